@@ -1,0 +1,16 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { PlatformModule } from '@app/platform';
+import { ClusterSchedulerConfig } from './cluster-scheduler.config.js';
+import { DATA_SOURCE_SPEC } from './data-source.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: ClusterSchedulerConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        PlatformModule.forApp({ app: 'cluster-scheduler', configClass: ClusterSchedulerConfig, config, database: DATA_SOURCE_SPEC }),
+      ],
+    };
+  }
+}

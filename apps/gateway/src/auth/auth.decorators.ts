@@ -1,0 +1,36 @@
+import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { Actor } from '@app/contracts';
+import type { Principal } from '../accounts/accounts.service.js';
+
+/**
+ * How a route family takes its key, as the interface says: `bearer` (/v2 REST, /v1), `raw-or-bearer` (queue
+ * routes: `authorization: <key>` or `Bearer <key>`), `query-or-bearer` (GraphQL: `?api_key=` or bearer).
+ */
+export type KeyTransport = 'bearer' | 'raw-or-bearer' | 'query-or-bearer';
+
+export interface AuthRule {
+  key: KeyTransport;
+  /** Read or write; by default GET/HEAD read and everything else writes. */
+  access?: 'read' | 'write';
+  /** Route parameter naming the serverless endpoint, for keys restricted to endpoints. */
+  endpointParam?: string;
+}
+
+export const AUTH_RULE = Symbol('gateway:auth-rule');
+
+export const Auth = (rule: AuthRule): MethodDecorator & ClassDecorator => SetMetadata(AUTH_RULE, rule);
+
+export interface AuthenticatedRequest {
+  principal?: Principal;
+}
+
+export function actorOf(principal: Principal): Actor {
+  return { userId: principal.user.id, keyId: principal.key.id, kind: 'user' };
+}
+
+/** The acting user of the request, as commands and queries carry it. */
+export const CurrentActor = createParamDecorator((_: unknown, context: ExecutionContext): Actor => {
+  const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+  if (!request.principal) throw new Error('CurrentActor used on a route without authentication');
+  return actorOf(request.principal);
+});

@@ -1,0 +1,91 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { DomainError, ErrorCode } from '@app/contracts';
+import { requestContext } from '@app/observability';
+import { IS_PUBLIC } from '@app/platform';
+import { AccountsService, type Principal } from '../accounts/accounts.service.js';
+import { AUTH_RULE, type AuthRule, type AuthenticatedRequest } from './auth.decorators.js';
+
+interface HttpRequest extends AuthenticatedRequest {
+  method: string;
+  headers: Record<string, string | string[] | undefined>;
+  query: Record<string, unknown>;
+  params: Record<string, string | undefined>;
+}
+
+const DEFAULT_RULE: AuthRule = { key: 'bearer' };
+
+function unauthenticated(detail: string): DomainError {
+  return new DomainError(ErrorCode.Unauthenticated, detail);
+}
+
+/** Reads the key the way the route family takes it; null when none was sent. */
+export function presentedKey(request: HttpRequest, rule: AuthRule): string | null {
+  const header = request.headers.authorization;
+  const authorization = Array.isArray(header) ? header[0] : header;
+  if (rule.key === 'query-or-bearer' && typeof request.query.api_key === 'string' && request.query.api_key) {
+    return request.query.api_key;
+  }
+  if (authorization === undefined || authorization.trim() === '') return null;
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (bearer) return bearer[1];
+  if (rule.key === 'raw-or-bearer' && /^\S+$/.test(authorization.trim()) && !/^Bearer$/i.test(authorization.trim())) {
+    return authorization.trim();
+  }
+  throw unauthenticated(
+    rule.key === 'raw-or-bearer'
+      ? "malformed Authorization header: send 'Authorization: <API key>' or 'Authorization: Bearer <API key>'"
+      : "malformed Authorization header: send 'Authorization: Bearer <API key>'",
+  );
+}
+
+/** Checks what the key's scope allows on this route; throws 403 when it does not. */
+export function authorize(principal: Principal, rule: AuthRule, request: HttpRequest): void {
+  const access = rule.access ?? (request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write');
+  switch (principal.key.scope) {
+    case 'full':
+      return;
+    case 'read':
+      if (access === 'read') return;
+      throw new DomainError(ErrorCode.Forbidden, 'this API key is read-only');
+    case 'endpoints': {
+      const endpointId = rule.endpointParam ? request.params[rule.endpointParam] : undefined;
+      if (endpointId && principal.key.endpointIds.includes(endpointId)) return;
+      throw new DomainError(
+        ErrorCode.Forbidden,
+        `this API key may only use the job routes of endpoint(s) ${principal.key.endpointIds.join(', ')}`,
+      );
+    }
+  }
+}
+
+/** Authenticates every non-public route (401) and checks the key's scope against it (403). */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly accounts: AccountsService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const rule = this.reflector.getAllAndOverride<AuthRule>(AUTH_RULE, targets) ?? DEFAULT_RULE;
+    const request = context.switchToHttp().getRequest<HttpRequest>();
+    const key = presentedKey(request, rule);
+    if (!key) {
+      throw unauthenticated(
+        rule.key === 'query-or-bearer'
+          ? 'missing API key: pass ?api_key=<key> or Authorization: Bearer <key>'
+          : 'missing API key: send Authorization: Bearer <key>',
+      );
+    }
+    const principal = await this.accounts.authenticate(key);
+    if (principal === 'unknown') throw unauthenticated('invalid API key');
+    if (principal === 'revoked') throw unauthenticated('this API key has been revoked');
+    request.principal = principal;
+    requestContext.assign({ userId: principal.user.id });
+    authorize(principal, rule, request);
+    return true;
+  }
+}

@@ -1,0 +1,10 @@
+import { MESSAGING_ENTITIES, type AppDataSourceSpec } from '@app/database';
+import { MIGRATIONS } from './migrations/index.js';
+import { RegistryAuthEntity } from './registry-auth/registry-auth.entity.js';
+
+/** pod-lifecycle owns the `pod_lifecycle` schema; nobody else writes it. */
+export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
+  schema: 'pod_lifecycle',
+  entities: [...MESSAGING_ENTITIES, RegistryAuthEntity],
+  migrations: MIGRATIONS,
+};

@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { RegistryAuthEntity } from './registry-auth.entity.js';
+
+@Injectable()
+export class RegistryAuthRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<RegistryAuthEntity | null> {
+    return manager.findOneBy(RegistryAuthEntity, { id });
+  }
+
+  findByOwnerAndName(ownerId: string, name: string, manager: EntityManager): Promise<RegistryAuthEntity | null> {
+    return manager.findOneBy(RegistryAuthEntity, { ownerId, name });
+  }
+
+  listByOwner(ownerId: string): Promise<RegistryAuthEntity[]> {
+    return this.dataSource.manager.find(RegistryAuthEntity, { where: { ownerId }, order: { createdAt: 'ASC' } });
+  }
+
+  insert(entity: RegistryAuthEntity, manager: EntityManager): Promise<unknown> {
+    return manager.insert(RegistryAuthEntity, entity);
+  }
+
+  delete(id: string, manager: EntityManager): Promise<unknown> {
+    return manager.delete(RegistryAuthEntity, { id });
+  }
+}

@@ -1,0 +1,11 @@
+import { MigrationConfig } from '@app/config';
+import { appDataSourceOptions, runAppMigrations } from '@app/database';
+import { loadConfigOrExit } from '@app/platform';
+import { DATA_SOURCE_SPEC } from './data-source.js';
+
+/** Applies queue-broker's pending migrations to its schema (`npm run migrate` runs this for every app). */
+const config = loadConfigOrExit(MigrationConfig);
+const applied = await runAppMigrations(appDataSourceOptions(DATA_SOURCE_SPEC, config.DATABASE_URL, 2, 'queue-broker-migrate'));
+process.stdout.write(
+  `queue-broker: ${applied.length ? `applied ${applied.join(', ')}` : 'schema queue_broker is up to date'}\n`,
+);

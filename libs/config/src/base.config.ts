@@ -1,0 +1,82 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Settings every app shares. Each app extends it with its own; `loadConfig` validates the environment once at
+ * boot and nothing else reads `process.env`. Every variable is listed in `.env.example`.
+ */
+export class BaseConfig {
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// connection URL' })
+  DATABASE_URL: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  @Type(() => Number)
+  DATABASE_POOL_SIZE = 10;
+
+  @Matches(/^(nats|tls):\/\/\S+(,(nats|tls):\/\/\S+)*$/, {
+    message: 'NATS_URL must be one or more nats:// URLs separated by commas',
+  })
+  NATS_URL = 'nats://127.0.0.1:4222';
+
+  /** Prefix of every subject, stream and consumer name, so deployments and test runs sharing a server never meet. */
+  @Matches(/^[A-Za-z][A-Za-z0-9]{0,31}$/, { message: 'NATS_PREFIX must be 1-32 letters or digits, starting with a letter' })
+  NATS_PREFIX = 'gpucp';
+
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  @Type(() => Number)
+  HTTP_PORT: number;
+
+  @IsString()
+  HTTP_HOST = '0.0.0.0';
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
+
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'production';
+
+  /** How long SIGTERM waits for in-flight work before the process exits. */
+  @IsInt()
+  @Min(0)
+  @Type(() => Number)
+  SHUTDOWN_GRACE_MS = 10000;
+
+  /** Request-reply timeout for queries and for waiting on a command's outcome. */
+  @IsInt()
+  @Min(100)
+  @Type(() => Number)
+  BUS_REQUEST_TIMEOUT_MS = 5000;
+
+  /** How long the edge waits for a command's outcome before answering 503 (the command is still applied). */
+  @IsInt()
+  @Min(100)
+  @Type(() => Number)
+  COMMAND_TIMEOUT_MS = 15000;
+
+  /** Deliveries of one command before it goes to the dead-letter stream. */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  @Type(() => Number)
+  COMMAND_MAX_DELIVER = 5;
+
+  /** Test-only fault injection, e.g. `crash-before-commit:registry-auth.cmd.create`. Never set in production. */
+  @IsOptional()
+  @Matches(/^(crash-before-commit|crash-after-commit):[a-z0-9.-]+$/, {
+    message: 'FAULT_INJECT must be crash-before-commit:<subject> or crash-after-commit:<subject>',
+  })
+  FAULT_INJECT?: string;
+}
+
+/** What `migrate` needs: only the database. */
+export class MigrationConfig {
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// connection URL' })
+  DATABASE_URL: string;
+}

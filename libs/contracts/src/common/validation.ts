@@ -1,0 +1,28 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import type { Class } from '../messaging/contract-map.js';
+
+/** Flattens class-validator errors into one string per failure, naming the property path. */
+export function flattenValidationErrors(errors: ValidationError[], parent = ''): string[] {
+  const out: string[] = [];
+  for (const error of errors) {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    for (const message of Object.values(error.constraints ?? {})) {
+      out.push(message.startsWith(error.property) ? `${path}${message.slice(error.property.length)}` : `${path}: ${message}`);
+    }
+    if (error.children?.length) out.push(...flattenValidationErrors(error.children, path));
+  }
+  return out;
+}
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; errors: string[] };
+
+/** Turns a plain object into an instance of `cls` and validates it, rejecting unknown properties. */
+export function validatePlain<T extends object>(cls: Class<T>, plain: unknown): Validated<T> {
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
+    return { ok: false, errors: ['payload must be an object'] };
+  }
+  const value = plainToInstance(cls as new () => T, plain);
+  const errors = validateSync(value, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false });
+  return errors.length ? { ok: false, errors: flattenValidationErrors(errors) } : { ok: true, value };
+}

@@ -1,0 +1,11 @@
+import 'reflect-metadata';
+export * from './errors/error-code.js';
+export * from './errors/domain-error.js';
+export * from './messaging/envelope.js';
+export * from './messaging/query-envelope.js';
+export * from './messaging/subjects.js';
+export * from './messaging/contract-map.js';
+export * from './common/ids.js';
+export * from './registry-auth/registry-auth.dto.js';
+export * from './registry-auth/registry-auth.commands.js';
+export * from './common/validation.js';

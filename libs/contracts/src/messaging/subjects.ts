@@ -1,0 +1,74 @@
+/**
+ * Subject scheme `<domain>.<kind>.<name>`: kind `cmd` (do something; one owner; recorded in the commands
+ * stream), `evt` (something happened; one publisher; events stream), `qry` (read, request-reply, never captured by
+ * a stream). Every subject below is unprefixed; the bus prepends the deployment's prefix (`NATS_PREFIX`), so test
+ * runs and deployments sharing one NATS server never see each other.
+ */
+export const Domain = {
+  Cluster: 'cluster',
+  Catalog: 'catalog',
+  Volume: 'volume',
+  Pod: 'pod',
+  RegistryAuth: 'registry-auth',
+  Template: 'template',
+  Job: 'job',
+  Worker: 'worker',
+  Endpoint: 'endpoint',
+} as const;
+export type Domain = (typeof Domain)[keyof typeof Domain];
+
+/** The app that owns each domain: the only one that consumes its commands and answers its queries. */
+export const DomainOwner = {
+  [Domain.Cluster]: 'cluster-scheduler',
+  [Domain.Catalog]: 'cluster-scheduler',
+  [Domain.Volume]: 'cluster-scheduler',
+  [Domain.Pod]: 'pod-lifecycle',
+  [Domain.RegistryAuth]: 'pod-lifecycle',
+  [Domain.Template]: 'pod-lifecycle',
+  [Domain.Job]: 'queue-broker',
+  [Domain.Worker]: 'queue-broker',
+  [Domain.Endpoint]: 'endpoint-autoscaler',
+} as const satisfies Record<Domain, AppName>;
+
+export const APP_NAMES = [
+  'gateway',
+  'cluster-scheduler',
+  'pod-lifecycle',
+  'queue-broker',
+  'endpoint-autoscaler',
+] as const;
+export type AppName = (typeof APP_NAMES)[number];
+
+export function domainsOwnedBy(app: AppName): Domain[] {
+  return (Object.entries(DomainOwner) as [Domain, AppName][]).filter(([, owner]) => owner === app).map(([d]) => d);
+}
+
+export const Subjects = {
+  registryAuth: {
+    create: 'registry-auth.cmd.create',
+    delete: 'registry-auth.cmd.delete',
+    list: 'registry-auth.qry.list',
+    get: 'registry-auth.qry.get',
+    created: 'registry-auth.evt.created',
+    deleted: 'registry-auth.evt.deleted',
+  },
+} as const;
+
+/** Per-domain query every owner answers: the recorded outcome of a command, for callers that stopped waiting. */
+export function commandOutcomeSubject(domain: Domain): string {
+  return `${domain}.qry.command-outcome`;
+}
+
+/** The domain token of a subject (`registry-auth.cmd.create` → `registry-auth`). */
+export function domainOf(subject: string): Domain {
+  const domain = subject.split('.')[0];
+  if (!(Object.values(Domain) as string[]).includes(domain)) throw new Error(`unknown domain in subject ${subject}`);
+  return domain as Domain;
+}
+
+/** Stream names (prefixed at run time as `<prefix>_<name>`). */
+export const Streams = {
+  Commands: 'COMMANDS',
+  Events: 'EVENTS',
+  DeadLetters: 'DLQ',
+} as const;

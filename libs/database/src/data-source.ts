@@ -1,0 +1,52 @@
+import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
+import { OutboxMessageEntity } from './entities/outbox-message.entity.js';
+import { ProcessedCommandEntity } from './entities/processed-command.entity.js';
+
+/** The entities every app has in its own schema, besides its domain tables. */
+export const MESSAGING_ENTITIES = [ProcessedCommandEntity, OutboxMessageEntity];
+
+export interface AppDataSourceSpec {
+  /** Postgres schema the app owns; nobody else writes it. */
+  schema: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  migrations: MixedList<Function | string>;
+}
+
+/** TypeORM options for one app: its schema, its entities, its committed migrations; never `synchronize`. */
+export function appDataSourceOptions(
+  spec: AppDataSourceSpec,
+  url: string,
+  poolSize = 10,
+  applicationName = spec.schema,
+): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    schema: spec.schema,
+    entities: spec.entities,
+    migrations: spec.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    applicationName,
+    extra: { max: poolSize, connectionTimeoutMillis: 5000, statement_timeout: 30000 },
+  };
+}
+
+/** Creates the app's schema if needed and applies its pending migrations. Returns the names applied. */
+export async function runAppMigrations(options: DataSourceOptions): Promise<string[]> {
+  const dataSource = new DataSource(options);
+  await dataSource.initialize();
+  try {
+    const schema = (options as { schema?: string }).schema;
+    if (schema) await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((m) => m.name);
+  } finally {
+    await dataSource.destroy();
+  }
+}

@@ -1,0 +1,137 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import {
+  DomainError,
+  DomainOwner,
+  ErrorCode,
+  Headers,
+  commandOutcomeSubject,
+  domainOf,
+  type Actor,
+  type CommandEnvelope,
+  type CommandOutcome,
+  type CommandPayload,
+  type CommandResult,
+  type CommandSubject,
+} from '@app/contracts';
+import { BaseConfig } from '@app/config';
+import { requestContext } from '@app/observability';
+import { NatsClient } from './nats-client.js';
+import { QueryBus } from './query-bus.js';
+
+export interface ExecuteOptions {
+  /** Reuse a command id (idempotent retries by the caller); a fresh UUID otherwise. */
+  commandId?: string;
+  /** How long to wait for the outcome; the configured COMMAND_TIMEOUT_MS otherwise. */
+  timeoutMs?: number;
+}
+
+/**
+ * Issues commands. A command is recorded in the commands stream (JetStream, `Nats-Msg-Id` = command id) before
+ * anyone handles it, so it survives the caller going away; the caller then waits for the owner's outcome, and
+ * if the wait runs out asks the owner for the recorded outcome before giving up.
+ */
+@Injectable()
+export class CommandBus {
+  constructor(
+    private readonly nats: NatsClient,
+    private readonly queries: QueryBus,
+    private readonly config: BaseConfig,
+  ) {}
+
+  envelope<S extends CommandSubject>(
+    subject: S,
+    payload: CommandPayload<S>,
+    actor: Actor,
+    commandId: string = randomUUID(),
+  ): CommandEnvelope<CommandPayload<S>> {
+    return {
+      commandId,
+      issuedAt: new Date().toISOString(),
+      actor,
+      correlationId: requestContext.correlationId(),
+      subject,
+      payload,
+    };
+  }
+
+  async execute<S extends CommandSubject>(
+    subject: S,
+    payload: CommandPayload<S>,
+    actor: Actor,
+    options: ExecuteOptions = {},
+  ): Promise<CommandResult<S>> {
+    const envelope = this.envelope(subject, payload, actor, options.commandId);
+    const outcome = await this.send(envelope, options.timeoutMs ?? this.config.COMMAND_TIMEOUT_MS);
+    if (outcome.ok) return outcome.value as CommandResult<S>;
+    throw DomainError.fromPayload(outcome.error);
+  }
+
+  /** Records the envelope and waits for its outcome. */
+  async send(envelope: CommandEnvelope, timeoutMs: number): Promise<CommandOutcome> {
+    const outcomeSubject = this.nats.subject(`outcome.${envelope.commandId}`);
+    const waiting = this.waitFor(outcomeSubject, timeoutMs);
+    try {
+      await this.record(envelope);
+    } catch (error) {
+      waiting.cancel();
+      throw error;
+    }
+    const outcome = await waiting.promise;
+    if (outcome) return outcome;
+    const domain = domainOf(envelope.subject);
+    const recorded = await this.queries
+      .raw<CommandOutcome | null>(commandOutcomeSubject(domain), { commandId: envelope.commandId }, envelope.actor)
+      .catch(() => null);
+    if (recorded) return recorded;
+    throw new DomainError(
+      ErrorCode.OwnerUnavailable,
+      `${DomainOwner[domain]} has not applied command ${envelope.commandId} (${envelope.subject}) within ${timeoutMs} ms; ` +
+        'it is recorded and will be applied when the service is back',
+    );
+  }
+
+  /** Publishes to the commands stream; resolves once JetStream has stored it. */
+  async record(envelope: CommandEnvelope): Promise<void> {
+    const h = natsHeaders();
+    h.set(Headers.CorrelationId, envelope.correlationId);
+    h.set(Headers.CommandId, envelope.commandId);
+    try {
+      await this.nats.js.publish(this.nats.subject(envelope.subject), JSON.stringify(envelope), {
+        msgID: envelope.commandId,
+        headers: h,
+        timeout: this.config.BUS_REQUEST_TIMEOUT_MS,
+      });
+    } catch (error) {
+      throw new DomainError(
+        ErrorCode.DependencyUnavailable,
+        `the command log (NATS JetStream) did not accept the command: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  private waitFor(subject: string, timeoutMs: number) {
+    let settle: (outcome: CommandOutcome | null) => void = () => undefined;
+    const promise = new Promise<CommandOutcome | null>((resolve) => (settle = resolve));
+    const sub = this.nats.nc.subscribe(subject, {
+      max: 1,
+      callback: (error, msg) => {
+        clearTimeout(timer);
+        settle(error ? null : (msg.json() as CommandOutcome));
+      },
+    });
+    const timer = setTimeout(() => {
+      sub.unsubscribe();
+      settle(null);
+    }, timeoutMs);
+    return {
+      promise,
+      cancel: () => {
+        clearTimeout(timer);
+        sub.unsubscribe();
+        settle(null);
+      },
+    };
+  }
+}

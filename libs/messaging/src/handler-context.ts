@@ -1,0 +1,37 @@
+import type { EntityManager } from 'typeorm';
+import type { Actor, CommandEnvelope } from '@app/contracts';
+
+/** What a command handler gets: the envelope, the validated payload and the transaction it must write through. */
+export interface CommandContext<P = unknown> {
+  envelope: CommandEnvelope<P>;
+  payload: P;
+  /** The transaction the effect, the processed-command row and the outbox rows commit in together. */
+  manager: EntityManager;
+  /** Time of the command, to use instead of the clock so a replay writes the same rows. */
+  now: Date;
+  /**
+   * Records an event in the outbox (same transaction); relayed to JetStream after commit. `part` tells apart
+   * several events of one command, since the event id is derived from the command id.
+   */
+  emit(subject: string, payload: unknown, part?: string | number): Promise<void>;
+}
+
+export interface QueryContext<P = unknown> {
+  actor: Actor;
+  correlationId: string;
+  payload: P;
+}
+
+export interface EventEnvelope<P = unknown> {
+  eventId: string;
+  subject: string;
+  occurredAt: string;
+  correlationId: string;
+  payload: P;
+}
+
+export interface EventContext<P = unknown> {
+  event: EventEnvelope<P>;
+  manager: EntityManager;
+  emit(subject: string, payload: unknown, part?: string | number): Promise<void>;
+}

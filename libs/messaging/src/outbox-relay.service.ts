@@ -1,0 +1,105 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource, IsNull } from 'typeorm';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { Headers } from '@app/contracts';
+import { OutboxMessageEntity } from '@app/database';
+import { busMetrics } from '@app/observability';
+import type { EventEnvelope } from './handler-context.js';
+import { NatsClient } from './nats-client.js';
+
+const BATCH = 100;
+
+/**
+ * Relays outbox rows to the events stream in insertion order, after commit: kicked after each applied command
+ * and swept every second for what a crash or an outage left behind. Rows are claimed with SKIP LOCKED so
+ * replicas share the work; the event id is the `Nats-Msg-Id`, so a row published twice is stored once.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('outbox');
+  private timer?: NodeJS.Timeout;
+  private flushing: Promise<void> | null = null;
+  private again = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly nats: NatsClient,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.kick();
+      void this.measure();
+    }, 1000);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flushing;
+  }
+
+  kick(): void {
+    if (this.flushing) {
+      this.again = true;
+      return;
+    }
+    this.flushing = this.flush()
+      .catch((error: Error) => this.logger.warn(`outbox relay paused: ${error.message}`))
+      .finally(() => {
+        this.flushing = null;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async flush(): Promise<void> {
+    for (;;) {
+      const relayed = await this.dataSource.transaction(async (manager) => {
+        const rows = await manager
+          .getRepository(OutboxMessageEntity)
+          .createQueryBuilder('o')
+          .where('o.published_at IS NULL')
+          .orderBy('o.seq', 'ASC')
+          .limit(BATCH)
+          .setLock('pessimistic_write')
+          .setOnLocked('skip_locked')
+          .getMany();
+        for (const row of rows) await this.publish(row);
+        if (rows.length) {
+          await manager.update(
+            OutboxMessageEntity,
+            rows.map((r) => r.id),
+            { publishedAt: new Date() },
+          );
+        }
+        return rows.length;
+      });
+      if (relayed < BATCH) break;
+    }
+  }
+
+  private async measure(): Promise<void> {
+    try {
+      busMetrics.outboxPending.set(
+        await this.dataSource.manager.count(OutboxMessageEntity, { where: { publishedAt: IsNull() } }),
+      );
+    } catch {
+      // The database being down is reported by readiness.
+    }
+  }
+
+  private async publish(row: OutboxMessageEntity): Promise<void> {
+    const event: EventEnvelope = {
+      eventId: row.id,
+      subject: row.subject,
+      occurredAt: row.occurredAt.toISOString(),
+      correlationId: row.correlationId,
+      payload: row.payload,
+    };
+    const h = natsHeaders();
+    h.set(Headers.CorrelationId, row.correlationId);
+    await this.nats.js.publish(this.nats.subject(row.subject), JSON.stringify(event), { msgID: row.id, headers: h });
+  }
+}

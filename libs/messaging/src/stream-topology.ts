@@ -1,0 +1,101 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerConfig,
+  type StreamConfig,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { Streams } from '@app/contracts';
+import type { NatsClient } from './nats-client.js';
+
+/**
+ * The streams every deployment has. Commands and events are recorded (limits retention: kept for replay, not
+ * removed on ack); request-reply subjects (`*.qry.*`, `outcome.*`) are never captured by a stream, so a stream's
+ * publish ack can never hijack a reply.
+ */
+export function streamConfigs(client: NatsClient): (Partial<StreamConfig> & { name: string })[] {
+  return [
+    {
+      name: client.streamName(Streams.Commands),
+      subjects: [client.subject('*.cmd.>')],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      duplicate_window: nanos(120_000),
+    },
+    {
+      name: client.streamName(Streams.Events),
+      subjects: [client.subject('*.evt.>')],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      max_age: nanos(7 * 24 * 3600 * 1000),
+      duplicate_window: nanos(120_000),
+    },
+    {
+      name: client.streamName(Streams.DeadLetters),
+      subjects: [`${client.prefix}_dlq.>`],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+    },
+  ];
+}
+
+function alreadyExists(error: unknown): boolean {
+  return error instanceof JetStreamApiError && /already in use|already exists/i.test(error.message);
+}
+
+/** Creates the streams if missing; several apps booting at once may race here, which is harmless. */
+export async function ensureStreams(client: NatsClient): Promise<void> {
+  for (const config of streamConfigs(client)) {
+    try {
+      await client.jsm.streams.info(config.name);
+    } catch {
+      try {
+        await client.jsm.streams.add(config);
+      } catch (error) {
+        // Another app created it at the same moment ("already in use" or "subjects overlap"): fine if it exists now.
+        const exists = await client.jsm.streams.info(config.name).then(
+          () => true,
+          () => false,
+        );
+        if (!exists) throw error;
+      }
+    }
+  }
+}
+
+/** A durable pull consumer with explicit ack and bounded redelivery. */
+export async function ensureDurableConsumer(
+  client: NatsClient,
+  stream: string,
+  durable: string,
+  filterSubject: string,
+  maxDeliver: number,
+  ackWaitMs = 30_000,
+): Promise<void> {
+  const config: Partial<ConsumerConfig> = {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: filterSubject,
+    max_deliver: maxDeliver,
+    ack_wait: nanos(ackWaitMs),
+    max_ack_pending: 1000,
+  };
+  try {
+    await client.jsm.consumers.info(stream, durable);
+    await client.jsm.consumers.update(stream, durable, {
+      max_deliver: maxDeliver,
+      ack_wait: config.ack_wait,
+      max_ack_pending: config.max_ack_pending,
+    });
+  } catch {
+    try {
+      await client.jsm.consumers.add(stream, config);
+    } catch (error) {
+      if (!alreadyExists(error)) throw error;
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import { type DynamicModule, Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { AppName } from '@app/contracts';
+import { type BaseConfig, ConfigError, loadConfig } from '@app/config';
+import { createRootLogger } from '@app/observability';
+import { PinoNestLogger } from './pino-nest-logger.js';
+
+export interface BootstrapOptions<C extends BaseConfig> {
+  app: AppName;
+  configClass: new () => C;
+  module: (config: C) => DynamicModule;
+  /** Largest request body accepted by the HTTP server, in bytes (the gateway raises it for /runsync). */
+  bodyLimit?: (config: C) => number;
+  /** Last touches on the app before it listens (filters, pipes, parsers). */
+  configure?: (app: NestFastifyApplication, config: C) => void | Promise<void>;
+}
+
+/** Reads the config or exits with one line naming the bad variable. */
+export function loadConfigOrExit<C extends object>(configClass: new () => C): C {
+  try {
+    return loadConfig(configClass);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Boots one app: config validated once, JSON logs, Fastify, listen; SIGTERM/SIGINT stop taking work, finish what
+ * is in flight (HTTP requests, the message being handled), drain NATS and exit 0 within SHUTDOWN_GRACE_MS.
+ */
+export async function bootstrapApp<C extends BaseConfig>(options: BootstrapOptions<C>): Promise<NestFastifyApplication> {
+  const config = loadConfigOrExit(options.configClass);
+  const root = createRootLogger(options.app, config.LOG_LEVEL);
+  const logger = new PinoNestLogger(root);
+  const adapter = new FastifyAdapter({
+    bodyLimit: options.bodyLimit?.(config) ?? 1024 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(options.module(config), adapter, {
+    logger,
+    abortOnError: false,
+  });
+  await options.configure?.(app, config);
+  await app.listen(config.HTTP_PORT, config.HTTP_HOST);
+  const log = new Logger('bootstrap');
+  log.log(`${options.app} listening on ${await app.getUrl()}`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.log(`${signal}: finishing in-flight work (up to ${config.SHUTDOWN_GRACE_MS} ms)`);
+    const deadline = setTimeout(() => {
+      log.error('shutdown grace period over; exiting with work still in flight');
+      process.exit(1);
+    }, config.SHUTDOWN_GRACE_MS);
+    deadline.unref();
+    app
+      .close()
+      .then(() => {
+        log.log('stopped cleanly');
+        root.flush();
+        process.exit(0);
+      })
+      .catch((error: Error) => {
+        log.error(`shutdown failed: ${error.message}`);
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  return app;
+}

@@ -1,0 +1,40 @@
+import { Controller, Get, Header, HttpCode, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { DatabaseHealth } from '@app/database';
+import { NatsClient } from '@app/messaging';
+import { metricsRegistry } from '@app/observability';
+import { Public } from './public.decorator.js';
+
+/** `/healthz` (the process is alive), `/readyz` (NATS and Postgres reachable, migrations applied), `/metrics`. */
+@Public()
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly database: DatabaseHealth,
+    private readonly nats: NatsClient,
+  ) {}
+
+  @Get('healthz')
+  @HttpCode(200)
+  alive(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('readyz')
+  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
+    const database = await this.database.check();
+    const nats = this.nats.isConnected() ? null : 'NATS disconnected';
+    const ok = !database && !nats;
+    void reply.status(ok ? 200 : 503);
+    return {
+      status: ok ? 'ready' : 'unavailable',
+      checks: { postgres: database ?? 'ok', nats: nats ?? 'ok' },
+    };
+  }
+
+  @Get('metrics')
+  @Header('Content-Type', 'text/plain; version=0.0.4')
+  metrics(): Promise<string> {
+    return metricsRegistry.metrics();
+  }
+}

@@ -1,0 +1,7 @@
+export * from './public.decorator.js';
+export * from './health.controller.js';
+export * from './correlation.middleware.js';
+export * from './pino-nest-logger.js';
+export * from './platform.module.js';
+export * from './bootstrap.js';
+export * from './secrets/secret-box.js';
