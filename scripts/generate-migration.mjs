@@ -2,6 +2,7 @@
 //   npm run build && node scripts/generate-migration.mjs <app> <Name>
 // It applies the app's existing migrations to a scratch database, asks TypeORM for the schema diff, writes
 // apps/<app>/src/migrations/<timestamp>-<name>.ts and regenerates the migrations index.
+import { execFileSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -50,6 +51,7 @@ ${sql.downQueries.reverse().map(q).join('\n')}
   const dir = join('apps', app, 'src', 'migrations');
   const file = `${timestamp}-${name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}`;
   writeFileSync(join(dir, `${file}.ts`), body);
+  execFileSync('npx', ['prettier', '--write', join(dir, `${file}.ts`)], { stdio: 'ignore' });
   const migrations = readdirSync(dir)
     .filter((f) => /^\d+-.*\.ts$/.test(f))
     .sort()

@@ -9,7 +9,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forApp({ app: 'cluster-scheduler', configClass: ClusterSchedulerConfig, config, database: DATA_SOURCE_SPEC }),
+        PlatformModule.forApp({
+          app: 'cluster-scheduler',
+          configClass: ClusterSchedulerConfig,
+          config,
+          database: DATA_SOURCE_SPEC,
+        }),
       ],
     };
   }

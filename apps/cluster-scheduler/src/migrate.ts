@@ -5,7 +5,9 @@ import { DATA_SOURCE_SPEC } from './data-source.js';
 
 /** Applies cluster-scheduler's pending migrations to its schema (`npm run migrate` runs this for every app). */
 const config = loadConfigOrExit(MigrationConfig);
-const applied = await runAppMigrations(appDataSourceOptions(DATA_SOURCE_SPEC, config.DATABASE_URL, 2, 'cluster-scheduler-migrate'));
+const applied = await runAppMigrations(
+  appDataSourceOptions(DATA_SOURCE_SPEC, config.DATABASE_URL, 2, 'cluster-scheduler-migrate'),
+);
 process.stdout.write(
   `cluster-scheduler: ${applied.length ? `applied ${applied.join(', ')}` : 'schema cluster_scheduler is up to date'}\n`,
 );

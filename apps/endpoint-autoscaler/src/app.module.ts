@@ -9,7 +9,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forApp({ app: 'endpoint-autoscaler', configClass: EndpointAutoscalerConfig, config, database: DATA_SOURCE_SPEC }),
+        PlatformModule.forApp({
+          app: 'endpoint-autoscaler',
+          configClass: EndpointAutoscalerConfig,
+          config,
+          database: DATA_SOURCE_SPEC,
+        }),
       ],
     };
   }

@@ -14,7 +14,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forApp({ app: 'gateway', configClass: GatewayConfig, config, database: DATA_SOURCE_SPEC }),
+        PlatformModule.forApp({
+          app: 'gateway',
+          configClass: GatewayConfig,
+          config,
+          database: DATA_SOURCE_SPEC,
+        }),
         AccountsModule,
         RegistryAuthModule,
       ],

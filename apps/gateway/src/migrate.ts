@@ -5,7 +5,9 @@ import { DATA_SOURCE_SPEC } from './data-source.js';
 
 /** Applies gateway's pending migrations to its schema (`npm run migrate` runs this for every app). */
 const config = loadConfigOrExit(MigrationConfig);
-const applied = await runAppMigrations(appDataSourceOptions(DATA_SOURCE_SPEC, config.DATABASE_URL, 2, 'gateway-migrate'));
+const applied = await runAppMigrations(
+  appDataSourceOptions(DATA_SOURCE_SPEC, config.DATABASE_URL, 2, 'gateway-migrate'),
+);
 process.stdout.write(
   `gateway: ${applied.length ? `applied ${applied.join(', ')}` : 'schema gateway is up to date'}\n`,
 );

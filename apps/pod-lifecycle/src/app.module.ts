@@ -10,7 +10,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forApp({ app: 'pod-lifecycle', configClass: PodLifecycleConfig, config, database: DATA_SOURCE_SPEC }),
+        PlatformModule.forApp({
+          app: 'pod-lifecycle',
+          configClass: PodLifecycleConfig,
+          config,
+          database: DATA_SOURCE_SPEC,
+        }),
         RegistryAuthModule,
       ],
     };

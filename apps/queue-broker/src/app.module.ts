@@ -9,7 +9,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forApp({ app: 'queue-broker', configClass: QueueBrokerConfig, config, database: DATA_SOURCE_SPEC }),
+        PlatformModule.forApp({
+          app: 'queue-broker',
+          configClass: QueueBrokerConfig,
+          config,
+          database: DATA_SOURCE_SPEC,
+        }),
       ],
     };
   }

@@ -5,7 +5,9 @@ import { DATA_SOURCE_SPEC } from './data-source.js';
 
 /** Applies queue-broker's pending migrations to its schema (`npm run migrate` runs this for every app). */
 const config = loadConfigOrExit(MigrationConfig);
-const applied = await runAppMigrations(appDataSourceOptions(DATA_SOURCE_SPEC, config.DATABASE_URL, 2, 'queue-broker-migrate'));
+const applied = await runAppMigrations(
+  appDataSourceOptions(DATA_SOURCE_SPEC, config.DATABASE_URL, 2, 'queue-broker-migrate'),
+);
 process.stdout.write(
   `queue-broker: ${applied.length ? `applied ${applied.join(', ')}` : 'schema queue_broker is up to date'}\n`,
 );

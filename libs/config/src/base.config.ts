@@ -24,7 +24,9 @@ export class BaseConfig {
   NATS_URL = 'nats://127.0.0.1:4222';
 
   /** Prefix of every subject, stream and consumer name, so deployments and test runs sharing a server never meet. */
-  @Matches(/^[A-Za-z][A-Za-z0-9]{0,31}$/, { message: 'NATS_PREFIX must be 1-32 letters or digits, starting with a letter' })
+  @Matches(/^[A-Za-z][A-Za-z0-9]{0,31}$/, {
+    message: 'NATS_PREFIX must be 1-32 letters or digits, starting with a letter',
+  })
   NATS_PREFIX = 'gpucp';
 
   @IsInt()
@@ -66,6 +68,15 @@ export class BaseConfig {
   @Max(100)
   @Type(() => Number)
   COMMAND_MAX_DELIVER = 5;
+
+  /**
+   * How long a delivered command may stay unacknowledged before JetStream delivers it again (to this or another
+   * replica): the time a crashed owner's in-flight command waits before it is retried.
+   */
+  @IsInt()
+  @Min(1000)
+  @Type(() => Number)
+  COMMAND_ACK_WAIT_MS = 30000;
 
   /** Test-only fault injection, e.g. `crash-before-commit:registry-auth.cmd.create`. Never set in production. */
   @IsOptional()

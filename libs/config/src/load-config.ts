@@ -30,7 +30,10 @@ export function loadConfig<T extends object>(
   if (errors.length) {
     const first = errors[0];
     const value = (defined as Record<string, string | undefined>)[first.property];
-    const why = Object.values(first.constraints ?? {}).reverse().join('; ') || 'is invalid';
+    const why =
+      Object.values(first.constraints ?? {})
+        .reverse()
+        .join('; ') || 'is invalid';
     throw new ConfigError(
       value === undefined
         ? `config: ${first.property} is not set (${why}); see .env.example`

@@ -9,3 +9,6 @@ export * from './common/ids.js';
 export * from './registry-auth/registry-auth.dto.js';
 export * from './registry-auth/registry-auth.commands.js';
 export * from './common/validation.js';
+export * from './pods/pod-status.js';
+export * from './pods/pod.events.js';
+export * from './placement/placement.contracts.js';

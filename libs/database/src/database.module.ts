@@ -15,15 +15,15 @@ export class DatabaseHealth {
   async check(): Promise<string | null> {
     try {
       await this.dataSource.query('SELECT 1');
+      if (!this.migrationsApplied) {
+        const pending = await this.dataSource.showMigrations();
+        if (pending) return 'postgres reachable but migrations are pending (run npm run migrate)';
+        this.migrationsApplied = true;
+      }
+      return null;
     } catch (error) {
       return `postgres unreachable: ${(error as Error).message}`;
     }
-    if (!this.migrationsApplied) {
-      const pending = await this.dataSource.showMigrations();
-      if (pending) return 'postgres reachable but migrations are pending (run npm run migrate)';
-      this.migrationsApplied = true;
-    }
-    return null;
   }
 }
 

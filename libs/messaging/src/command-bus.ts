@@ -82,7 +82,11 @@ export class CommandBus {
     if (outcome) return outcome;
     const domain = domainOf(envelope.subject);
     const recorded = await this.queries
-      .raw<CommandOutcome | null>(commandOutcomeSubject(domain), { commandId: envelope.commandId }, envelope.actor)
+      .raw<CommandOutcome | null>(
+        commandOutcomeSubject(domain),
+        { commandId: envelope.commandId },
+        envelope.actor,
+      )
       .catch(() => null);
     if (recorded) return recorded;
     throw new DomainError(
@@ -118,7 +122,7 @@ export class CommandBus {
       max: 1,
       callback: (error, msg) => {
         clearTimeout(timer);
-        settle(error ? null : (msg.json() as CommandOutcome));
+        settle(error ? null : msg.json<CommandOutcome>());
       },
     });
     const timer = setTimeout(() => {

@@ -83,6 +83,7 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
       durable,
       this.nats.subject(filter),
       this.config.COMMAND_MAX_DELIVER,
+      this.config.COMMAND_ACK_WAIT_MS,
     );
     this.loops.push(this.loop(kind, streamName, durable));
   }
@@ -201,11 +202,15 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
   private async failed(kind: Kind, msg: JsMsg, identity: MessageIdentity, error: Error): Promise<void> {
     const attempt = msg.info.deliveryCount;
     if (attempt < this.config.COMMAND_MAX_DELIVER) {
-      this.logger.warn(`${identity.subject} ${identity.id} failed (attempt ${attempt}): ${error.message}; will retry`);
+      this.logger.warn(
+        `${identity.subject} ${identity.id} failed (attempt ${attempt}): ${error.message}; will retry`,
+      );
       msg.nak(Math.min(250 * 2 ** attempt, 10_000));
       return;
     }
-    this.logger.error(`${identity.subject} ${identity.id} failed ${attempt} times, dead-lettered: ${error.message}`);
+    this.logger.error(
+      `${identity.subject} ${identity.id} failed ${attempt} times, dead-lettered: ${error.message}`,
+    );
     busMetrics.commandsHandled.inc({ subject: identity.subject, outcome: 'dead_letter' });
     try {
       await deadLetter(this.nats, msg, error.message);

@@ -2,7 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { COMMAND_HANDLER, EVENT_HANDLER, QUERY_HANDLER } from './handler.decorators.js';
 
-export type BoundHandler = (context: never) => Promise<unknown> | unknown;
+export type BoundHandler = (context: never) => unknown;
 
 /** Finds every @CommandHandler, @QueryHandler and @EventHandler method of the app's providers at boot. */
 @Injectable()
@@ -42,6 +42,6 @@ export class HandlerRegistry implements OnModuleInit {
     if (map.has(subject)) {
       throw new Error(`two handlers for ${subject} (the second is ${instance.constructor.name}.${name})`);
     }
-    map.set(subject, method.bind(instance) as BoundHandler);
+    map.set(subject, method.bind(instance));
   }
 }

@@ -50,9 +50,13 @@ export class MessageProcessor {
     if (recorded) return { outcome: recorded, duplicate: true };
     try {
       const outcome = await this.dataSource.transaction(async (manager) => {
-        const emit: Emit = async (subject, payload, part = 0) => {
+        const emitted = new Map<string, number>();
+        const emit: Emit = async (subject, payload, part) => {
+          // Several events of one subject in one command get distinct, still deterministic, ids.
+          const n = emitted.get(subject) ?? 0;
+          emitted.set(subject, n + 1);
           await manager.insert(OutboxMessageEntity, {
-            id: deriveId(message.id, `evt/${subject}/${part}`, 24),
+            id: deriveId(message.id, `evt/${subject}/${part ?? n}`, 24),
             subject,
             payload: payload as object,
             correlationId: message.correlationId,
@@ -61,7 +65,11 @@ export class MessageProcessor {
           });
         };
         const value = await effect(manager, emit);
-        const outcome: CommandOutcome = { ok: true, value: value ?? null };
+        // The first answer must equal what a redelivery reads back from the database: JSON, not live objects.
+        const outcome: CommandOutcome = {
+          ok: true,
+          value: JSON.parse(JSON.stringify(value ?? null)) as unknown,
+        };
         await manager.insert(ProcessedCommandEntity, this.row(message, outcome));
         this.faults.maybeCrash('crash-before-commit', message.subject);
         return outcome;
@@ -99,7 +107,10 @@ export class MessageProcessor {
     return { code: ErrorCode.Internal, message };
   }
 
-  private row(message: MessageIdentity, outcome: CommandOutcome): QueryDeepPartialEntity<ProcessedCommandEntity> {
+  private row(
+    message: MessageIdentity,
+    outcome: CommandOutcome,
+  ): QueryDeepPartialEntity<ProcessedCommandEntity> {
     return {
       commandId: message.id,
       subject: message.subject,

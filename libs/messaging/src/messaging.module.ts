@@ -34,7 +34,8 @@ export class MessagingModule {
         {
           provide: NatsClient,
           inject: [BaseConfig],
-          useFactory: (config: BaseConfig) => NatsClient.connect(config.NATS_URL, config.NATS_PREFIX, options.app),
+          useFactory: (config: BaseConfig) =>
+            NatsClient.connect(config.NATS_URL, config.NATS_PREFIX, options.app),
         },
         NatsLifecycle,
         FaultInjector,

@@ -100,6 +100,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     };
     const h = natsHeaders();
     h.set(Headers.CorrelationId, row.correlationId);
-    await this.nats.js.publish(this.nats.subject(row.subject), JSON.stringify(event), { msgID: row.id, headers: h });
+    await this.nats.js.publish(this.nats.subject(row.subject), JSON.stringify(event), {
+      msgID: row.id,
+      headers: h,
+    });
   }
 }

@@ -25,14 +25,24 @@ export class QueryBus {
     private readonly config: BaseConfig,
   ) {}
 
-  async query<S extends QuerySubject>(subject: S, payload: QueryPayload<S>, actor: Actor): Promise<QueryResult<S>> {
+  async query<S extends QuerySubject>(
+    subject: S,
+    payload: QueryPayload<S>,
+    actor: Actor,
+  ): Promise<QueryResult<S>> {
     const outcome = await this.raw<CommandOutcome>(subject, payload, actor, true);
     if (outcome.ok) return outcome.value as QueryResult<S>;
     throw DomainError.fromPayload(outcome.error);
   }
 
   /** A request on any query subject; `wrapped` says whether the reply is an outcome ({ok, value|error}). */
-  async raw<T>(subject: string, payload: unknown, actor: Actor, wrapped = false, timeoutMs?: number): Promise<T> {
+  async raw<T>(
+    subject: string,
+    payload: unknown,
+    actor: Actor,
+    wrapped = false,
+    timeoutMs?: number,
+  ): Promise<T> {
     const timeout = timeoutMs ?? this.config.BUS_REQUEST_TIMEOUT_MS;
     const envelope: QueryEnvelope = { actor, correlationId: requestContext.correlationId(), payload };
     const h: MsgHdrs = natsHeaders();

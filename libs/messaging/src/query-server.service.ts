@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Msg, Subscription } from '@nats-io/transport-node';
 import {
@@ -79,12 +85,19 @@ export class QueryServer implements OnApplicationBootstrap, BeforeApplicationShu
     this.subscriptions.push(sub);
   }
 
-  private async answer(subject: string, msg: Msg, handle: (envelope: QueryEnvelope) => unknown): Promise<void> {
+  private async answer(
+    subject: string,
+    msg: Msg,
+    handle: (envelope: QueryEnvelope) => unknown,
+  ): Promise<void> {
     let envelope: QueryEnvelope;
     try {
       envelope = msg.json<QueryEnvelope>();
     } catch {
-      this.reply(msg, subject, { ok: false, error: { code: ErrorCode.BadRequest, message: 'query is not JSON' } });
+      this.reply(msg, subject, {
+        ok: false,
+        error: { code: ErrorCode.BadRequest, message: 'query is not JSON' },
+      });
       return;
     }
     await requestContext.run({ correlationId: envelope.correlationId ?? randomUUID() }, async () => {
@@ -102,7 +115,10 @@ export class QueryServer implements OnApplicationBootstrap, BeforeApplicationShu
         this.reply(msg, subject, {
           ok: false,
           error: unavailable
-            ? { code: ErrorCode.DependencyUnavailable, message: `${this.options.app} cannot reach its database` }
+            ? {
+                code: ErrorCode.DependencyUnavailable,
+                message: `${this.options.app} cannot reach its database`,
+              }
             : { code: ErrorCode.Internal, message: `internal error ${errorId}` },
         });
       }

@@ -33,7 +33,9 @@ export function loadConfigOrExit<C extends object>(configClass: new () => C): C 
  * Boots one app: config validated once, JSON logs, Fastify, listen; SIGTERM/SIGINT stop taking work, finish what
  * is in flight (HTTP requests, the message being handled), drain NATS and exit 0 within SHUTDOWN_GRACE_MS.
  */
-export async function bootstrapApp<C extends BaseConfig>(options: BootstrapOptions<C>): Promise<NestFastifyApplication> {
+export async function bootstrapApp<C extends BaseConfig>(
+  options: BootstrapOptions<C>,
+): Promise<NestFastifyApplication> {
   const config = loadConfigOrExit(options.configClass);
   const root = createRootLogger(options.app, config.LOG_LEVEL);
   const logger = new PinoNestLogger(root);

@@ -5,7 +5,11 @@ import type { Logger } from 'pino';
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly root: Logger) {}
 
-  private write(level: 'info' | 'warn' | 'error' | 'debug' | 'trace' | 'fatal', message: unknown, rest: unknown[]) {
+  private write(
+    level: 'info' | 'warn' | 'error' | 'debug' | 'trace' | 'fatal',
+    message: unknown,
+    rest: unknown[],
+  ) {
     const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
     const fields: Record<string, unknown> = context ? { context } : {};
     if (level === 'error' && typeof rest[0] === 'string' && rest[0].includes('\n')) fields.stack = rest[0];

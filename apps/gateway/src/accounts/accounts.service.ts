@@ -54,11 +54,19 @@ export class AccountsService {
     return user;
   }
 
-  async createKey(userIdOrName: string, scope: ApiKeyScope, name = 'default', endpointIds: string[] = []): Promise<IssuedKey> {
+  async createKey(
+    userIdOrName: string,
+    scope: ApiKeyScope,
+    name = 'default',
+    endpointIds: string[] = [],
+  ): Promise<IssuedKey> {
     const user = await this.users.findByIdOrName(userIdOrName);
     if (!user) throw DomainError.notFound('user', userIdOrName);
     if (scope === 'endpoints' && !endpointIds.length) {
-      throw new DomainError(ErrorCode.ValidationFailed, 'a key of scope endpoints must name at least one endpoint');
+      throw new DomainError(
+        ErrorCode.ValidationFailed,
+        'a key of scope endpoints must name at least one endpoint',
+      );
     }
     if (scope !== 'endpoints' && endpointIds.length) {
       throw new DomainError(ErrorCode.ValidationFailed, 'only keys of scope endpoints name endpoints');

@@ -29,7 +29,11 @@ export function presentedKey(request: HttpRequest, rule: AuthRule): string | nul
   if (authorization === undefined || authorization.trim() === '') return null;
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (bearer) return bearer[1];
-  if (rule.key === 'raw-or-bearer' && /^\S+$/.test(authorization.trim()) && !/^Bearer$/i.test(authorization.trim())) {
+  if (
+    rule.key === 'raw-or-bearer' &&
+    /^\S+$/.test(authorization.trim()) &&
+    !/^Bearer$/i.test(authorization.trim())
+  ) {
     return authorization.trim();
   }
   throw unauthenticated(

@@ -61,9 +61,17 @@ async function main(): Promise<number> {
     case 'bootstrap': {
       const issued = await accounts.bootstrap();
       if (values.json) {
-        out(JSON.stringify(issued ? { created: true, key: issued.key, userId: issued.record.userId } : { created: false }));
+        out(
+          JSON.stringify(
+            issued ? { created: true, key: issued.key, userId: issued.record.userId } : { created: false },
+          ),
+        );
       } else {
-        out(issued ? `created user admin with key ${issued.key} (shown once)` : 'users exist already; nothing done');
+        out(
+          issued
+            ? `created user admin with key ${issued.key} (shown once)`
+            : 'users exist already; nothing done',
+        );
       }
       return 0;
     }
@@ -92,7 +100,9 @@ async function main(): Promise<number> {
     case 'key list':
       for (const k of await accounts.listKeys(arg)) {
         const scope = k.scope === 'endpoints' ? `endpoints:${k.endpointIds.join(',')}` : k.scope;
-        out(`${k.id}\t${k.userId}\t${k.name}\t${k.keyPrefix}…\t${scope}\t${k.revokedAt ? 'revoked' : 'active'}`);
+        out(
+          `${k.id}\t${k.userId}\t${k.name}\t${k.keyPrefix}…\t${scope}\t${k.revokedAt ? 'revoked' : 'active'}`,
+        );
       }
       return 0;
     case 'key revoke':

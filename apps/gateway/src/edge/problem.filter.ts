@@ -9,7 +9,7 @@ export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger('edge');
 
   catch(error: unknown, host: ArgumentsHost): void {
-    if ((host.getType() as string) === 'graphql') throw error;
+    if (host.getType<string>() === 'graphql') throw error;
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     sendProblem(reply, error, this.logger);
   }

@@ -11,5 +11,7 @@ export interface Problem {
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 export function problem(status: number, detail: string, errors?: string[]): Problem {
-  return errors?.length ? { title: titleFor(status), status, detail, errors } : { title: titleFor(status), status, detail };
+  return errors?.length
+    ? { title: titleFor(status), status, detail, errors }
+    : { title: titleFor(status), status, detail };
 }

@@ -38,14 +38,17 @@ export function toProblem(error: unknown): MappedError {
   if (error instanceof HttpException) {
     const status = error.getStatus();
     const response = error.getResponse();
-    const message =
-      typeof response === 'string'
-        ? response
-        : ((response as { message?: unknown }).message ?? error.message);
-    if (status === 404 && /^Cannot [A-Z]+ /.test(String(message))) {
-      return { problem: problem(404, `no route ${String(message).replace(/^Cannot /, '')}`) };
+    const raw = typeof response === 'string' ? response : (response as { message?: unknown }).message;
+    const text =
+      typeof raw === 'string'
+        ? raw
+        : Array.isArray(raw)
+          ? raw.map((m) => String(m)).join('; ')
+          : error.message;
+    if (status === 404 && /^Cannot [A-Z]+ /.test(text)) {
+      return { problem: problem(404, `no route ${text.replace(/^Cannot /, '')}`) };
     }
-    return { problem: problem(status, Array.isArray(message) ? message.join('; ') : String(message)) };
+    return { problem: problem(status, text) };
   }
   if (error instanceof SyntaxError && /JSON/.test(error.message)) {
     return { problem: problem(400, `malformed JSON body: ${error.message}`) };

@@ -8,6 +8,10 @@ export function createValidationPipe(): ValidationPipe {
     forbidNonWhitelisted: true,
     transform: true,
     exceptionFactory: (errors) =>
-      new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', flattenValidationErrors(errors)),
+      new DomainError(
+        ErrorCode.ValidationFailed,
+        'the request failed validation',
+        flattenValidationErrors(errors),
+      ),
   });
 }

@@ -10,12 +10,19 @@ export class RegistryAuthRepository {
     return manager.findOneBy(RegistryAuthEntity, { id });
   }
 
-  findByOwnerAndName(ownerId: string, name: string, manager: EntityManager): Promise<RegistryAuthEntity | null> {
+  findByOwnerAndName(
+    ownerId: string,
+    name: string,
+    manager: EntityManager,
+  ): Promise<RegistryAuthEntity | null> {
     return manager.findOneBy(RegistryAuthEntity, { ownerId, name });
   }
 
   listByOwner(ownerId: string): Promise<RegistryAuthEntity[]> {
-    return this.dataSource.manager.find(RegistryAuthEntity, { where: { ownerId }, order: { createdAt: 'ASC' } });
+    return this.dataSource.manager.find(RegistryAuthEntity, {
+      where: { ownerId },
+      order: { createdAt: 'ASC' },
+    });
   }
 
   insert(entity: RegistryAuthEntity, manager: EntityManager): Promise<unknown> {

@@ -4,9 +4,15 @@ export class Initial1795237761633 implements MigrationInterface {
   name = 'Initial1795237761633';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "queue_broker"."processed_commands" ("command_id" text NOT NULL, "subject" text NOT NULL, "outcome" jsonb NOT NULL, "issued_at" TIMESTAMP WITH TIME ZONE NOT NULL, "processed_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "correlation_id" text NOT NULL, "actor_user_id" text NOT NULL, CONSTRAINT "PK_1bca7b55cd4a516e18eb7851f47" PRIMARY KEY ("command_id"))`);
-    await queryRunner.query(`CREATE TABLE "queue_broker"."outbox" ("id" text NOT NULL, "seq" BIGSERIAL NOT NULL, "subject" text NOT NULL, "payload" jsonb NOT NULL, "correlation_id" text NOT NULL, "occurred_at" TIMESTAMP WITH TIME ZONE NOT NULL, "published_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "PK_340ab539f309f03bdaa14aa7649" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE INDEX "outbox_unpublished_idx" ON "queue_broker"."outbox"  ("seq") WHERE published_at IS NULL`);
+    await queryRunner.query(
+      `CREATE TABLE "queue_broker"."processed_commands" ("command_id" text NOT NULL, "subject" text NOT NULL, "outcome" jsonb NOT NULL, "issued_at" TIMESTAMP WITH TIME ZONE NOT NULL, "processed_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "correlation_id" text NOT NULL, "actor_user_id" text NOT NULL, CONSTRAINT "PK_1bca7b55cd4a516e18eb7851f47" PRIMARY KEY ("command_id"))`,
+    );
+    await queryRunner.query(
+      `CREATE TABLE "queue_broker"."outbox" ("id" text NOT NULL, "seq" BIGSERIAL NOT NULL, "subject" text NOT NULL, "payload" jsonb NOT NULL, "correlation_id" text NOT NULL, "occurred_at" TIMESTAMP WITH TIME ZONE NOT NULL, "published_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "PK_340ab539f309f03bdaa14aa7649" PRIMARY KEY ("id"))`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX "outbox_unpublished_idx" ON "queue_broker"."outbox"  ("seq") WHERE published_at IS NULL`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

@@ -8,7 +8,11 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;
     for (const message of Object.values(error.constraints ?? {})) {
-      out.push(message.startsWith(error.property) ? `${path}${message.slice(error.property.length)}` : `${path}: ${message}`);
+      out.push(
+        message.startsWith(error.property)
+          ? `${path}${message.slice(error.property.length)}`
+          : `${path}: ${message}`,
+      );
     }
     if (error.children?.length) out.push(...flattenValidationErrors(error.children, path));
   }
@@ -23,6 +27,10 @@ export function validatePlain<T extends object>(cls: Class<T>, plain: unknown): 
     return { ok: false, errors: ['payload must be an object'] };
   }
   const value = plainToInstance(cls as new () => T, plain);
-  const errors = validateSync(value, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false });
+  const errors = validateSync(value, {
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: false,
+  });
   return errors.length ? { ok: false, errors: flattenValidationErrors(errors) } : { ok: true, value };
 }

@@ -5,12 +5,19 @@ import {
   ListRegistryAuthQuery,
 } from '../registry-auth/registry-auth.commands.js';
 import type { RegistryAuthView } from '../registry-auth/registry-auth.dto.js';
+import {
+  ReleasePodCommand,
+  ReservePodCommand,
+  type PlacementView,
+} from '../placement/placement.contracts.js';
 import { Subjects } from './subjects.js';
 
 export type Class<T> = new (...args: never[]) => T;
 
 /** Typed subject → payload/result map of every command. */
 export interface CommandContracts {
+  [Subjects.placement.reserve]: { payload: ReservePodCommand; result: PlacementView };
+  [Subjects.placement.release]: { payload: ReleasePodCommand; result: null };
   [Subjects.registryAuth.create]: { payload: CreateRegistryAuthCommand; result: RegistryAuthView };
   [Subjects.registryAuth.delete]: { payload: DeleteRegistryAuthCommand; result: null };
 }
@@ -30,6 +37,8 @@ export type QueryResult<S extends QuerySubject> = QueryContracts[S]['result'];
 
 /** The class every payload is validated against on receipt, whichever transport brought it. */
 export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayload<S>> } = {
+  [Subjects.placement.reserve]: ReservePodCommand,
+  [Subjects.placement.release]: ReleasePodCommand,
   [Subjects.registryAuth.create]: CreateRegistryAuthCommand,
   [Subjects.registryAuth.delete]: DeleteRegistryAuthCommand,
 };

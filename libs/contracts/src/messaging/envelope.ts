@@ -24,8 +24,7 @@ export interface CommandEnvelope<P = unknown> {
 
 /** The recorded answer to a command: the same for the first delivery and for every redelivery or replay. */
 export type CommandOutcome<R = unknown> =
-  | { ok: true; value: R }
-  | { ok: false; error: import('../errors/domain-error.js').ErrorPayload };
+  { ok: true; value: R } | { ok: false; error: import('../errors/domain-error.js').ErrorPayload };
 
 /** Header names used on every NATS message. */
 export const Headers = {

@@ -8,6 +8,7 @@ export const Domain = {
   Cluster: 'cluster',
   Catalog: 'catalog',
   Volume: 'volume',
+  Placement: 'placement',
   Pod: 'pod',
   RegistryAuth: 'registry-auth',
   Template: 'template',
@@ -22,6 +23,7 @@ export const DomainOwner = {
   [Domain.Cluster]: 'cluster-scheduler',
   [Domain.Catalog]: 'cluster-scheduler',
   [Domain.Volume]: 'cluster-scheduler',
+  [Domain.Placement]: 'cluster-scheduler',
   [Domain.Pod]: 'pod-lifecycle',
   [Domain.RegistryAuth]: 'pod-lifecycle',
   [Domain.Template]: 'pod-lifecycle',
@@ -40,10 +42,23 @@ export const APP_NAMES = [
 export type AppName = (typeof APP_NAMES)[number];
 
 export function domainsOwnedBy(app: AppName): Domain[] {
-  return (Object.entries(DomainOwner) as [Domain, AppName][]).filter(([, owner]) => owner === app).map(([d]) => d);
+  return (Object.entries(DomainOwner) as [Domain, AppName][])
+    .filter(([, owner]) => owner === app)
+    .map(([d]) => d);
 }
 
 export const Subjects = {
+  placement: {
+    reserve: 'placement.cmd.reserve',
+    release: 'placement.cmd.release',
+  },
+  pod: {
+    statusChanged: 'pod.evt.status-changed',
+  },
+  cluster: {
+    created: 'cluster.evt.created',
+    deleted: 'cluster.evt.deleted',
+  },
   registryAuth: {
     create: 'registry-auth.cmd.create',
     delete: 'registry-auth.cmd.delete',
@@ -62,7 +77,8 @@ export function commandOutcomeSubject(domain: Domain): string {
 /** The domain token of a subject (`registry-auth.cmd.create` → `registry-auth`). */
 export function domainOf(subject: string): Domain {
   const domain = subject.split('.')[0];
-  if (!(Object.values(Domain) as string[]).includes(domain)) throw new Error(`unknown domain in subject ${subject}`);
+  if (!(Object.values(Domain) as string[]).includes(domain))
+    throw new Error(`unknown domain in subject ${subject}`);
   return domain as Domain;
 }
 

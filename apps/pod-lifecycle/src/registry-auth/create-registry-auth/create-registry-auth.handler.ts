@@ -21,7 +21,10 @@ export class CreateRegistryAuthHandler {
     const { envelope, payload, manager } = ctx;
     const ownerId = envelope.actor.userId;
     if (await this.repository.findByOwnerAndName(ownerId, payload.name, manager)) {
-      throw new DomainError(ErrorCode.Conflict, `you already have a container registry credential named ${payload.name}`);
+      throw new DomainError(
+        ErrorCode.Conflict,
+        `you already have a container registry credential named ${payload.name}`,
+      );
     }
     const entity = Object.assign(new RegistryAuthEntity(), {
       id: deriveId(envelope.commandId),

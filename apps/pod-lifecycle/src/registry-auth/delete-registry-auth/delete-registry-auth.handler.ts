@@ -11,7 +11,11 @@ export class DeleteRegistryAuthHandler {
   @CommandHandler(Subjects.registryAuth.delete)
   async handle(ctx: CommandContext<DeleteRegistryAuthCommand>): Promise<null> {
     const { envelope, payload, manager } = ctx;
-    const entity = ownedRegistryAuth(await this.repository.findById(payload.id, manager), payload.id, envelope.actor);
+    const entity = ownedRegistryAuth(
+      await this.repository.findById(payload.id, manager),
+      payload.id,
+      envelope.actor,
+    );
     await this.repository.delete(entity.id, manager);
     await ctx.emit(Subjects.registryAuth.deleted, { id: entity.id, ownerId: entity.ownerId });
     return null;

@@ -1,0 +1,78 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Matches, Min } from 'class-validator';
+
+/** A port as the interface writes it: `8888/http` or `22/tcp`. */
+export const PORT_SPEC = /^([1-9]\d{0,4})\/(http|tcp)$/;
+
+/**
+ * Reserve capacity for one pod (owner: cluster-scheduler). Used by pod-lifecycle for standalone pods and to
+ * resume a stopped pod on its host (`hostId` set: that host only, or CAPACITY_UNAVAILABLE). Idempotent per pod:
+ * reserving a pod that holds a reservation returns that reservation.
+ */
+export class ReservePodCommand {
+  @IsString()
+  podId: string;
+
+  @IsString()
+  ownerId: string;
+
+  /** GPU type id from the catalog; absent for a CPU pod. */
+  @IsOptional()
+  @IsString()
+  gpuTypeId?: string;
+
+  @IsInt()
+  @Min(0)
+  @Type(() => Number)
+  gpuCount: number;
+
+  /** CPU type id from the catalog, for CPU pods. */
+  @IsOptional()
+  @IsString()
+  cpuTypeId?: string;
+
+  /** Preferred data centers in order; empty means any. */
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  dataCenterIds?: string[];
+
+  /** Region codes (CZ, FR, GB, NO, RO, US) allowed; empty means any. */
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  regions?: string[];
+
+  /** Pin to this host (resume after stop). */
+  @IsOptional()
+  @IsString()
+  hostId?: string;
+
+  /** A network volume to mount: fixes the data center to the volume's. */
+  @IsOptional()
+  @IsString()
+  networkVolumeId?: string;
+
+  /** Ports to map to public ports on the host. */
+  @IsArray()
+  @ArrayMaxSize(32)
+  @Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' })
+  ports: string[];
+}
+
+export class ReleasePodCommand {
+  @IsString()
+  podId: string;
+}
+
+/** Where a pod landed: the host, its data center and address, and the public port of every exposed port. */
+export interface PlacementView {
+  podId: string;
+  hostId: string;
+  dataCenterId: string;
+  publicIp: string;
+  gpuTypeId: string | null;
+  gpuCount: number;
+  /** `22/tcp` → public port on the host. */
+  portMappings: Record<string, number>;
+}

@@ -1,0 +1,56 @@
+import type { PlacementView } from '../placement/placement.contracts.js';
+import type { PodStatus } from './pod-status.js';
+
+/** Published by pod-lifecycle (outbox) on every status change of a pod; the scheduler follows it. */
+export interface PodStatusChangedEvent {
+  podId: string;
+  ownerId: string;
+  clusterId: string | null;
+  rank: number | null;
+  status: PodStatus;
+  previousStatus: PodStatus | null;
+  hostId: string | null;
+  publicIp: string | null;
+  portMappings: Record<string, number>;
+  /** ISO time of the change. */
+  at: string;
+}
+
+export type ClusterMemberRole = 'primary' | 'node' | 'controller' | 'compute' | 'head' | 'worker';
+
+/** One member pod of a cluster, already placed by the scheduler; pod-lifecycle creates and runs it. */
+export interface ClusterMemberSpec {
+  podId: string;
+  rank: number;
+  role: ClusterMemberRole;
+  name: string;
+  placement: PlacementView;
+  image: string;
+  args?: string;
+  env: Record<string, string>;
+  ports: string[];
+  /** Container disk, GB. */
+  disk: number;
+  startJupyter: boolean;
+  /** The pod's address on the cluster's VXLAN overlay. */
+  overlayIp: string;
+  mounts?: {
+    persistent?: { size: number; path: string };
+    network?: { volumeId: string; path: string }[];
+  };
+}
+
+/** Published by cluster-scheduler when a cluster is placed; pod-lifecycle creates the member pods. */
+export interface ClusterCreatedEvent {
+  clusterId: string;
+  ownerId: string;
+  templateId?: string;
+  members: ClusterMemberSpec[];
+}
+
+/** Published by cluster-scheduler when a cluster is deleted; pod-lifecycle terminates the member pods. */
+export interface ClusterDeletedEvent {
+  clusterId: string;
+  ownerId: string;
+  podIds: string[];
+}

@@ -1,0 +1,251 @@
+// `npm start`: installs dependencies, builds, makes sure PostgreSQL and NATS JetStream are up (starting or
+// installing them locally when it can), migrates, creates the bootstrap API key, then runs the five apps with
+// prefixed output until Ctrl-C. Environment: DATABASE_URL (or DATABASE_NAME on the local server, default gpucp),
+// NATS_URL, NATS_PREFIX (default gpucp), PORT_BASE (default 8080; the apps take five consecutive ports), NODE_ENV.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import {
+  APPS,
+  InfraError,
+  LOCAL_DIR,
+  ROOT,
+  build,
+  capture,
+  ensureAppDatabase,
+  ensureDependencies,
+  ensureNats,
+  log,
+  paint,
+  runMain,
+  runMigrations,
+  step,
+  waitForReady,
+} from './lib/infra.mjs';
+
+const KEY_FILE = join(LOCAL_DIR, 'bootstrap-key');
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 15_000;
+const LAST_LINES = 30;
+const LABEL_COLORS = ['cyan', 'magenta', 'yellow', 'blue', 'green'];
+
+runMain(async () => {
+  const portBase = portBaseFromEnv();
+  await step('dependencies', ensureDependencies);
+  await step('build', build);
+  const databaseUrl = await step('postgres', ensureAppDatabase);
+  const natsUrl = await step('nats', () => ensureNats());
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    NATS_URL: natsUrl,
+    NATS_PREFIX: process.env.NATS_PREFIX ?? 'gpucp',
+    NODE_ENV: process.env.NODE_ENV ?? 'development',
+    REGISTRY_AUTH_KEYS: process.env.REGISTRY_AUTH_KEYS ?? localKeyRing(),
+  };
+  await step('migrate', () => runMigrations(env));
+  const key = await step('bootstrap key', () => bootstrapKey(env));
+
+  console.log(paint('==> apps', 'bold'));
+  const apps = APPS.map((app, i) => {
+    const port = portBase + (app.port - APPS[0].port);
+    return { ...app, port, url: `http://127.0.0.1:${port}`, color: LABEL_COLORS[i % LABEL_COLORS.length] };
+  });
+  const supervisor = supervise(apps, env);
+  const outcome = await supervisor.waitUntilReady();
+  if (supervisor.stopping) return; // a signal arrived; the shutdown exits the process
+  if (outcome.exited) {
+    const app = outcome.exited;
+    console.error(paint(`${app.name} ${describeExit(app)} before it was ready; its last output:`, 'red'));
+    for (const line of app.recent) console.error(`    ${line}`);
+  } else if (outcome.error) {
+    const late = supervisor.apps.filter((app) => !app.ready).map((app) => app.name);
+    console.error(paint(`not ready within ${READY_TIMEOUT_MS / 1000} s: ${late.join(', ')}`, 'red'));
+  }
+  if (!outcome.ok) {
+    await supervisor.stopAll();
+    return 1;
+  }
+  supervisor.reportCrashes();
+  printBox(apps, key);
+});
+
+function portBaseFromEnv() {
+  const portBase = Number(process.env.PORT_BASE ?? 8080);
+  if (!Number.isInteger(portBase) || portBase < 1 || portBase > 65535 - APPS.length) {
+    throw new InfraError(`PORT_BASE must be a port number, got ${process.env.PORT_BASE}`);
+  }
+  return portBase;
+}
+
+/**
+ * The key ring sealing registry passwords: REGISTRY_AUTH_KEYS when set, otherwise one generated on the first
+ * local start and kept in .local/registry-auth-keys (mode 0600), so credentials stay readable across restarts.
+ */
+function localKeyRing() {
+  const file = join(LOCAL_DIR, 'registry-auth-keys');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const ring = `k1:${randomBytes(32).toString('base64')}`;
+  mkdirSync(LOCAL_DIR, { recursive: true });
+  writeFileSync(file, `${ring}\n`, { mode: 0o600 });
+  log('generated a registry-credential key ring (saved to .local/registry-auth-keys)');
+  return ring;
+}
+
+/** Creates the first admin API key once; later starts print the copy kept in .local/bootstrap-key. */
+async function bootstrapKey(env) {
+  const cli = join('dist', 'apps', 'gateway', 'cli', 'keys.cli.js');
+  const { code, stdout } = await capture(process.execPath, [cli, 'bootstrap', '--json'], { env });
+  if (code !== 0) throw new InfraError(`creating the bootstrap API key failed (${cli} exited with ${code})`);
+  let result;
+  try {
+    result = JSON.parse(stdout.trim().split('\n').at(-1));
+  } catch {
+    throw new InfraError(`${cli} bootstrap --json did not print a JSON line`);
+  }
+  if (result.created) {
+    mkdirSync(LOCAL_DIR, { recursive: true });
+    writeFileSync(KEY_FILE, `${result.key}\n`, { mode: 0o600 });
+    chmodSync(KEY_FILE, 0o600);
+    log('created the bootstrap API key (saved to .local/bootstrap-key)');
+    return result.key;
+  }
+  if (existsSync(KEY_FILE)) {
+    log('bootstrap API key exists (read from .local/bootstrap-key)');
+    return readFileSync(KEY_FILE, 'utf8').trim();
+  }
+  log('a bootstrap API key exists, but .local/bootstrap-key (its only copy) is missing');
+  return undefined;
+}
+
+/** Spawns the apps and owns them: prefixed output, readiness, crash reports and shutdown on signals. */
+function supervise(appList, env) {
+  const width = Math.max(...appList.map((app) => app.name.length)) + 2;
+  const apps = appList.map((app) => spawnApp(app, env, width));
+  const supervisor = {
+    apps,
+    stopping: false,
+    waitUntilReady: () => waitUntilReady(apps),
+    stopAll: () => stopAll(apps),
+    reportCrashes() {
+      for (const app of apps) {
+        app.closed.then(() => {
+          if (supervisor.stopping) return;
+          console.error(
+            paint(
+              `${app.name} ${describeExit(app)}; the other apps keep running (restart npm start to bring it back)`,
+              'red',
+            ),
+          );
+          if (apps.every((other) => other.exit)) {
+            console.error(paint('every app has exited', 'red'));
+            process.exit(1);
+          }
+        });
+      }
+    },
+  };
+  const onSignal = (signal) => {
+    if (supervisor.stopping) {
+      console.error(paint(`${signal} again: killing the apps`, 'red'));
+      process.exit(1); // the exit hook below SIGKILLs whatever is left
+    }
+    supervisor.stopping = true;
+    console.log(paint(`\n${signal}: stopping the apps (up to ${STOP_TIMEOUT_MS / 1000} s)…`, 'bold'));
+    stopAll(apps).then(() => process.exit(0));
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, onSignal);
+  process.on('exit', () => apps.forEach((app) => kill(app, 'SIGKILL')));
+  return supervisor;
+}
+
+function spawnApp(app, env, width) {
+  // Own process group, so a terminal Ctrl-C reaches only this script, which then stops the apps in order.
+  const child = spawn(process.execPath, ['--enable-source-maps', join('dist', 'apps', app.name, 'main.js')], {
+    cwd: ROOT,
+    env: { ...env, HTTP_PORT: String(app.port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const label = paint(`[${app.name}]`.padEnd(width), app.color);
+  const running = { ...app, child, recent: [], ready: false, exit: undefined };
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+      running.recent.push(line);
+      if (running.recent.length > LAST_LINES) running.recent.shift();
+      process.stdout.write(`${label} ${line}\n`);
+    });
+  }
+  running.closed = new Promise((resolve) => {
+    child.on('close', (code, signal) => resolve((running.exit ??= { code, signal })));
+    child.on('error', (error) => resolve((running.exit ??= { error })));
+  });
+  return running;
+}
+
+async function waitUntilReady(apps) {
+  const controller = new AbortController();
+  const ready = Promise.all(
+    apps.map((app) =>
+      waitForReady(app.url, READY_TIMEOUT_MS, { signal: controller.signal }).then(() => {
+        app.ready = true;
+      }),
+    ),
+  ).then(
+    () => ({ ok: true }),
+    (error) => ({ error }),
+  );
+  const exited = Promise.race(apps.map((app) => app.closed.then(() => ({ exited: app }))));
+  const outcome = await Promise.race([ready, exited]);
+  controller.abort();
+  return outcome;
+}
+
+function kill(app, signal) {
+  if (!app.exit && app.child.pid) app.child.kill(signal);
+}
+
+async function stopAll(apps) {
+  apps.forEach((app) => kill(app, 'SIGTERM'));
+  const timer = setTimeout(() => {
+    const stuck = apps.filter((app) => !app.exit);
+    console.error(
+      paint(
+        `still running after ${STOP_TIMEOUT_MS / 1000} s, killing: ${stuck.map((a) => a.name).join(', ')}`,
+        'red',
+      ),
+    );
+    stuck.forEach((app) => kill(app, 'SIGKILL'));
+  }, STOP_TIMEOUT_MS);
+  await Promise.all(apps.map((app) => app.closed));
+  clearTimeout(timer);
+}
+
+function describeExit({ exit }) {
+  if (exit.error) return `could not start (${exit.error.message})`;
+  return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+}
+
+function printBox(apps, key) {
+  const width = Math.max(...apps.map((app) => app.name.length), 'API key'.length);
+  const row = (name, value) => `${name.padEnd(width)}  ${value}`;
+  const lines = [
+    'GPU control plane is running',
+    '',
+    row('gateway', `${apps[0].url}   ← the API`),
+    ...apps.slice(1).map((app) => row(app.name, app.url)),
+    '',
+    row('API key', key ?? '(created earlier; its only copy, .local/bootstrap-key, is missing)'),
+    '',
+    'Try:',
+    `  curl -H "Authorization: Bearer ${key ?? '<key>'}" ${apps[0].url}/v1/containerregistryauth`,
+    '',
+    'Ctrl-C stops everything.',
+  ];
+  const inner = Math.max(...lines.map((line) => line.length));
+  const framed = lines.map((line) => `│ ${line.padEnd(inner)} │`);
+  framed[0] = framed[0].replace(lines[0], paint(lines[0], 'bold'));
+  console.log([`┌${'─'.repeat(inner + 2)}┐`, ...framed, `└${'─'.repeat(inner + 2)}┘`].join('\n'));
+}

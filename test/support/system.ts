@@ -1,0 +1,372 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { APP_NAMES, type AppName } from '@app/contracts';
+import { ROOT } from './paths.js';
+import { testEnv } from './test-env.js';
+
+/**
+ * Runs the built apps (`dist/apps/<app>/main.js`) as child processes for e2e tests, the way a deployment runs
+ * them: one process per app, real Postgres, real NATS, each on a free port of 127.0.0.1.
+ *
+ *   const db = await createTestDatabase('pods');
+ *   const system = await startApps({ databaseUrl: db.url });
+ *   ...fetch(`${system.url('gateway')}/v1/...`)...
+ *   await system.stop();
+ *   await deleteStreams(system.natsPrefix);
+ *   await db.drop();
+ *
+ * Every system gets a NATS prefix of its own (derived from the run's), so systems of different test files never
+ * see each other's commands, and `npm test` still deletes whatever a crashed test left behind.
+ */
+
+/** Values that are `undefined` remove the variable. */
+export type EnvOverrides = Record<string, string | undefined>;
+
+export interface StartAppsOptions {
+  /** Which apps to run; all five by default. */
+  apps?: readonly AppName[];
+  databaseUrl: string;
+  /** NATS prefix of this system; a fresh one (see `freshNatsPrefix`) by default. */
+  natsPrefix?: string;
+  /** Extra environment of every app (wins over the defaults). */
+  env?: EnvOverrides;
+  /** Extra environment of one app (wins over `env`). */
+  appEnv?: Partial<Record<AppName, EnvOverrides>>;
+  /** How long each app may take to answer `GET /readyz` with 200; 30 s by default. */
+  readyTimeoutMs?: number;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface RunningSystem {
+  readonly natsPrefix: string;
+  readonly databaseUrl: string;
+  readonly apps: readonly AppName[];
+  /** `http://127.0.0.1:<port>` of the app; the same across restarts. */
+  url(app: AppName): string;
+  /** Everything the app wrote to stdout and stderr (the last few MB), across restarts. */
+  logs(app: AppName): string;
+  isRunning(app: AppName): boolean;
+  /** Sends `signal` (SIGKILL by default) and resolves once the process has exited. */
+  kill(app: AppName, signal?: NodeJS.Signals): Promise<ExitInfo>;
+  /** Resolves when the app exits by itself (a fault injection, say); rejects after `timeoutMs`. */
+  waitForExit(app: AppName, timeoutMs?: number): Promise<ExitInfo>;
+  /**
+   * Stops the app if it runs (SIGTERM, SIGKILL after 10 s), starts it again on the same port and waits until it
+   * is ready. `envOverrides` are applied to the app's environment and stay for later restarts.
+   */
+  restart(app: AppName, envOverrides?: EnvOverrides): Promise<void>;
+  /** SIGTERM to every app still running, SIGKILL to those not gone after 10 s; resolves when all have exited. */
+  stop(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 30_000;
+const STOP_GRACE_MS = 10_000;
+const MAX_LOG_CHARS = 4 * 1024 * 1024;
+const LAST_LINES = 40;
+
+let systems = 0;
+
+/**
+ * `<run prefix>x<random><n>`: letters and digits only (NATS_PREFIX allows nothing else), unique across the jest
+ * workers of a run, and still starting with the run's prefix so the run's cleanup finds its streams.
+ */
+export function freshNatsPrefix(): string {
+  const base = testEnv().natsPrefix;
+  systems += 1;
+  const prefix = `${base}x${randomBytes(3).toString('hex')}${systems}`;
+  if (prefix.length > 32) throw new Error(`NATS prefix ${prefix} is longer than 32 characters`);
+  return prefix;
+}
+
+/** Deletes the JetStream streams (and key-value buckets) of a system's prefix; returns the names deleted. */
+export async function deleteStreams(prefix: string): Promise<string[]> {
+  const starts = [`${prefix}_`, `KV_${prefix}_`];
+  const nc = await connect({ servers: testEnv().natsUrl.split(','), timeout: 5000 });
+  const deleted: string[] = [];
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: 5000 });
+    const names: string[] = [];
+    for await (const info of jsm.streams.list()) names.push(info.config.name);
+    for (const name of names.filter((n) => starts.some((start) => n.startsWith(start)))) {
+      await jsm.streams.delete(name);
+      deleted.push(name);
+    }
+  } finally {
+    await nc.close();
+  }
+  return deleted;
+}
+
+/** A fixed key ring for tests (never used outside them): `k1:` + 32 bytes of base64. */
+export const TEST_REGISTRY_AUTH_KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
+
+/** Starts the requested apps and resolves once every one of them answers `GET /readyz` with 200. */
+export async function startApps(options: StartAppsOptions): Promise<RunningSystem> {
+  const env = testEnv();
+  const apps = [...(options.apps ?? APP_NAMES)];
+  for (const app of apps) {
+    if (!APP_NAMES.includes(app)) throw new Error(`unknown app ${String(app)}`);
+    if (!existsSync(mainScript(app))) {
+      throw new Error(`dist/apps/${app}/main.js is missing: run \`npm run build\` first (npm test does)`);
+    }
+  }
+  if (new Set(apps).size !== apps.length) throw new Error(`an app is listed twice: ${apps.join(', ')}`);
+  const natsPrefix = options.natsPrefix ?? freshNatsPrefix();
+  const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
+  const ports = await freePorts(apps.length);
+
+  const processes = new Map<AppName, AppProcess>();
+  apps.forEach((app, i) => {
+    const appEnv = withoutUndefined({
+      ...inheritedEnv(),
+      DATABASE_URL: options.databaseUrl,
+      NATS_URL: env.natsUrl,
+      NATS_PREFIX: natsPrefix,
+      HTTP_PORT: String(ports[i]),
+      HTTP_HOST: '127.0.0.1',
+      LOG_LEVEL: env.logLevel,
+      NODE_ENV: 'test',
+      REGISTRY_AUTH_KEYS: TEST_REGISTRY_AUTH_KEYS,
+      ...options.env,
+      ...options.appEnv?.[app],
+    });
+    processes.set(app, new AppProcess(app, ports[i], appEnv));
+  });
+
+  const get = (app: AppName): AppProcess => {
+    const proc = processes.get(app);
+    if (!proc) throw new Error(`${app} is not part of this system (it runs ${apps.join(', ')})`);
+    return proc;
+  };
+  const stop = async () => {
+    await Promise.all([...processes.values()].map((p) => p.stop()));
+  };
+
+  for (const proc of processes.values()) proc.start();
+  const results = await Promise.allSettled([...processes.values()].map((p) => p.waitReady(readyTimeoutMs)));
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+  if (failures.length > 0) {
+    await stop();
+    // The caller never gets a handle to clean up with: remove the streams of a prefix nobody else knows.
+    if (options.natsPrefix === undefined) await deleteStreams(natsPrefix).catch(() => undefined);
+    throw new Error(`the system did not start (NATS prefix ${natsPrefix}):\n\n${failures.join('\n\n')}`);
+  }
+
+  return {
+    natsPrefix,
+    databaseUrl: options.databaseUrl,
+    apps,
+    url: (app) => get(app).url,
+    logs: (app) => get(app).logs(),
+    isRunning: (app) => get(app).isRunning(),
+    kill: (app, signal = 'SIGKILL') => get(app).kill(signal),
+    waitForExit: (app, timeoutMs = READY_TIMEOUT_MS) => get(app).waitForExit(timeoutMs),
+    restart: async (app, envOverrides = {}) => {
+      const proc = get(app);
+      await proc.stop();
+      proc.setEnv(envOverrides);
+      proc.start();
+      try {
+        await proc.waitReady(readyTimeoutMs);
+      } catch (error) {
+        await proc.stop();
+        throw error;
+      }
+    },
+    stop,
+  };
+}
+
+/** One app's child process, restartable, with its output kept in memory. */
+class AppProcess {
+  readonly url: string;
+  private child?: ChildProcess;
+  private exited: Promise<ExitInfo> = Promise.resolve({ code: null, signal: null });
+  private running = false;
+  private output = '';
+  private starts = 0;
+
+  constructor(
+    readonly app: AppName,
+    readonly port: number,
+    private env: Record<string, string>,
+  ) {
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  setEnv(overrides: EnvOverrides): void {
+    this.env = withoutUndefined({ ...this.env, ...overrides });
+  }
+
+  start(): void {
+    if (this.running) throw new Error(`${this.app} is already running`);
+    this.starts += 1;
+    if (this.starts > 1) this.append(`\n----- ${this.app} restarted (start ${this.starts}) -----\n`);
+    const child = spawn(process.execPath, ['--enable-source-maps', mainScript(this.app)], {
+      cwd: ROOT,
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    this.running = true;
+    child.stdout?.on('data', (chunk: Buffer) => this.append(chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => this.append(chunk.toString()));
+    this.exited = new Promise<ExitInfo>((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.running = false;
+        resolve({ code, signal });
+      });
+      child.once('error', (error) => {
+        this.append(`\n[test harness] could not start ${this.app}: ${error.message}\n`);
+        this.running = false;
+        resolve({ code: null, signal: null });
+      });
+    });
+  }
+
+  isRunning(): boolean {
+    return this.running;
+  }
+
+  logs(): string {
+    return this.output;
+  }
+
+  lastLines(count = LAST_LINES): string {
+    const lines = this.output.trimEnd().split('\n');
+    return lines.slice(-count).join('\n') || '(no output)';
+  }
+
+  async waitReady(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const exited = this.exited.then((info) => ({ exited: info }));
+    let last = 'no answer yet';
+    while (Date.now() < deadline) {
+      if (!this.running) {
+        const info = await this.exited;
+        throw new Error(
+          `${this.app} ${describeExit(info)} before it was ready; its last output:\n${this.lastLines()}`,
+        );
+      }
+      try {
+        const response = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(2000) });
+        const body = await response.text();
+        if (response.status === 200) return;
+        last = `${response.status} ${body.slice(0, 300)}`;
+      } catch (error) {
+        last = (error as Error).message;
+      }
+      await Promise.race([sleep(100), exited]);
+    }
+    throw new Error(
+      `${this.app} was not ready within ${Math.round(timeoutMs / 1000)} s ` +
+        `(last GET ${this.url}/readyz: ${last}); its last output:\n${this.lastLines()}`,
+    );
+  }
+
+  async kill(signal: NodeJS.Signals): Promise<ExitInfo> {
+    if (this.running) this.child?.kill(signal);
+    return this.exited;
+  }
+
+  async waitForExit(timeoutMs: number): Promise<ExitInfo> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `${this.app} did not exit within ${timeoutMs} ms; its last output:\n${this.lastLines()}`,
+            ),
+          ),
+        timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([this.exited, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.child?.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const killLater = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.append(
+          `\n[test harness] ${this.app} still running ${STOP_GRACE_MS} ms after SIGTERM: SIGKILL\n`,
+        );
+        this.child?.kill('SIGKILL');
+        resolve();
+      }, STOP_GRACE_MS);
+    });
+    try {
+      await Promise.race([this.exited, killLater]);
+      await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private append(text: string): void {
+    this.output += text;
+    if (this.output.length > MAX_LOG_CHARS) this.output = this.output.slice(-MAX_LOG_CHARS / 2);
+  }
+}
+
+function mainScript(app: AppName): string {
+  return join(ROOT, 'dist', 'apps', app, 'main.js');
+}
+
+/** What the apps get from the test process: enough to run, and none of its configuration or jest's flags. */
+function inheritedEnv(): EnvOverrides {
+  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'];
+  return Object.fromEntries(keep.map((name) => [name, process.env[name]]));
+}
+
+function withoutUndefined(env: EnvOverrides): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}
+
+function describeExit(info: ExitInfo): string {
+  if (info.signal) return `was killed by ${info.signal}`;
+  if (info.code !== null) return `exited with code ${info.code}`;
+  return 'could not be started';
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Distinct free ports of 127.0.0.1: each is listened on (port 0) and released only once all are found. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    const ports: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const server = createServer();
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', resolve);
+      });
+      const address = server.address();
+      if (address === null || typeof address === 'string') throw new Error('could not find a free port');
+      ports.push(address.port);
+    }
+    return ports;
+  } finally {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  }
+}
