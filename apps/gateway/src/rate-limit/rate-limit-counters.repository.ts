@@ -1,0 +1,153 @@
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import pg from 'pg';
+import { DATA_SOURCE_SPEC } from '../data-source.js';
+import { GatewayConfig } from '../gateway.config.js';
+import type { CounterSnapshot } from './rate-limit-decision.js';
+import { RATE_LIMIT_WINDOWS, type PerWindow, type RateLimitWindow } from './rate-limit-policies.js';
+
+/** One request to count: whose, under which policy, and the windows and default quotas of that policy. */
+export interface CounterHit {
+  userId: string;
+  policy: string;
+  /** '' for per-user policies, the endpoint id for per-endpoint ones. */
+  scopeKey: string;
+  windowSeconds: PerWindow;
+  /** The configured quotas; the user's row in `rate_limit_overrides`, if any, replaces them window by window. */
+  defaultQuotas: PerWindow;
+}
+
+const SCHEMA = DATA_SOURCE_SPEC.schema;
+const COUNTERS = `"${SCHEMA}"."rate_limit_counters"`;
+const OVERRIDES = `"${SCHEMA}"."rate_limit_overrides"`;
+
+/** $4..$6: window lengths; $7..$9: default quotas (minute, hour, day). */
+const WINDOW_PARAM: Record<RateLimitWindow, { length: string; quota: string }> = {
+  minute: { length: '$4::int', quota: '$7::int' },
+  hour: { length: '$5::int', quota: '$8::int' },
+  day: { length: '$6::int', quota: '$9::int' },
+};
+
+/** The existing row's count in the current window: 0 once the window it counted has passed. */
+const current = (w: RateLimitWindow) =>
+  `(CASE WHEN c.${w}_start >= excluded.${w}_start THEN c.${w}_count ELSE 0 END)`;
+
+/** Room left in every window: the request is admitted only if so, and then counted in all three. */
+const ADMIT_EXISTING = RATE_LIMIT_WINDOWS.map((w) => `${current(w)} < excluded.${w}_quota`).join(' AND ');
+
+/**
+ * ONE statement per request, atomic across every gateway replica: the upsert takes the row lock of
+ * (user, policy, scope), so concurrent requests of one user queue on it and each sees the count the previous
+ * one left. A rejected request changes no count. Window starts are multiples of the window length on the
+ * database's clock (`clock_timestamp()`), the one clock all replicas share; a row whose window has passed
+ * starts it again from 0. The user's override, if any, is joined in, so it needs no extra round trip.
+ */
+export const HIT_STATEMENT = `
+WITH clock AS (SELECT extract(epoch FROM clock_timestamp())::float8 AS now),
+quota AS (
+  SELECT ${RATE_LIMIT_WINDOWS.map((w) => `coalesce(o.${w}_quota, ${WINDOW_PARAM[w].quota}) AS ${w}_quota`).join(', ')}
+  FROM (VALUES (1)) AS one (x)
+  LEFT JOIN ${OVERRIDES} o ON o.user_id = $1 AND o.policy = $2
+),
+fresh AS (
+  SELECT ${RATE_LIMIT_WINDOWS.map((w) => `(floor(clock.now / ${WINDOW_PARAM[w].length}) * ${WINDOW_PARAM[w].length})::bigint AS ${w}_start`).join(', ')},
+    quota.*,
+    (${RATE_LIMIT_WINDOWS.map((w) => `quota.${w}_quota > 0`).join(' AND ')}) AS admit
+  FROM clock, quota
+)
+INSERT INTO ${COUNTERS} AS c (user_id, policy, scope_key,
+  ${RATE_LIMIT_WINDOWS.map((w) => `${w}_start, ${w}_count, ${w}_quota`).join(', ')}, last_admitted, updated_at)
+SELECT $1, $2, $3,
+  ${RATE_LIMIT_WINDOWS.map((w) => `${w}_start, admit::int, ${w}_quota`).join(', ')}, admit, clock_timestamp()
+FROM fresh
+ON CONFLICT (user_id, policy, scope_key) DO UPDATE SET
+  ${RATE_LIMIT_WINDOWS.map(
+    (w) =>
+      `${w}_start = greatest(c.${w}_start, excluded.${w}_start), ${w}_count = ${current(w)} + (${ADMIT_EXISTING})::int, ${w}_quota = excluded.${w}_quota`,
+  ).join(',\n  ')},
+  last_admitted = (${ADMIT_EXISTING}),
+  updated_at = excluded.updated_at
+RETURNING last_admitted, extract(epoch FROM clock_timestamp())::float8 AS now,
+  ${RATE_LIMIT_WINDOWS.map((w) => `${w}_start::float8, ${w}_count, ${w}_quota`).join(', ')}`;
+
+/**
+ * Longest wait for a connection: a new one, or a turn on one of the pool's while a burst is being counted. Longer
+ * than the statement timeout on purpose: a burst must queue for the limiter, not slip past it (fail open).
+ */
+const CONNECT_TIMEOUT_MS = 2000;
+
+type HitRow = { last_admitted: boolean; now: number } & Record<
+  `${RateLimitWindow}_${'start' | 'count' | 'quota'}`,
+  number
+>;
+
+/**
+ * The shared counters, in the gateway's own schema. It has a small pg pool of its own, apart from the app's
+ * TypeORM pool: the statement is bounded by RATE_LIMIT_STORE_TIMEOUT_MS (`statement_timeout`, cancelled by the
+ * server, plus a client-side read timeout), getting a connection by CONNECT_TIMEOUT_MS, and a stalled store can
+ * hold at most this pool, never the connections authentication and the handlers need. Commits are asynchronous
+ * (`synchronous_commit=off`): a Postgres crash may forget the last fraction of a second of counts, which a rate
+ * limiter can afford; visibility and locking, what the atomicity rests on, are unaffected.
+ */
+@Injectable()
+export class RateLimitCountersRepository implements OnApplicationShutdown {
+  private readonly pool: pg.Pool;
+
+  constructor(config: GatewayConfig) {
+    const timeout = config.RATE_LIMIT_STORE_TIMEOUT_MS;
+    this.pool = new pg.Pool({
+      connectionString: config.DATABASE_URL,
+      max: config.RATE_LIMIT_POOL_SIZE,
+      connectionTimeoutMillis: Math.max(CONNECT_TIMEOUT_MS, timeout),
+      statement_timeout: timeout,
+      query_timeout: timeout + 50,
+      idleTimeoutMillis: 60_000,
+      application_name: 'gateway-rate-limit',
+      options: '-c synchronous_commit=off',
+    });
+    // An idle connection dropped by the server must not crash the process; the next checkout reconnects.
+    this.pool.on('error', () => undefined);
+  }
+
+  /**
+   * Counts the request if every window has room; answers the verdict and the counters after it. `skip` is asked
+   * once a connection is had: when it says so (the store failed meanwhile), null is answered without a query,
+   * so requests queued behind a failing store do not each wait for their own timeout.
+   */
+  async hit(hit: CounterHit, skip: () => boolean = () => false): Promise<CounterSnapshot | null> {
+    const client = await this.pool.connect();
+    let rows: HitRow[];
+    try {
+      if (skip()) {
+        client.release();
+        return null;
+      }
+      ({ rows } = await client.query<HitRow>(HIT_STATEMENT, [
+        hit.userId,
+        hit.policy,
+        hit.scopeKey,
+        ...RATE_LIMIT_WINDOWS.map((w) => hit.windowSeconds[w]),
+        ...RATE_LIMIT_WINDOWS.map((w) => hit.defaultQuotas[w]),
+      ]));
+    } catch (error) {
+      // The connection's state is unknown after a timeout: do not pool it again.
+      client.release(error as Error);
+      throw error;
+    }
+    client.release();
+    const row = rows[0];
+    const window = (w: RateLimitWindow) => ({
+      start: row[`${w}_start`],
+      count: row[`${w}_count`],
+      quota: row[`${w}_quota`],
+    });
+    return {
+      admitted: row.last_admitted,
+      now: row.now,
+      windows: { minute: window('minute'), hour: window('hour'), day: window('day') },
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,26 @@
+import { Counter, Histogram } from 'prom-client';
+import { metricsRegistry } from '@app/observability';
+
+/** What the limiter did with a request. `fail_open`: the store failed (or is backed off) and it was admitted. */
+export type RateLimitOutcome = 'admitted' | 'limited' | 'exempt' | 'fail_open';
+
+export const rateLimitMetrics = {
+  requests: new Counter({
+    name: 'gateway_rate_limit_requests_total',
+    help: 'Authenticated requests seen by the rate limiter, by policy and outcome (admitted, limited, exempt, fail_open)',
+    labelNames: ['policy', 'outcome'] as const,
+    registers: [metricsRegistry],
+  }),
+  storeFailures: new Counter({
+    name: 'gateway_rate_limit_store_failures_total',
+    help: 'Counter-store calls that failed or timed out; each such request was admitted (fail open)',
+    labelNames: ['reason'] as const,
+    registers: [metricsRegistry],
+  }),
+  storeSeconds: new Histogram({
+    name: 'gateway_rate_limit_store_seconds',
+    help: 'Time of one counter-store call (the single upsert statement), successful ones only',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+    registers: [metricsRegistry],
+  }),
+};
