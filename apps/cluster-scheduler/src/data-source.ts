@@ -1,9 +1,32 @@
 import { MESSAGING_ENTITIES, type AppDataSourceSpec } from '@app/database';
+import { CpuTypeEntity } from './catalog/cpu-type.entity.js';
+import { DataCenterEntity } from './catalog/data-center.entity.js';
+import { FleetLoadEntity } from './catalog/fleet-load.entity.js';
+import { GpuTypeEntity } from './catalog/gpu-type.entity.js';
+import { HostEntity } from './catalog/host.entity.js';
+import { ClusterMemberEntity } from './clusters/cluster-member.entity.js';
+import { ClusterEntity } from './clusters/cluster.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { SCHEMA } from './schema.js';
+import { HostPortEntity } from './placement/host-port.entity.js';
+import { ReservationEntity } from './placement/reservation.entity.js';
+import { NetworkVolumeEntity } from './volumes/network-volume.entity.js';
 
 /** cluster-scheduler owns the `cluster_scheduler` schema; nobody else writes it. */
 export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
-  schema: 'cluster_scheduler',
-  entities: [...MESSAGING_ENTITIES],
+  schema: SCHEMA,
+  entities: [
+    ...MESSAGING_ENTITIES,
+    GpuTypeEntity,
+    CpuTypeEntity,
+    DataCenterEntity,
+    HostEntity,
+    FleetLoadEntity,
+    ReservationEntity,
+    HostPortEntity,
+    ClusterEntity,
+    ClusterMemberEntity,
+    NetworkVolumeEntity,
+  ],
   migrations: MIGRATIONS,
 };

@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { DomainError, ErrorCode } from '@app/contracts';
+import { CatalogRepository } from './catalog.repository.js';
+import type { GpuTypeEntity } from './gpu-type.entity.js';
+
+function invalid(error: string): DomainError {
+  return new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', [error]);
+}
+
+/** What a DTO cannot know: that ids name catalog entries and counts fit the GPU type (422, naming the field). */
+@Injectable()
+export class CatalogChecks {
+  constructor(private readonly catalog: CatalogRepository) {}
+
+  async gpuType(field: string, id: string, manager: EntityManager): Promise<GpuTypeEntity> {
+    const gpuType = await this.catalog.findGpuType(id, manager);
+    if (!gpuType)
+      throw invalid(`${field} must be a GPU type id from GET /v2/catalog/gpus; "${id}" is not one`);
+    return gpuType;
+  }
+
+  gpuCount(field: string, count: number, gpuType: GpuTypeEntity): void {
+    if (count > gpuType.maxCount) {
+      throw invalid(`${field} must not be greater than ${gpuType.maxCount} for ${gpuType.id}`);
+    }
+  }
+
+  async cpuType(field: string, id: string, manager: EntityManager): Promise<void> {
+    if (!(await this.catalog.findCpuType(id, manager))) {
+      throw invalid(`${field} must be a CPU type id from GET /v2/catalog/cpus; "${id}" is not one`);
+    }
+  }
+
+  async dataCenters(field: string, ids: readonly string[], manager: EntityManager): Promise<void> {
+    const known = new Set((await this.catalog.dataCenters(manager)).map((dc) => dc.id));
+    const errors = ids.flatMap((id, i) =>
+      known.has(id)
+        ? []
+        : [`${field}.${i} must be a data center id from GET /v2/catalog/datacenters; "${id}" is not one`],
+    );
+    if (errors.length)
+      throw new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', errors);
+  }
+
+  async dataCenter(field: string, id: string, manager: EntityManager): Promise<void> {
+    if (!(await this.catalog.findDataCenter(id, manager))) {
+      throw invalid(`${field} must be a data center id from GET /v2/catalog/datacenters; "${id}" is not one`);
+    }
+  }
+}

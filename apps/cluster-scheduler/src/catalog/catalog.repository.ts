@@ -1,0 +1,146 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { CpuTypeEntity } from './cpu-type.entity.js';
+import { DataCenterEntity } from './data-center.entity.js';
+import { FleetLoadEntity } from './fleet-load.entity.js';
+import type { FleetFile } from './fleet-file.js';
+import { GpuTypeEntity } from './gpu-type.entity.js';
+import { table } from '../schema.js';
+
+/** Live capacity of one GPU type in one data center. */
+export interface GpuCapacityRow {
+  gpuTypeId: string;
+  dataCenterId: string;
+  hosts: number;
+  totalGpus: number;
+  freeGpus: number;
+  maxFreeOnOneHost: number;
+}
+
+export interface CpuCapacityRow {
+  cpuTypeId: string;
+  dataCenterId: string;
+  totalSlots: number;
+  freeSlots: number;
+}
+
+/** Any fixed 64-bit number: the advisory lock that serialises fleet loads of several replicas. */
+const FLEET_LOCK = 0x666c656574;
+
+@Injectable()
+export class CatalogRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  gpuTypes(manager: EntityManager = this.dataSource.manager): Promise<GpuTypeEntity[]> {
+    return manager.find(GpuTypeEntity, { order: { memoryInGb: 'ASC', id: 'ASC' } });
+  }
+
+  findGpuType(id: string, manager: EntityManager = this.dataSource.manager): Promise<GpuTypeEntity | null> {
+    return manager.findOneBy(GpuTypeEntity, { id });
+  }
+
+  findCpuType(id: string, manager: EntityManager = this.dataSource.manager): Promise<CpuTypeEntity | null> {
+    return manager.findOneBy(CpuTypeEntity, { id });
+  }
+
+  cpuTypes(manager: EntityManager = this.dataSource.manager): Promise<CpuTypeEntity[]> {
+    return manager.find(CpuTypeEntity, { order: { id: 'ASC' } });
+  }
+
+  dataCenters(manager: EntityManager = this.dataSource.manager): Promise<DataCenterEntity[]> {
+    return manager.find(DataCenterEntity, { order: { id: 'ASC' } });
+  }
+
+  findDataCenter(
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<DataCenterEntity | null> {
+    return manager.findOneBy(DataCenterEntity, { id });
+  }
+
+  async gpuCapacity(): Promise<GpuCapacityRow[]> {
+    const rows: Record<string, string>[] = await this.dataSource.query(
+      `SELECT gpu_type_id, data_center_id, count(*) AS hosts, sum(gpu_count) AS total, sum(free_gpus) AS free,
+              max(free_gpus) AS max_free
+         FROM ${table('hosts')} WHERE active AND gpu_type_id IS NOT NULL
+        GROUP BY gpu_type_id, data_center_id ORDER BY gpu_type_id, data_center_id`,
+    );
+    return rows.map((r) => ({
+      gpuTypeId: r.gpu_type_id,
+      dataCenterId: r.data_center_id,
+      hosts: Number(r.hosts),
+      totalGpus: Number(r.total),
+      freeGpus: Number(r.free),
+      maxFreeOnOneHost: Number(r.max_free),
+    }));
+  }
+
+  async cpuCapacity(): Promise<CpuCapacityRow[]> {
+    const rows: Record<string, string>[] = await this.dataSource.query(
+      `SELECT cpu_type_id, data_center_id, sum(cpu_slots) AS total, sum(free_cpu_slots) AS free
+         FROM ${table('hosts')} WHERE active AND cpu_type_id IS NOT NULL AND cpu_slots > 0
+        GROUP BY cpu_type_id, data_center_id ORDER BY cpu_type_id, data_center_id`,
+    );
+    return rows.map((r) => ({
+      cpuTypeId: r.cpu_type_id,
+      dataCenterId: r.data_center_id,
+      totalSlots: Number(r.total),
+      freeSlots: Number(r.free),
+    }));
+  }
+
+  /**
+   * Loads a fleet file in one transaction, unless a file with the same content was loaded before. Catalog rows
+   * are upserted; hosts are upserted by id, keeping what pods hold (free = new capacity − held), and hosts no
+   * longer in the file are deactivated (they take no new pods; their pods keep running). Returns false when
+   * the same file had been loaded already.
+   */
+  async loadFleet(fleet: FleetFile, sha256: string, now: Date): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock($1)', [FLEET_LOCK]);
+      if (await manager.findOneBy(FleetLoadEntity, { sha256 })) return false;
+      await manager.upsert(GpuTypeEntity, fleet.gpuTypes, ['id']);
+      if (fleet.cpuTypes.length) await manager.upsert(CpuTypeEntity, fleet.cpuTypes, ['id']);
+      await manager.upsert(DataCenterEntity, fleet.dataCenters, ['id']);
+      const hosts = fleet.hosts;
+      await manager.query(
+        `INSERT INTO ${table('hosts')} AS h (id, data_center_id, gpu_type_id, gpu_count, free_gpus, cpu_type_id, cpu_slots,
+                                 free_cpu_slots, public_ip, port_start, port_end, free_ports, active)
+         SELECT v.id, v.dc, v.gpu_type, v.gpus, v.gpus, v.cpu_type, v.slots, v.slots, v.ip, v.p0, v.p1,
+                v.p1 - v.p0 + 1, true
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::text[], $8::int[],
+                       $9::int[]) AS v(id, dc, gpu_type, gpus, cpu_type, slots, ip, p0, p1)
+         ON CONFLICT (id) DO UPDATE SET
+           data_center_id = EXCLUDED.data_center_id,
+           gpu_type_id = EXCLUDED.gpu_type_id,
+           free_gpus = h.free_gpus + (EXCLUDED.gpu_count - h.gpu_count),
+           gpu_count = EXCLUDED.gpu_count,
+           cpu_type_id = EXCLUDED.cpu_type_id,
+           free_cpu_slots = h.free_cpu_slots + (EXCLUDED.cpu_slots - h.cpu_slots),
+           cpu_slots = EXCLUDED.cpu_slots,
+           public_ip = EXCLUDED.public_ip,
+           free_ports = h.free_ports + ((EXCLUDED.port_end - EXCLUDED.port_start) - (h.port_end - h.port_start)),
+           port_start = EXCLUDED.port_start,
+           port_end = EXCLUDED.port_end,
+           active = true`,
+        [
+          hosts.map((h) => h.id),
+          hosts.map((h) => h.dataCenterId),
+          hosts.map((h) => h.gpuTypeId),
+          hosts.map((h) => h.gpuCount),
+          hosts.map((h) => h.cpuTypeId),
+          hosts.map((h) => h.cpuSlots),
+          hosts.map((h) => h.publicIp),
+          hosts.map((h) => h.portRange[0]),
+          hosts.map((h) => h.portRange[1]),
+        ],
+      );
+      await manager.query(
+        `UPDATE ${table('hosts')} SET active = false WHERE active AND NOT (id = ANY($1::text[]))`,
+        [hosts.map((h) => h.id)],
+      );
+      await manager.insert(FleetLoadEntity, { sha256, hosts: hosts.length, loadedAt: now });
+      return true;
+    });
+  }
+}

@@ -1,0 +1,87 @@
+import {
+  PodStatus,
+  POD_STATUSES,
+  type ClusterMemberView,
+  type ClusterPodsSummary,
+  type ClusterPrimaryView,
+  type ClusterView,
+} from '@app/contracts';
+import type { ClusterMemberEntity } from './cluster-member.entity.js';
+import type { ClusterEntity } from './cluster.entity.js';
+import { SSH_PORT } from './cluster-topology.js';
+
+/** `total` counts the members still provisioned (not TERMINATED); `byStatus` has no zero counts. */
+export function podsSummary(byStatus: Partial<Record<PodStatus, number>>): ClusterPodsSummary {
+  const summary: ClusterPodsSummary = { total: 0, byStatus: {} };
+  for (const status of POD_STATUSES) {
+    const n = byStatus[status] ?? 0;
+    if (!n) continue;
+    summary.byStatus[status] = n;
+    if (status !== PodStatus.Terminated) summary.total += n;
+  }
+  return summary;
+}
+
+/** `host:port` of the member's 22/tcp, only while it is RUNNING. */
+export function sshEndpoint(member: ClusterMemberEntity): string | undefined {
+  if (member.status !== PodStatus.Running) return undefined;
+  const port = member.portMappings[SSH_PORT];
+  return port ? `${member.publicIp}:${port}` : undefined;
+}
+
+export function primaryView(member: ClusterMemberEntity): ClusterPrimaryView {
+  const endpoint = sshEndpoint(member);
+  return endpoint
+    ? { podId: member.podId, status: member.status, sshEndpoint: endpoint }
+    : { podId: member.podId, status: member.status };
+}
+
+/** The interface's Cluster: optional fields are left out, never null. */
+export function toClusterView(
+  cluster: ClusterEntity,
+  byStatus: Partial<Record<PodStatus, number>>,
+  primary: ClusterMemberEntity | undefined,
+): ClusterView {
+  const view: ClusterView = {
+    id: cluster.id,
+    name: cluster.name,
+    type: cluster.type,
+    compute: {
+      gpuTypeId: cluster.gpuTypeId,
+      gpuCountPerPod: cluster.gpuCountPerPod,
+      podCount: cluster.podCount,
+    },
+    dataCenterId: cluster.dataCenterId,
+    pods: podsSummary(byStatus),
+    network: { cidr: cluster.cidr, vxlanId: cluster.vxlanId, vxlanPort: cluster.vxlanPort },
+    createdAt: cluster.createdAt.toISOString(),
+  };
+  if (primary) view.primary = primaryView(primary);
+  return view;
+}
+
+export function toClusterMemberView(cluster: ClusterEntity, member: ClusterMemberEntity): ClusterMemberView {
+  return {
+    id: member.podId,
+    name: member.name,
+    clusterId: cluster.id,
+    clusterRank: member.rank,
+    clusterRole: member.role,
+    clusterIp: member.overlayIp,
+    status: member.status,
+    image: cluster.image,
+    dockerArgs: cluster.args,
+    env: member.env,
+    ports: cluster.ports,
+    portMappings: member.portMappings,
+    publicIp: member.publicIp,
+    containerDiskInGb: cluster.disk,
+    gpuTypeId: cluster.gpuTypeId,
+    gpuCount: cluster.gpuCountPerPod,
+    machineId: member.hostId,
+    dataCenterId: cluster.dataCenterId,
+    networkVolumeId: cluster.networkVolumeId,
+    lastStatusChange: member.statusAt.toISOString(),
+    createdAt: member.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { PodStatus, Subjects, type PodStatusChangedEvent } from '@app/contracts';
+import { EventHandler, type EventContext } from '@app/messaging';
+import { PlacementRepository } from '../../placement/placement.repository.js';
+import type { ClusterMemberEntity } from '../cluster-member.entity.js';
+import { ClustersRepository } from '../clusters.repository.js';
+
+/** `22` → `22/tcp` when the member exposes 22/tcp: pod-lifecycle may key mappings by bare port. */
+function normalizeMappings(
+  mappings: Record<string, number>,
+  ports: readonly string[],
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(mappings)) {
+    const spec = key.includes('/') ? key : ports.find((p) => p.split('/')[0] === key);
+    if (spec) out[spec] = value;
+  }
+  return out;
+}
+
+/**
+ * Follows pod-lifecycle's status events: a member's status drives its cluster's summary, primary and
+ * sshEndpoint; any pod reaching EXITED or TERMINATED gives back its GPUs and ports (idempotently: a released
+ * reservation is gone, and a reservation newer than the event, made to resume the pod, is kept).
+ */
+@Injectable()
+export class FollowPodStatusHandler {
+  constructor(
+    private readonly clusters: ClustersRepository,
+    private readonly placement: PlacementRepository,
+  ) {}
+
+  @EventHandler(Subjects.pod.statusChanged)
+  async handle(ctx: EventContext<PodStatusChangedEvent>): Promise<void> {
+    const { payload } = ctx.event;
+    const { manager } = ctx;
+    const at = new Date(payload.at);
+    const member = await this.clusters.findMember(payload.podId, manager);
+    if (member && at.getTime() >= member.statusAt.getTime()) {
+      const changes: Partial<ClusterMemberEntity> = { status: payload.status, statusAt: at };
+      const reservation = await this.placement.findReservation(payload.podId, manager);
+      const ports = Object.keys(reservation?.portMappings ?? member.portMappings);
+      const mappings = normalizeMappings(payload.portMappings ?? {}, ports);
+      if (Object.keys(mappings).length) changes.portMappings = mappings;
+      else if (reservation) changes.portMappings = reservation.portMappings;
+      if (payload.publicIp) changes.publicIp = payload.publicIp;
+      if (payload.hostId) changes.hostId = payload.hostId;
+      await this.clusters.updateMember(member.podId, changes, manager);
+    }
+    if (payload.status === PodStatus.Exited || payload.status === PodStatus.Terminated) {
+      await this.placement.release(manager, payload.podId, at);
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import { Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import { HostEntity } from '../catalog/host.entity.js';
+
+/** Capacity held by one pod on one host (a cluster member or a standalone pod), until it exits or terminates. */
+@Entity({ name: 'reservations' })
+export class ReservationEntity {
+  @PrimaryColumn({ name: 'pod_id', type: 'text' })
+  podId: string;
+
+  @Column({ name: 'owner_id', type: 'text' })
+  ownerId: string;
+
+  @Index('reservations_cluster_idx')
+  @Column({ name: 'cluster_id', type: 'text', nullable: true })
+  clusterId: string | null;
+
+  @Index('reservations_host_idx')
+  @ForeignKey(() => HostEntity)
+  @Column({ name: 'host_id', type: 'text' })
+  hostId: string;
+
+  @Column({ name: 'data_center_id', type: 'text' })
+  dataCenterId: string;
+
+  @Column({ name: 'gpu_type_id', type: 'text', nullable: true })
+  gpuTypeId: string | null;
+
+  @Column({ name: 'gpu_count', type: 'integer' })
+  gpuCount: number;
+
+  @Column({ name: 'cpu_slots', type: 'integer' })
+  cpuSlots: number;
+
+  @Index('reservations_volume_idx')
+  @Column({ name: 'network_volume_id', type: 'text', nullable: true })
+  networkVolumeId: string | null;
+
+  /** `22/tcp` → public port on the host. */
+  @Column({ name: 'port_mappings', type: 'jsonb' })
+  portMappings: Record<string, number>;
+
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

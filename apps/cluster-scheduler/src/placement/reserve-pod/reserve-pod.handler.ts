@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  ErrorCode,
+  REGION_CODES,
+  Subjects,
+  type PlacementView,
+  type ReservePodCommand,
+} from '@app/contracts';
+import { CommandHandler, type CommandContext } from '@app/messaging';
+import { CatalogChecks } from '../../catalog/catalog.checks.js';
+import { ClustersRepository } from '../../clusters/clusters.repository.js';
+import { mountableNetworkVolume } from '../../volumes/network-volume.access.js';
+import { NetworkVolumesRepository } from '../../volumes/network-volumes.repository.js';
+import type { PlacementRequest } from '../placement.js';
+import { toPlacementView } from '../placement.mapper.js';
+import { PlacementRepository } from '../placement.repository.js';
+import { PlacementService } from '../placement.service.js';
+
+function invalid(error: string): DomainError {
+  return new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', [error]);
+}
+
+/**
+ * `placement.cmd.reserve` (pod-lifecycle, for standalone pods and to resume a stopped pod on its host): one pod's
+ * GPUs (or CPU slot) and public ports. Idempotent per pod: a pod that holds a reservation gets it back.
+ */
+@Injectable()
+export class ReservePodHandler {
+  constructor(
+    private readonly repository: PlacementRepository,
+    private readonly placement: PlacementService,
+    private readonly checks: CatalogChecks,
+    private readonly volumes: NetworkVolumesRepository,
+    private readonly clusters: ClustersRepository,
+  ) {}
+
+  @CommandHandler(Subjects.placement.reserve)
+  async handle(ctx: CommandContext<ReservePodCommand>): Promise<PlacementView> {
+    const { payload, manager } = ctx;
+    const held = await this.repository.findReservation(payload.podId, manager);
+    if (held) {
+      const hosts = await this.repository.hostAddresses([held.hostId], manager);
+      return toPlacementView(held, hosts.get(held.hostId)?.publicIp ?? '');
+    }
+
+    const gpuTypeId = payload.gpuTypeId ?? null;
+    if (gpuTypeId !== null) {
+      const gpuType = await this.checks.gpuType('gpuTypeId', gpuTypeId, manager);
+      if (payload.gpuCount < 1) throw invalid('gpuCount must not be less than 1 for a GPU pod');
+      this.checks.gpuCount('gpuCount', payload.gpuCount, gpuType);
+    } else if (payload.gpuCount > 0) {
+      throw invalid('gpuTypeId must be set when gpuCount is greater than 0');
+    }
+    if (payload.cpuTypeId) await this.checks.cpuType('cpuTypeId', payload.cpuTypeId, manager);
+    const dataCenterIds = [...new Set(payload.dataCenterIds ?? [])];
+    await this.checks.dataCenters('dataCenterIds', payload.dataCenterIds ?? [], manager);
+    const regions = payload.regions ?? [];
+    const badRegion = regions.find((r) => !(REGION_CODES as readonly string[]).includes(r));
+    if (badRegion)
+      throw invalid(
+        `regions must hold region codes among ${REGION_CODES.join(', ')}; "${badRegion}" is not one`,
+      );
+    if (payload.hostId && !(await this.repository.hostExists(payload.hostId, manager))) {
+      throw invalid(`hostId must be a host of the fleet; "${payload.hostId}" is not one`);
+    }
+    const volume = payload.networkVolumeId
+      ? mountableNetworkVolume(
+          await this.volumes.findById(payload.networkVolumeId, manager),
+          'networkVolumeId',
+          payload.networkVolumeId,
+          payload.ownerId,
+        )
+      : null;
+    const member = await this.clusters.findMember(payload.podId, manager);
+    const ports = [...new Set(payload.ports)];
+    const request: PlacementRequest = {
+      gpuTypeId,
+      gpusPerPod: gpuTypeId === null ? 0 : payload.gpuCount,
+      cpuTypeId: gpuTypeId === null ? (payload.cpuTypeId ?? null) : null,
+      podCount: 1,
+      portsPerPod: ports.length,
+      dataCenterIds,
+      regions,
+      volumeDataCenterId: volume?.dataCenterId ?? null,
+      hostId: payload.hostId ?? null,
+    };
+    const what =
+      gpuTypeId === null
+        ? `a CPU pod${payload.cpuTypeId ? ` of type ${payload.cpuTypeId}` : ''}`
+        : `${payload.gpuCount} × ${gpuTypeId}`;
+    return this.placement.placeAndCommit(
+      manager,
+      request,
+      (considered) =>
+        new DomainError(
+          ErrorCode.CapacityUnavailable,
+          payload.hostId
+            ? `host ${payload.hostId} does not have ${what} free now${ports.length ? ` (with ${ports.length} public ports)` : ''}`
+            : `no capacity for ${what}; data centers considered: ${considered.length ? considered.join(', ') : 'none'}`,
+        ),
+      async (plan, savepoint) => {
+        const hostId = plan.assignments[0].hostId;
+        await this.repository.commit(savepoint, [
+          {
+            podId: payload.podId,
+            ownerId: payload.ownerId,
+            clusterId: member?.clusterId ?? null,
+            hostId,
+            dataCenterId: plan.dataCenterId,
+            gpuTypeId,
+            gpuCount: request.gpusPerPod,
+            cpuSlots: gpuTypeId === null ? 1 : 0,
+            networkVolumeId: volume?.id ?? null,
+            ports,
+            createdAt: ctx.now,
+          },
+        ]);
+        const reservation = (await this.repository.findReservation(payload.podId, savepoint))!;
+        const hosts = await this.repository.hostAddresses([hostId], savepoint);
+        return toPlacementView(reservation, hosts.get(hostId)!.publicIp);
+      },
+    );
+  }
+}

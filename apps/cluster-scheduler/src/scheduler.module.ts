@@ -1,0 +1,52 @@
+import { Module } from '@nestjs/common';
+import { CatalogChecks } from './catalog/catalog.checks.js';
+import { CatalogRepository } from './catalog/catalog.repository.js';
+import { FleetLoader } from './catalog/fleet.loader.js';
+import { ListCpuTypesHandler } from './catalog/list-cpu-types/list-cpu-types.handler.js';
+import { ListDataCentersHandler } from './catalog/list-data-centers/list-data-centers.handler.js';
+import { ListGpuTypesHandler } from './catalog/list-gpu-types/list-gpu-types.handler.js';
+import { ClustersRepository } from './clusters/clusters.repository.js';
+import { CreateClusterHandler } from './clusters/create-cluster/create-cluster.handler.js';
+import { DeleteClusterHandler } from './clusters/delete-cluster/delete-cluster.handler.js';
+import { FollowPodStatusHandler } from './clusters/follow-pod-status/follow-pod-status.handler.js';
+import { GetClusterHandler } from './clusters/get-cluster/get-cluster.handler.js';
+import { ListClusterMembersHandler } from './clusters/list-cluster-members/list-cluster-members.handler.js';
+import { ListClustersHandler } from './clusters/list-clusters/list-clusters.handler.js';
+import { PlacementRepository } from './placement/placement.repository.js';
+import { PlacementService } from './placement/placement.service.js';
+import { ReleasePodHandler } from './placement/release-pod/release-pod.handler.js';
+import { ReservePodHandler } from './placement/reserve-pod/reserve-pod.handler.js';
+import { CreateNetworkVolumeHandler } from './volumes/create-network-volume/create-network-volume.handler.js';
+import { DeleteNetworkVolumeHandler } from './volumes/delete-network-volume/delete-network-volume.handler.js';
+import { GetNetworkVolumeHandler } from './volumes/get-network-volume/get-network-volume.handler.js';
+import { ListNetworkVolumesHandler } from './volumes/list-network-volumes/list-network-volumes.handler.js';
+import { NetworkVolumesRepository } from './volumes/network-volumes.repository.js';
+
+/** The catalog and fleet, placement, clusters and network volumes: one module, since they share the ledger. */
+@Module({
+  providers: [
+    CatalogRepository,
+    CatalogChecks,
+    FleetLoader,
+    ListGpuTypesHandler,
+    ListCpuTypesHandler,
+    ListDataCentersHandler,
+    PlacementRepository,
+    PlacementService,
+    ReservePodHandler,
+    ReleasePodHandler,
+    ClustersRepository,
+    CreateClusterHandler,
+    DeleteClusterHandler,
+    GetClusterHandler,
+    ListClustersHandler,
+    ListClusterMembersHandler,
+    FollowPodStatusHandler,
+    NetworkVolumesRepository,
+    CreateNetworkVolumeHandler,
+    DeleteNetworkVolumeHandler,
+    GetNetworkVolumeHandler,
+    ListNetworkVolumesHandler,
+  ],
+})
+export class SchedulerModule {}

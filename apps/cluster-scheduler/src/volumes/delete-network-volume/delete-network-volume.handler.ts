@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError, ErrorCode, Subjects, type DeleteNetworkVolumeCommand } from '@app/contracts';
+import { CommandHandler, type CommandContext } from '@app/messaging';
+import { ownedNetworkVolume } from '../network-volume.access.js';
+import { NetworkVolumesRepository } from '../network-volumes.repository.js';
+
+@Injectable()
+export class DeleteNetworkVolumeHandler {
+  constructor(private readonly repository: NetworkVolumesRepository) {}
+
+  @CommandHandler(Subjects.volume.delete)
+  async handle(ctx: CommandContext<DeleteNetworkVolumeCommand>): Promise<null> {
+    const { envelope, payload, manager } = ctx;
+    const volume = ownedNetworkVolume(
+      await this.repository.findById(payload.id, manager),
+      payload.id,
+      envelope.actor,
+    );
+    const { clusters, pods } = await this.repository.mountedBy(volume.id, manager);
+    if (clusters || pods) {
+      const users = [clusters ? `${clusters} cluster(s)` : '', pods ? `${pods} pod(s)` : '']
+        .filter(Boolean)
+        .join(' and ');
+      throw new DomainError(
+        ErrorCode.InUse,
+        `network volume ${volume.id} is mounted by ${users}; delete or terminate them first`,
+      );
+    }
+    await this.repository.delete(volume.id, manager);
+    await ctx.emit(Subjects.volume.deleted, { id: volume.id, ownerId: volume.ownerId });
+    return null;
+  }
+}

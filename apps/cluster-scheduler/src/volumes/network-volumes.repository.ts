@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, IsNull, type EntityManager } from 'typeorm';
+import { ClusterEntity } from '../clusters/cluster.entity.js';
+import { ReservationEntity } from '../placement/reservation.entity.js';
+import { NetworkVolumeEntity } from './network-volume.entity.js';
+
+@Injectable()
+export class NetworkVolumesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  findById(
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<NetworkVolumeEntity | null> {
+    return manager.findOneBy(NetworkVolumeEntity, { id });
+  }
+
+  listByOwner(ownerId: string): Promise<NetworkVolumeEntity[]> {
+    return this.dataSource.manager.find(NetworkVolumeEntity, {
+      where: { ownerId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  insert(entity: NetworkVolumeEntity, manager: EntityManager): Promise<unknown> {
+    return manager.insert(NetworkVolumeEntity, entity);
+  }
+
+  delete(id: string, manager: EntityManager): Promise<unknown> {
+    return manager.delete(NetworkVolumeEntity, { id });
+  }
+
+  /** Live clusters and reserved pods that mount the volume. */
+  async mountedBy(id: string, manager: EntityManager): Promise<{ clusters: number; pods: number }> {
+    const clusters = await manager.countBy(ClusterEntity, { networkVolumeId: id, deletedAt: IsNull() });
+    const pods = await manager.countBy(ReservationEntity, { networkVolumeId: id });
+    return { clusters, pods };
+  }
+}
