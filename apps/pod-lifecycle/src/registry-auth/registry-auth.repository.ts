@@ -10,6 +10,21 @@ export class RegistryAuthRepository {
     return manager.findOneBy(RegistryAuthEntity, { id });
   }
 
+  /**
+   * Reads the credential and locks its row: `update` for a delete, `share` for a template or pod about to use
+   * it, so a delete and a new use never pass each other.
+   */
+  lockById(
+    id: string,
+    manager: EntityManager,
+    mode: 'update' | 'share' = 'share',
+  ): Promise<RegistryAuthEntity | null> {
+    return manager.findOne(RegistryAuthEntity, {
+      where: { id },
+      lock: { mode: mode === 'update' ? 'pessimistic_write' : 'pessimistic_read' },
+    });
+  }
+
   findByOwnerAndName(
     ownerId: string,
     name: string,

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { PodStatus, Subjects, type ClusterCreatedEvent, type ClusterMemberSpec } from '@app/contracts';
+import { EventHandler, type EventContext } from '@app/messaging';
+import { PodEntity } from '../pod.entity.js';
+import { toStatusChangedEvent } from '../pod.mapper.js';
+import { PodRepository } from '../pod.repository.js';
+import { applyPlacement } from '../pod-transitions.js';
+
+/**
+ * The scheduler placed a cluster: create its member pods (already placed, so no reservation), PROVISIONING,
+ * one status event each; the runtime driver takes them from there. A member that exists already is left alone
+ * (the event is applied once anyway; this also covers a pod id reused by a replay).
+ */
+@Injectable()
+export class CreateClusterMembersHandler {
+  constructor(private readonly pods: PodRepository) {}
+
+  @EventHandler(Subjects.cluster.created)
+  async handle(ctx: EventContext<ClusterCreatedEvent>): Promise<void> {
+    const { payload } = ctx.event;
+    const now = new Date(ctx.event.occurredAt);
+    for (const member of payload.members) {
+      if (await this.pods.findById(member.podId, ctx.manager)) continue;
+      const pod = memberPod(payload, member, now);
+      await this.pods.insert(pod, ctx.manager);
+      await ctx.emit(Subjects.pod.statusChanged, toStatusChangedEvent(pod, null), pod.id);
+    }
+  }
+}
+
+function memberPod(cluster: ClusterCreatedEvent, member: ClusterMemberSpec, now: Date): PodEntity {
+  const pod = Object.assign(new PodEntity(), {
+    id: member.podId,
+    ownerId: cluster.ownerId,
+    name: member.name,
+    image: member.image,
+    args: member.args ?? null,
+    env: member.env,
+    ports: member.ports,
+    portMappings: {},
+    publicIp: null,
+    containerDiskGb: member.disk,
+    volumeMountPath: member.mounts?.network?.[0]?.path ?? member.mounts?.persistent?.path ?? null,
+    gpuTypeId: null,
+    gpuCount: 0,
+    cpuTypeId: null,
+    hostId: null,
+    dataCenterId: null,
+    clusterId: cluster.clusterId,
+    clusterRank: member.rank,
+    clusterRole: member.role,
+    overlayIp: member.overlayIp,
+    mounts: member.mounts ? { ...member.mounts } : null,
+    templateId: cluster.templateId ?? null,
+    registryAuthId: null,
+    networkVolumeId: member.mounts?.network?.[0]?.volumeId ?? null,
+    status: PodStatus.Provisioning,
+    desiredStatus: PodStatus.Running,
+    statusReason: null,
+    generation: 0,
+    diskEpoch: 0,
+    lastStatusChange: now,
+    lastStartedAt: now,
+    createdAt: now,
+  } satisfies PodEntity);
+  applyPlacement(pod, member.placement);
+  return pod;
+}

@@ -1,0 +1,199 @@
+import { Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  ErrorCode,
+  PodStatus,
+  Subjects,
+  deriveId,
+  type CommandEnvelope,
+  type CreatePodCommand,
+  type PlacementView,
+  type PodView,
+  type ReservePodCommand,
+} from '@app/contracts';
+import { CommandBus, CommandHandler, type CommandContext } from '@app/messaging';
+import { ownedRegistryAuth } from '../../registry-auth/registry-auth.access.js';
+import { RegistryAuthRepository } from '../../registry-auth/registry-auth.repository.js';
+import { DEFAULT_CONTAINER_DISK_GB } from '../../templates/create-template/create-template.handler.js';
+import { ownedTemplate } from '../../templates/template.access.js';
+import type { TemplateEntity } from '../../templates/template.entity.js';
+import { TemplateRepository } from '../../templates/template.repository.js';
+import { PodEntity } from '../pod.entity.js';
+import { toPodView, toStatusChangedEvent } from '../pod.mapper.js';
+import { PodRepository } from '../pod.repository.js';
+import { applyPlacement } from '../pod-transitions.js';
+
+/** The pod's configuration once the template's defaults and the request are merged and checked. */
+interface Resolved {
+  image: string;
+  args: string | null;
+  env: Record<string, string>;
+  ports: string[];
+  containerDiskGb: number;
+  volumeMountPath: string | null;
+  registryAuthId: string | null;
+  gpuTypeIds: string[];
+  gpuCount: number;
+  cpuTypeId: string | null;
+}
+
+/**
+ * A standalone pod: template and request merged (the request wins), the template and the registry credential
+ * checked (404/403), then placed by the scheduler (`placement.cmd.reserve`, derived command id, trying the GPU
+ * types in order), then written PROVISIONING; the runtime driver takes it from there. Every check happens
+ * before the reservation, so nothing after it can fail for a reason the user could have fixed.
+ */
+@Injectable()
+export class CreatePodHandler {
+  constructor(
+    private readonly pods: PodRepository,
+    private readonly templates: TemplateRepository,
+    private readonly registryAuths: RegistryAuthRepository,
+    private readonly commands: CommandBus,
+  ) {}
+
+  @CommandHandler(Subjects.pod.create)
+  async handle(ctx: CommandContext<CreatePodCommand>): Promise<PodView> {
+    const { envelope, payload, manager } = ctx;
+    const template = payload.templateId
+      ? ownedTemplate(
+          await this.templates.lockById(payload.templateId, manager),
+          payload.templateId,
+          envelope.actor,
+        )
+      : null;
+    const resolved = resolve(payload, template);
+    if (resolved.registryAuthId) {
+      const id = resolved.registryAuthId;
+      ownedRegistryAuth(await this.registryAuths.lockById(id, manager, 'share'), id, envelope.actor);
+    }
+    const podId = deriveId(envelope.commandId, 'pod');
+    const placement = await this.place(envelope, podId, payload, resolved);
+    const pod = Object.assign(new PodEntity(), {
+      id: podId,
+      ownerId: envelope.actor.userId,
+      name: payload.name,
+      image: resolved.image,
+      args: resolved.args,
+      env: resolved.env,
+      ports: resolved.ports,
+      portMappings: {},
+      publicIp: null,
+      containerDiskGb: resolved.containerDiskGb,
+      volumeMountPath: resolved.volumeMountPath,
+      gpuTypeId: null,
+      gpuCount: resolved.gpuCount,
+      cpuTypeId: resolved.cpuTypeId,
+      hostId: null,
+      dataCenterId: null,
+      clusterId: null,
+      clusterRank: null,
+      clusterRole: null,
+      overlayIp: null,
+      mounts: null,
+      templateId: template?.id ?? null,
+      registryAuthId: resolved.registryAuthId,
+      networkVolumeId: payload.networkVolumeId ?? null,
+      status: PodStatus.Provisioning,
+      desiredStatus: PodStatus.Running,
+      statusReason: null,
+      generation: 0,
+      diskEpoch: 0,
+      lastStatusChange: ctx.now,
+      lastStartedAt: ctx.now,
+      createdAt: ctx.now,
+    } satisfies PodEntity);
+    applyPlacement(pod, placement);
+    await this.pods.insert(pod, manager);
+    await ctx.emit(Subjects.pod.statusChanged, toStatusChangedEvent(pod, null), pod.id);
+    return toPodView(pod);
+  }
+
+  /** Reserves capacity, trying each acceptable GPU type in order; the last refusal is the answer. */
+  private async place(
+    envelope: CommandEnvelope,
+    podId: string,
+    payload: CreatePodCommand,
+    resolved: Resolved,
+  ): Promise<PlacementView> {
+    const base: Omit<ReservePodCommand, 'gpuTypeId'> = {
+      podId,
+      ownerId: envelope.actor.userId,
+      gpuCount: resolved.gpuCount,
+      ...(resolved.cpuTypeId ? { cpuTypeId: resolved.cpuTypeId } : {}),
+      ...(payload.dataCenterIds?.length ? { dataCenterIds: payload.dataCenterIds } : {}),
+      ...(payload.networkVolumeId ? { networkVolumeId: payload.networkVolumeId } : {}),
+      ports: resolved.ports,
+    };
+    const attempts = resolved.gpuTypeIds.length ? resolved.gpuTypeIds : [null];
+    let refusal: DomainError | undefined;
+    for (const [i, gpuTypeId] of attempts.entries()) {
+      try {
+        return await this.commands.execute(
+          Subjects.placement.reserve,
+          gpuTypeId ? { ...base, gpuTypeId } : base,
+          envelope.actor,
+          {
+            commandId: deriveId(envelope.commandId, i === 0 ? 'reserve' : `reserve/${i}`),
+            issuedAt: envelope.issuedAt,
+          },
+        );
+      } catch (error) {
+        if (error instanceof DomainError && error.code === ErrorCode.OwnerUnavailable) {
+          // The reserve is recorded and will be applied when the scheduler is back: record its release behind
+          // it (same stream, so applied after it), so no capacity stays held for a pod that was never created.
+          await this.commands.record(
+            this.commands.envelope(
+              Subjects.placement.release,
+              { podId },
+              envelope.actor,
+              deriveId(envelope.commandId, `release/${i}`),
+              envelope.issuedAt,
+            ),
+          );
+        }
+        if (!(error instanceof DomainError) || error.code !== ErrorCode.CapacityUnavailable) throw error;
+        refusal = error;
+      }
+    }
+    throw refusal ?? new DomainError(ErrorCode.CapacityUnavailable, 'no capacity for this pod');
+  }
+}
+
+/** Merges the template's defaults with the request and checks what validation alone cannot (422). */
+export function resolve(payload: CreatePodCommand, template: TemplateEntity | null): Resolved {
+  const errors: string[] = [];
+  const image = payload.imageName ?? template?.image;
+  if (!image) errors.push('imageName must be given when no templateId is');
+  const gpuTypeIds = [
+    ...new Set([...(payload.gpuTypeId ? [payload.gpuTypeId] : []), ...(payload.gpuTypeIds ?? [])]),
+  ];
+  const computeType =
+    payload.computeType ?? (gpuTypeIds.length ? 'GPU' : payload.cpuFlavorId ? 'CPU' : 'GPU');
+  let gpuCount: number;
+  if (computeType === 'GPU') {
+    if (!gpuTypeIds.length)
+      errors.push('gpuTypeId (or gpuTypeIds) is required for a GPU pod; set computeType CPU for a CPU pod');
+    if (payload.cpuFlavorId) errors.push('cpuFlavorId is only for CPU pods');
+    gpuCount = payload.gpuCount ?? 1;
+    if (gpuCount < 1) errors.push('gpuCount must be at least 1 for a GPU pod');
+  } else {
+    if (gpuTypeIds.length) errors.push('a CPU pod takes no gpuTypeId');
+    if (payload.gpuCount) errors.push('a CPU pod takes no GPUs (gpuCount must be 0)');
+    gpuCount = 0;
+  }
+  if (errors.length)
+    throw new DomainError(ErrorCode.ValidationFailed, 'the pod request failed validation', errors);
+  return {
+    image: image!,
+    args: payload.dockerArgs ?? (template?.args || null),
+    env: { ...(template?.env ?? {}), ...(payload.env ?? {}) },
+    ports: payload.ports ?? template?.ports ?? [],
+    containerDiskGb: payload.containerDiskInGb ?? template?.containerDiskGb ?? DEFAULT_CONTAINER_DISK_GB,
+    volumeMountPath: payload.volumeMountPath ?? template?.volumeMountPath ?? null,
+    registryAuthId: payload.containerRegistryAuthId ?? template?.registryAuthId ?? null,
+    gpuTypeIds: computeType === 'GPU' ? gpuTypeIds : [],
+    gpuCount,
+    cpuTypeId: computeType === 'CPU' ? (payload.cpuFlavorId ?? null) : null,
+  };
+}

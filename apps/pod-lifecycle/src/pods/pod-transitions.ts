@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  ErrorCode,
+  Subjects,
+  deriveId,
+  type CommandEnvelope,
+  type PlacementView,
+  type PodAction,
+  type PodStatus,
+  type PodView,
+} from '@app/contracts';
+import { CommandBus, type CommandContext } from '@app/messaging';
+import type { EntityManager } from 'typeorm';
+import { ownedPod } from './pod.access.js';
+import type { PodEntity } from './pod.entity.js';
+import { toPodView, toStatusChangedEvent } from './pod.mapper.js';
+import { PodRepository } from './pod.repository.js';
+import { decide, refusalMessage } from './pod-status-machine.js';
+
+/** What a handler writing a status needs: the transaction, the outbox and the command's time. */
+export interface StatusWriter {
+  manager: EntityManager;
+  now: Date;
+  emit(subject: string, payload: unknown, part?: string | number): Promise<void>;
+}
+
+/**
+ * Writes status changes (always with their `pod.evt.status-changed` event) and runs user actions through the
+ * status machine, with the pod's row locked for the whole command.
+ */
+@Injectable()
+export class PodTransitions {
+  constructor(
+    private readonly pods: PodRepository,
+    private readonly commands: CommandBus,
+  ) {}
+
+  /** Moves the pod to `to`, saves it and records the event (one per pod and command). */
+  async changeStatus(
+    pod: PodEntity,
+    to: PodStatus,
+    writer: StatusWriter,
+    reason: string | null = null,
+  ): Promise<void> {
+    const previous = pod.status;
+    pod.status = to;
+    pod.statusReason = reason;
+    pod.lastStatusChange = writer.now;
+    await this.pods.save(pod, writer.manager);
+    await writer.emit(Subjects.pod.statusChanged, toStatusChangedEvent(pod, previous), pod.id);
+  }
+
+  /**
+   * A user action: 404/403, then the status machine. A refused action throws INVALID_STATE (409, naming the
+   * status and the allowed actions); a no-op answers the pod as it is; a transition runs `effect` (which may
+   * reserve capacity and must set the new status through `changeStatus`).
+   */
+  async act(
+    ctx: CommandContext<{ podId: string }>,
+    action: PodAction,
+    effect: (pod: PodEntity, to: PodStatus) => Promise<void>,
+  ): Promise<PodView> {
+    const { podId } = ctx.payload;
+    const pod = ownedPod(await this.pods.lockById(podId, ctx.manager), podId, ctx.envelope.actor);
+    const decision = decide(pod.status, action);
+    switch (decision.kind) {
+      case 'refused':
+        throw new DomainError(ErrorCode.InvalidState, refusalMessage(pod.id, pod.status, action));
+      case 'noop':
+        return toPodView(pod);
+      case 'transition':
+        await effect(pod, decision.to);
+        return toPodView(pod);
+    }
+  }
+
+  /**
+   * Reserves the pod's GPUs again on the host it was on (resume after stop, reset of a stopped pod). The
+   * scheduler answers CAPACITY_UNAVAILABLE when that host lacks them now: that is the action's answer, the pod
+   * never moves silently.
+   */
+  async reserveOnSameHost(envelope: CommandEnvelope, pod: PodEntity): Promise<void> {
+    if (!pod.hostId) {
+      throw new DomainError(
+        ErrorCode.InvalidState,
+        `pod ${pod.id} was never placed on a host; terminate it instead`,
+      );
+    }
+    const placement = await this.commands.execute(
+      Subjects.placement.reserve,
+      {
+        podId: pod.id,
+        ownerId: pod.ownerId,
+        ...(pod.gpuTypeId ? { gpuTypeId: pod.gpuTypeId } : {}),
+        gpuCount: pod.gpuCount,
+        ...(pod.cpuTypeId ? { cpuTypeId: pod.cpuTypeId } : {}),
+        hostId: pod.hostId,
+        ...(pod.networkVolumeId ? { networkVolumeId: pod.networkVolumeId } : {}),
+        ports: pod.ports,
+      },
+      envelope.actor,
+      { commandId: deriveId(envelope.commandId, 'reserve'), issuedAt: envelope.issuedAt },
+    );
+    applyPlacement(pod, placement);
+  }
+}
+
+/** Copies where the scheduler put the pod onto the row. */
+export function applyPlacement(pod: PodEntity, placement: PlacementView): void {
+  pod.hostId = placement.hostId;
+  pod.dataCenterId = placement.dataCenterId;
+  pod.publicIp = placement.publicIp;
+  pod.portMappings = placement.portMappings;
+  pod.gpuTypeId = placement.gpuTypeId ?? pod.gpuTypeId;
+  pod.gpuCount = placement.gpuCount;
+}

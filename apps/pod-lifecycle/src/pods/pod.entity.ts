@@ -1,0 +1,114 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { ClusterMemberSpec, PodStatus } from '@app/contracts';
+
+export type PodMounts = NonNullable<ClusterMemberSpec['mounts']>;
+
+/** A pod: its configuration, its placement and its status. Only pod-lifecycle writes it. */
+@Entity({ name: 'pods' })
+@Index('pods_owner_idx', ['ownerId', 'createdAt'])
+@Index('pods_cluster_idx', ['clusterId', 'clusterRank'])
+@Index('pods_host_idx', ['hostId'])
+@Index('pods_template_idx', ['templateId'])
+@Index('pods_registry_auth_idx', ['registryAuthId'])
+export class PodEntity {
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  @Column({ name: 'owner_id', type: 'text' })
+  ownerId: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'text' })
+  image: string;
+
+  @Column({ type: 'text', nullable: true })
+  args: string | null;
+
+  /** As given (unmasked: the container needs it); masked only in views. */
+  @Column({ type: 'jsonb' })
+  env: Record<string, string>;
+
+  @Column({ type: 'jsonb' })
+  ports: string[];
+
+  /** `22/tcp` → public port, from the placement. */
+  @Column({ name: 'port_mappings', type: 'jsonb' })
+  portMappings: Record<string, number>;
+
+  @Column({ name: 'public_ip', type: 'text', nullable: true })
+  publicIp: string | null;
+
+  @Column({ name: 'container_disk_gb', type: 'int' })
+  containerDiskGb: number;
+
+  @Column({ name: 'volume_mount_path', type: 'text', nullable: true })
+  volumeMountPath: string | null;
+
+  @Column({ name: 'gpu_type_id', type: 'text', nullable: true })
+  gpuTypeId: string | null;
+
+  @Column({ name: 'gpu_count', type: 'int' })
+  gpuCount: number;
+
+  @Column({ name: 'cpu_type_id', type: 'text', nullable: true })
+  cpuTypeId: string | null;
+
+  @Column({ name: 'host_id', type: 'text', nullable: true })
+  hostId: string | null;
+
+  @Column({ name: 'data_center_id', type: 'text', nullable: true })
+  dataCenterId: string | null;
+
+  @Column({ name: 'cluster_id', type: 'text', nullable: true })
+  clusterId: string | null;
+
+  @Column({ name: 'cluster_rank', type: 'int', nullable: true })
+  clusterRank: number | null;
+
+  @Column({ name: 'cluster_role', type: 'text', nullable: true })
+  clusterRole: string | null;
+
+  @Column({ name: 'overlay_ip', type: 'text', nullable: true })
+  overlayIp: string | null;
+
+  /** Mounts as the cluster or the request gave them (persistent or network). */
+  @Column({ type: 'jsonb', nullable: true })
+  mounts: PodMounts | null;
+
+  @Column({ name: 'template_id', type: 'text', nullable: true })
+  templateId: string | null;
+
+  @Column({ name: 'registry_auth_id', type: 'text', nullable: true })
+  registryAuthId: string | null;
+
+  @Column({ name: 'network_volume_id', type: 'text', nullable: true })
+  networkVolumeId: string | null;
+
+  @Column({ type: 'text' })
+  status: PodStatus;
+
+  @Column({ name: 'desired_status', type: 'text' })
+  desiredStatus: PodStatus;
+
+  @Column({ name: 'status_reason', type: 'text', nullable: true })
+  statusReason: string | null;
+
+  /** The current run of the container: +1 on start and reset; observations of older runs are ignored. */
+  @Column({ type: 'int' })
+  generation: number;
+
+  /** The container disk's incarnation: +1 on reset (the driver wipes the disk when it changes). */
+  @Column({ name: 'disk_epoch', type: 'int' })
+  diskEpoch: number;
+
+  @Column({ name: 'last_status_change', type: 'timestamptz' })
+  lastStatusChange: Date;
+
+  @Column({ name: 'last_started_at', type: 'timestamptz', nullable: true })
+  lastStartedAt: Date | null;
+
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

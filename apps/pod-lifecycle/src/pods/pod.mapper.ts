@@ -1,0 +1,67 @@
+import type { PodStatusChangedEvent, PodView } from '@app/contracts';
+import { maskEnv } from '../common/mask-env.js';
+import type { PodEntity } from './pod.entity.js';
+import { allowedActions } from './pod-status-machine.js';
+
+/** `{"22/tcp": 40122}` → `{"22": 40122}` (RunPod's shape). */
+function publicPorts(mappings: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(mappings).map(([spec, port]) => [spec.split('/')[0], port]));
+}
+
+/** What users see of a pod: secret-looking env values masked, never a registry password. */
+export function toPodView(pod: PodEntity): PodView {
+  return {
+    id: pod.id,
+    name: pod.name,
+    userId: pod.ownerId,
+    image: pod.image,
+    imageName: pod.image,
+    dockerArgs: pod.args,
+    env: maskEnv(pod.env),
+    ports: pod.ports,
+    portMappings: publicPorts(pod.portMappings),
+    publicIp: pod.publicIp,
+    containerDiskInGb: pod.containerDiskGb,
+    volumeMountPath: pod.volumeMountPath,
+    computeType: pod.gpuCount > 0 || pod.gpuTypeId ? 'GPU' : 'CPU',
+    gpuTypeId: pod.gpuTypeId,
+    gpuCount: pod.gpuCount,
+    cpuFlavorId: pod.cpuTypeId,
+    machineId: pod.hostId,
+    dataCenterId: pod.dataCenterId,
+    machine: { gpuTypeId: pod.gpuTypeId, dataCenterId: pod.dataCenterId },
+    clusterId: pod.clusterId,
+    clusterRank: pod.clusterRank,
+    clusterRole: pod.clusterRole,
+    clusterIp: pod.overlayIp,
+    templateId: pod.templateId,
+    containerRegistryAuthId: pod.registryAuthId,
+    networkVolumeId: pod.networkVolumeId,
+    status: pod.status,
+    desiredStatus: pod.desiredStatus,
+    statusReason: pod.statusReason,
+    lastStatusChange: pod.lastStatusChange.toISOString(),
+    lastStartedAt: pod.lastStartedAt?.toISOString() ?? null,
+    createdAt: pod.createdAt.toISOString(),
+    allowedActions: allowedActions(pod.status),
+  };
+}
+
+/** The event every status change publishes (the scheduler's cluster summary and GPU accounting follow it). */
+export function toStatusChangedEvent(
+  pod: PodEntity,
+  previousStatus: PodEntity['status'] | null,
+): PodStatusChangedEvent {
+  return {
+    podId: pod.id,
+    ownerId: pod.ownerId,
+    clusterId: pod.clusterId,
+    rank: pod.clusterRank,
+    status: pod.status,
+    previousStatus,
+    hostId: pod.hostId,
+    publicIp: pod.publicIp,
+    portMappings: pod.portMappings,
+    at: pod.lastStatusChange.toISOString(),
+  };
+}

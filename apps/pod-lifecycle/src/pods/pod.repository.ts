@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, In, Not, type EntityManager } from 'typeorm';
+import { PodStatus } from '@app/contracts';
+import { PodEntity } from './pod.entity.js';
+
+const LIVE = [PodStatus.Provisioning, PodStatus.Starting, PodStatus.Running];
+
+@Injectable()
+export class PodRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<PodEntity | null> {
+    return manager.findOneBy(PodEntity, { id });
+  }
+
+  /** Reads the pod and locks its row until the transaction ends: actions on one pod are serialised. */
+  lockById(id: string, manager: EntityManager): Promise<PodEntity | null> {
+    return manager.findOne(PodEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  listByOwner(ownerId: string, includeTerminated: boolean): Promise<PodEntity[]> {
+    return this.dataSource.manager.find(PodEntity, {
+      where: includeTerminated ? { ownerId } : { ownerId, status: Not(PodStatus.Terminated) },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  listByCluster(clusterId: string, manager: EntityManager = this.dataSource.manager): Promise<PodEntity[]> {
+    return manager.find(PodEntity, { where: { clusterId }, order: { clusterRank: 'ASC', id: 'ASC' } });
+  }
+
+  /** Live pods on a host, locked. */
+  lockLiveOnHost(hostId: string, manager: EntityManager): Promise<PodEntity[]> {
+    return manager.find(PodEntity, {
+      where: { hostId, status: In(LIVE) },
+      order: { id: 'ASC' },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  /** Pods whose container should exist (for the runtime's reconcile at boot). */
+  listLive(): Promise<PodEntity[]> {
+    return this.dataSource.manager.find(PodEntity, { where: { status: In(LIVE) }, order: { id: 'ASC' } });
+  }
+
+  /** Whether a pod that is not terminated uses the template. */
+  async templateInUse(templateId: string, manager: EntityManager): Promise<string | null> {
+    const pod = await manager.findOne(PodEntity, {
+      where: { templateId, status: Not(PodStatus.Terminated) },
+      select: { id: true },
+    });
+    return pod?.id ?? null;
+  }
+
+  /** Whether a pod that is not terminated pulls with the credential. */
+  async registryAuthInUse(registryAuthId: string, manager: EntityManager): Promise<string | null> {
+    const pod = await manager.findOne(PodEntity, {
+      where: { registryAuthId, status: Not(PodStatus.Terminated) },
+      select: { id: true },
+    });
+    return pod?.id ?? null;
+  }
+
+  insert(pod: PodEntity, manager: EntityManager): Promise<unknown> {
+    return manager.insert(PodEntity, pod);
+  }
+
+  save(pod: PodEntity, manager: EntityManager): Promise<PodEntity> {
+    return manager.save(PodEntity, pod);
+  }
+}

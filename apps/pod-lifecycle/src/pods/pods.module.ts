@@ -1,0 +1,35 @@
+import { Module } from '@nestjs/common';
+import { PersistenceModule } from '../persistence.module.js';
+import { CreateClusterMembersHandler } from './create-cluster-members/create-cluster-members.handler.js';
+import { CreatePodHandler } from './create-pod/create-pod.handler.js';
+import { GetPodHandler } from './get-pod/get-pod.handler.js';
+import { HostFailedHandler } from './host-failed/host-failed.handler.js';
+import { ListPodsHandler } from './list-pods/list-pods.handler.js';
+import { ListPodsByClusterHandler } from './list-pods-by-cluster/list-pods-by-cluster.handler.js';
+import { ObservePodHandler } from './observe-pod/observe-pod.handler.js';
+import { PodTransitions } from './pod-transitions.js';
+import { ResetPodHandler } from './reset-pod/reset-pod.handler.js';
+import { StartPodHandler } from './start-pod/start-pod.handler.js';
+import { StopPodHandler } from './stop-pod/stop-pod.handler.js';
+import { TerminateClusterMembersHandler } from './terminate-cluster-members/terminate-cluster-members.handler.js';
+import { TerminatePodHandler } from './terminate-pod/terminate-pod.handler.js';
+
+@Module({
+  imports: [PersistenceModule],
+  providers: [
+    PodTransitions,
+    CreatePodHandler,
+    StartPodHandler,
+    StopPodHandler,
+    ResetPodHandler,
+    TerminatePodHandler,
+    ObservePodHandler,
+    HostFailedHandler,
+    GetPodHandler,
+    ListPodsHandler,
+    ListPodsByClusterHandler,
+    CreateClusterMembersHandler,
+    TerminateClusterMembersHandler,
+  ],
+})
+export class PodsModule {}

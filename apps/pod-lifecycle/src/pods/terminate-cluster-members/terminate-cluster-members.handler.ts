@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { PodStatus, Subjects, type ClusterDeletedEvent } from '@app/contracts';
+import { EventHandler, type EventContext } from '@app/messaging';
+import { PodRepository } from '../pod.repository.js';
+import { PodTransitions, type StatusWriter } from '../pod-transitions.js';
+
+/** The scheduler deleted a cluster: every member pod not yet terminated is terminated (one event each). */
+@Injectable()
+export class TerminateClusterMembersHandler {
+  constructor(
+    private readonly pods: PodRepository,
+    private readonly transitions: PodTransitions,
+  ) {}
+
+  @EventHandler(Subjects.cluster.deleted)
+  async handle(ctx: EventContext<ClusterDeletedEvent>): Promise<void> {
+    const { payload } = ctx.event;
+    const writer: StatusWriter = {
+      manager: ctx.manager,
+      now: new Date(ctx.event.occurredAt),
+      emit: (subject, body, part) => ctx.emit(subject, body, part),
+    };
+    const ids = new Set(payload.podIds);
+    for (const pod of await this.pods.listByCluster(payload.clusterId, ctx.manager)) ids.add(pod.id);
+    for (const id of [...ids].sort()) {
+      const pod = await this.pods.lockById(id, ctx.manager);
+      if (!pod || pod.status === PodStatus.Terminated || pod.clusterId !== payload.clusterId) continue;
+      pod.desiredStatus = PodStatus.Terminated;
+      await this.transitions.changeStatus(
+        pod,
+        PodStatus.Terminated,
+        writer,
+        `cluster ${payload.clusterId} was deleted`,
+      );
+    }
+  }
+}

@@ -1,0 +1,238 @@
+import { Logger } from '@nestjs/common';
+import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PodStatus, type ObservedStatus } from '@app/contracts';
+import { LocalImageCatalog } from './local-image-catalog.js';
+import type { ObservationSink, PodRun, RuntimeDriver } from './runtime-driver.js';
+
+export interface LocalDriverOptions {
+  /** Root of the pods' working directories: `<podsDir>/<podId>/` is a pod's container disk. */
+  podsDir: string;
+  /** How long a process must stay up before the pod is reported RUNNING. */
+  readyMs: number;
+  /** PATH inside the pods (nothing else of pod-lifecycle's environment reaches them). */
+  path: string;
+  /** The Node.js binary, for catalog commands using `{node}`. */
+  nodeBinary: string;
+}
+
+interface LocalProcess {
+  generation: number;
+  child: ChildProcess | null;
+  /** Set when the process has ended (by itself or because we stopped it). */
+  exited: Promise<void>;
+  done: boolean;
+  /** We are stopping it: its exit is not an observation. */
+  stopping: boolean;
+}
+
+const KILL_GRACE_MS = 3000;
+
+/**
+ * The developer-machine runtime. A pod whose image is in the local image catalog runs as a real child process
+ * (its own process group) with the pod's environment and nothing else, in `<LOCAL_PODS_DIR>/<podId>/` (its
+ * container disk: kept by stop and start, wiped by reset, deleted by terminate); stdout/stderr go to
+ * `<LOCAL_PODS_DIR>/<podId>.log`. Exit code 0 → EXITED, any other end (a code, a signal) → ERROR. Images not in
+ * the catalog are handed to the simulated driver.
+ */
+export class LocalDriver implements RuntimeDriver {
+  readonly name = 'local';
+  private readonly logger = new Logger('runtime:local');
+  private readonly processes = new Map<string, LocalProcess>();
+  private readonly locks = new Map<string, Promise<void>>();
+  private readonly podsDir: string;
+
+  constructor(
+    private readonly options: LocalDriverOptions,
+    private readonly catalog: LocalImageCatalog,
+    private readonly simulated: RuntimeDriver,
+    private readonly sink: ObservationSink,
+  ) {
+    this.podsDir = resolve(options.podsDir);
+    mkdirSync(this.podsDir, { recursive: true });
+  }
+
+  ensureRunning(run: PodRun): Promise<void> {
+    const image = this.catalog.lookup(run.image);
+    if (!image) return this.simulated.ensureRunning(run);
+    return this.serialised(run.podId, async () => {
+      const current = this.processes.get(run.podId);
+      if (current?.generation === run.generation) return; // running, or ended and reported
+      if (current) await this.kill(current);
+      else this.killLeftover(run.podId);
+      this.prepareDisk(run);
+      if (run.status === PodStatus.Provisioning) this.report(run, PodStatus.Starting);
+      this.spawn(run, LocalImageCatalog.argv(image, run.args, this.options.nodeBinary));
+    });
+  }
+
+  async stop(podId: string): Promise<void> {
+    await this.simulated.stop(podId);
+    await this.serialised(podId, async () => {
+      const current = this.processes.get(podId);
+      if (current) await this.kill(current);
+      else this.killLeftover(podId);
+    });
+  }
+
+  async remove(podId: string): Promise<void> {
+    await this.stop(podId);
+    await this.serialised(podId, () => {
+      this.processes.delete(podId);
+      for (const path of [this.workdir(podId), ...this.sidecars(podId)])
+        rmSync(path, { recursive: true, force: true });
+      return Promise.resolve();
+    });
+  }
+
+  async shutdown(): Promise<void> {
+    await this.simulated.shutdown();
+    await Promise.all([...this.processes.values()].map((p) => this.kill(p)));
+  }
+
+  workdir(podId: string): string {
+    return join(this.podsDir, podId);
+  }
+
+  private sidecars(podId: string): string[] {
+    return ['epoch', 'pid', 'log'].map((ext) => join(this.podsDir, `${podId}.${ext}`));
+  }
+
+  /** One operation per pod at a time. */
+  private serialised(podId: string, fn: () => Promise<void>): Promise<void> {
+    const previous = this.locks.get(podId) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const settled = next.catch(() => undefined);
+    this.locks.set(podId, settled);
+    void settled.then(() => {
+      if (this.locks.get(podId) === settled) this.locks.delete(podId);
+    });
+    return next;
+  }
+
+  /** Wipes the container disk when the pod's disk epoch changed (reset), and makes sure it exists. */
+  private prepareDisk(run: PodRun): void {
+    const dir = this.workdir(run.podId);
+    const epochFile = join(this.podsDir, `${run.podId}.epoch`);
+    const recorded = existsSync(epochFile) ? readFileSync(epochFile, 'utf8').trim() : null;
+    if (recorded !== String(run.diskEpoch)) rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(epochFile, String(run.diskEpoch));
+  }
+
+  private spawn(run: PodRun, argv: string[]): void {
+    const dir = this.workdir(run.podId);
+    const log = openSync(join(this.podsDir, `${run.podId}.log`), 'a');
+    let child: ChildProcess;
+    const proc: LocalProcess = {
+      generation: run.generation,
+      child: null,
+      exited: Promise.resolve(),
+      done: false,
+      stopping: false,
+    };
+    try {
+      child = spawn(argv[0], argv.slice(1), {
+        cwd: dir,
+        env: { PATH: this.options.path, HOME: dir, ...run.env },
+        stdio: ['ignore', log, log],
+        detached: true,
+      });
+    } finally {
+      closeSync(log);
+    }
+    proc.child = child;
+    proc.exited = new Promise<void>((settle) => {
+      child.once('error', (error) => {
+        proc.done = true;
+        if (!proc.stopping)
+          this.report(run, PodStatus.Error, { reason: `the process could not start: ${error.message}` });
+        settle();
+      });
+      child.once('exit', (code, signal) => {
+        proc.done = true;
+        rmSync(join(this.podsDir, `${run.podId}.pid`), { force: true });
+        if (!proc.stopping) {
+          if (code === 0)
+            this.report(run, PodStatus.Exited, { exitCode: 0, reason: 'the process exited with code 0' });
+          else if (code !== null)
+            this.report(run, PodStatus.Error, {
+              exitCode: code,
+              reason: `the process exited with code ${code}`,
+            });
+          else
+            this.report(run, PodStatus.Error, {
+              reason: `the process was killed by ${signal ?? 'a signal'}`,
+            });
+        }
+        settle();
+      });
+    });
+    this.processes.set(run.podId, proc);
+    if (child.pid !== undefined) writeFileSync(join(this.podsDir, `${run.podId}.pid`), String(child.pid));
+    const ready = setTimeout(() => {
+      if (!proc.done && !proc.stopping) this.report(run, PodStatus.Running);
+    }, this.options.readyMs);
+    ready.unref();
+    this.logger.log(
+      `pod ${run.podId} run ${run.generation}: started ${argv[0]} (pid ${child.pid ?? '?'}) in ${dir}`,
+    );
+  }
+
+  /** Stops a process group: SIGTERM, SIGKILL after a grace period. */
+  private async kill(proc: LocalProcess): Promise<void> {
+    if (proc.done || !proc.child?.pid) return;
+    proc.stopping = true;
+    const pid = proc.child.pid;
+    signalGroup(pid, 'SIGTERM');
+    const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
+    await proc.exited;
+    clearTimeout(timer);
+    signalGroup(pid, 'SIGKILL'); // whatever the leader left behind in its group
+  }
+
+  /**
+   * A process left by an earlier pod-lifecycle (killed without a chance to stop its pods): killed if its pid
+   * file still names a live process working in the pod's directory.
+   */
+  private killLeftover(podId: string): void {
+    const pidFile = join(this.podsDir, `${podId}.pid`);
+    if (!existsSync(pidFile)) return;
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    rmSync(pidFile, { force: true });
+    if (!Number.isInteger(pid) || pid <= 1) return;
+    try {
+      if (readlinkSync(`/proc/${pid}/cwd`) !== this.workdir(podId)) return;
+    } catch {
+      return; // gone (or not inspectable): nothing of ours to kill
+    }
+    this.logger.warn(`pod ${podId}: killing process ${pid} left by an earlier run of pod-lifecycle`);
+    signalGroup(pid, 'SIGKILL');
+  }
+
+  private report(
+    run: PodRun,
+    status: ObservedStatus,
+    extra: { reason?: string; exitCode?: number } = {},
+  ): void {
+    this.sink.report({ podId: run.podId, generation: run.generation, status, ...extra });
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}

@@ -1,0 +1,84 @@
+import type { ObservedStatus, PodStatus } from '@app/contracts';
+
+/**
+ * The runtime behind pods (DESIGN.md, "Runtime"). A driver makes containers exist or stop and **reports what it
+ * observes**; it never decides a pod's status. Every report becomes a recorded `pod.cmd.observe` command and the
+ * status machine (pods/pod-status-machine.ts) decides, so a replay of the command stream reproduces the
+ * statuses without any driver. Drivers: `simulated` (timers), `local` (catalog images as child processes, other
+ * images simulated); a Kubernetes driver implements the same interface (ensureRunning creates or replaces the
+ * pod object for `generation`, stop/remove delete it, a watch reports phase changes as observations).
+ *
+ * Every method is idempotent and may be called again with the same arguments at any time (after a restart of
+ * pod-lifecycle, say); the driver serialises calls for one pod itself.
+ */
+export interface RuntimeDriver {
+  readonly name: string;
+
+  /**
+   * Make run `run.generation` of the pod's container exist and run. If another generation is running, replace it
+   * (wiping the container disk when `run.diskEpoch` changed); if this generation already runs or already ended,
+   * do nothing. Reports STARTING (if the pod is PROVISIONING), then RUNNING, or ERROR; later EXITED or ERROR when
+   * the container ends by itself.
+   */
+  ensureRunning(run: PodRun): Promise<void>;
+
+  /** Stop the container, keep its disk. Reports nothing (the pod's status was decided already). */
+  stop(podId: string): Promise<void>;
+
+  /** Stop the container and delete its disk. Reports nothing. */
+  remove(podId: string): Promise<void>;
+
+  /** pod-lifecycle is stopping: stop whatever this process runs itself. */
+  shutdown(): Promise<void>;
+}
+
+/** Everything a driver needs to run one generation of a pod's container. */
+export interface PodRun {
+  podId: string;
+  /** Increases on every start and reset: observations name it, so late reports of an older run are ignored. */
+  generation: number;
+  /** Increases on every reset: a new epoch means a fresh (empty) container disk. */
+  diskEpoch: number;
+  /** Where the pod is now: PROVISIONING (new), STARTING (started or reset) or RUNNING (already up). */
+  status: PodStatus;
+  image: string;
+  /** Arguments to the entrypoint (`dockerArgs`). */
+  args: string | null;
+  /** The container's full environment (the pod's env plus the RUNPOD_* variables), unmasked. */
+  env: Record<string, string>;
+  ports: string[];
+  portMappings: Record<string, number>;
+  gpuTypeId: string | null;
+  gpuCount: number;
+  hostId: string | null;
+  containerDiskGb: number;
+  /** How to authenticate the image pull, when the image is private. */
+  pullSecret: PullSecret | null;
+}
+
+/**
+ * A registry credential, opened only when the driver pulls. `password()` decrypts on each call; never log it,
+ * never keep it, never put it in a report.
+ */
+export interface PullSecret {
+  registryAuthId: string;
+  username: string;
+  password(): string;
+}
+
+/** What a driver saw of one run of a pod's container. */
+export interface Observation {
+  podId: string;
+  generation: number;
+  status: ObservedStatus;
+  reason?: string;
+  exitCode?: number;
+}
+
+/** Where drivers report observations (pod-lifecycle turns each one into a `pod.cmd.observe` command). */
+export interface ObservationSink {
+  report(observation: Observation): void;
+}
+
+export const RUNTIME_DRIVER = Symbol('runtime:driver');
+export const OBSERVATION_SINK = Symbol('runtime:observation-sink');

@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError, ErrorCode, Subjects, type DeleteTemplateCommand } from '@app/contracts';
+import { CommandHandler, type CommandContext } from '@app/messaging';
+import { PodRepository } from '../../pods/pod.repository.js';
+import { ownedTemplate } from '../template.access.js';
+import { TemplateRepository } from '../template.repository.js';
+
+/**
+ * Deletes a template unless something still uses it (400 IN_USE): a pod that is not terminated (standalone or a
+ * cluster member). Extension point: serverless endpoints live in endpoint-autoscaler; when they exist, this
+ * check asks it too (an `endpoint.qry.*` query naming the endpoints using the template) before deleting.
+ */
+@Injectable()
+export class DeleteTemplateHandler {
+  constructor(
+    private readonly templates: TemplateRepository,
+    private readonly pods: PodRepository,
+  ) {}
+
+  @CommandHandler(Subjects.template.delete)
+  async handle(ctx: CommandContext<DeleteTemplateCommand>): Promise<null> {
+    const { envelope, payload, manager } = ctx;
+    const template = ownedTemplate(
+      await this.templates.lockById(payload.id, manager, 'update'),
+      payload.id,
+      envelope.actor,
+    );
+    const podId = await this.pods.templateInUse(template.id, manager);
+    if (podId) {
+      throw new DomainError(
+        ErrorCode.InUse,
+        `template ${template.id} is used by pod ${podId}; terminate it first`,
+      );
+    }
+    await this.templates.delete(template.id, manager);
+    await ctx.emit(Subjects.template.deleted, { id: template.id, ownerId: template.ownerId });
+    return null;
+  }
+}

@@ -1,0 +1,21 @@
+import type { TemplateView } from '@app/contracts';
+import { maskEnv } from '../common/mask-env.js';
+import type { TemplateEntity } from './template.entity.js';
+
+export function toTemplateView(entity: TemplateEntity): TemplateView {
+  return {
+    id: entity.id,
+    name: entity.name,
+    imageName: entity.image,
+    dockerArgs: entity.args,
+    env: maskEnv(entity.env),
+    ports: entity.ports,
+    containerDiskInGb: entity.containerDiskGb,
+    volumeMountPath: entity.volumeMountPath,
+    isServerless: entity.isServerless,
+    containerRegistryAuthId: entity.registryAuthId,
+    readme: entity.readme,
+    userId: entity.ownerId,
+    createdAt: entity.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,176 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { PORT_SPEC } from '../placement/placement.contracts.js';
+import type { PodStatus } from './pod-status.js';
+import { IsEnvRecord } from './string-record.js';
+
+/** What a user may ask of a pod; which ones a status allows is pod-lifecycle's transition table (docs/pods.md). */
+export const POD_ACTIONS = ['start', 'stop', 'reset', 'terminate'] as const;
+export type PodAction = (typeof POD_ACTIONS)[number];
+
+export const COMPUTE_TYPES = ['GPU', 'CPU'] as const;
+export type ComputeType = (typeof COMPUTE_TYPES)[number];
+
+/**
+ * Body of `POST /v1/pods`: a standalone GPU or CPU pod, placed by the scheduler. Field names follow RunPod's
+ * REST API. Every field a template provides (`templateId`) may be omitted here; a field given here wins.
+ */
+export class CreatePodDto {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(191)
+  name: string;
+
+  /** Container image; required unless the template gives one. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  imageName?: string;
+
+  /** `GPU` (default when a GPU type is named) or `CPU`. */
+  @IsOptional()
+  @IsIn(COMPUTE_TYPES)
+  computeType?: ComputeType;
+
+  /** GPU type id from the catalog. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  gpuTypeId?: string;
+
+  /** Acceptable GPU types in order of preference (RunPod's newer API); the first with capacity is used. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(16)
+  @IsString({ each: true })
+  gpuTypeIds?: string[];
+
+  /** GPUs per pod (default 1 for a GPU pod, 0 for a CPU pod). */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(16)
+  @Type(() => Number)
+  gpuCount?: number;
+
+  /** CPU type id from the catalog, for CPU pods. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  cpuFlavorId?: string;
+
+  /** Container disk, GB (ephemeral: wiped by reset). Default 20, or the template's. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(4096)
+  @Type(() => Number)
+  containerDiskInGb?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  volumeMountPath?: string;
+
+  /** Arguments passed to the container entrypoint. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  dockerArgs?: string;
+
+  @IsOptional()
+  @IsEnvRecord()
+  env?: Record<string, string>;
+
+  /** Each `<port>/http` or `<port>/tcp`. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(32)
+  @Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' })
+  ports?: string[];
+
+  /** Preferred data centers in order; empty or absent lets the scheduler choose. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(32)
+  @IsString({ each: true })
+  dataCenterIds?: string[];
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  templateId?: string;
+
+  /** A registry credential of the caller's, to pull a private image. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  containerRegistryAuthId?: string;
+
+  /** A network volume: the pod lands in the volume's data center. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  networkVolumeId?: string;
+}
+
+/** What the service shows of a pod (`GET /v1/pods/{id}` and every pod action's answer). */
+export interface PodView {
+  id: string;
+  name: string;
+  /** The owning user. */
+  userId: string;
+  image: string;
+  /** RunPod's name for `image`. */
+  imageName: string;
+  dockerArgs: string | null;
+  /** Environment; values of secret-looking names (SECRET, PASSWORD, TOKEN, KEY) are masked. */
+  env: Record<string, string>;
+  /** Exposed ports, `<port>/http` or `<port>/tcp`. */
+  ports: string[];
+  /** Container port (`"22"`) → public port on `publicIp`; empty until placed. */
+  portMappings: Record<string, number>;
+  publicIp: string | null;
+  containerDiskInGb: number;
+  volumeMountPath: string | null;
+  computeType: 'GPU' | 'CPU';
+  gpuTypeId: string | null;
+  gpuCount: number;
+  cpuFlavorId: string | null;
+  /** The host the pod is placed on (RunPod's `machineId`). */
+  machineId: string | null;
+  dataCenterId: string | null;
+  machine: { gpuTypeId: string | null; dataCenterId: string | null };
+  clusterId: string | null;
+  clusterRank: number | null;
+  clusterRole: string | null;
+  /** Address on the cluster's overlay network, for cluster members. */
+  clusterIp: string | null;
+  templateId: string | null;
+  containerRegistryAuthId: string | null;
+  networkVolumeId: string | null;
+  status: PodStatus;
+  /** What the user last asked for: RUNNING, EXITED or TERMINATED. */
+  desiredStatus: PodStatus;
+  /** Why the pod is in its status (the driver's reason for ERROR, say). */
+  statusReason: string | null;
+  /** ISO time of the last status change. */
+  lastStatusChange: string;
+  lastStartedAt: string | null;
+  createdAt: string;
+  /** The actions the current status allows. */
+  allowedActions: PodAction[];
+}

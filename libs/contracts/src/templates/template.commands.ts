@@ -1,0 +1,20 @@
+import { IsNotEmpty, IsString } from 'class-validator';
+import { CreateTemplateDto } from './template.dto.js';
+
+/** `template.cmd.create`: same fields as the REST body. */
+export class CreateTemplateCommand extends CreateTemplateDto {}
+
+export class DeleteTemplateCommand {
+  @IsString()
+  @IsNotEmpty()
+  id: string;
+}
+
+export class ListTemplatesQuery {}
+
+/** A user sees their own templates; a system actor (the scheduler, the autoscaler) any template. */
+export class GetTemplateQuery {
+  @IsString()
+  @IsNotEmpty()
+  id: string;
+}

@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { jetstream } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import {
+  PodStatus,
+  Subjects,
+  type ClusterCreatedEvent,
+  type ClusterDeletedEvent,
+  type CommandOutcome,
+  type PodView,
+} from '@app/contracts';
+import { userWithKey } from '../support/accounts.js';
+import { closeBus, request } from '../support/bus.js';
+import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { testEnv } from '../support/test-env.js';
+import {
+  PlacementStandIn,
+  client,
+  expectProblem,
+  getPod,
+  statusEvents,
+  until,
+  waitForPod,
+  type Call,
+} from './pods.e2e-helpers.js';
+
+const { Provisioning, Starting, Running, Exited, Terminated } = PodStatus;
+
+/**
+ * Cluster member pods, driven by cluster-scheduler's events (published here onto the events stream as the
+ * scheduler's outbox does): pod-lifecycle creates the members, runs them, answers the same /v1 routes for them,
+ * emits a status event on every change (what the cluster summary follows), and terminates them when the
+ * cluster is deleted.
+ */
+describe('cluster member pods', () => {
+  let db: TestDatabase;
+  let system: RunningSystem;
+  let placement: PlacementStandIn;
+  let alice: Call;
+  let bob: Call;
+  let aliceId: string;
+  const clusterId = `cl${randomUUID().slice(0, 8)}`;
+  const podIds = [0, 1, 2].map((rank) => `${clusterId}-pod-${rank}`);
+
+  async function publishEvent(subject: string, payload: unknown): Promise<void> {
+    const nc = await connect({ servers: testEnv().natsUrl.split(','), timeout: 5000 });
+    try {
+      const eventId = randomUUID();
+      const envelope = {
+        eventId,
+        subject,
+        occurredAt: new Date().toISOString(),
+        correlationId: `test-${eventId}`,
+        payload,
+      };
+      await jetstream(nc).publish(`${system.natsPrefix}.${subject}`, JSON.stringify(envelope), {
+        msgID: eventId,
+      });
+    } finally {
+      await nc.close();
+    }
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase('pods_cluster', { apps: ['gateway', 'pod-lifecycle'] });
+    system = await startApps({
+      apps: ['gateway', 'pod-lifecycle'],
+      databaseUrl: db.url,
+      appEnv: {
+        'pod-lifecycle': { RUNTIME_DRIVER: 'simulated', SIM_PROVISION_MS: '150', SIM_START_MS: '150' },
+      },
+    });
+    placement = await new PlacementStandIn(system.natsPrefix).start();
+    const key = await userWithKey(db.url, 'alice');
+    aliceId = key.userId;
+    alice = client(system, key.key);
+    bob = client(system, (await userWithKey(db.url, 'bob')).key);
+  });
+
+  afterAll(async () => {
+    await placement?.stop();
+    await closeBus();
+    await system?.stop();
+    if (system) await deleteStreams(system.natsPrefix);
+    await db?.drop();
+  });
+
+  it('creates the members of a placed cluster (cluster.evt.created) and runs them', async () => {
+    const created: ClusterCreatedEvent = {
+      clusterId,
+      ownerId: aliceId,
+      members: podIds.map((podId, rank) => ({
+        podId,
+        rank,
+        role: rank === 0 ? 'primary' : 'node',
+        name: `train-${rank}`,
+        placement: {
+          podId,
+          hostId: `host-${rank}`,
+          dataCenterId: 'EU-RO-1',
+          publicIp: `198.51.100.${rank + 1}`,
+          gpuTypeId: 'NVIDIA H100 80GB HBM3',
+          gpuCount: 8,
+          portMappings: { '22/tcp': 30000 + rank },
+        },
+        image: 'runpod/pytorch:2.4.0',
+        env: { MASTER_ADDR: '10.128.0.1', NODE_RANK: String(rank), WORLD_SIZE: '3' },
+        ports: ['22/tcp'],
+        disk: 50,
+        startJupyter: false,
+        overlayIp: `10.128.0.${rank + 1}`,
+      })),
+    };
+    await publishEvent(Subjects.cluster.created, created);
+    const primary = await until('the members', async () => {
+      const reply = await alice<PodView>('GET', `/v1/pods/${podIds[0]}`);
+      return reply.status === 200 ? reply.body : null;
+    });
+    expect(primary).toMatchObject({
+      name: 'train-0',
+      clusterId,
+      clusterRank: 0,
+      clusterRole: 'primary',
+      clusterIp: '10.128.0.1',
+      machineId: 'host-0',
+      dataCenterId: 'EU-RO-1',
+      gpuTypeId: 'NVIDIA H100 80GB HBM3',
+      gpuCount: 8,
+      publicIp: '198.51.100.1',
+      portMappings: { '22': 30000 },
+      env: { MASTER_ADDR: '10.128.0.1', NODE_RANK: '0', WORLD_SIZE: '3' },
+      containerDiskInGb: 50,
+    });
+    for (const podId of podIds) await waitForPod(alice, podId, Running);
+    expect(await statusEvents(system.natsPrefix, podIds[1])).toEqual([
+      { status: Provisioning, previousStatus: null },
+      { status: Starting, previousStatus: Provisioning },
+      { status: Running, previousStatus: Starting },
+    ]);
+  });
+
+  it('answers pod.qry.list-by-cluster with the same pod views, in rank order; 403 for another user', async () => {
+    const reply = await request<CommandOutcome>(
+      system.natsPrefix,
+      Subjects.pod.listByCluster,
+      { clusterId },
+      {
+        userId: aliceId,
+        kind: 'user',
+      },
+    );
+    expect(reply.ok).toBe(true);
+    const pods = (reply as { ok: true; value: PodView[] }).value;
+    expect(pods.map((p) => p.id)).toEqual(podIds);
+    expect(pods[0]).toEqual(await getPod(alice, podIds[0]));
+    const system_ = await request<CommandOutcome>(
+      system.natsPrefix,
+      Subjects.pod.listByCluster,
+      { clusterId },
+      {
+        userId: 'system:cluster-scheduler',
+        kind: 'system',
+      },
+    );
+    expect(system_.ok).toBe(true);
+    const other = await request<CommandOutcome>(
+      system.natsPrefix,
+      Subjects.pod.listByCluster,
+      { clusterId },
+      {
+        userId: 'someone-else',
+        kind: 'user',
+      },
+    );
+    expect(other).toEqual({
+      ok: false,
+      error: { code: 'FORBIDDEN', message: `cluster ${clusterId} belongs to another user` },
+    });
+  });
+
+  it('reset of a member: 200, STARTING then RUNNING, each a status event', async () => {
+    const reply = await alice<PodView>('POST', `/v1/pods/${podIds[1]}/reset`);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ id: podIds[1], status: Starting, clusterId });
+    await waitForPod(alice, podIds[1], Running);
+    await until(
+      'the reset events',
+      async () => (await statusEvents(system.natsPrefix, podIds[1])).length === 5,
+    );
+    expect((await statusEvents(system.natsPrefix, podIds[1])).slice(3)).toEqual([
+      { status: Starting, previousStatus: Running },
+      { status: Running, previousStatus: Starting },
+    ]);
+  });
+
+  it('stop and start of the primary: EXITED, then resumed on its own host (pinned reserve), events each time', async () => {
+    const stopped = await alice<PodView>('POST', `/v1/pods/${podIds[0]}/stop`);
+    expect(stopped.body.status).toBe(Exited);
+    const started = await alice<PodView>('POST', `/v1/pods/${podIds[0]}/start`);
+    expect(started.body).toMatchObject({ status: Starting, machineId: 'host-0' });
+    expect(placement.reserves.filter((r) => r.podId === podIds[0]).at(-1)).toMatchObject({
+      hostId: 'host-0',
+      gpuTypeId: 'NVIDIA H100 80GB HBM3',
+      gpuCount: 8,
+      ownerId: aliceId,
+      ports: ['22/tcp'],
+    });
+    await waitForPod(alice, podIds[0], Running);
+    await until('the events', async () => (await statusEvents(system.natsPrefix, podIds[0])).length === 6);
+    expect((await statusEvents(system.natsPrefix, podIds[0])).slice(3)).toEqual([
+      { status: Exited, previousStatus: Running },
+      { status: Starting, previousStatus: Exited },
+      { status: Running, previousStatus: Starting },
+    ]);
+  });
+
+  it('members answer 403 to another user like any pod', async () => {
+    expectProblem(await bob('POST', `/v1/pods/${podIds[2]}/reset`), 403);
+  });
+
+  it('terminates the members when the cluster is deleted (cluster.evt.deleted)', async () => {
+    const deleted: ClusterDeletedEvent = { clusterId, ownerId: aliceId, podIds };
+    await publishEvent(Subjects.cluster.deleted, deleted);
+    for (const podId of podIds) {
+      expect(await waitForPod(alice, podId, Terminated)).toMatchObject({
+        desiredStatus: Terminated,
+        statusReason: `cluster ${clusterId} was deleted`,
+      });
+    }
+    expect((await alice<PodView[]>('GET', '/v1/pods')).body.map((p) => p.id)).toEqual([]);
+    expect((await alice<PodView[]>('GET', '/v1/pods?includeTerminated=true')).body.map((p) => p.id)).toEqual(
+      podIds,
+    );
+  });
+});
