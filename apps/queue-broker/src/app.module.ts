@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule } from '@app/platform';
 import { QueueBrokerConfig } from './queue-broker.config.js';
 import { DATA_SOURCE_SPEC } from './data-source.js';
+import { QueueModule } from './queue.module.js';
 
 @Module({})
 export class AppModule {
@@ -15,6 +16,7 @@ export class AppModule {
           config,
           database: DATA_SOURCE_SPEC,
         }),
+        QueueModule,
       ],
     };
   }

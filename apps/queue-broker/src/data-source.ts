@@ -1,9 +1,25 @@
 import { MESSAGING_ENTITIES, type AppDataSourceSpec } from '@app/database';
+import { EndpointCounterEntity } from './jobs/endpoint-counter.entity.js';
+import { IgnoredResultEntity } from './jobs/ignored-result.entity.js';
+import { JobAttemptEntity } from './jobs/job-attempt.entity.js';
+import { JobStreamChunkEntity } from './jobs/job-stream-chunk.entity.js';
+import { JobEntity } from './jobs/job.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity.js';
+import { WorkerEntity } from './workers/worker.entity.js';
 
 /** queue-broker owns the `queue_broker` schema; nobody else writes it. */
 export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
   schema: 'queue_broker',
-  entities: [...MESSAGING_ENTITIES],
+  entities: [
+    ...MESSAGING_ENTITIES,
+    JobEntity,
+    JobStreamChunkEntity,
+    JobAttemptEntity,
+    IgnoredResultEntity,
+    EndpointCounterEntity,
+    WorkerEntity,
+    WebhookDeliveryEntity,
+  ],
   migrations: MIGRATIONS,
 };

@@ -1,6 +1,77 @@
+import { Type } from 'class-transformer';
+import { IsInt, Max, Min } from 'class-validator';
 import { BaseConfig } from '@app/config';
 
-/** queue-broker's settings, validated once at boot (see .env.example). */
+/** queue-broker's settings, validated once at boot (see .env.example and docs/adr/0008-jobs-and-workers.md). */
 export class QueueBrokerConfig extends BaseConfig {
   override HTTP_PORT = 8083;
+
+  /** A worker that has not called (ping, take, done) for this long is lost: its leased jobs are queued again. */
+  @IsInt()
+  @Min(1000)
+  @Type(() => Number)
+  WORKER_LOST_AFTER_MS = 30_000;
+
+  /** Leases of one job (a lost worker, an unconfirmed lease) before it FAILS with the reason. */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  @Type(() => Number)
+  JOB_MAX_ATTEMPTS = 3;
+
+  /**
+   * A job leased this long ago that the worker's ping does not list is taken back (the take's answer never
+   * reached the worker).
+   */
+  @IsInt()
+  @Min(1000)
+  @Type(() => Number)
+  LEASE_CONFIRM_GRACE_MS = 30_000;
+
+  /** A worker pod registered by the autoscaler counts as initializing for at most this long before it calls. */
+  @IsInt()
+  @Min(1000)
+  @Type(() => Number)
+  WORKER_INIT_TIMEOUT_MS = 600_000;
+
+  /** How often the sweeper looks for lost workers, execution timeouts and expired jobs. */
+  @IsInt()
+  @Min(100)
+  @Type(() => Number)
+  SWEEP_INTERVAL_MS = 1000;
+
+  /** Window of the completed/failed/retried counters of /health and job.qry.queue-stats. */
+  @IsInt()
+  @Min(60_000)
+  @Type(() => Number)
+  HEALTH_WINDOW_MS = 30 * 60_000;
+
+  /** Pause between webhook attempts (3 attempts in all, as the public service does). */
+  @IsInt()
+  @Min(10)
+  @Type(() => Number)
+  WEBHOOK_RETRY_INTERVAL_MS = 10_000;
+
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  @Type(() => Number)
+  WEBHOOK_MAX_ATTEMPTS = 3;
+
+  @IsInt()
+  @Min(100)
+  @Type(() => Number)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  /** Results of /run jobs are kept this long after they finish (the interface: 30 minutes). */
+  @IsInt()
+  @Min(1000)
+  @Type(() => Number)
+  RUN_RETENTION_MS = 30 * 60_000;
+
+  /** Payload blobs (inputs and outputs larger than one NATS message) are removed after this long. */
+  @IsInt()
+  @Min(60_000)
+  @Type(() => Number)
+  PAYLOAD_BLOB_TTL_MS = 24 * 3600_000;
 }

@@ -1,0 +1,158 @@
+import { Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { Subscription } from '@nats-io/transport-node';
+import {
+  Subjects,
+  type JobChangedEvent,
+  type JobQueuedEvent,
+  type WorkerStopRequestedEvent,
+} from '@app/contracts';
+import { NatsClient } from '@app/messaging';
+
+/**
+ * One waiter of a long poll. `fire()` before `wait()` is remembered, so a signal that arrives while the waiter is
+ * busy asking the broker is never lost.
+ */
+export class Watcher {
+  private fired = false;
+  private wake: (() => void) | null = null;
+  waiting = false;
+
+  constructor(private readonly detach: (watcher: Watcher) => void) {}
+
+  fire(): void {
+    this.fired = true;
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  /** Resolves on a signal, after `ms`, or when `signal` aborts, whichever comes first. */
+  async wait(ms: number, signal: AbortSignal): Promise<void> {
+    if (this.fired) {
+      this.fired = false;
+      return;
+    }
+    if (ms <= 0 || signal.aborted) return;
+    this.waiting = true;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+      this.wake = done;
+    });
+    this.waiting = false;
+    this.fired = false;
+  }
+
+  close(): void {
+    this.detach(this);
+  }
+}
+
+/**
+ * Ends the gateway's long polls as soon as something happens: the broker's events (outbox → events stream) are
+ * also delivered to this core NATS subscription. A queued job wakes ONE waiting job-take of its endpoint (the
+ * longest waiting: jobs are spread over idle workers, not funnelled); a finished job or a new stream chunk wakes
+ * its /runsync, /status-sync and /stream waiters; a stop request wakes the worker's job-stop.
+ */
+@Injectable()
+export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger('job-signals');
+  private readonly subscriptions: Subscription[] = [];
+  private readonly queues = new Map<string, Watcher[]>();
+  private readonly jobs = new Map<string, Set<Watcher>>();
+  private readonly stops = new Map<string, Set<Watcher>>();
+  private readonly closing = new AbortController();
+
+  constructor(private readonly nats: NatsClient) {}
+
+  /** Aborted when the gateway shuts down: long polls answer at once. */
+  get shutdown(): AbortSignal {
+    return this.closing.signal;
+  }
+
+  onModuleInit(): void {
+    this.listen(Subjects.job.queued, (e: JobQueuedEvent) => this.wakeQueue(e.endpointId));
+    this.listen(Subjects.job.changed, (e: JobChangedEvent) => this.wakeAll(this.jobs, e.jobId));
+    this.listen(Subjects.worker.stopRequested, (e: WorkerStopRequestedEvent) =>
+      this.wakeAll(this.stops, e.workerId),
+    );
+  }
+
+  beforeApplicationShutdown(): void {
+    this.closing.abort();
+    for (const sub of this.subscriptions) sub.unsubscribe();
+  }
+
+  watchQueue(endpointId: string): Watcher {
+    const list = this.queues.get(endpointId) ?? [];
+    this.queues.set(endpointId, list);
+    const watcher = new Watcher((w) => {
+      const current = this.queues.get(endpointId);
+      if (!current) return;
+      const i = current.indexOf(w);
+      if (i >= 0) current.splice(i, 1);
+      if (!current.length) this.queues.delete(endpointId);
+    });
+    list.push(watcher);
+    return watcher;
+  }
+
+  watchJob(jobId: string): Watcher {
+    return this.watchIn(this.jobs, jobId);
+  }
+
+  watchStops(workerId: string): Watcher {
+    return this.watchIn(this.stops, workerId);
+  }
+
+  private watchIn(map: Map<string, Set<Watcher>>, key: string): Watcher {
+    const set = map.get(key) ?? new Set<Watcher>();
+    map.set(key, set);
+    const watcher = new Watcher((w) => {
+      const current = map.get(key);
+      current?.delete(w);
+      if (current && !current.size) map.delete(key);
+    });
+    set.add(watcher);
+    return watcher;
+  }
+
+  /** Wakes the longest-waiting idle waiter; if none is waiting, every busy one re-asks when it is done. */
+  private wakeQueue(endpointId: string): void {
+    const list = this.queues.get(endpointId);
+    if (!list?.length) return;
+    const waiting = list.find((w) => w.waiting);
+    if (waiting) {
+      // Longest waiting first; it goes to the back once it asks again.
+      list.splice(list.indexOf(waiting), 1);
+      list.push(waiting);
+      waiting.fire();
+      return;
+    }
+    for (const w of list) w.fire();
+  }
+
+  private wakeAll(map: Map<string, Set<Watcher>>, key: string): void {
+    for (const w of map.get(key) ?? []) w.fire();
+  }
+
+  private listen<E>(subject: string, handle: (payload: E) => void): void {
+    const sub = this.nats.nc.subscribe(this.nats.subject(subject), {
+      callback: (error, msg) => {
+        if (error) return;
+        try {
+          handle(msg.json<{ payload: E }>().payload);
+        } catch (parseError) {
+          this.logger.warn(`unreadable ${subject} event: ${(parseError as Error).message}`);
+        }
+      },
+    });
+    this.subscriptions.push(sub);
+  }
+}

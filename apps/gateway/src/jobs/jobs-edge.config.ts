@@ -1,0 +1,54 @@
+import { Type } from 'class-transformer';
+import { IsInt, Max, Min } from 'class-validator';
+
+/**
+ * Settings of the queue and worker routes (validated at boot by `loadConfig`, like the app's own config; see
+ * .env.example and docs/adr/0008-jobs-and-workers.md).
+ */
+export class JobsEdgeConfig {
+  /** Longest a job-take (and job-take-batch) long poll is held before answering 204. */
+  @IsInt()
+  @Min(0)
+  @Max(85_000)
+  @Type(() => Number)
+  JOB_TAKE_LONG_POLL_MS = 60_000;
+
+  /** Longest a job-stop long poll is held before answering an empty list. */
+  @IsInt()
+  @Min(0)
+  @Max(85_000)
+  @Type(() => Number)
+  JOB_STOP_LONG_POLL_MS = 60_000;
+
+  /** While a long poll waits for a signal, it asks the broker again this often anyway (a missed signal). */
+  @IsInt()
+  @Min(100)
+  @Type(() => Number)
+  JOB_POLL_RECHECK_MS = 15_000;
+
+  /** /runsync and /status-sync re-read the job this often while they wait (besides the change signal). */
+  @IsInt()
+  @Min(100)
+  @Type(() => Number)
+  JOB_SYNC_RECHECK_MS = 2000;
+
+  /** GET /stream waits up to this long for a new chunk before answering an empty `stream`. */
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  @Type(() => Number)
+  JOB_STREAM_LONG_POLL_MS = 5000;
+
+  /** How long an endpoint's record (`endpoint.qry.get`) is reused; at most 2 s. */
+  @IsInt()
+  @Min(0)
+  @Max(2000)
+  @Type(() => Number)
+  ENDPOINT_CACHE_MS = 2000;
+
+  /** How long a worker call waits for the broker's answer to its command. */
+  @IsInt()
+  @Min(1000)
+  @Type(() => Number)
+  WORKER_COMMAND_TIMEOUT_MS = 30_000;
+}

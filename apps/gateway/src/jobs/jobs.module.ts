@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { loadConfigOrExit } from '@app/platform';
+import { WorkersController } from '../workers/workers.controller.js';
+import { WorkersService } from '../workers/workers.service.js';
+import { EndpointAccess } from './endpoint-access.js';
+import { GatewayPayloads } from './gateway-payloads.js';
+import { JobSignals } from './job-signals.js';
+import { JobsEdgeConfig } from './jobs-edge.config.js';
+import { JobsController } from './jobs.controller.js';
+import { JobsService } from './jobs.service.js';
+
+/**
+ * The queue routes (`/v2/{endpoint_id}/run` …) and the worker routes (`job-take` …): both are thin; the jobs and
+ * the workers are the queue broker's. The worker controller is registered first: its static segments
+ * (`job-take`, `ping`) never compete with the job routes' (`status`, `stream`).
+ */
+@Module({
+  controllers: [WorkersController, JobsController],
+  providers: [
+    { provide: JobsEdgeConfig, useFactory: () => loadConfigOrExit(JobsEdgeConfig) },
+    EndpointAccess,
+    GatewayPayloads,
+    JobSignals,
+    JobsService,
+    WorkersService,
+  ],
+  exports: [EndpointAccess],
+})
+export class JobsModule {}

@@ -1,0 +1,165 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import {
+  DomainError,
+  ErrorCode,
+  Subjects,
+  isTerminalJobStatus,
+  type Actor,
+  type EndpointHealth,
+  type JobAccepted,
+  type JobView,
+  type PurgeResult,
+  type RunJobDto,
+  type StreamRead,
+  type SubmitJobCommand,
+} from '@app/contracts';
+import { CommandBus, QueryBus } from '@app/messaging';
+import { EndpointAccess } from './endpoint-access.js';
+import { GatewayPayloads } from './gateway-payloads.js';
+import { JobSignals } from './job-signals.js';
+import { JobsEdgeConfig } from './jobs-edge.config.js';
+
+/** The queue routes: thin translations into the broker's commands and queries, plus the sync waits. */
+@Injectable()
+export class JobsService {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
+    private readonly endpoints: EndpointAccess,
+    private readonly payloads: GatewayPayloads,
+    private readonly signals: JobSignals,
+    @Inject(JobsEdgeConfig) private readonly config: JobsEdgeConfig,
+  ) {}
+
+  async run(endpointId: string, dto: RunJobDto, actor: Actor): Promise<JobAccepted> {
+    await this.endpoints.queueEndpoint(endpointId, actor);
+    return this.submit(endpointId, dto, actor, false);
+  }
+
+  /** Submits, then waits up to `waitMs` for the job to finish; `{id, status}` when the wait runs out first. */
+  async runSync(
+    endpointId: string,
+    dto: RunJobDto,
+    waitMs: number,
+    actor: Actor,
+    signal: AbortSignal,
+  ): Promise<JobView> {
+    await this.endpoints.queueEndpoint(endpointId, actor);
+    const accepted = await this.submit(endpointId, dto, actor, true, waitMs);
+    return this.waitFinal(endpointId, accepted.id, waitMs, actor, signal);
+  }
+
+  async status(endpointId: string, jobId: string, ttlMs: number | undefined, actor: Actor): Promise<JobView> {
+    await this.endpoints.queueEndpoint(endpointId, actor);
+    if (ttlMs !== undefined)
+      await this.commands.execute(Subjects.job.setTtl, { endpointId, jobId, ttlMs }, actor);
+    return this.view(endpointId, jobId, actor);
+  }
+
+  async statusSync(
+    endpointId: string,
+    jobId: string,
+    waitMs: number,
+    actor: Actor,
+    signal: AbortSignal,
+  ): Promise<JobView> {
+    await this.endpoints.queueEndpoint(endpointId, actor);
+    return this.waitFinal(endpointId, jobId, waitMs, actor, signal);
+  }
+
+  /** Chunks not delivered before; waits a little for the next one rather than answering empty at once. */
+  async stream(endpointId: string, jobId: string, actor: Actor, signal: AbortSignal): Promise<StreamRead> {
+    await this.endpoints.queueEndpoint(endpointId, actor);
+    const watcher = this.signals.watchJob(jobId);
+    try {
+      const deadline = Date.now() + this.config.JOB_STREAM_LONG_POLL_MS;
+      for (;;) {
+        const read = await this.payloads.take(
+          await this.commands.execute(Subjects.job.readStream, { endpointId, jobId }, actor),
+        );
+        const remaining = deadline - Date.now();
+        if (read.stream.length || isTerminalJobStatus(read.status) || remaining <= 0) return read;
+        await watcher.wait(remaining, AbortSignal.any([signal, this.signals.shutdown]));
+        if (signal.aborted || this.signals.shutdown.aborted) return read;
+      }
+    } finally {
+      watcher.close();
+    }
+  }
+
+  async cancel(endpointId: string, jobId: string, actor: Actor): Promise<JobAccepted> {
+    await this.endpoints.queueEndpoint(endpointId, actor);
+    return this.commands.execute(Subjects.job.cancel, { endpointId, jobId }, actor);
+  }
+
+  async retry(endpointId: string, jobId: string, actor: Actor): Promise<JobAccepted> {
+    await this.endpoints.queueEndpoint(endpointId, actor);
+    return this.commands.execute(Subjects.job.retry, { endpointId, jobId }, actor);
+  }
+
+  async purge(endpointId: string, actor: Actor): Promise<PurgeResult> {
+    await this.endpoints.queueEndpoint(endpointId, actor);
+    return this.commands.execute(Subjects.job.purge, { endpointId }, actor);
+  }
+
+  async health(endpointId: string, actor: Actor): Promise<EndpointHealth> {
+    await this.endpoints.queueEndpoint(endpointId, actor);
+    return this.queries.query(Subjects.job.health, { endpointId }, actor);
+  }
+
+  private async submit(
+    endpointId: string,
+    dto: RunJobDto,
+    actor: Actor,
+    sync: boolean,
+    waitMs?: number,
+  ): Promise<JobAccepted> {
+    const commandId = randomUUID();
+    const json = JSON.stringify(dto.input);
+    if (json.includes('\\u0000')) {
+      throw new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', [
+        'input: strings may not contain U+0000 (\\u0000)',
+      ]);
+    }
+    const packed = await this.payloads.packJson(`in-${commandId}`, json);
+    const webhook = dto.webhook ?? dto.webhookV2;
+    const payload: SubmitJobCommand = {
+      endpointId,
+      sync,
+      ...(packed.inline ? { input: dto.input } : { inputBlob: packed.ref }),
+      ...(webhook ? { webhook } : {}),
+      ...(dto.s3Config ? { s3Config: dto.s3Config } : {}),
+      ...(dto.policy ? { policy: { ...dto.policy } } : {}),
+      ...(waitMs !== undefined ? { waitMs } : {}),
+    };
+    return this.commands.execute(Subjects.job.submit, payload, actor, { commandId });
+  }
+
+  private async view(endpointId: string, jobId: string, actor: Actor): Promise<JobView> {
+    return this.payloads.take(await this.queries.query(Subjects.job.get, { endpointId, jobId }, actor));
+  }
+
+  private async waitFinal(
+    endpointId: string,
+    jobId: string,
+    waitMs: number,
+    actor: Actor,
+    signal: AbortSignal,
+  ): Promise<JobView> {
+    const watcher = this.signals.watchJob(jobId);
+    const stop = AbortSignal.any([signal, this.signals.shutdown]);
+    try {
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        const view = await this.view(endpointId, jobId, actor);
+        const remaining = deadline - Date.now();
+        if (isTerminalJobStatus(view.status)) return view;
+        if (remaining <= 0 || stop.aborted) return { id: view.id, status: view.status };
+        await watcher.wait(Math.min(remaining, this.config.JOB_SYNC_RECHECK_MS), stop);
+      }
+    } finally {
+      watcher.close();
+    }
+  }
+}

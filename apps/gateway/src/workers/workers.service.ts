@@ -1,0 +1,260 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import {
+  DomainError,
+  ErrorCode,
+  JobLimits,
+  Subjects,
+  type Actor,
+  type JobDoneCommand,
+  type JobDoneResult,
+  type JobStreamResult,
+  type StopsResult,
+  type TakenJob,
+} from '@app/contracts';
+import { CommandBus } from '@app/messaging';
+import { EndpointAccess } from '../jobs/endpoint-access.js';
+import { GatewayPayloads } from '../jobs/gateway-payloads.js';
+import { JobSignals } from '../jobs/job-signals.js';
+import { JobsEdgeConfig } from '../jobs/jobs-edge.config.js';
+import { jsonBody, parseDoneBody } from './worker-body.js';
+
+const INFRA_ERRORS: readonly string[] = [ErrorCode.OwnerUnavailable, ErrorCode.DependencyUnavailable];
+const ERROR_HOLD_MS = 5000;
+
+export interface PingParams {
+  jobIds: string[];
+  unhealthy: boolean;
+  reason?: string;
+  version?: string;
+}
+
+/**
+ * The worker protocol (compatibility.md §2). Long polls hold the request until a job (or a stop) comes, waking on
+ * the broker's events; overload and outages never answer 5xx to job-take (the stock worker would re-poll at once):
+ * the poll simply waits and ends with 204.
+ */
+@Injectable()
+export class WorkersService {
+  private readonly logger = new Logger('workers');
+
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly endpoints: EndpointAccess,
+    private readonly payloads: GatewayPayloads,
+    private readonly signals: JobSignals,
+    @Inject(JobsEdgeConfig) private readonly config: JobsEdgeConfig,
+  ) {}
+
+  /** Up to `batchSize` jobs leased to the worker; [] when none came within the long poll. */
+  async take(
+    endpointId: string,
+    workerId: string,
+    batchSize: number,
+    gpu: string | undefined,
+    actor: Actor,
+    signal: AbortSignal,
+  ): Promise<TakenJob[]> {
+    const stop = AbortSignal.any([signal, this.signals.shutdown]);
+    const deadline = Date.now() + this.config.JOB_TAKE_LONG_POLL_MS;
+    const watcher = this.signals.watchQueue(endpointId);
+    try {
+      if (!(await this.holdOnError(() => this.endpoints.queueEndpoint(endpointId, actor), deadline, stop))) {
+        return [];
+      }
+      for (;;) {
+        if (stop.aborted) return [];
+        const result = await this.tryTake(endpointId, workerId, batchSize, gpu, actor);
+        if (result?.length) return result;
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) return [];
+        await watcher.wait(
+          Math.min(remaining, result === null ? ERROR_HOLD_MS : this.config.JOB_POLL_RECHECK_MS),
+          stop,
+        );
+      }
+    } finally {
+      watcher.close();
+    }
+  }
+
+  /** Jobs to abandon (cancelled, timed out), each told once; waits for one up to the long poll. */
+  async stops(endpointId: string, workerId: string, actor: Actor, signal: AbortSignal): Promise<StopsResult> {
+    const stop = AbortSignal.any([signal, this.signals.shutdown]);
+    const deadline = Date.now() + this.config.JOB_STOP_LONG_POLL_MS;
+    const watcher = this.signals.watchStops(workerId);
+    try {
+      if (!(await this.holdOnError(() => this.endpoints.queueEndpoint(endpointId, actor), deadline, stop))) {
+        return { jobsToStop: [] };
+      }
+      for (;;) {
+        if (stop.aborted) return { jobsToStop: [] };
+        let result: StopsResult | null = null;
+        try {
+          result = await this.commands.execute(
+            Subjects.worker.collectStops,
+            { endpointId, workerId },
+            actor,
+            {
+              timeoutMs: this.config.WORKER_COMMAND_TIMEOUT_MS,
+            },
+          );
+        } catch (error) {
+          if (!isInfra(error)) throw error;
+        }
+        if (result?.jobsToStop.length) return result;
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) return { jobsToStop: [] };
+        await watcher.wait(
+          Math.min(remaining, result === null ? ERROR_HOLD_MS : this.config.JOB_POLL_RECHECK_MS),
+          stop,
+        );
+      }
+    } finally {
+      watcher.close();
+    }
+  }
+
+  async done(
+    endpointId: string,
+    workerId: string,
+    jobId: string,
+    body: unknown,
+    actor: Actor,
+  ): Promise<JobDoneResult> {
+    await this.endpoints.queueEndpoint(endpointId, actor);
+    const parsed = parseDoneBody(body);
+    const commandId = randomUUID();
+    const payload: JobDoneCommand = {
+      endpointId,
+      workerId,
+      jobId,
+      hasOutput: parsed.hasOutput,
+      progress: parsed.progress,
+      stopPod: parsed.stopPod,
+      ...(parsed.error !== undefined ? { error: parsed.error } : {}),
+    };
+    if (parsed.hasOutput) {
+      const json = JSON.stringify(parsed.output ?? null);
+      const bytes = Buffer.byteLength(json);
+      if (bytes > JobLimits.outputBytes) {
+        payload.oversizeBytes = bytes;
+      } else {
+        const packed = await this.payloads.packJson(`out-${commandId}`, json);
+        if (packed.inline) payload.output = parsed.output;
+        else payload.outputBlob = packed.ref;
+      }
+    }
+    return this.commands.execute(Subjects.worker.done, payload, actor, {
+      commandId,
+      timeoutMs: this.config.WORKER_COMMAND_TIMEOUT_MS,
+    });
+  }
+
+  async stream(
+    endpointId: string,
+    workerId: string,
+    jobId: string,
+    body: unknown,
+    actor: Actor,
+  ): Promise<JobStreamResult> {
+    await this.endpoints.queueEndpoint(endpointId, actor);
+    const json = jsonBody(body);
+    const output = json.output;
+    const commandId = randomUUID();
+    const packed = await this.payloads.packJson(`chunk-${commandId}`, JSON.stringify(output ?? null));
+    return this.commands.execute(
+      Subjects.worker.stream,
+      {
+        endpointId,
+        workerId,
+        jobId,
+        ...(packed.inline ? { output } : { outputBlob: packed.ref }),
+      },
+      actor,
+      { commandId, timeoutMs: this.config.WORKER_COMMAND_TIMEOUT_MS },
+    );
+  }
+
+  async ping(endpointId: string, workerId: string, params: PingParams, actor: Actor): Promise<{ ok: true }> {
+    await this.endpoints.queueEndpoint(endpointId, actor);
+    await this.commands.execute(
+      Subjects.worker.ping,
+      {
+        endpointId,
+        workerId,
+        jobIds: params.jobIds,
+        unhealthy: params.unhealthy,
+        ...(params.reason ? { reason: params.reason.slice(0, 2000) } : {}),
+        ...(params.version ? { version: params.version.slice(0, 100) } : {}),
+      },
+      actor,
+      { timeoutMs: this.config.WORKER_COMMAND_TIMEOUT_MS },
+    );
+    return { ok: true };
+  }
+
+  /** One take; null when the broker could not be asked (the poll waits and tries again). */
+  private async tryTake(
+    endpointId: string,
+    workerId: string,
+    batchSize: number,
+    gpu: string | undefined,
+    actor: Actor,
+  ): Promise<TakenJob[] | null> {
+    try {
+      const result = await this.payloads.take(
+        await this.commands.execute(
+          Subjects.worker.take,
+          { endpointId, workerId, batchSize, ...(gpu ? { gpu: gpu.slice(0, 100) } : {}) },
+          actor,
+          { timeoutMs: this.config.WORKER_COMMAND_TIMEOUT_MS },
+        ),
+      );
+      return result.jobs;
+    } catch (error) {
+      if (!isInfra(error)) throw error;
+      this.logger.warn(`job-take of worker ${workerId} waits: ${(error as Error).message}`);
+      return null;
+    }
+  }
+
+  /**
+   * Runs `fn`; an outage (owner unavailable) is waited out until the deadline (false: the poll ends empty, never
+   * 5xx), and any other error is answered only after a pause, so a worker that re-polls at once does not spin.
+   */
+  private async holdOnError(
+    fn: () => Promise<unknown>,
+    deadline: number,
+    stop: AbortSignal,
+  ): Promise<boolean> {
+    for (;;) {
+      try {
+        await fn();
+        return true;
+      } catch (error) {
+        const remaining = deadline - Date.now();
+        await sleep(Math.min(Math.max(remaining, 0), ERROR_HOLD_MS), stop);
+        if (!isInfra(error)) throw error;
+        if (Date.now() >= deadline || stop.aborted) return false;
+      }
+    }
+  }
+}
+
+function isInfra(error: unknown): boolean {
+  return error instanceof DomainError && INFRA_ERRORS.includes(error.code);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (ms <= 0 || signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,162 @@
+import { Injectable } from '@nestjs/common';
+import {
+  Subjects,
+  deriveId,
+  type JobChangedEvent,
+  type JobQueuedEvent,
+  type JobStatus,
+  type WorkerStopRequestedEvent,
+} from '@app/contracts';
+import type { CommandContext } from '@app/messaging';
+import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity.js';
+import type { AttemptOutcome } from './job-attempt.entity.js';
+import type { JobEntity } from './job.entity.js';
+import { elapsedMs, finishedExpiry, lifetimeExpiry, webhookBody } from './job.rules.js';
+import { JobsRepository } from './jobs.repository.js';
+
+export type Tx = Pick<CommandContext, 'envelope' | 'manager' | 'now' | 'emit'>;
+
+export type FinalStatus = Exclude<JobStatus, 'IN_QUEUE' | 'IN_PROGRESS'>;
+
+export interface FinishOptions {
+  output?: unknown;
+  hasOutput?: boolean;
+  error?: string | null;
+  /** How the open lease (if any) ends; the final status by default. */
+  attemptOutcome?: AttemptOutcome;
+}
+
+/**
+ * The transitions that several use cases share, each in the caller's transaction: leasing a job, finishing it
+ * (exactly once: the counters, the webhook, the stop signal and the event go with the one transition), and
+ * putting a job whose lease was lost back in the queue.
+ */
+@Injectable()
+export class JobLifecycle {
+  constructor(private readonly jobs: JobsRepository) {}
+
+  async lease(tx: Tx, job: JobEntity, workerId: string): Promise<void> {
+    job.attempts += 1;
+    job.status = 'IN_PROGRESS';
+    job.leaseWorkerId = workerId;
+    job.lastWorkerId = workerId;
+    job.leasedAt = tx.now;
+    job.startedAt = tx.now;
+    job.delayTimeMs = elapsedMs(job.queuedAt, tx.now) ?? 0;
+    job.stopPending = false;
+    await this.jobs.save(job, tx.manager);
+    await this.jobs.openAttempt(job, workerId, tx.now, tx.manager);
+  }
+
+  async finish(tx: Tx, job: JobEntity, status: FinalStatus, options: FinishOptions = {}): Promise<void> {
+    const leasedTo = job.status === 'IN_PROGRESS' ? job.leaseWorkerId : null;
+    job.status = status;
+    job.finishedAt = tx.now;
+    job.executionTimeMs = job.startedAt && leasedTo ? (elapsedMs(job.startedAt, tx.now) ?? 0) : null;
+    if (options.hasOutput !== undefined) {
+      job.hasOutput = options.hasOutput;
+      job.output = options.hasOutput ? (options.output ?? null) : null;
+    }
+    if (options.error !== undefined) job.error = options.error;
+    job.leaseWorkerId = null;
+    job.leasedAt = null;
+    job.expiresAt = finishedExpiry(job, tx.now);
+    const mustStop = leasedTo !== null && (status === 'CANCELLED' || status === 'TIMED_OUT');
+    job.stopPending = mustStop;
+    await this.jobs.save(job, tx.manager);
+    if (leasedTo) await this.jobs.closeAttempt(job.id, options.attemptOutcome ?? status, tx.now, tx.manager);
+    if (status === 'COMPLETED') await this.jobs.count(job.endpointId, 'completed', tx.now, tx.manager);
+    if (status === 'FAILED' || status === 'TIMED_OUT') {
+      await this.jobs.count(job.endpointId, 'failed', tx.now, tx.manager);
+    }
+    if (job.webhook) {
+      await tx.manager.insert(WebhookDeliveryEntity, {
+        id: deriveId(tx.envelope.commandId, `webhook/${job.id}`, 24),
+        jobId: job.id,
+        url: job.webhook,
+        body: webhookBody(job, tx.now),
+        attempts: 0,
+        nextAttemptAt: tx.now,
+        lockedUntil: null,
+        deliveredAt: null,
+        gaveUpAt: null,
+        lastError: null,
+        createdAt: tx.now,
+      });
+    }
+    if (mustStop && leasedTo) {
+      const stop: WorkerStopRequestedEvent = {
+        endpointId: job.endpointId,
+        workerId: leasedTo,
+        jobId: job.id,
+      };
+      await tx.emit(Subjects.worker.stopRequested, stop);
+    }
+    await this.changed(tx, job);
+  }
+
+  /** Back to the queue after a lost lease, or FAILED with the reason once JOB_MAX_ATTEMPTS leases were used. */
+  async requeue(
+    tx: Tx,
+    job: JobEntity,
+    outcome: Extract<AttemptOutcome, 'WORKER_LOST' | 'UNCONFIRMED'>,
+    reason: string,
+    maxAttempts: number,
+  ): Promise<'requeued' | 'failed'> {
+    if (job.attempts >= maxAttempts) {
+      await this.finish(tx, job, 'FAILED', {
+        error: `${reason}; gave up after ${job.attempts} attempt(s) (JOB_MAX_ATTEMPTS=${maxAttempts})`,
+        attemptOutcome: outcome,
+      });
+      return 'failed';
+    }
+    await this.jobs.closeAttempt(job.id, outcome, tx.now, tx.manager);
+    job.status = 'IN_QUEUE';
+    job.leaseWorkerId = null;
+    job.leasedAt = null;
+    job.startedAt = null;
+    job.delayTimeMs = null;
+    job.hasOutput = false;
+    job.output = null;
+    // The next attempt streams from the start: chunks not yet read are dropped.
+    await this.jobs.deleteChunks(job.id, tx.manager);
+    job.streamSeq = 0;
+    job.streamRead = 0;
+    await this.jobs.save(job, tx.manager);
+    await this.queued(tx, job);
+    return 'requeued';
+  }
+
+  /** Back to IN_QUEUE by POST /retry: same id and input, output and error cleared. */
+  async retry(tx: Tx, job: JobEntity): Promise<void> {
+    job.status = 'IN_QUEUE';
+    job.retries += 1;
+    job.attempts = 0;
+    job.queuedAt = tx.now;
+    job.startedAt = null;
+    job.finishedAt = null;
+    job.delayTimeMs = null;
+    job.executionTimeMs = null;
+    job.hasOutput = false;
+    job.output = null;
+    job.error = null;
+    job.stopPending = false;
+    job.expiresAt = lifetimeExpiry(tx.now, job.ttlMs);
+    await this.jobs.deleteChunks(job.id, tx.manager);
+    job.streamSeq = 0;
+    job.streamRead = 0;
+    await this.jobs.save(job, tx.manager);
+    await this.jobs.count(job.endpointId, 'retried', tx.now, tx.manager);
+    await this.queued(tx, job);
+  }
+
+  async queued(tx: Tx, job: JobEntity): Promise<void> {
+    const event: JobQueuedEvent = { endpointId: job.endpointId, jobId: job.id };
+    await tx.emit(Subjects.job.queued, event);
+  }
+
+  async changed(tx: Tx, job: JobEntity): Promise<void> {
+    const event: JobChangedEvent = { endpointId: job.endpointId, jobId: job.id, status: job.status };
+    await tx.emit(Subjects.job.changed, event);
+  }
+}

@@ -1,0 +1,56 @@
+import {
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { Subjects, type Actor } from '@app/contracts';
+import { CommandBus } from '@app/messaging';
+import { QueueBrokerConfig } from '../queue-broker.config.js';
+import { JobsRepository } from './jobs.repository.js';
+
+const SYSTEM: Actor = { userId: 'system', kind: 'system' };
+
+/**
+ * Every SWEEP_INTERVAL_MS: a cheap read says whether anything is due (a lost worker, a timeout, an expiry); only
+ * then is a `job.cmd.sweep` command issued, so the command log records each sweep that changed something.
+ */
+@Injectable()
+export class JobSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('sweeper');
+  private timer?: NodeJS.Timeout;
+  private running: Promise<void> | null = null;
+  private readonly startedAt = Date.now();
+
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly commands: CommandBus,
+    private readonly config: QueueBrokerConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.tick().finally(() => (this.running = null));
+    }, this.config.SWEEP_INTERVAL_MS);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      const now = new Date();
+      const detectLostWorkers = now.getTime() - this.startedAt >= this.config.WORKER_LOST_AFTER_MS;
+      const lostBefore = new Date(detectLostWorkers ? now.getTime() - this.config.WORKER_LOST_AFTER_MS : 0);
+      if (!(await this.jobs.sweepDue(now, lostBefore))) return;
+      const result = await this.commands.execute(Subjects.job.sweep, { detectLostWorkers }, SYSTEM, {
+        timeoutMs: 30_000,
+      });
+      if (Object.values(result).some((n) => n > 0)) this.logger.log(`swept ${JSON.stringify(result)}`);
+    } catch (error) {
+      this.logger.warn(`sweep failed: ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,292 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, IsNull, type EntityManager } from 'typeorm';
+import { deriveId, type JobStatus } from '@app/contracts';
+import { IgnoredResultEntity } from './ignored-result.entity.js';
+import { JobAttemptEntity, type AttemptOutcome } from './job-attempt.entity.js';
+import { JobStreamChunkEntity } from './job-stream-chunk.entity.js';
+import { JobEntity } from './job.entity.js';
+
+export interface QueueCounts {
+  inQueue: number;
+  inProgress: number;
+  inQueueNonLowPriority: number;
+  oldestQueuedAt: Date | null;
+}
+
+export interface WindowCounts {
+  completed: number;
+  failed: number;
+  retried: number;
+}
+
+@Injectable()
+export class JobsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<JobEntity | null> {
+    return manager.findOneBy(JobEntity, { id });
+  }
+
+  /** Reads the job and locks its row for the rest of the transaction. */
+  lockById(id: string, manager: EntityManager): Promise<JobEntity | null> {
+    return manager.findOne(JobEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  insert(job: JobEntity, manager: EntityManager): Promise<unknown> {
+    return manager.insert(JobEntity, job as never);
+  }
+
+  /** Writes the job's mutable columns (never the input, which can be megabytes and never changes). */
+  save(job: JobEntity, manager: EntityManager): Promise<unknown> {
+    const { id, input: _input, endpointId: _e, ownerId: _o, sync: _s, createdAt: _c, ...mutable } = job;
+    return manager.update(JobEntity, { id }, mutable as never);
+  }
+
+  /**
+   * The oldest queued jobs of the endpoint, locked; rows another transaction holds (a cancel, say) are skipped.
+   */
+  lockQueued(endpointId: string, limit: number, now: Date, manager: EntityManager): Promise<JobEntity[]> {
+    return manager
+      .getRepository(JobEntity)
+      .createQueryBuilder('j')
+      .where('j.endpoint_id = :endpointId', { endpointId })
+      .andWhere(`j.status = 'IN_QUEUE'`)
+      .andWhere('j.expires_at > :now', { now })
+      .orderBy('j.queued_at', 'ASC')
+      .addOrderBy('j.id', 'ASC')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+  }
+
+  /** Queued jobs of the endpoint, locked (purge). */
+  lockAllQueued(endpointId: string, manager: EntityManager): Promise<JobEntity[]> {
+    return manager
+      .getRepository(JobEntity)
+      .createQueryBuilder('j')
+      .where('j.endpoint_id = :endpointId', { endpointId })
+      .andWhere(`j.status = 'IN_QUEUE'`)
+      .setLock('pessimistic_write')
+      .getMany();
+  }
+
+  /** Jobs leased to the worker, locked. */
+  lockLeasedTo(workerIds: string[], manager: EntityManager): Promise<JobEntity[]> {
+    if (!workerIds.length) return Promise.resolve([]);
+    return manager
+      .getRepository(JobEntity)
+      .createQueryBuilder('j')
+      .where('j.lease_worker_id IN (:...workerIds)', { workerIds })
+      .orderBy('j.id')
+      .setLock('pessimistic_write')
+      .getMany();
+  }
+
+  /** Running jobs whose execution timeout has passed at `now`, locked. */
+  lockTimedOut(now: Date, manager: EntityManager, limit = 500): Promise<JobEntity[]> {
+    return manager
+      .getRepository(JobEntity)
+      .createQueryBuilder('j')
+      .where(`j.status = 'IN_PROGRESS'`)
+      .andWhere(`j.started_at + j.execution_timeout_ms * interval '1 millisecond' <= :now`, { now })
+      .orderBy('j.id')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+  }
+
+  /** Queued or running jobs whose lifetime (ttl) has passed, locked. */
+  lockOutlived(now: Date, manager: EntityManager, limit = 500): Promise<JobEntity[]> {
+    return manager
+      .getRepository(JobEntity)
+      .createQueryBuilder('j')
+      .where(`j.status IN ('IN_QUEUE', 'IN_PROGRESS')`)
+      .andWhere('j.expires_at <= :now', { now })
+      .orderBy('j.id')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+  }
+
+  /** Deletes finished jobs whose result expired (and their chunks); returns how many. */
+  async deleteExpired(now: Date, manager: EntityManager, limit = 1000): Promise<number> {
+    const rows = await manager.query<[{ id: string }[], number]>(
+      `DELETE FROM queue_broker.jobs WHERE id IN (
+         SELECT id FROM queue_broker.jobs
+         WHERE expires_at <= $1 AND status IN ('COMPLETED','FAILED','CANCELLED','TIMED_OUT')
+         LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [now, limit],
+    );
+    const ids = rows[0].map((r) => r.id);
+    if (ids.length) {
+      await manager.query(`DELETE FROM queue_broker.job_stream_chunks WHERE job_id = ANY($1)`, [ids]);
+      await manager.query(`DELETE FROM queue_broker.job_attempts WHERE job_id = ANY($1)`, [ids]);
+    }
+    return ids.length;
+  }
+
+  /** Whether the sweeper has anything to do at `now` (a cheap read before issuing the sweep command). */
+  async sweepDue(now: Date, lostBefore: Date): Promise<boolean> {
+    const rows = await this.dataSource.query<{ expired: boolean; timed_out: boolean; lost: boolean }[]>(
+      `SELECT
+         EXISTS (SELECT 1 FROM queue_broker.jobs WHERE expires_at <= $1) AS expired,
+         EXISTS (SELECT 1 FROM queue_broker.jobs WHERE status = 'IN_PROGRESS'
+                 AND started_at + execution_timeout_ms * interval '1 millisecond' <= $1) AS timed_out,
+         EXISTS (SELECT 1 FROM queue_broker.workers w WHERE w.lost_at IS NULL
+                 AND COALESCE(w.last_seen_at, w.registered_at) < $2
+                 AND (w.last_seen_at IS NOT NULL OR EXISTS
+                   (SELECT 1 FROM queue_broker.jobs j WHERE j.lease_worker_id = w.id))) AS lost`,
+      [now, lostBefore],
+    );
+    const row = rows[0];
+    return row.expired || row.timed_out || row.lost;
+  }
+
+  // ---- leases -----------------------------------------------------------------------------------------------------
+
+  async openAttempt(job: JobEntity, workerId: string, now: Date, manager: EntityManager): Promise<void> {
+    await manager.insert(JobAttemptEntity, {
+      id: deriveId(`${job.id}/${job.retries}/${job.attempts}`, 'attempt', 24),
+      jobId: job.id,
+      attempt: job.attempts,
+      workerId,
+      startedAt: now,
+      endedAt: null,
+      outcome: null,
+    });
+  }
+
+  async closeAttempt(
+    jobId: string,
+    outcome: AttemptOutcome,
+    now: Date,
+    manager: EntityManager,
+  ): Promise<void> {
+    await manager.update(JobAttemptEntity, { jobId, endedAt: IsNull() }, { endedAt: now, outcome });
+  }
+
+  // ---- stream chunks ----------------------------------------------------------------------------------------------
+
+  async appendChunks(job: JobEntity, outputs: unknown[], now: Date, manager: EntityManager): Promise<void> {
+    if (!outputs.length) return;
+    await manager.insert(
+      JobStreamChunkEntity,
+      outputs.map((output, i) => ({
+        jobId: job.id,
+        seq: job.streamSeq + i,
+        output,
+        createdAt: now,
+      })) as never,
+    );
+  }
+
+  readChunks(jobId: string, fromSeq: number, manager: EntityManager): Promise<JobStreamChunkEntity[]> {
+    return manager
+      .getRepository(JobStreamChunkEntity)
+      .createQueryBuilder('c')
+      .where('c.job_id = :jobId AND c.seq >= :fromSeq', { jobId, fromSeq })
+      .orderBy('c.seq', 'ASC')
+      .getMany();
+  }
+
+  deleteChunks(jobId: string, manager: EntityManager): Promise<unknown> {
+    return manager.delete(JobStreamChunkEntity, { jobId });
+  }
+
+  // ---- ignored results, counters ------------------------------------------------------------------------------------
+
+  recordIgnored(
+    entry: Omit<IgnoredResultEntity, 'id'>,
+    commandId: string,
+    manager: EntityManager,
+  ): Promise<unknown> {
+    return manager.insert(IgnoredResultEntity, { id: deriveId(commandId, 'ignored', 24), ...entry });
+  }
+
+  async count(
+    endpointId: string,
+    field: 'completed' | 'failed' | 'retried',
+    now: Date,
+    manager: EntityManager,
+  ): Promise<void> {
+    const bucket = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+    await manager.query(
+      `INSERT INTO queue_broker.endpoint_job_counters (endpoint_id, bucket_start, ${field})
+       VALUES ($1, $2, 1)
+       ON CONFLICT (endpoint_id, bucket_start) DO UPDATE SET ${field} = endpoint_job_counters.${field} + 1`,
+      [endpointId, bucket],
+    );
+  }
+
+  async windowCounts(endpointId: string, since: Date): Promise<WindowCounts> {
+    const rows = await this.dataSource.query<WindowCounts[]>(
+      `SELECT COALESCE(SUM(completed), 0)::int AS completed, COALESCE(SUM(failed), 0)::int AS failed,
+              COALESCE(SUM(retried), 0)::int AS retried
+       FROM queue_broker.endpoint_job_counters WHERE endpoint_id = $1 AND bucket_start >= $2`,
+      [endpointId, since],
+    );
+    return rows[0];
+  }
+
+  deleteCountersBefore(before: Date, manager: EntityManager): Promise<unknown> {
+    return manager.query(`DELETE FROM queue_broker.endpoint_job_counters WHERE bucket_start < $1`, [before]);
+  }
+
+  async queueCounts(endpointId: string, now: Date): Promise<QueueCounts> {
+    const rows = await this.dataSource.query<
+      { in_queue: number; in_progress: number; in_queue_normal: number; oldest: Date | null }[]
+    >(
+      `SELECT
+         COUNT(*) FILTER (WHERE status = 'IN_QUEUE')::int AS in_queue,
+         COUNT(*) FILTER (WHERE status = 'IN_PROGRESS')::int AS in_progress,
+         COUNT(*) FILTER (WHERE status = 'IN_QUEUE' AND NOT low_priority)::int AS in_queue_normal,
+         MIN(queued_at) FILTER (WHERE status = 'IN_QUEUE' AND NOT low_priority) AS oldest
+       FROM queue_broker.jobs
+       WHERE endpoint_id = $1 AND status IN ('IN_QUEUE', 'IN_PROGRESS') AND expires_at > $2`,
+      [endpointId, now],
+    );
+    const row = rows[0];
+    return {
+      inQueue: row.in_queue,
+      inProgress: row.in_progress,
+      inQueueNonLowPriority: row.in_queue_normal,
+      oldestQueuedAt: row.oldest,
+    };
+  }
+
+  /** Jobs the worker must be told to abandon, marked as told (job-stop hands each out once). */
+  async collectStops(workerId: string, now: Date, manager: EntityManager): Promise<string[]> {
+    const rows = await manager.query<[{ id: string }[], number]>(
+      `UPDATE queue_broker.jobs SET stop_pending = false, stop_delivered_at = $2
+       WHERE last_worker_id = $1 AND stop_pending RETURNING id`,
+      [workerId, now],
+    );
+    return rows[0].map((r) => r.id).sort();
+  }
+
+  /** Jobs the worker still runs (it lists them in its ping) although they ended here: tell it again. */
+  async rearmStops(
+    workerId: string,
+    jobIds: string[],
+    before: Date,
+    manager: EntityManager,
+  ): Promise<string[]> {
+    if (!jobIds.length) return [];
+    const rows = await manager.query<[{ id: string }[], number]>(
+      `UPDATE queue_broker.jobs SET stop_pending = true
+       WHERE last_worker_id = $1 AND id = ANY($2) AND NOT stop_pending
+         AND status IN ('CANCELLED','TIMED_OUT') AND (stop_delivered_at IS NULL OR stop_delivered_at < $3)
+       RETURNING id`,
+      [workerId, jobIds, before],
+    );
+    return rows[0].map((r) => r.id);
+  }
+
+  statusOf(ids: string[]): Promise<{ id: string; status: JobStatus }[]> {
+    return this.dataSource.query(`SELECT id, status FROM queue_broker.jobs WHERE id = ANY($1)`, [ids]);
+  }
+}

@@ -1,0 +1,26 @@
+import { Injectable } from '@nestjs/common';
+import { Subjects, type PurgeQueueCommand, type PurgeResult } from '@app/contracts';
+import { CommandHandler, type CommandContext } from '@app/messaging';
+import { JobLifecycle } from '../job-lifecycle.js';
+import { JobsRepository } from '../jobs.repository.js';
+
+/**
+ * Removes every job still waiting in the queue; running jobs go on. A purged job ends CANCELLED (with the reason
+ * in `error`), so it still reaches exactly one terminal state and its webhook is called.
+ */
+@Injectable()
+export class PurgeQueueHandler {
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly lifecycle: JobLifecycle,
+  ) {}
+
+  @CommandHandler(Subjects.job.purge)
+  async handle(ctx: CommandContext<PurgeQueueCommand>): Promise<PurgeResult> {
+    const queued = await this.jobs.lockAllQueued(ctx.payload.endpointId, ctx.manager);
+    for (const job of queued) {
+      await this.lifecycle.finish(ctx, job, 'CANCELLED', { error: 'removed from the queue by purge-queue' });
+    }
+    return { removed: queued.length, status: 'completed' };
+  }
+}

@@ -1,0 +1,15 @@
+import { Injectable } from '@nestjs/common';
+import { Subjects, type EndpointJobsQuery, type QueueStats } from '@app/contracts';
+import { QueryHandler, type QueryContext } from '@app/messaging';
+import { QueueStatsReader } from './queue-stats.reader.js';
+
+/** `job.qry.queue-stats` for the autoscaler (lowPriority jobs are counted apart: they never trigger a scale-up). */
+@Injectable()
+export class QueueStatsHandler {
+  constructor(private readonly stats: QueueStatsReader) {}
+
+  @QueryHandler(Subjects.job.queueStats)
+  handle(ctx: QueryContext<EndpointJobsQuery>): Promise<QueueStats> {
+    return this.stats.read(ctx.payload.endpointId, new Date());
+  }
+}

@@ -1,0 +1,54 @@
+import { Module } from '@nestjs/common';
+import { CancelJobHandler } from './jobs/cancel-job/cancel-job.handler.js';
+import { EndpointHealthHandler } from './jobs/endpoint-health/endpoint-health.handler.js';
+import { GetJobHandler } from './jobs/get-job/get-job.handler.js';
+import { JobLifecycle } from './jobs/job-lifecycle.js';
+import { JobSweeper } from './jobs/job-sweeper.js';
+import { JobsRepository } from './jobs/jobs.repository.js';
+import { PurgeQueueHandler } from './jobs/purge-queue/purge-queue.handler.js';
+import { QueueStatsHandler } from './jobs/queue-stats/queue-stats.handler.js';
+import { QueueStatsReader } from './jobs/queue-stats/queue-stats.reader.js';
+import { ReadStreamHandler } from './jobs/read-stream/read-stream.handler.js';
+import { RetryJobHandler } from './jobs/retry-job/retry-job.handler.js';
+import { SetJobTtlHandler } from './jobs/set-job-ttl/set-job-ttl.handler.js';
+import { SubmitJobHandler } from './jobs/submit-job/submit-job.handler.js';
+import { SweepJobsHandler } from './jobs/sweep-jobs/sweep-jobs.handler.js';
+import { PayloadStore } from './payloads/payload-store.js';
+import { WebhookSender } from './webhooks/webhook-sender.js';
+import { CollectStopsHandler } from './workers/collect-stops/collect-stops.handler.js';
+import { JobDoneHandler } from './workers/job-done/job-done.handler.js';
+import { JobStreamHandler } from './workers/job-stream/job-stream.handler.js';
+import { PingWorkerHandler } from './workers/ping-worker/ping-worker.handler.js';
+import { RegisterWorkerHandler } from './workers/register-worker/register-worker.handler.js';
+import { TakeJobsHandler } from './workers/take-jobs/take-jobs.handler.js';
+import { WorkersRepository } from './workers/workers.repository.js';
+
+/** The `job` and `worker` domains: jobs, their leases to workers, stream chunks, retention, webhooks. */
+@Module({
+  providers: [
+    JobsRepository,
+    WorkersRepository,
+    JobLifecycle,
+    PayloadStore,
+    QueueStatsReader,
+    JobSweeper,
+    WebhookSender,
+    SubmitJobHandler,
+    CancelJobHandler,
+    RetryJobHandler,
+    PurgeQueueHandler,
+    SetJobTtlHandler,
+    ReadStreamHandler,
+    SweepJobsHandler,
+    GetJobHandler,
+    EndpointHealthHandler,
+    QueueStatsHandler,
+    TakeJobsHandler,
+    JobDoneHandler,
+    JobStreamHandler,
+    PingWorkerHandler,
+    CollectStopsHandler,
+    RegisterWorkerHandler,
+  ],
+})
+export class QueueModule {}

@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+import { Subjects, type CollectStopsCommand, type StopsResult } from '@app/contracts';
+import { CommandHandler, type CommandContext } from '@app/messaging';
+import { JobsRepository } from '../../jobs/jobs.repository.js';
+import { WorkersRepository } from '../workers.repository.js';
+
+/** job-stop: the jobs this worker must abandon (cancelled, timed out), each handed out once. */
+@Injectable()
+export class CollectStopsHandler {
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly workers: WorkersRepository,
+  ) {}
+
+  @CommandHandler(Subjects.worker.collectStops)
+  async handle(ctx: CommandContext<CollectStopsCommand>): Promise<StopsResult> {
+    const { payload, manager, now } = ctx;
+    await this.workers.touch(payload.endpointId, payload.workerId, now, manager);
+    return { jobsToStop: await this.jobs.collectStops(payload.workerId, now, manager) };
+  }
+}

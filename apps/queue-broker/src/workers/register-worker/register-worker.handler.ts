@@ -1,0 +1,16 @@
+import { Injectable } from '@nestjs/common';
+import { Subjects, type RegisterWorkerCommand } from '@app/contracts';
+import { CommandHandler, type CommandContext } from '@app/messaging';
+import { WorkersRepository } from '../workers.repository.js';
+
+/** The autoscaler started a worker pod: it counts as `initializing` in /health until it first asks for a job. */
+@Injectable()
+export class RegisterWorkerHandler {
+  constructor(private readonly workers: WorkersRepository) {}
+
+  @CommandHandler(Subjects.worker.register)
+  async handle(ctx: CommandContext<RegisterWorkerCommand>): Promise<null> {
+    await this.workers.register(ctx.payload.endpointId, ctx.payload.workerId, ctx.now, ctx.manager);
+    return null;
+  }
+}

@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { Subjects, type Packed, type TakeJobsCommand, type TakeResult, type TakenJob } from '@app/contracts';
+import { CommandHandler, type CommandContext } from '@app/messaging';
+import { JobLifecycle } from '../../jobs/job-lifecycle.js';
+import type { JobEntity } from '../../jobs/job.entity.js';
+import { JobsRepository } from '../../jobs/jobs.repository.js';
+import { PayloadStore } from '../../payloads/payload-store.js';
+import { WorkersRepository } from '../workers.repository.js';
+
+/**
+ * job-take / job-take-batch: leases the oldest queued jobs of the endpoint to the worker (rows locked with SKIP
+ * LOCKED, so a cancel in flight is never handed out). An empty answer is normal: the edge long-polls.
+ */
+@Injectable()
+export class TakeJobsHandler {
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly workers: WorkersRepository,
+    private readonly lifecycle: JobLifecycle,
+    private readonly payloads: PayloadStore,
+  ) {}
+
+  @CommandHandler(Subjects.worker.take)
+  async handle(ctx: CommandContext<TakeJobsCommand>): Promise<Packed<TakeResult>> {
+    const { payload, manager, now } = ctx;
+    await this.workers.touch(payload.endpointId, payload.workerId, now, manager, { poll: true });
+    const taken = await this.jobs.lockQueued(payload.endpointId, payload.batchSize, now, manager);
+    for (const job of taken) await this.lifecycle.lease(ctx, job, payload.workerId);
+    const result: TakeResult = { jobs: taken.map(toTakenJob) };
+    return taken.length ? this.payloads.pack(`take-${ctx.envelope.commandId}`, result) : result;
+  }
+}
+
+function toTakenJob(job: JobEntity): TakenJob {
+  const taken: TakenJob = { id: job.id, input: job.input };
+  if (job.webhook) taken.webhook = job.webhook;
+  if (job.s3Config) taken.s3Config = job.s3Config;
+  const policy = {
+    executionTimeout: job.executionTimeoutMs,
+    ...(job.lowPriority ? { lowPriority: true } : {}),
+    ...(job.ttlMs !== null ? { ttl: job.ttlMs } : {}),
+  };
+  taken.policy = policy;
+  return taken;
+}

@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { WorkerCounts } from '@app/contracts';
+import { WorkerEntity } from './worker.entity.js';
+
+@Injectable()
+export class WorkersRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<WorkerEntity | null> {
+    return manager.findOneBy(WorkerEntity, { id });
+  }
+
+  /**
+   * Records a call of the worker (any call proves it alive; `poll`: it asked for a job, so it has finished
+   * starting and is healthy).
+   */
+  async touch(
+    endpointId: string,
+    workerId: string,
+    now: Date,
+    manager: EntityManager,
+    options: { poll?: boolean; recycle?: boolean } = {},
+  ): Promise<void> {
+    await manager.query(
+      `INSERT INTO queue_broker.workers
+         (id, endpoint_id, registered_at, last_seen_at, first_poll_at, unhealthy, lost_at, recycle_requested)
+       VALUES ($1, $2, $3, $3, CASE WHEN $4 THEN $3::timestamptz END, false, NULL, $5)
+       ON CONFLICT (id) DO UPDATE SET
+         endpoint_id = EXCLUDED.endpoint_id,
+         last_seen_at = GREATEST(COALESCE(workers.last_seen_at, EXCLUDED.last_seen_at), EXCLUDED.last_seen_at),
+         first_poll_at = COALESCE(workers.first_poll_at, EXCLUDED.first_poll_at),
+         unhealthy = CASE WHEN $4 THEN false ELSE workers.unhealthy END,
+         unhealthy_reason = CASE WHEN $4 THEN NULL ELSE workers.unhealthy_reason END,
+         recycle_requested = workers.recycle_requested OR $5,
+         lost_at = NULL`,
+      [workerId, endpointId, now, options.poll ?? false, options.recycle ?? false],
+    );
+  }
+
+  /** The autoscaler started a worker pod: it counts as initializing until it calls. */
+  async register(endpointId: string, workerId: string, now: Date, manager: EntityManager): Promise<void> {
+    await manager.query(
+      `INSERT INTO queue_broker.workers (id, endpoint_id, registered_at, unhealthy, recycle_requested)
+       VALUES ($1, $2, $3, false, false)
+       ON CONFLICT (id) DO UPDATE SET endpoint_id = EXCLUDED.endpoint_id`,
+      [workerId, endpointId, now],
+    );
+  }
+
+  async markHealth(
+    workerId: string,
+    unhealthy: boolean,
+    reason: string | null,
+    version: string | null,
+    manager: EntityManager,
+  ): Promise<void> {
+    const changes = unhealthy
+      ? { unhealthy: true, unhealthyReason: reason, ...(version ? { version } : {}) }
+      : { ...(version ? { version } : {}) };
+    // A healthy ping without a version changes nothing (and TypeORM refuses an empty update).
+    if (Object.keys(changes).length === 0) return;
+    await manager.update(WorkerEntity, { id: workerId }, changes);
+  }
+
+  /** Workers silent since before `lostBefore` that are not marked lost yet, marked now; returns their ids. */
+  async markLost(lostBefore: Date, now: Date, manager: EntityManager): Promise<string[]> {
+    const rows = await manager.query<[{ id: string }[], number]>(
+      `UPDATE queue_broker.workers w SET lost_at = $2
+       WHERE w.lost_at IS NULL AND COALESCE(w.last_seen_at, w.registered_at) < $1
+         AND (w.last_seen_at IS NOT NULL OR EXISTS
+           (SELECT 1 FROM queue_broker.jobs j WHERE j.lease_worker_id = w.id))
+       RETURNING w.id`,
+      [lostBefore, now],
+    );
+    return rows[0].map((r) => r.id);
+  }
+
+  deleteLostBefore(before: Date, manager: EntityManager): Promise<unknown> {
+    return manager.query(`DELETE FROM queue_broker.workers WHERE lost_at < $1`, [before]);
+  }
+
+  /** Workers of the endpoint by state, among those alive (seen since `lostBefore`, or registered since `initSince`). */
+  async counts(
+    endpointId: string,
+    lostBefore: Date,
+    initSince: Date,
+  ): Promise<WorkerCounts & { recycle: string[] }> {
+    const rows = await this.dataSource.query<(WorkerCounts & { recycle: string[] })[]>(
+      `SELECT
+         COUNT(*) FILTER (WHERE unhealthy)::int AS unhealthy,
+         COUNT(*) FILTER (WHERE NOT unhealthy AND leased > 0)::int AS running,
+         COUNT(*) FILTER (WHERE NOT unhealthy AND leased = 0 AND first_poll_at IS NOT NULL)::int AS idle,
+         COUNT(*) FILTER (WHERE NOT unhealthy AND leased = 0 AND first_poll_at IS NULL)::int AS initializing,
+         COALESCE(array_agg(id ORDER BY id) FILTER (WHERE recycle_requested), '{}') AS recycle
+       FROM (
+         SELECT w.*, (SELECT COUNT(*) FROM queue_broker.jobs j WHERE j.lease_worker_id = w.id) AS leased
+         FROM queue_broker.workers w
+         WHERE w.endpoint_id = $1 AND w.lost_at IS NULL
+           AND ((w.last_seen_at IS NOT NULL AND w.last_seen_at >= $2)
+             OR (w.last_seen_at IS NULL AND w.registered_at >= $3))
+       ) x`,
+      [endpointId, lostBefore, initSince],
+    );
+    return rows[0];
+  }
+}

@@ -1,0 +1,345 @@
+import { Type } from 'class-transformer';
+import {
+  Allow,
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { JobLimits, type JobStatus } from './job.model.js';
+import type { BlobRef } from './payload-blobs.js';
+
+const ID_MAX = 200;
+
+/** Request `policy` (compatibility.md §1). */
+export class JobPolicy {
+  @IsOptional()
+  @IsInt()
+  @Min(JobLimits.executionTimeoutMs.min)
+  @Max(JobLimits.executionTimeoutMs.max)
+  executionTimeout?: number;
+
+  @IsOptional()
+  @IsBoolean()
+  lowPriority?: boolean;
+
+  @IsOptional()
+  @IsInt()
+  @Min(JobLimits.ttlMs.min)
+  @Max(JobLimits.ttlMs.max)
+  ttl?: number;
+}
+
+/** Body of POST /run and /runsync. `input` is opaque: the endpoint's handler defines it. */
+export class RunJobDto {
+  @Allow()
+  input: unknown;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  webhook?: string;
+
+  /** Sent by the JS SDK's type; treated like `webhook`. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  webhookV2?: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => JobPolicy)
+  policy?: JobPolicy;
+
+  /** Passed to the worker with the job, as the public service does. */
+  @IsOptional()
+  @IsObject()
+  s3Config?: Record<string, unknown>;
+}
+
+class EndpointScoped {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(ID_MAX)
+  endpointId: string;
+}
+
+class JobScoped extends EndpointScoped {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(ID_MAX)
+  jobId: string;
+}
+
+// ---- job.* commands (actor: the endpoint's user, or `system` for the broker's own timers) -----------------------
+
+/** `job.cmd.submit`: records a job IN_QUEUE. The input travels inline, or as a blob when it is too large. */
+export class SubmitJobCommand extends EndpointScoped {
+  @IsBoolean()
+  sync: boolean;
+
+  @Allow()
+  input?: unknown;
+
+  @IsOptional()
+  @IsObject()
+  inputBlob?: BlobRef;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  webhook?: string;
+
+  @IsOptional()
+  @IsObject()
+  s3Config?: Record<string, unknown>;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => JobPolicy)
+  policy?: JobPolicy;
+
+  /** /runsync: the wait asked for, which sets how long the result is kept (1 to 5 minutes). */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  waitMs?: number;
+}
+
+export class JobRefCommand extends JobScoped {}
+
+export class PurgeQueueCommand extends EndpointScoped {}
+
+/** `job.cmd.set-ttl` (GET /status?ttl=): the job (and its result) is kept `ttlMs` from now. */
+export class SetJobTtlCommand extends JobScoped {
+  @IsInt()
+  @Min(JobLimits.ttlMs.min)
+  @Max(JobLimits.ttlMs.max)
+  ttlMs: number;
+}
+
+/** `job.cmd.sweep`: the broker's timer: lost workers, execution timeouts, ttl and retention expiry. */
+export class SweepJobsCommand {
+  /**
+   * False for the first WORKER_LOST_AFTER_MS after the broker starts: pings recorded while it was down are still
+   * being applied, so silence is not yet proof that a worker is gone.
+   */
+  @IsBoolean()
+  detectLostWorkers: boolean;
+}
+
+// ---- job.* queries ----------------------------------------------------------------------------------------------
+
+export class GetJobQuery extends JobScoped {}
+
+export class EndpointJobsQuery extends EndpointScoped {}
+
+// ---- worker.* commands (actor: the user whose worker key or full key made the call) -----------------------------
+
+class WorkerScoped extends EndpointScoped {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(ID_MAX)
+  workerId: string;
+}
+
+/** `worker.cmd.take` (job-take, job-take-batch): leases up to `batchSize` queued jobs to the worker. */
+export class TakeJobsCommand extends WorkerScoped {
+  @IsInt()
+  @Min(1)
+  @Max(JobLimits.maxBatchSize)
+  batchSize: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  gpu?: string;
+}
+
+/** `worker.cmd.done` (job-done): a final result or a progress update. */
+export class JobDoneCommand extends WorkerScoped {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(ID_MAX)
+  jobId: string;
+
+  @Allow()
+  output?: unknown;
+
+  @IsOptional()
+  @IsObject()
+  outputBlob?: BlobRef;
+
+  /** Whether `output` was present in the body at all (`output: null` is an output). */
+  @IsBoolean()
+  hasOutput: boolean;
+
+  /** The handler's error: a string (compatibility.md §2 keeps it as the worker sent it). */
+  @IsOptional()
+  @IsString()
+  error?: string;
+
+  /** `{status: "IN_PROGRESS", output}`: a progress update; the job stays IN_PROGRESS. */
+  @IsBoolean()
+  progress: boolean;
+
+  @IsBoolean()
+  stopPod: boolean;
+
+  /** Set by the edge when the body was larger than the kept output may be: the job fails with that reason. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  oversizeBytes?: number;
+}
+
+/** `worker.cmd.stream` (job-stream): one chunk of a streaming job's output. */
+export class JobStreamCommand extends WorkerScoped {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(ID_MAX)
+  jobId: string;
+
+  @Allow()
+  output?: unknown;
+
+  @IsOptional()
+  @IsObject()
+  outputBlob?: BlobRef;
+}
+
+/** `worker.cmd.ping`: heartbeat; `jobIds` are the jobs the worker says it is running. */
+export class PingWorkerCommand extends WorkerScoped {
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  jobIds: string[];
+
+  @IsBoolean()
+  unhealthy: boolean;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  reason?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  version?: string;
+}
+
+/** `worker.cmd.collect-stops` (job-stop): the jobs the worker must abandon, each handed out once. */
+export class CollectStopsCommand extends WorkerScoped {}
+
+/** `worker.cmd.register`: a worker pod was started for the endpoint (counts as initializing until it calls). */
+export class RegisterWorkerCommand extends WorkerScoped {}
+
+// ---- views ------------------------------------------------------------------------------------------------------
+
+export interface JobAccepted {
+  id: string;
+  status: JobStatus;
+}
+
+/** The status object of /status, /runsync, /status-sync and webhooks. */
+export interface JobView {
+  id: string;
+  status: JobStatus;
+  output?: unknown;
+  /** FAILED (and TIMED_OUT, CANCELLED by the service) carry the reason as a string. */
+  error?: string;
+  /** ms from (re)queued to started. */
+  delayTime?: number;
+  /** ms from started to finished (or to now while running). */
+  executionTime?: number;
+  workerId?: string;
+  retries?: number;
+}
+
+export interface StreamChunk {
+  output: unknown;
+  metrics?: Record<string, unknown>;
+}
+
+/** GET /stream: chunks not delivered before, in order. */
+export interface StreamRead {
+  id: string;
+  status: JobStatus;
+  stream: StreamChunk[];
+}
+
+export interface PurgeResult {
+  removed: number;
+  status: 'completed';
+}
+
+export interface WorkerCounts {
+  idle: number;
+  running: number;
+  initializing: number;
+  unhealthy: number;
+}
+
+/** GET /health. Job counters are over the broker's HEALTH_WINDOW_MS (see docs/adr/0008-jobs-and-workers.md). */
+export interface EndpointHealth {
+  jobs: { completed: number; failed: number; inProgress: number; inQueue: number; retried: number };
+  workers: WorkerCounts;
+}
+
+/** `job.qry.queue-stats`: what the autoscaler needs to scale an endpoint. */
+export interface QueueStats {
+  endpointId: string;
+  inQueue: number;
+  inProgress: number;
+  /** Queued jobs that may trigger a scale-up (not `policy.lowPriority`). */
+  inQueueNonLowPriority: number;
+  /** Age of the oldest queued non-low-priority job, 0 when none. */
+  oldestQueuedAgeMs: number;
+  /** Over the health window, like /health. */
+  completed: number;
+  failed: number;
+  retried: number;
+  workers: WorkerCounts;
+  /** Workers that asked to be recycled (`stopPod: true` in job-done) and have not been seen since. */
+  recycleWorkerIds: string[];
+}
+
+/** What a worker gets from job-take: the job's id and input, and the extra fields the public service passes. */
+export interface TakenJob {
+  id: string;
+  input: unknown;
+  webhook?: string;
+  s3Config?: Record<string, unknown>;
+  policy?: JobPolicy;
+}
+
+export interface TakeResult {
+  jobs: TakenJob[];
+}
+
+export type JobDoneOutcome = 'completed' | 'failed' | 'progress' | 'ignored';
+
+export interface JobDoneResult {
+  recorded: JobDoneOutcome;
+  /** Why a result was ignored (the job is no longer leased to this worker, say). */
+  reason?: string;
+}
+
+export interface JobStreamResult {
+  recorded: boolean;
+  chunks: number;
+  reason?: string;
+}
+
+export interface StopsResult {
+  jobsToStop: string[];
+}

@@ -1,0 +1,301 @@
+import { hostname } from 'node:os';
+import { readWorkerConfig, type WorkerConfig } from './worker-config.js';
+
+export const SDK_VERSION = 'gpucp-worker-sdk/0.1.0';
+
+/** One job as the handler sees it. */
+export interface Job {
+  id: string;
+  input: unknown;
+  webhook?: string;
+  s3Config?: Record<string, unknown>;
+  policy?: Record<string, unknown>;
+  /** Aborted when the platform stops the job (cancelled, timed out) or the worker shuts down past its grace. */
+  signal: AbortSignal;
+  /** Reports partial output; the job stays IN_PROGRESS (a progress update never overwrites the final result). */
+  progress(output: unknown): Promise<void>;
+}
+
+/**
+ * A handler returns the job's output (or a promise of it), or is an async generator: each yielded value is a
+ * stream chunk (GET /stream), and the output is the list of chunks when `returnAggregateStream` is set. Throwing
+ * (or returning `{error}`) fails the job with that message.
+ */
+export type JobHandler = (job: Job) => unknown;
+
+export interface WorkerOptions {
+  handler: JobHandler;
+  /** Jobs run at once (one job-take long poll per free slot). Default: WORKER_CONCURRENCY, else 1. */
+  concurrency?: number;
+  /** For generator handlers: also send the list of chunks as the output. Default false. */
+  returnAggregateStream?: boolean;
+  /** SIGTERM: how long in-flight jobs may take to finish before they are handed back. Default 25 s. */
+  shutdownGraceMs?: number;
+  /** Exit the process once stopped by a signal. Default true. */
+  exitOnSignal?: boolean;
+  /** The environment (default: the process environment). */
+  env?: Record<string, string | undefined>;
+  log?: (line: string) => void;
+}
+
+export interface RunningWorker {
+  readonly config: WorkerConfig;
+  /** Stops taking jobs, lets in-flight jobs finish within the grace, hands back the rest. */
+  stop(): Promise<void>;
+  /** Resolves when the worker has stopped. */
+  readonly stopped: Promise<void>;
+}
+
+const TAKE_TIMEOUT_MS = 95_000;
+const POST_ATTEMPTS = 8;
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+interface Active {
+  controller: AbortController;
+  stopped: boolean;
+}
+
+/**
+ * Starts a worker speaking the platform's worker protocol (compatibility.md §2): long-polled job-take, job-done
+ * (with retries: results are not dropped on a 5xx), job-stream, heartbeats listing the running jobs, and the
+ * job-stop long poll, which aborts a cancelled or timed-out job's `signal` (no result is posted for it).
+ */
+export function startWorker(options: WorkerOptions): RunningWorker {
+  const config = readWorkerConfig(options.env);
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? config.concurrency));
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const active = new Map<string, Active>();
+  const polling = new AbortController();
+  const auth = { authorization: config.apiKey };
+  let stopping: Promise<void> | null = null;
+  let resolveStopped: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
+
+  async function request(url: string, init: RequestInit = {}): Promise<Response> {
+    return fetch(url, { ...init, headers: { ...auth, ...(init.headers as Record<string, string>) } });
+  }
+
+  /** POSTs a result, retrying 5xx and network errors (a 4xx is final: logged, dropped). */
+  async function post(url: string, body: unknown): Promise<boolean> {
+    for (let attempt = 1; attempt <= POST_ATTEMPTS; attempt++) {
+      try {
+        const response = await request(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(60_000),
+        });
+        const text = await response.text();
+        if (response.ok) return true;
+        if (response.status < 500 && response.status !== 429) {
+          log(`worker: POST ${url} answered ${response.status}: ${text.slice(0, 500)}; dropped`);
+          return false;
+        }
+        log(`worker: POST ${url} answered ${response.status} (attempt ${attempt}); retrying`);
+      } catch (error) {
+        log(`worker: POST ${url} failed (attempt ${attempt}): ${(error as Error).message}; retrying`);
+      }
+      await sleep(Math.min(500 * 2 ** attempt, 10_000));
+    }
+    return false;
+  }
+
+  const jobUrl = (template: string, jobId: string, isStream: boolean) => {
+    const url = template.replaceAll('$ID', encodeURIComponent(jobId));
+    return `${url}${url.includes('?') ? '&' : '?'}isStream=${isStream}`;
+  };
+
+  async function take(): Promise<Record<string, unknown> | null> {
+    const url = `${config.takeUrl}${config.takeUrl.includes('?') ? '&' : '?'}job_in_progress=${active.size ? 1 : 0}`;
+    try {
+      const response = await request(url, {
+        signal: AbortSignal.any([polling.signal, AbortSignal.timeout(TAKE_TIMEOUT_MS)]),
+      });
+      if (response.status === 204) return null;
+      if (response.status === 429) {
+        await response.body?.cancel();
+        await sleep(5000, polling.signal);
+        return null;
+      }
+      if (!response.ok) {
+        log(`worker: job-take answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+        await sleep(1000, polling.signal);
+        return null;
+      }
+      return (await response.json()) as Record<string, unknown>;
+    } catch (error) {
+      if (!polling.signal.aborted) {
+        log(`worker: job-take failed: ${(error as Error).message}`);
+        await sleep(1000, polling.signal);
+      }
+      return null;
+    }
+  }
+
+  async function run(raw: Record<string, unknown>): Promise<void> {
+    const id = String(raw.id);
+    const entry: Active = { controller: new AbortController(), stopped: false };
+    active.set(id, entry);
+    const job: Job = {
+      id,
+      input: raw.input,
+      ...(typeof raw.webhook === 'string' ? { webhook: raw.webhook } : {}),
+      ...(raw.s3Config ? { s3Config: raw.s3Config as Record<string, unknown> } : {}),
+      ...(raw.policy ? { policy: raw.policy as Record<string, unknown> } : {}),
+      signal: entry.controller.signal,
+      progress: async (output: unknown) => {
+        if (entry.stopped) return;
+        await post(jobUrl(config.doneUrlTemplate, id, false), { status: 'IN_PROGRESS', output });
+      },
+    };
+    try {
+      const result = options.handler(job);
+      let body: Record<string, unknown>;
+      let isStream = false;
+      if (isAsyncIterable(result)) {
+        isStream = true;
+        const chunks: unknown[] = [];
+        for await (const chunk of result) {
+          if (entry.stopped) break;
+          if (options.returnAggregateStream) chunks.push(chunk);
+          await post(jobUrl(config.streamUrlTemplate, id, false), { output: chunk });
+        }
+        body = options.returnAggregateStream ? { output: chunks } : {};
+      } else {
+        const output = await result;
+        body =
+          typeof output === 'object' && output !== null && 'error' in output
+            ? { error: String(output.error) }
+            : { output: output ?? null };
+      }
+      if (entry.stopped) {
+        log(`worker: job ${id} was stopped by the platform; no result posted`);
+        return;
+      }
+      await post(jobUrl(config.doneUrlTemplate, id, isStream), body);
+    } catch (error) {
+      if (entry.stopped) {
+        log(`worker: job ${id} was stopped by the platform; no result posted`);
+        return;
+      }
+      const err = error as Error;
+      await post(jobUrl(config.doneUrlTemplate, id, false), {
+        error: JSON.stringify({
+          error_type: err?.name ?? 'Error',
+          error_message: err?.message ?? String(error),
+          error_traceback: err?.stack ?? '',
+          hostname: hostname(),
+          worker_id: config.workerId,
+          runpod_version: SDK_VERSION,
+        }),
+      });
+    } finally {
+      active.delete(id);
+    }
+  }
+
+  async function slot(): Promise<void> {
+    while (!polling.signal.aborted) {
+      const raw = await take();
+      if (raw && typeof raw.id === 'string') await run(raw);
+    }
+  }
+
+  async function ping(unhealthy?: { check: string; reason: string }): Promise<void> {
+    const params = new URLSearchParams({ runpod_version: SDK_VERSION });
+    if (active.size) params.set('job_id', [...active.keys()].join(','));
+    if (unhealthy) {
+      params.set('status', 'unhealthy');
+      params.set('check', unhealthy.check);
+      params.set('reason', unhealthy.reason);
+    }
+    const url = `${config.pingUrl}${config.pingUrl.includes('?') ? '&' : '?'}${params.toString()}`;
+    try {
+      const response = await request(url, {
+        signal: AbortSignal.timeout(Math.max(config.pingIntervalMs, 5000)),
+      });
+      await response.body?.cancel();
+    } catch (error) {
+      log(`worker: ping failed: ${(error as Error).message}`);
+    }
+  }
+
+  async function watchStops(): Promise<void> {
+    while (!polling.signal.aborted) {
+      try {
+        const response = await request(config.stopUrl, {
+          signal: AbortSignal.any([polling.signal, AbortSignal.timeout(TAKE_TIMEOUT_MS)]),
+        });
+        if (response.ok && response.status === 200) {
+          const { jobsToStop } = (await response.json()) as { jobsToStop?: string[] };
+          for (const id of jobsToStop ?? []) {
+            const entry = active.get(id);
+            if (!entry) continue;
+            log(`worker: job-stop for ${id}`);
+            entry.stopped = true;
+            entry.controller.abort(new Error(`job ${id} was stopped by the platform`));
+          }
+        } else {
+          await response.body?.cancel();
+          await sleep(1000, polling.signal);
+        }
+      } catch {
+        await sleep(1000, polling.signal);
+      }
+    }
+  }
+
+  const pinger = setInterval(() => void ping(), config.pingIntervalMs);
+  void ping();
+  const loops = [...Array.from({ length: concurrency }, () => slot()), watchStops()];
+
+  async function stop(): Promise<void> {
+    stopping ??= (async () => {
+      polling.abort();
+      const grace = options.shutdownGraceMs ?? 25_000;
+      const deadline = Date.now() + grace;
+      while (active.size && Date.now() < deadline) await sleep(100);
+      if (active.size) {
+        log(`worker: handing back ${active.size} unfinished job(s): ${[...active.keys()].join(', ')}`);
+        for (const entry of active.values()) {
+          entry.stopped = true;
+          entry.controller.abort(new Error('the worker is shutting down'));
+        }
+        active.clear();
+      }
+      clearInterval(pinger);
+      // The last heartbeat lists only what still runs (nothing): the platform takes the rest back.
+      await ping();
+      await Promise.allSettled(loops);
+      resolveStopped();
+    })();
+    return stopping;
+  }
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`worker: ${signal}: finishing in-flight jobs`);
+    void stop().then(() => {
+      if (options.exitOnSignal ?? true) process.exit(0);
+    });
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  log(`worker ${config.workerId} of endpoint ${config.endpointId}: taking jobs (concurrency ${concurrency})`);
+  return { config, stop, stopped };
+}
