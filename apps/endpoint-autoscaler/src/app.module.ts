@@ -1,7 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule } from '@app/platform';
-import { EndpointAutoscalerConfig } from './endpoint-autoscaler.config.js';
 import { DATA_SOURCE_SPEC } from './data-source.js';
+import { EndpointAutoscalerConfig } from './endpoint-autoscaler.config.js';
+import { EndpointsModule } from './endpoints/endpoints.module.js';
+import { ScalingModule } from './scaling/scaling.module.js';
 
 @Module({})
 export class AppModule {
@@ -15,6 +17,8 @@ export class AppModule {
           config,
           database: DATA_SOURCE_SPEC,
         }),
+        EndpointsModule,
+        ScalingModule,
       ],
     };
   }

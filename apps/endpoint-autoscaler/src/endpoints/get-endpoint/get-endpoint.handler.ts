@@ -1,0 +1,24 @@
+import { Injectable } from '@nestjs/common';
+import { Subjects, type EndpointView, type GetEndpointQuery } from '@app/contracts';
+import { QueryHandler, type QueryContext } from '@app/messaging';
+import { WorkersRepository } from '../../workers/workers.repository.js';
+import { ownedEndpoint } from '../endpoint.access.js';
+import { toEndpointView } from '../endpoint.mapper.js';
+import { EndpointsRepository } from '../endpoints.repository.js';
+
+/** One endpoint with its workers: 404 unknown or deleted, 403 another user's (system actors read any). */
+@Injectable()
+export class GetEndpointHandler {
+  constructor(
+    private readonly endpoints: EndpointsRepository,
+    private readonly workers: WorkersRepository,
+  ) {}
+
+  @QueryHandler(Subjects.endpoint.get)
+  async handle(ctx: QueryContext<GetEndpointQuery>): Promise<EndpointView> {
+    const { id } = ctx.payload;
+    const entity = ownedEndpoint(await this.endpoints.findLive(id), id, ctx.actor);
+    const workers = await this.workers.visibleByEndpoints([entity.id]);
+    return toEndpointView(entity, workers.get(entity.id) ?? []);
+  }
+}

@@ -1,0 +1,65 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { EndpointAutoscalerConfig } from '../endpoint-autoscaler.config.js';
+import { EndpointsRepository } from '../endpoints/endpoints.repository.js';
+import { autoscalerMetrics } from './autoscaler.metrics.js';
+import { EndpointReconciler } from './endpoint-reconciler.js';
+
+/**
+ * The autoscaler's control loop: every AUTOSCALER_TICK_MS it reconciles every endpoint (concurrently; one
+ * endpoint's failure is logged and retried on the next tick). A tick never overlaps the previous one.
+ */
+@Injectable()
+export class ControlLoop implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('autoscaler');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly endpoints: EndpointsRepository,
+    private readonly reconciler: EndpointReconciler,
+    private readonly config: EndpointAutoscalerConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.AUTOSCALER_ENABLED) {
+      this.logger.log('AUTOSCALER_ENABLED=false: the control loop is off');
+      return;
+    }
+    this.logger.log(`control loop every ${this.config.AUTOSCALER_TICK_MS} ms`);
+    this.schedule(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass over every endpoint (exposed for tests and benchmarks). */
+  async tick(): Promise<void> {
+    const started = performance.now();
+    const endpoints = await this.endpoints.listAll();
+    const now = new Date();
+    const results = await Promise.allSettled(endpoints.map((e) => this.reconciler.reconcile(e, now)));
+    results.forEach((result, i) => {
+      if (result.status === 'rejected') {
+        autoscalerMetrics.tickErrors.inc();
+        const reason = result.reason as Error;
+        this.logger.warn(
+          `endpoint ${endpoints[i].id}: reconcile failed (retried next tick): ${reason.message}`,
+        );
+      }
+    });
+    autoscalerMetrics.tickSeconds.observe((performance.now() - started) / 1000);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick()
+        .catch((error: Error) => this.logger.warn(`control loop tick failed: ${error.message}`))
+        .finally(() => this.schedule(this.config.AUTOSCALER_TICK_MS));
+    }, delayMs);
+  }
+}

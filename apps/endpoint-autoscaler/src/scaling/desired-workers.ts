@@ -1,0 +1,72 @@
+import type { ScalerType } from '@app/contracts';
+
+/** What the scaler looks at for one endpoint on one tick. */
+export interface ScalingInputs {
+  scalerType: ScalerType;
+  /** QUEUE_DELAY: seconds the oldest queued job may wait; REQUEST_COUNT: jobs per worker. At least 1. */
+  scalerValue: number;
+  workersMin: number;
+  workersMax: number;
+  /** Workers up or coming up (the autoscaler wants them RUNNING). */
+  current: number;
+  /** Of `current`, those not RUNNING yet (being created, provisioned or started). */
+  starting: number;
+  /** Queued jobs that may cause a scale-up (lowPriority jobs are not counted). */
+  inQueue: number;
+  /** Jobs being worked on. */
+  inProgress: number;
+  /** Age (ms) of the oldest queued job that may cause a scale-up; null when there is none. */
+  oldestQueuedMs: number | null;
+}
+
+export interface ScalingDecision {
+  /** Workers wanted, within workersMin..workersMax. */
+  desired: number;
+  /** Why, in words (goes to the scaling event and the log line). */
+  reason: string;
+}
+
+/**
+ * The number of workers an endpoint should have. Pure: same inputs, same answer.
+ *
+ * - REQUEST_COUNT: ceil((inQueue + inProgress) / scalerValue).
+ * - QUEUE_DELAY: while the oldest queued job has waited more than scalerValue seconds, one more worker for every
+ *   queued job that no starting worker will take (current + inQueue - starting); otherwise no more workers than
+ *   there are jobs (min(current, inQueue + inProgress)), so an endpoint without work drifts to workersMin.
+ * - Scale from zero: with no worker and a job queued, at least one worker (a first job never waits for the
+ *   delay threshold).
+ * - Always clamped to workersMin..workersMax. Fewer desired than current only makes the loop stop workers that
+ *   are idle past idleTimeout and have no job in flight; the function does not pick them.
+ */
+export function desiredWorkers(input: ScalingInputs): ScalingDecision {
+  const inQueue = Math.max(0, input.inQueue);
+  const inProgress = Math.max(0, input.inProgress);
+  const current = Math.max(0, input.current);
+  const starting = Math.min(Math.max(0, input.starting), current);
+  const value = Math.max(1, input.scalerValue);
+  let demand: number;
+  let reason: string;
+  if (input.scalerType === 'REQUEST_COUNT') {
+    demand = Math.ceil((inQueue + inProgress) / value);
+    reason = `REQUEST_COUNT: ceil((${inQueue} queued + ${inProgress} in progress) / ${value}) = ${demand}`;
+  } else if (inQueue > 0 && input.oldestQueuedMs !== null && input.oldestQueuedMs > value * 1000) {
+    demand = current + Math.max(0, inQueue - starting);
+    reason =
+      `QUEUE_DELAY: oldest queued job waited ${(input.oldestQueuedMs / 1000).toFixed(1)} s > ${value} s; ` +
+      `${inQueue} queued, ${starting} worker(s) starting`;
+  } else {
+    demand = Math.min(current, inQueue + inProgress);
+    reason = `QUEUE_DELAY: oldest wait within ${value} s; ${inQueue} queued + ${inProgress} in progress`;
+  }
+  if (current === 0 && inQueue > 0 && demand < 1) {
+    demand = 1;
+    reason = `scale from zero: ${inQueue} job(s) queued and no worker`;
+  }
+  const min = Math.max(0, input.workersMin);
+  const max = Math.max(min, input.workersMax);
+  const desired = Math.min(max, Math.max(min, demand));
+  if (desired !== demand) {
+    reason += desired === max ? `; capped at workersMax ${max}` : `; raised to workersMin ${min}`;
+  }
+  return { desired, reason };
+}

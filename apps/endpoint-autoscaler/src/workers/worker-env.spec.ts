@@ -1,0 +1,26 @@
+import { describe, expect, it } from '@jest/globals';
+import { workerEnv } from './worker-env.js';
+
+describe('workerEnv (compatibility.md §2)', () => {
+  it('builds the webhook URLs the worker SDKs expect, with $ID and $RUNPOD_POD_ID left for them', () => {
+    expect(
+      workerEnv({
+        endpointId: 'ep1',
+        podId: 'pod1',
+        queueUrl: 'http://gw:8080/',
+        gpu: 'AMPERE_16',
+        aiKey: 'cpk_x',
+        pingIntervalMs: 10000,
+      }),
+    ).toEqual({
+      RUNPOD_WEBHOOK_GET_JOB: 'http://gw:8080/v2/ep1/job-take/$ID?gpu=AMPERE_16',
+      RUNPOD_WEBHOOK_POST_OUTPUT: 'http://gw:8080/v2/ep1/job-done/$RUNPOD_POD_ID/$ID?gpu=AMPERE_16',
+      RUNPOD_WEBHOOK_POST_STREAM: 'http://gw:8080/v2/ep1/job-stream/$RUNPOD_POD_ID/$ID?gpu=AMPERE_16',
+      RUNPOD_WEBHOOK_PING: 'http://gw:8080/v2/ep1/ping/$RUNPOD_POD_ID',
+      RUNPOD_POD_ID: 'pod1',
+      RUNPOD_AI_API_KEY: 'cpk_x',
+      RUNPOD_ENDPOINT_ID: 'ep1',
+      RUNPOD_PING_INTERVAL: '10000',
+    });
+  });
+});

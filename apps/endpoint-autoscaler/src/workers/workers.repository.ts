@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, In, Not } from 'typeorm';
+import { WorkerEntity } from './worker.entity.js';
+
+@Injectable()
+export class WorkersRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  listByEndpoint(endpointId: string): Promise<WorkerEntity[]> {
+    return this.dataSource.manager.find(WorkerEntity, {
+      where: { endpointId },
+      order: { createdAt: 'ASC', podId: 'ASC' },
+    });
+  }
+
+  /** The workers users see (not yet being terminated), grouped by endpoint. */
+  async visibleByEndpoints(endpointIds: string[]): Promise<Map<string, WorkerEntity[]>> {
+    const byEndpoint = new Map<string, WorkerEntity[]>(endpointIds.map((id) => [id, []]));
+    if (!endpointIds.length) return byEndpoint;
+    const rows = await this.dataSource.manager.find(WorkerEntity, {
+      where: { endpointId: In(endpointIds), desired: Not('TERMINATED') },
+      order: { createdAt: 'ASC', podId: 'ASC' },
+    });
+    for (const row of rows) byEndpoint.get(row.endpointId)?.push(row);
+    return byEndpoint;
+  }
+
+  insert(worker: WorkerEntity): Promise<unknown> {
+    return this.dataSource.manager.insert(WorkerEntity, worker);
+  }
+
+  save(worker: WorkerEntity): Promise<unknown> {
+    return this.dataSource.manager.save(WorkerEntity, worker);
+  }
+
+  async delete(podId: string): Promise<void> {
+    await this.dataSource.manager.delete(WorkerEntity, { podId });
+  }
+}

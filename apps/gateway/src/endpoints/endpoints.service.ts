@@ -1,0 +1,151 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import {
+  DomainError,
+  ErrorCode,
+  Subjects,
+  newEndpointId,
+  type Actor,
+  type EndpointView,
+  type NetworkVolumeView,
+  type SaveEndpointCommand,
+} from '@app/contracts';
+import { CommandBus, QueryBus } from '@app/messaging';
+import { SecretBox } from '@app/platform';
+import { AccountsService } from '../accounts/accounts.service.js';
+import { GatewayConfig } from '../gateway.config.js';
+
+/** An endpoint with what the gateway adds for its owner: the opened workers' key and the volume's place. */
+export interface EndpointDetails {
+  view: EndpointView;
+  aiKey: string | null;
+  networkVolume: NetworkVolumeView | null;
+}
+
+/**
+ * Serverless endpoints, owned by endpoint-autoscaler. The gateway checks what lives in other apps (the template
+ * is the caller's and serverless, the network volume is the caller's and in an allowed location) before the
+ * command, and mints the workers' API key (bound to the endpoint, sealed into the command) when one is created.
+ */
+@Injectable()
+export class EndpointsService {
+  private readonly logger = new Logger('endpoints');
+  private readonly box: SecretBox;
+
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
+    private readonly accounts: AccountsService,
+    config: GatewayConfig,
+  ) {
+    this.box = new SecretBox(config.REGISTRY_AUTH_KEYS);
+  }
+
+  async save(command: SaveEndpointCommand, actor: Actor): Promise<EndpointDetails> {
+    const current = command.id
+      ? await this.queries.query(Subjects.endpoint.get, { id: command.id }, actor)
+      : null;
+    await this.checkTemplate(command.templateId, actor);
+    const networkVolumeId =
+      command.networkVolumeId === undefined ? (current?.networkVolumeId ?? null) : command.networkVolumeId;
+    const networkVolume = networkVolumeId
+      ? await this.checkNetworkVolume(networkVolumeId, command.locations ?? current?.locations ?? [], actor)
+      : null;
+    const view = current ? await this.modify(command, actor) : await this.create(command, actor);
+    return { view, aiKey: this.openKey(view), networkVolume };
+  }
+
+  async list(actor: Actor): Promise<EndpointDetails[]> {
+    const views = await this.queries.query(Subjects.endpoint.list, {}, actor);
+    return Promise.all(
+      views.map(async (view) => ({
+        view,
+        aiKey: this.openKey(view),
+        networkVolume: view.networkVolumeId
+          ? await this.findNetworkVolume(view.networkVolumeId, actor)
+          : null,
+      })),
+    );
+  }
+
+  /** Deletes the endpoint (workersMin and workersMax must be 0), then revokes its workers' key. */
+  async delete(id: string, actor: Actor): Promise<void> {
+    await this.commands.execute(Subjects.endpoint.delete, { id }, actor);
+    await this.accounts.revokeWorkerKeys(id);
+  }
+
+  private modify(command: SaveEndpointCommand, actor: Actor): Promise<EndpointView> {
+    return this.commands.execute(Subjects.endpoint.save, command, actor);
+  }
+
+  /** The command id is chosen here so the endpoint's id (derived from it) is known to bind the workers' key. */
+  private async create(command: SaveEndpointCommand, actor: Actor): Promise<EndpointView> {
+    const commandId = randomUUID();
+    const endpointId = newEndpointId(commandId);
+    const issued = await this.accounts.issueWorkerKey(actor.userId, endpointId);
+    try {
+      return await this.commands.execute(
+        Subjects.endpoint.save,
+        { ...command, aiKeySealed: this.box.seal(issued.key, endpointId) },
+        actor,
+        { commandId },
+      );
+    } catch (error) {
+      // Refused: the endpoint will never exist, so neither should its key. Unanswered: it may still be created.
+      if (error instanceof DomainError && error.code !== ErrorCode.OwnerUnavailable) {
+        await this.accounts.revokeKey(issued.record.id);
+      }
+      throw error;
+    }
+  }
+
+  private async checkTemplate(templateId: string, actor: Actor): Promise<void> {
+    const template = await this.queries.query(Subjects.template.get, { id: templateId }, actor);
+    if (!template.isServerless) {
+      throw new DomainError(ErrorCode.ValidationFailed, 'the endpoint failed validation', [
+        `templateId: template ${templateId} is not a serverless template (create one with isServerless: true)`,
+      ]);
+    }
+  }
+
+  /** The caller's volume (404/403 otherwise), in a data center of an allowed region (422 otherwise). */
+  private async checkNetworkVolume(
+    id: string,
+    locations: string[],
+    actor: Actor,
+  ): Promise<NetworkVolumeView> {
+    const volume = await this.queries.query(Subjects.volume.get, { id }, actor);
+    if (!locations.length) return volume;
+    const dataCenters = await this.queries.query(Subjects.catalog.dataCenters, {}, actor);
+    const region = dataCenters.find((dc) => dc.id === volume.dataCenterId)?.region;
+    if (!region || !locations.includes(region)) {
+      throw new DomainError(ErrorCode.ValidationFailed, 'the endpoint failed validation', [
+        `networkVolumeId: network volume ${id} is in data center ${volume.dataCenterId}` +
+          `${region ? ` (region ${region})` : ''}, outside the endpoint's locations ${locations.join(',')}`,
+      ]);
+    }
+    return volume;
+  }
+
+  /** For a listing: the volume, or null once it is gone. */
+  private async findNetworkVolume(id: string, actor: Actor): Promise<NetworkVolumeView | null> {
+    try {
+      return await this.queries.query(Subjects.volume.get, { id }, actor);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === ErrorCode.NotFound) return null;
+      throw error;
+    }
+  }
+
+  private openKey(view: EndpointView): string | null {
+    if (!view.aiKeySealed) return null;
+    try {
+      return this.box.open(view.aiKeySealed, view.id);
+    } catch (error) {
+      this.logger.warn(
+        `the workers' key of endpoint ${view.id} cannot be opened: ${(error as Error).message}`,
+      );
+      return null;
+    }
+  }
+}
