@@ -13,6 +13,7 @@ import {
   deleteNatsStreams,
   dropDatabase,
   ensureDependencies,
+  ensureKustomize,
   ensureNats,
   ensurePostgres,
   listDatabases,
@@ -72,6 +73,7 @@ runMain(async () => {
       ensurePostgres(process.env.TEST_ADMIN_DATABASE_URL || process.env.DATABASE_URL),
     );
     const natsUrl = await stage('nats', () => ensureNats());
+    await stage('kustomize', async () => log(`rendering deploy/ with ${ensureKustomize()}`));
     cleanup = () => removeRunResources({ adminUrl, natsUrl, runDatabase, natsPrefix });
     log(`run ${runId}: database ${runDatabase}, NATS prefix ${natsPrefix}`);
     const databaseUrl = await stage('database', () => createDatabase(adminUrl, runDatabase));

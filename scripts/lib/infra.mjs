@@ -2,7 +2,7 @@
 // PostgreSQL and NATS JetStream are reachable (starting or installing them locally when that is safe), manages
 // databases and JetStream streams, and runs the apps' migrations. Plain Node ESM on purpose: it must run before
 // `npm ci` and the TypeScript build, so `pg` and the NATS packages are only imported inside the functions.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { userInfo } from 'node:os';
@@ -570,4 +570,23 @@ export async function waitForReady(url, timeoutMs, { signal } = {}) {
   }, timeoutMs);
   if (!ready)
     throw new InfraError(`${url}/readyz did not answer 200 within ${Math.round(timeoutMs / 1000)} s`);
+}
+
+/**
+ * kustomize v5 renders deploy/ for the manifest checks: `$KUSTOMIZE`, `kustomize`, or `kubectl kustomize`
+ * (kubectl >= 1.27 embeds it). Not installable from Debian (its kubectl is 1.20), so this only checks.
+ */
+export function ensureKustomize() {
+  const candidates = [
+    [process.env.KUSTOMIZE || 'kustomize', ['version']],
+    ['kubectl', ['version', '--client']],
+  ];
+  for (const [command, args] of candidates) {
+    const result = spawnSync(command, args, { encoding: 'utf8' });
+    const major = Number(/(?:Kustomize Version:\s*|kustomize\/|^)v?(\d+)\./m.exec(result.stdout ?? '')?.[1]);
+    if (result.status === 0 && major >= 5) return `${command} (kustomize v${major})`;
+  }
+  throw new InfraError(
+    'kustomize v5 is missing: install kubectl >= 1.27 (it embeds kustomize v5) or kustomize v5, or set KUSTOMIZE',
+  );
 }

@@ -189,6 +189,12 @@ describe('the edge', () => {
       );
     });
 
+    it('an empty body sent as JSON is no body: 422 naming the missing fields, not a parse error', async () => {
+      const reply = await call('POST', '/v1/containerregistryauth', { auth: bearer(alice), body: '' });
+      expectProblem(reply, 422);
+      expect(reply.body.errors).toEqual(expect.arrayContaining([expect.stringMatching(/^name /)]));
+    });
+
     it('malformed JSON → 400', async () => {
       expectProblem(
         await call('POST', '/v1/containerregistryauth', { auth: bearer(alice), body: '{"name": ' }),

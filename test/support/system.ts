@@ -136,6 +136,8 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
       LOG_LEVEL: env.logLevel,
       NODE_ENV: 'test',
       REGISTRY_AUTH_KEYS: TEST_REGISTRY_AUTH_KEYS,
+      // Tests poll and burst; they get quotas they never reach unless a test sets its own.
+      RATE_LIMIT_REST: '100000,1000000,10000000',
       ...options.env,
       ...options.appEnv?.[app],
     });

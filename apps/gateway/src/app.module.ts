@@ -3,10 +3,19 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { PlatformModule } from '@app/platform';
 import { AccountsModule } from './accounts/accounts.module.js';
 import { AuthGuard } from './auth/auth.guard.js';
+import { CatalogModule } from './catalog/catalog.module.js';
+import { ClustersModule } from './clusters/clusters.module.js';
 import { DATA_SOURCE_SPEC } from './data-source.js';
 import { ProblemFilter } from './edge/problem.filter.js';
 import { GatewayConfig } from './gateway.config.js';
+import { GatewayGraphqlModule } from './graphql/graphql.module.js';
+import { JobsModule } from './jobs/jobs.module.js';
+import { NetworkVolumesModule } from './network-volumes/network-volumes.module.js';
+import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+import { PodsModule } from './pods/pods.module.js';
 import { RegistryAuthModule } from './registry-auth/registry-auth.module.js';
+import { SshKeysModule } from './ssh-keys/ssh-keys.module.js';
+import { TemplatesModule } from './templates/templates.module.js';
 
 @Module({})
 export class AppModule {
@@ -21,7 +30,16 @@ export class AppModule {
           database: DATA_SOURCE_SPEC,
         }),
         AccountsModule,
+        RateLimitModule,
         RegistryAuthModule,
+        ClustersModule,
+        CatalogModule,
+        NetworkVolumesModule,
+        SshKeysModule,
+        PodsModule,
+        TemplatesModule,
+        GatewayGraphqlModule,
+        JobsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },

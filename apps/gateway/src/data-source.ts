@@ -1,11 +1,21 @@
 import { MESSAGING_ENTITIES, type AppDataSourceSpec } from '@app/database';
 import { ApiKeyEntity } from './accounts/api-key.entity.js';
 import { UserEntity } from './accounts/user.entity.js';
+import { SshKeyEntity } from './accounts/ssh-key.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { RateLimitCounterEntity } from './rate-limit/rate-limit-counter.entity.js';
+import { RateLimitOverrideEntity } from './rate-limit/rate-limit-override.entity.js';
 
-/** gateway owns the `gateway` schema (users, API keys); nobody else writes it. */
+/** gateway owns the `gateway` schema (users, API keys, rate-limit counters); nobody else writes it. */
 export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
   schema: 'gateway',
-  entities: [...MESSAGING_ENTITIES, UserEntity, ApiKeyEntity],
+  entities: [
+    ...MESSAGING_ENTITIES,
+    UserEntity,
+    ApiKeyEntity,
+    SshKeyEntity,
+    RateLimitCounterEntity,
+    RateLimitOverrideEntity,
+  ],
   migrations: MIGRATIONS,
 };

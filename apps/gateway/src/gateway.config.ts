@@ -1,6 +1,37 @@
-import { Type } from 'class-transformer';
-import { IsInt, Matches, Min } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsInt,
+  Matches,
+  Max,
+  Min,
+  Validate,
+  type ValidationArguments,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { BaseConfig } from '@app/config';
+import {
+  DEFAULT_QUOTAS,
+  DEFAULT_WINDOW_SECONDS,
+  QUOTAS_PATTERN,
+  WINDOWS_PATTERN,
+} from './rate-limit/rate-limit-policies.js';
+
+const QUOTAS_MESSAGE =
+  '$property must be three quotas minute,hour,day (non-negative integers), e.g. 300,6000,50000';
+
+/** Window lengths other than 60,3600,86400 would make the header names (minute, hour, day) lie: tests only. */
+@ValidatorConstraint({ name: 'testOnlyWindows' })
+class TestOnlyWindows implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    return value === DEFAULT_WINDOW_SECONDS || (args.object as BaseConfig).NODE_ENV === 'test';
+  }
+
+  defaultMessage(): string {
+    return `RATE_LIMIT_WINDOW_SECONDS is test-only: it may differ from ${DEFAULT_WINDOW_SECONDS} only with NODE_ENV=test`;
+  }
+}
 
 /** The gateway's settings, validated once at boot (see .env.example). */
 export class GatewayConfig extends BaseConfig {
@@ -17,4 +48,65 @@ export class GatewayConfig extends BaseConfig {
   @Min(1024)
   @Type(() => Number)
   MAX_BODY_BYTES = 1024 * 1024;
+
+  // Per-user rate limits (docs/adr/0004-rate-limits.md). Quotas are `minute,hour,day`; 0 blocks the policy.
+
+  /** `false` turns the limiter off: nothing counted, no RateLimit headers, never 429. */
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean({ message: 'RATE_LIMITS_ENABLED must be true or false' })
+  RATE_LIMITS_ENABLED = true;
+
+  /** Default policy: every authenticated /v1 and /v2 REST route without a policy of its own, per user. */
+  @Matches(QUOTAS_PATTERN, { message: QUOTAS_MESSAGE })
+  RATE_LIMIT_REST = DEFAULT_QUOTAS.rest;
+
+  /** POST /v2/{endpoint_id}/run, per user and endpoint. */
+  @Matches(QUOTAS_PATTERN, { message: QUOTAS_MESSAGE })
+  RATE_LIMIT_QUEUE_RUN = DEFAULT_QUOTAS['queue.run'];
+
+  /** POST /v2/{endpoint_id}/runsync, per user and endpoint. */
+  @Matches(QUOTAS_PATTERN, { message: QUOTAS_MESSAGE })
+  RATE_LIMIT_QUEUE_RUNSYNC = DEFAULT_QUOTAS['queue.runsync'];
+
+  /** /v2/{endpoint_id}/status/{job_id}, per user and endpoint. */
+  @Matches(QUOTAS_PATTERN, { message: QUOTAS_MESSAGE })
+  RATE_LIMIT_QUEUE_STATUS = DEFAULT_QUOTAS['queue.status'];
+
+  /** /v2/{endpoint_id}/stream/{job_id}, per user and endpoint. */
+  @Matches(QUOTAS_PATTERN, { message: QUOTAS_MESSAGE })
+  RATE_LIMIT_QUEUE_STREAM = DEFAULT_QUOTAS['queue.stream'];
+
+  /** POST /v2/{endpoint_id}/cancel/{job_id}, per user and endpoint. */
+  @Matches(QUOTAS_PATTERN, { message: QUOTAS_MESSAGE })
+  RATE_LIMIT_QUEUE_CANCEL = DEFAULT_QUOTAS['queue.cancel'];
+
+  /** POST /v2/{endpoint_id}/purge-queue, per user and endpoint. */
+  @Matches(QUOTAS_PATTERN, { message: QUOTAS_MESSAGE })
+  RATE_LIMIT_QUEUE_PURGE_QUEUE = DEFAULT_QUOTAS['queue.purge-queue'];
+
+  /** TEST ONLY: window lengths `minute,hour,day` in seconds (e.g. 2,6,12); needs NODE_ENV=test. */
+  @Matches(WINDOWS_PATTERN, {
+    message: 'RATE_LIMIT_WINDOW_SECONDS must be three positive integers minute,hour,day',
+  })
+  @Validate(TestOnlyWindows)
+  RATE_LIMIT_WINDOW_SECONDS = DEFAULT_WINDOW_SECONDS;
+
+  /** Connections of the limiter's own Postgres pool (kept apart so a stalled limiter cannot starve the app's). */
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  @Type(() => Number)
+  RATE_LIMIT_POOL_SIZE = 4;
+
+  /** Longest wait for the counter store (a connection, then the statement); past it the request is admitted. */
+  @IsInt()
+  @Min(10)
+  @Type(() => Number)
+  RATE_LIMIT_STORE_TIMEOUT_MS = 250;
+
+  /** After a store failure, requests are admitted without asking the store for this long (then it is retried). */
+  @IsInt()
+  @Min(0)
+  @Type(() => Number)
+  RATE_LIMIT_STORE_BACKOFF_MS = 1000;
 }

@@ -25,6 +25,11 @@ export interface ExecuteOptions {
   commandId?: string;
   /** How long to wait for the outcome; the configured COMMAND_TIMEOUT_MS otherwise. */
   timeoutMs?: number;
+  /**
+   * Issue time; now otherwise. A handler issuing a command passes its own envelope's `issuedAt` (with a command id
+   * derived from its own), so a replay issues the very same command.
+   */
+  issuedAt?: string;
 }
 
 /**
@@ -45,10 +50,11 @@ export class CommandBus {
     payload: CommandPayload<S>,
     actor: Actor,
     commandId: string = randomUUID(),
+    issuedAt: string = new Date().toISOString(),
   ): CommandEnvelope<CommandPayload<S>> {
     return {
       commandId,
-      issuedAt: new Date().toISOString(),
+      issuedAt,
       actor,
       correlationId: requestContext.correlationId(),
       subject,
@@ -62,7 +68,7 @@ export class CommandBus {
     actor: Actor,
     options: ExecuteOptions = {},
   ): Promise<CommandResult<S>> {
-    const envelope = this.envelope(subject, payload, actor, options.commandId);
+    const envelope = this.envelope(subject, payload, actor, options.commandId, options.issuedAt);
     const outcome = await this.send(envelope, options.timeoutMs ?? this.config.COMMAND_TIMEOUT_MS);
     if (outcome.ok) return outcome.value as CommandResult<S>;
     throw DomainError.fromPayload(outcome.error);

@@ -1,6 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Logger } from 'pino';
 
+const BOOT_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory']);
+
 /** Nest's logger interface on top of the process's pino logger: one JSON object a line. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly root: Logger) {}
@@ -24,7 +26,9 @@ export class PinoNestLogger implements LoggerService {
   }
 
   log(message: unknown, ...rest: unknown[]): void {
-    this.write('info', message, rest);
+    // Nest's own start-up chatter (one line per module and route) is debug detail, not operations news.
+    const context = rest[rest.length - 1];
+    this.write(typeof context === 'string' && BOOT_CONTEXTS.has(context) ? 'debug' : 'info', message, rest);
   }
   error(message: unknown, ...rest: unknown[]): void {
     this.write('error', message, rest);

@@ -68,8 +68,14 @@ export class AccountsService {
         'a key of scope endpoints must name at least one endpoint',
       );
     }
-    if (scope !== 'endpoints' && endpointIds.length) {
-      throw new DomainError(ErrorCode.ValidationFailed, 'only keys of scope endpoints name endpoints');
+    if (scope === 'worker' && endpointIds.length !== 1) {
+      throw new DomainError(ErrorCode.ValidationFailed, 'a key of scope worker names exactly one endpoint');
+    }
+    if (scope !== 'endpoints' && scope !== 'worker' && endpointIds.length) {
+      throw new DomainError(
+        ErrorCode.ValidationFailed,
+        'only keys of scope endpoints or worker name endpoints',
+      );
     }
     const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
     const record = Object.assign(new ApiKeyEntity(), {
@@ -97,6 +103,16 @@ export class AccountsService {
     return user ? { user, key: record } : 'unknown';
   }
 
+  /** The key of an endpoint's workers (RUNPOD_AI_API_KEY): scope `worker`, bound to that one endpoint. */
+  issueWorkerKey(userId: string, endpointId: string): Promise<IssuedKey> {
+    return this.createKey(userId, 'worker', `worker:${endpointId}`, [endpointId]);
+  }
+
+  /** Revokes the workers' keys of an endpoint (it was deleted); how many were still active. */
+  revokeWorkerKeys(endpointId: string): Promise<number> {
+    return this.keys.revokeWorkerKeys(endpointId, new Date());
+  }
+
   async revokeKey(id: string): Promise<void> {
     if (!(await this.keys.revoke(id, new Date()))) {
       throw new DomainError(ErrorCode.NotFound, `no active API key ${id}`);
@@ -105,6 +121,18 @@ export class AccountsService {
 
   listUsers(): Promise<UserEntity[]> {
     return this.users.list();
+  }
+
+  findUser(idOrName: string): Promise<UserEntity | null> {
+    return this.users.findByIdOrName(idOrName);
+  }
+
+  /** Exempt users are never rate-limited and get no rate-limit headers; effective on their next request. */
+  async setRateLimitExempt(idOrName: string, exempt: boolean): Promise<UserEntity> {
+    const user = await this.users.findByIdOrName(idOrName);
+    if (!user) throw DomainError.notFound('user', idOrName);
+    await this.users.setRateLimitExempt(user.id, exempt);
+    return Object.assign(user, { rateLimitExempt: exempt });
   }
 
   listKeys(userId?: string): Promise<ApiKeyEntity[]> {

@@ -2,9 +2,11 @@
  * What a key may do:
  * - `full`: everything the user may do;
  * - `read`: only reads (GET, and GraphQL queries);
- * - `endpoints`: only the job routes of the serverless endpoints it names (`/v2/{endpoint_id}/...`).
+ * - `endpoints`: only the job routes of the serverless endpoints it names (`/v2/{endpoint_id}/...`);
+ * - `worker`: only the worker routes (`@Auth({worker: true})`: job-take, job-done, ping, ...) of the one endpoint
+ *   it names; minted by the gateway for an endpoint's workers (their RUNPOD_AI_API_KEY), revoked with it.
  */
-export const API_KEY_SCOPES = ['full', 'read', 'endpoints'] as const;
+export const API_KEY_SCOPES = ['full', 'read', 'endpoints', 'worker'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 export function isApiKeyScope(value: string): value is ApiKeyScope {

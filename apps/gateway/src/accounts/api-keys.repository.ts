@@ -22,6 +22,16 @@ export class ApiKeysRepository {
     return this.repo.find({ where: userId ? { userId } : {}, order: { createdAt: 'ASC' } });
   }
 
+  async revokeWorkerKeys(endpointId: string, at: Date): Promise<number> {
+    const result = await this.repo
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: at })
+      .where("scope = 'worker' AND :endpointId = ANY(endpoint_ids) AND revoked_at IS NULL", { endpointId })
+      .execute();
+    return result.affected ?? 0;
+  }
+
   async revoke(id: string, at: Date): Promise<boolean> {
     const result = await this.repo
       .createQueryBuilder()

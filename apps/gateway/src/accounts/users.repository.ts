@@ -29,4 +29,8 @@ export class UsersRepository {
   count(): Promise<number> {
     return this.repo.count();
   }
+
+  async setRateLimitExempt(id: string, exempt: boolean): Promise<void> {
+    await this.repo.update({ id }, { rateLimitExempt: exempt });
+  }
 }

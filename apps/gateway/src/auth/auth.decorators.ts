@@ -1,4 +1,6 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
+import { type GqlContextType, GqlExecutionContext } from '@nestjs/graphql';
+import { type GraphQLResolveInfo, OperationTypeNode } from 'graphql';
 import type { Actor } from '@app/contracts';
 import type { Principal } from '../accounts/accounts.service.js';
 
@@ -14,6 +16,8 @@ export interface AuthRule {
   access?: 'read' | 'write';
   /** Route parameter naming the serverless endpoint, for keys restricted to endpoints. */
   endpointParam?: string;
+  /** A worker route (job-take, job-done, ping, ...): keys of scope `worker` are accepted for their endpoint. */
+  worker?: boolean;
 }
 
 export const AUTH_RULE = Symbol('gateway:auth-rule');
@@ -28,9 +32,24 @@ export function actorOf(principal: Principal): Actor {
   return { userId: principal.user.id, keyId: principal.key.id, kind: 'user' };
 }
 
+/** The HTTP request behind a REST route or a GraphQL resolver (Apollo's context carries it as `req`). */
+export function httpRequestOf<T>(context: ExecutionContext): T {
+  if (context.getType<GqlContextType>() === 'graphql') {
+    return GqlExecutionContext.create(context).getContext<{ req: T }>().req;
+  }
+  return context.switchToHttp().getRequest<T>();
+}
+
+/** For a GraphQL resolver, what its operation does (a query reads, a mutation writes); undefined for REST. */
+export function graphqlAccess(context: ExecutionContext): 'read' | 'write' | undefined {
+  if (context.getType<GqlContextType>() !== 'graphql') return undefined;
+  const info = GqlExecutionContext.create(context).getInfo<GraphQLResolveInfo>();
+  return info.operation.operation === OperationTypeNode.QUERY ? 'read' : 'write';
+}
+
 /** The acting user of the request, as commands and queries carry it. */
 export const CurrentActor = createParamDecorator((_: unknown, context: ExecutionContext): Actor => {
-  const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+  const request = httpRequestOf<AuthenticatedRequest>(context);
   if (!request.principal) throw new Error('CurrentActor used on a route without authentication');
   return actorOf(request.principal);
 });

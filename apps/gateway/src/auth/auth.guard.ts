@@ -4,7 +4,14 @@ import { DomainError, ErrorCode } from '@app/contracts';
 import { requestContext } from '@app/observability';
 import { IS_PUBLIC } from '@app/platform';
 import { AccountsService, type Principal } from '../accounts/accounts.service.js';
-import { AUTH_RULE, type AuthRule, type AuthenticatedRequest } from './auth.decorators.js';
+import { RateLimiter } from '../rate-limit/rate-limiter.service.js';
+import {
+  AUTH_RULE,
+  type AuthRule,
+  type AuthenticatedRequest,
+  graphqlAccess,
+  httpRequestOf,
+} from './auth.decorators.js';
 
 interface HttpRequest extends AuthenticatedRequest {
   method: string;
@@ -54,10 +61,20 @@ export function authorize(principal: Principal, rule: AuthRule, request: HttpReq
       throw new DomainError(ErrorCode.Forbidden, 'this API key is read-only');
     case 'endpoints': {
       const endpointId = rule.endpointParam ? request.params[rule.endpointParam] : undefined;
-      if (endpointId && principal.key.endpointIds.includes(endpointId)) return;
+      // A client key of some endpoints submits and reads their jobs; it never acts as one of their workers.
+      if (!rule.worker && endpointId && principal.key.endpointIds.includes(endpointId)) return;
       throw new DomainError(
         ErrorCode.Forbidden,
         `this API key may only use the job routes of endpoint(s) ${principal.key.endpointIds.join(', ')}`,
+      );
+    }
+    case 'worker': {
+      const endpointId = rule.endpointParam ? request.params[rule.endpointParam] : undefined;
+      if (rule.worker && endpointId && principal.key.endpointIds.includes(endpointId)) return;
+      throw new DomainError(
+        ErrorCode.Forbidden,
+        `this API key belongs to the workers of endpoint ${principal.key.endpointIds.join(', ')}: ` +
+          "it may only take and report that endpoint's jobs",
       );
     }
   }
@@ -69,13 +86,14 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly accounts: AccountsService,
+    private readonly rateLimits: RateLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     const rule = this.reflector.getAllAndOverride<AuthRule>(AUTH_RULE, targets) ?? DEFAULT_RULE;
-    const request = context.switchToHttp().getRequest<HttpRequest>();
+    const request = httpRequestOf<HttpRequest>(context);
     const key = presentedKey(request, rule);
     if (!key) {
       throw unauthenticated(
@@ -89,7 +107,10 @@ export class AuthGuard implements CanActivate {
     if (principal === 'revoked') throw unauthenticated('this API key has been revoked');
     request.principal = principal;
     requestContext.assign({ userId: principal.user.id });
-    authorize(principal, rule, request);
+    // Counted once authenticated, before the scope check: 403s carry the RateLimit headers, 401s none.
+    await this.rateLimits.enforce(context, principal, rule);
+    // GraphQL is one POST route: a query reads, a mutation writes.
+    authorize(principal, { ...rule, access: rule.access ?? graphqlAccess(context) }, request);
     return true;
   }
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DomainError } from '@app/contracts';
 import { BaseConfig, ConfigModule, MigrationConfig } from '@app/config';
 import { DatabaseModule } from '@app/database';
@@ -10,22 +10,41 @@ import { AccountsModule } from '../accounts/accounts.module.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { isApiKeyScope } from '../accounts/api-key-scope.js';
 import { DATA_SOURCE_SPEC } from '../data-source.js';
+import { RateLimitAdminModule } from '../rate-limit/rate-limit-admin.module.js';
+import { parseQuotaArgument, RateLimitAdminService } from '../rate-limit/rate-limit-admin.service.js';
 
 const USAGE = `usage: npm run keys -- <command> [options]
 
   bootstrap [--json]                        first run: create user "admin" with a full-access key
   user create <name> [--exempt]             create a user (--exempt: no rate limits)
   user list                                 list users
+  user exempt <user> [--off]                exempt a user from rate limits (--off: limit it again)
   key create <user> [--scope full|read|endpoints] [--endpoints id,id] [--name text] [--json]
                                             issue a key (shown once)
   key list [<user>]                         list keys (never the keys themselves)
-  key revoke <keyId>                        revoke a key (effective immediately)`;
+  key revoke <keyId>                        revoke a key (effective immediately)
+  limits set <user> [--policy rest] [--minute N|default] [--hour N|default] [--day N|default]
+                                            override the user's quotas of one policy (effective at once)
+  limits clear <user> [--policy name]       back to the defaults (every policy without --policy)
+  limits list [<user>] [--json]             list quota overrides ('-': the configured default)
+
+  policies: rest, queue.run, queue.runsync, queue.status, queue.stream, queue.cancel, queue.purge-queue`;
 
 @Module({})
 class CliModule {}
 
+/** Unknown options and missing values end the command with the usage, not a stack trace. */
+function parseArgsOrExit<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+
 const config = loadConfigOrExit(MigrationConfig);
-const { values, positionals } = parseArgs({
+const { values, positionals } = parseArgsOrExit({
   allowPositionals: true,
   options: {
     json: { type: 'boolean', default: false },
@@ -33,6 +52,11 @@ const { values, positionals } = parseArgs({
     scope: { type: 'string', default: 'full' },
     endpoints: { type: 'string', default: '' },
     name: { type: 'string', default: 'default' },
+    off: { type: 'boolean', default: false },
+    policy: { type: 'string' },
+    minute: { type: 'string' },
+    hour: { type: 'string' },
+    day: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -44,11 +68,13 @@ const app = await NestFactory.createApplicationContext(
       ConfigModule.forRoot(BaseConfig, Object.assign(new BaseConfig(), config, { DATABASE_POOL_SIZE: 2 })),
       DatabaseModule.forApp(DATA_SOURCE_SPEC, 'gateway-cli'),
       AccountsModule,
+      RateLimitAdminModule,
     ],
   },
   { logger: false },
 );
 const accounts = app.get(AccountsService);
+const limits = app.get(RateLimitAdminService);
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 const [group, action, arg] = positionals;
 
@@ -110,6 +136,41 @@ async function main(): Promise<number> {
       await accounts.revokeKey(arg);
       out(`revoked ${arg}`);
       return 0;
+    case 'user exempt': {
+      if (!arg) return usage();
+      const user = await accounts.setRateLimitExempt(arg, !values.off);
+      out(`${user.id}\t${user.name}\t${user.rateLimitExempt ? 'rate-limit exempt' : 'rate-limited'}`);
+      return 0;
+    }
+    case 'limits set': {
+      if (!arg) return usage();
+      const changes = {
+        minute: parseQuotaArgument('minute', values.minute),
+        hour: parseQuotaArgument('hour', values.hour),
+        day: parseQuotaArgument('day', values.day),
+      };
+      const set = await limits.setQuotas(arg, values.policy ?? 'rest', changes);
+      const show = (n: number | null) => (n === null ? '-' : String(n));
+      out(
+        `${set.userId}\t${set.policy}\tminute=${show(set.minute)}\thour=${show(set.hour)}\tday=${show(set.day)}`,
+      );
+      return 0;
+    }
+    case 'limits clear':
+      if (!arg) return usage();
+      out(`removed ${await limits.clear(arg, values.policy)} override(s)`);
+      return 0;
+    case 'limits list': {
+      const overrides = await limits.list(arg);
+      const show = (n: number | null) => (n === null ? '-' : String(n));
+      if (values.json) out(JSON.stringify(overrides));
+      else {
+        for (const o of overrides) {
+          out(`${o.userId}\t${o.policy}\tminute=${show(o.minute)}\thour=${show(o.hour)}\tday=${show(o.day)}`);
+        }
+      }
+      return 0;
+    }
     default:
       return usage();
   }

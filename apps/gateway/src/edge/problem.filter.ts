@@ -1,15 +1,19 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { toGraphQLError } from './graphql-errors.js';
 import { PROBLEM_CONTENT_TYPE } from './problem.js';
 import { toProblem } from './to-problem.js';
 
-/** Every error of every REST route leaves as `application/problem+json`. GraphQL errors are left to Apollo. */
+/**
+ * Every error of every REST route leaves as `application/problem+json`. A resolver's error is rethrown as a
+ * GraphQL error (message + `extensions.code`, see graphql-errors.ts) for Apollo to answer.
+ */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger('edge');
 
   catch(error: unknown, host: ArgumentsHost): void {
-    if (host.getType<string>() === 'graphql') throw error;
+    if (host.getType<string>() === 'graphql') throw toGraphQLError(error, this.logger);
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     sendProblem(reply, error, this.logger);
   }

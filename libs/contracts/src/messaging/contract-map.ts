@@ -10,22 +10,143 @@ import {
   ReservePodCommand,
   type PlacementView,
 } from '../placement/placement.contracts.js';
+import {
+  CreatePodCommand,
+  GetPodQuery,
+  HostFailedCommand,
+  type HostFailedResult,
+  ListPodsByClusterQuery,
+  ListPodsQuery,
+  ObservePodCommand,
+  type ObservePodResult,
+  PodActionCommand,
+} from '../pods/pod.commands.js';
+import type { PodView } from '../pods/pod.dto.js';
+import {
+  CreateTemplateCommand,
+  DeleteTemplateCommand,
+  GetTemplateQuery,
+  ListTemplatesQuery,
+} from '../templates/template.commands.js';
+import type { TemplateView } from '../templates/template.dto.js';
+import {
+  CreateClusterCommand,
+  DeleteClusterCommand,
+  GetClusterQuery,
+  ListClusterMembersQuery,
+  ListClustersQuery,
+} from '../clusters/cluster.commands.js';
+import type { ClusterMemberView, ClusterView } from '../clusters/cluster.dto.js';
+import {
+  ListCpuTypesQuery,
+  ListDataCentersQuery,
+  ListGpuTypesQuery,
+  type CpuTypeView,
+  type DataCenterView,
+  type GpuTypeView,
+} from '../catalog/catalog.contracts.js';
+import {
+  CreateNetworkVolumeCommand,
+  DeleteNetworkVolumeCommand,
+  GetNetworkVolumeQuery,
+  ListNetworkVolumesQuery,
+  type NetworkVolumeView,
+} from '../volumes/network-volume.contracts.js';
+import {
+  DeleteEndpointCommand,
+  GetEndpointQuery,
+  ListEndpointsQuery,
+  SaveEndpointCommand,
+  type EndpointView,
+} from '../endpoints/endpoint.contracts.js';
+import {
+  CollectStopsCommand,
+  EndpointJobsQuery,
+  GetJobQuery,
+  JobDoneCommand,
+  JobRefCommand,
+  JobStreamCommand,
+  PingWorkerCommand,
+  PurgeQueueCommand,
+  RegisterWorkerCommand,
+  SetJobTtlCommand,
+  SubmitJobCommand,
+  SweepJobsCommand,
+  TakeJobsCommand,
+  type EndpointHealth,
+  type JobAccepted,
+  type JobDoneResult,
+  type JobStreamResult,
+  type JobView,
+  type PurgeResult,
+  type QueueStats,
+  type StopsResult,
+  type StreamRead,
+  type TakeResult,
+} from '../jobs/job.contracts.js';
+import type { Packed } from '../jobs/payload-blobs.js';
 import { Subjects } from './subjects.js';
 
 export type Class<T> = new (...args: never[]) => T;
 
 /** Typed subject → payload/result map of every command. */
 export interface CommandContracts {
+  [Subjects.job.submit]: { payload: SubmitJobCommand; result: JobAccepted };
+  [Subjects.job.cancel]: { payload: JobRefCommand; result: JobAccepted };
+  [Subjects.job.retry]: { payload: JobRefCommand; result: JobAccepted };
+  [Subjects.job.purge]: { payload: PurgeQueueCommand; result: PurgeResult };
+  [Subjects.job.setTtl]: { payload: SetJobTtlCommand; result: JobAccepted };
+  [Subjects.job.readStream]: { payload: JobRefCommand; result: Packed<StreamRead> };
+  [Subjects.job.sweep]: { payload: SweepJobsCommand; result: Record<string, number> };
+  [Subjects.worker.take]: { payload: TakeJobsCommand; result: Packed<TakeResult> };
+  [Subjects.worker.done]: { payload: JobDoneCommand; result: JobDoneResult };
+  [Subjects.worker.stream]: { payload: JobStreamCommand; result: JobStreamResult };
+  [Subjects.worker.ping]: { payload: PingWorkerCommand; result: { requeued: number } };
+  [Subjects.worker.collectStops]: { payload: CollectStopsCommand; result: StopsResult };
+  [Subjects.worker.register]: { payload: RegisterWorkerCommand; result: null };
   [Subjects.placement.reserve]: { payload: ReservePodCommand; result: PlacementView };
   [Subjects.placement.release]: { payload: ReleasePodCommand; result: null };
+  [Subjects.cluster.create]: { payload: CreateClusterCommand; result: ClusterView };
+  [Subjects.cluster.delete]: { payload: DeleteClusterCommand; result: null };
+  [Subjects.volume.create]: { payload: CreateNetworkVolumeCommand; result: NetworkVolumeView };
+  [Subjects.volume.delete]: { payload: DeleteNetworkVolumeCommand; result: null };
   [Subjects.registryAuth.create]: { payload: CreateRegistryAuthCommand; result: RegistryAuthView };
   [Subjects.registryAuth.delete]: { payload: DeleteRegistryAuthCommand; result: null };
+  [Subjects.pod.create]: { payload: CreatePodCommand; result: PodView };
+  [Subjects.pod.start]: { payload: PodActionCommand; result: PodView };
+  [Subjects.pod.stop]: { payload: PodActionCommand; result: PodView };
+  [Subjects.pod.reset]: { payload: PodActionCommand; result: PodView };
+  [Subjects.pod.terminate]: { payload: PodActionCommand; result: PodView };
+  [Subjects.pod.observe]: { payload: ObservePodCommand; result: ObservePodResult };
+  [Subjects.pod.hostFailed]: { payload: HostFailedCommand; result: HostFailedResult };
+  [Subjects.template.create]: { payload: CreateTemplateCommand; result: TemplateView };
+  [Subjects.template.delete]: { payload: DeleteTemplateCommand; result: null };
+  [Subjects.endpoint.save]: { payload: SaveEndpointCommand; result: EndpointView };
+  [Subjects.endpoint.delete]: { payload: DeleteEndpointCommand; result: null };
 }
 
 /** Typed subject → payload/result map of every query. */
 export interface QueryContracts {
+  [Subjects.job.get]: { payload: GetJobQuery; result: Packed<JobView> };
+  [Subjects.job.health]: { payload: EndpointJobsQuery; result: EndpointHealth };
+  [Subjects.job.queueStats]: { payload: EndpointJobsQuery; result: QueueStats };
+  [Subjects.endpoint.get]: { payload: GetEndpointQuery; result: EndpointView };
+  [Subjects.endpoint.list]: { payload: ListEndpointsQuery; result: EndpointView[] };
+  [Subjects.cluster.get]: { payload: GetClusterQuery; result: ClusterView };
+  [Subjects.cluster.list]: { payload: ListClustersQuery; result: ClusterView[] };
+  [Subjects.cluster.listMembers]: { payload: ListClusterMembersQuery; result: ClusterMemberView[] };
+  [Subjects.catalog.gpuTypes]: { payload: ListGpuTypesQuery; result: GpuTypeView[] };
+  [Subjects.catalog.cpuTypes]: { payload: ListCpuTypesQuery; result: CpuTypeView[] };
+  [Subjects.catalog.dataCenters]: { payload: ListDataCentersQuery; result: DataCenterView[] };
+  [Subjects.volume.get]: { payload: GetNetworkVolumeQuery; result: NetworkVolumeView };
+  [Subjects.volume.list]: { payload: ListNetworkVolumesQuery; result: NetworkVolumeView[] };
   [Subjects.registryAuth.list]: { payload: ListRegistryAuthQuery; result: RegistryAuthView[] };
   [Subjects.registryAuth.get]: { payload: GetRegistryAuthQuery; result: RegistryAuthView };
+  [Subjects.pod.get]: { payload: GetPodQuery; result: PodView };
+  [Subjects.pod.list]: { payload: ListPodsQuery; result: PodView[] };
+  [Subjects.pod.listByCluster]: { payload: ListPodsByClusterQuery; result: PodView[] };
+  [Subjects.template.list]: { payload: ListTemplatesQuery; result: TemplateView[] };
+  [Subjects.template.get]: { payload: GetTemplateQuery; result: TemplateView };
 }
 
 export type CommandSubject = keyof CommandContracts;
@@ -37,13 +158,59 @@ export type QueryResult<S extends QuerySubject> = QueryContracts[S]['result'];
 
 /** The class every payload is validated against on receipt, whichever transport brought it. */
 export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayload<S>> } = {
+  [Subjects.job.submit]: SubmitJobCommand,
+  [Subjects.job.cancel]: JobRefCommand,
+  [Subjects.job.retry]: JobRefCommand,
+  [Subjects.job.purge]: PurgeQueueCommand,
+  [Subjects.job.setTtl]: SetJobTtlCommand,
+  [Subjects.job.readStream]: JobRefCommand,
+  [Subjects.job.sweep]: SweepJobsCommand,
+  [Subjects.worker.take]: TakeJobsCommand,
+  [Subjects.worker.done]: JobDoneCommand,
+  [Subjects.worker.stream]: JobStreamCommand,
+  [Subjects.worker.ping]: PingWorkerCommand,
+  [Subjects.worker.collectStops]: CollectStopsCommand,
+  [Subjects.worker.register]: RegisterWorkerCommand,
   [Subjects.placement.reserve]: ReservePodCommand,
   [Subjects.placement.release]: ReleasePodCommand,
+  [Subjects.cluster.create]: CreateClusterCommand,
+  [Subjects.cluster.delete]: DeleteClusterCommand,
+  [Subjects.volume.create]: CreateNetworkVolumeCommand,
+  [Subjects.volume.delete]: DeleteNetworkVolumeCommand,
   [Subjects.registryAuth.create]: CreateRegistryAuthCommand,
   [Subjects.registryAuth.delete]: DeleteRegistryAuthCommand,
+  [Subjects.pod.create]: CreatePodCommand,
+  [Subjects.pod.start]: PodActionCommand,
+  [Subjects.pod.stop]: PodActionCommand,
+  [Subjects.pod.reset]: PodActionCommand,
+  [Subjects.pod.terminate]: PodActionCommand,
+  [Subjects.pod.observe]: ObservePodCommand,
+  [Subjects.pod.hostFailed]: HostFailedCommand,
+  [Subjects.template.create]: CreateTemplateCommand,
+  [Subjects.template.delete]: DeleteTemplateCommand,
+  [Subjects.endpoint.save]: SaveEndpointCommand,
+  [Subjects.endpoint.delete]: DeleteEndpointCommand,
 };
 
 export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> } = {
+  [Subjects.job.get]: GetJobQuery,
+  [Subjects.job.health]: EndpointJobsQuery,
+  [Subjects.job.queueStats]: EndpointJobsQuery,
+  [Subjects.endpoint.get]: GetEndpointQuery,
+  [Subjects.endpoint.list]: ListEndpointsQuery,
+  [Subjects.cluster.get]: GetClusterQuery,
+  [Subjects.cluster.list]: ListClustersQuery,
+  [Subjects.cluster.listMembers]: ListClusterMembersQuery,
+  [Subjects.catalog.gpuTypes]: ListGpuTypesQuery,
+  [Subjects.catalog.cpuTypes]: ListCpuTypesQuery,
+  [Subjects.catalog.dataCenters]: ListDataCentersQuery,
+  [Subjects.volume.get]: GetNetworkVolumeQuery,
+  [Subjects.volume.list]: ListNetworkVolumesQuery,
   [Subjects.registryAuth.list]: ListRegistryAuthQuery,
   [Subjects.registryAuth.get]: GetRegistryAuthQuery,
+  [Subjects.pod.get]: GetPodQuery,
+  [Subjects.pod.list]: ListPodsQuery,
+  [Subjects.pod.listByCluster]: ListPodsByClusterQuery,
+  [Subjects.template.list]: ListTemplatesQuery,
+  [Subjects.template.get]: GetTemplateQuery,
 };

@@ -1,0 +1,126 @@
+import { describe, expect, it } from '@jest/globals';
+import { DomainError } from '@app/contracts';
+import type { Principal } from '../accounts/accounts.service.js';
+import type { ApiKeyScope } from '../accounts/api-key-scope.js';
+import { authorize, presentedKey } from './auth.guard.js';
+import type { AuthRule } from './auth.decorators.js';
+
+type Request = Parameters<typeof presentedKey>[0];
+
+function request(init: {
+  authorization?: string;
+  apiKey?: string;
+  method?: string;
+  params?: object;
+}): Request {
+  return {
+    method: init.method ?? 'GET',
+    headers: init.authorization === undefined ? {} : { authorization: init.authorization },
+    query: init.apiKey === undefined ? {} : { api_key: init.apiKey },
+    params: { ...init.params },
+  };
+}
+
+function principal(scope: ApiKeyScope, endpointIds: string[] = []): Principal {
+  return { user: { id: 'u1' }, key: { id: 'k1', scope, endpointIds } } as unknown as Principal;
+}
+
+function code(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (error) {
+    return (error as DomainError).code;
+  }
+}
+
+describe('presentedKey', () => {
+  const bearer: AuthRule = { key: 'bearer' };
+  const raw: AuthRule = { key: 'raw-or-bearer' };
+  const query: AuthRule = { key: 'query-or-bearer' };
+
+  it.each([
+    ['bearer', bearer, { authorization: 'Bearer abc' }, 'abc'],
+    ['bearer, any case', bearer, { authorization: 'bearer abc' }, 'abc'],
+    ['none', bearer, {}, null],
+    ['blank', bearer, { authorization: '  ' }, null],
+    ['raw on a queue route', raw, { authorization: 'abc' }, 'abc'],
+    ['bearer on a queue route', raw, { authorization: 'Bearer abc' }, 'abc'],
+    ['api_key on GraphQL', query, { apiKey: 'abc' }, 'abc'],
+    ['bearer on GraphQL', query, { authorization: 'Bearer abc' }, 'abc'],
+  ])('reads %s', (_label, rule, init, expected) => {
+    expect(presentedKey(request(init), rule)).toBe(expected);
+  });
+
+  it.each([
+    ['a raw key where bearer is required', bearer, 'abc'],
+    ['another scheme', bearer, 'Basic YWJj'],
+    ['a bare scheme', raw, 'Bearer'],
+    ['two words', raw, 'a b'],
+  ])('refuses %s with 401', (_label, rule, authorization) => {
+    expect(code(() => presentedKey(request({ authorization }), rule))).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('authorize', () => {
+  const rest: AuthRule = { key: 'bearer' };
+  const queue: AuthRule = { key: 'raw-or-bearer', endpointParam: 'endpointId' };
+
+  it.each([
+    ['full, write', principal('full'), rest, 'POST', {}, undefined],
+    ['read, read', principal('read'), rest, 'GET', {}, undefined],
+    ['read, write', principal('read'), rest, 'DELETE', {}, 'FORBIDDEN'],
+    [
+      'read, explicit read access on POST',
+      principal('read'),
+      { ...rest, access: 'read' as const },
+      'POST',
+      {},
+      undefined,
+    ],
+    [
+      'endpoints, its endpoint',
+      principal('endpoints', ['e1']),
+      queue,
+      'POST',
+      { endpointId: 'e1' },
+      undefined,
+    ],
+    [
+      'endpoints, another endpoint',
+      principal('endpoints', ['e1']),
+      queue,
+      'POST',
+      { endpointId: 'e2' },
+      'FORBIDDEN',
+    ],
+    ['endpoints, a non-queue route', principal('endpoints', ['e1']), rest, 'GET', {}, 'FORBIDDEN'],
+    [
+      'endpoints, a worker route of its endpoint',
+      principal('endpoints', ['e1']),
+      { ...queue, worker: true },
+      'GET',
+      { endpointId: 'e1' },
+      'FORBIDDEN',
+    ],
+    [
+      'worker, its worker route',
+      principal('worker', ['e1']),
+      { ...queue, worker: true },
+      'GET',
+      { endpointId: 'e1' },
+      undefined,
+    ],
+    ['worker, a client route', principal('worker', ['e1']), queue, 'POST', { endpointId: 'e1' }, 'FORBIDDEN'],
+    [
+      'worker, another endpoint',
+      principal('worker', ['e1']),
+      { ...queue, worker: true },
+      'GET',
+      { endpointId: 'e2' },
+      'FORBIDDEN',
+    ],
+  ])('%s', (_label, who, rule, method, params, expected) => {
+    expect(code(() => authorize(who, rule, request({ method, params })))).toBe(expected);
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it } from '@jest/globals';
+import { BadRequestException, NotFoundException } from '@nestjs/common';
+import { ALL_ERROR_CODES, DomainError, ErrorCode } from '@app/contracts';
+import { httpStatusFor } from './http-status.js';
+import { toProblem } from './to-problem.js';
+
+describe('toProblem', () => {
+  it('maps every shared error code to an HTTP status', () => {
+    for (const code of ALL_ERROR_CODES) {
+      expect(httpStatusFor(code)).toBeGreaterThanOrEqual(400);
+    }
+    expect(httpStatusFor(ErrorCode.ValidationFailed)).toBe(422);
+    expect(httpStatusFor(ErrorCode.InUse)).toBe(400);
+    expect(httpStatusFor(ErrorCode.InvalidState)).toBe(409);
+    expect(httpStatusFor(ErrorCode.OwnerUnavailable)).toBe(503);
+  });
+
+  it('keeps the validation failures of a DomainError as `errors`', () => {
+    const mapped = toProblem(
+      new DomainError(ErrorCode.ValidationFailed, 'bad', ['a must be x', 'b must be y']),
+    );
+    expect(mapped.problem).toEqual({
+      title: 'Unprocessable Entity',
+      status: 422,
+      detail: 'bad',
+      errors: ['a must be x', 'b must be y'],
+    });
+  });
+
+  it('names the route of an unknown path', () => {
+    expect(toProblem(new NotFoundException('Cannot GET /nope')).problem.detail).toBe('no route GET /nope');
+  });
+
+  it('turns Fastify body errors into 400 and 413', () => {
+    const invalid = Object.assign(new Error('Body is not valid JSON'), {
+      code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+      statusCode: 400,
+    });
+    expect(toProblem(invalid).problem.status).toBe(400);
+    expect(toProblem(invalid).problem.detail).toMatch(/^malformed JSON body/);
+    const large = Object.assign(new Error('too large'), {
+      code: 'FST_ERR_CTP_BODY_TOO_LARGE',
+      statusCode: 413,
+    });
+    expect(toProblem(large).problem.status).toBe(413);
+  });
+
+  it('passes other HTTP exceptions through with their status', () => {
+    expect(toProblem(new BadRequestException('nope')).problem).toEqual({
+      title: 'Bad Request',
+      status: 400,
+      detail: 'nope',
+    });
+  });
+
+  it('hides unexpected errors behind an error id', () => {
+    const mapped = toProblem(new TypeError('x is undefined at foo.ts:12:3'));
+    expect(mapped.problem.status).toBe(500);
+    expect(mapped.errorId).toEqual(expect.any(String));
+    expect(mapped.problem.detail).toContain(mapped.errorId);
+    expect(mapped.problem.detail).not.toContain('foo.ts');
+  });
+});
