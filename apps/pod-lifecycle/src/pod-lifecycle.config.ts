@@ -2,8 +2,11 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { BaseConfig } from '@app/config';
 
-export const RUNTIME_DRIVERS = ['simulated', 'local'] as const;
+export const RUNTIME_DRIVERS = ['simulated', 'local', 'kubernetes'] as const;
 export type RuntimeDriverName = (typeof RUNTIME_DRIVERS)[number];
+
+/** A Kubernetes label key: an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters. */
+const LABEL_KEY = /^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 
 /** pod-lifecycle's settings, validated once at boot (see .env.example and docs/pods.md). */
 export class PodLifecycleConfig extends BaseConfig {
@@ -20,7 +23,10 @@ export class PodLifecycleConfig extends BaseConfig {
   })
   REGISTRY_AUTH_KEYS?: string;
 
-  /** Which runtime runs pods: `local` (catalog images as child processes, others simulated) or `simulated`. */
+  /**
+   * Which runtime runs pods: `local` (catalog images as child processes, others simulated), `simulated`, or
+   * `kubernetes` (one Kubernetes pod per pod, in KUBE_NAMESPACE).
+   */
   @IsIn(RUNTIME_DRIVERS)
   RUNTIME_DRIVER: RuntimeDriverName = 'local';
 
@@ -56,4 +62,32 @@ export class PodLifecycleConfig extends BaseConfig {
   @Max(600_000)
   @Type(() => Number)
   LOCAL_READY_MS = 300;
+
+  /** Kubernetes driver: the namespace the pods' Kubernetes pods and pull secrets live in. */
+  @Matches(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, { message: 'KUBE_NAMESPACE must be a DNS label' })
+  KUBE_NAMESPACE = 'gpucp-pods';
+
+  /** Kubernetes driver: a kubeconfig file; unset, the in-cluster service account is used. */
+  @IsOptional()
+  @IsString()
+  KUBE_CONFIG?: string;
+
+  /** Kubernetes driver: the node label holding a node's data center id (pods are pinned to theirs). */
+  @Matches(LABEL_KEY, { message: 'KUBE_NODE_LABEL_DATA_CENTER must be a Kubernetes label key' })
+  KUBE_NODE_LABEL_DATA_CENTER = 'gpucp.io/data-center';
+
+  /** Kubernetes driver: the node label holding a node's GPU type id (characters other than A-Z a-z 0-9 . _ - as -). */
+  @Matches(LABEL_KEY, { message: 'KUBE_NODE_LABEL_GPU_TYPE must be a Kubernetes label key' })
+  KUBE_NODE_LABEL_GPU_TYPE = 'gpucp.io/gpu-type';
+
+  /** Kubernetes driver: name of a network volume's PersistentVolumeClaim; `{volumeId}` is the volume's id. */
+  @Matches(/\{volumeId\}/, { message: 'KUBE_VOLUME_CLAIM_PATTERN must contain {volumeId}' })
+  KUBE_VOLUME_CLAIM_PATTERN = 'volume-{volumeId}';
+
+  /** Kubernetes driver: how often the driver lists its Kubernetes pods to report what changed, in ms. */
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  @Type(() => Number)
+  KUBE_POLL_MS = 2000;
 }

@@ -84,6 +84,9 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
       gpuCount: pod.gpuCount,
       hostId: pod.hostId,
       containerDiskGb: pod.containerDiskGb,
+      dataCenterId: pod.dataCenterId,
+      networkVolumeId: pod.networkVolumeId,
+      volumeMountPath: pod.volumeMountPath,
       pullSecret: await this.pullSecret(pod, manager),
     };
   }

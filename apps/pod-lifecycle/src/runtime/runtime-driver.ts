@@ -52,6 +52,10 @@ export interface PodRun {
   gpuCount: number;
   hostId: string | null;
   containerDiskGb: number;
+  /** The pod's data center, its network volume and where that is mounted (drivers that place and mount). */
+  dataCenterId?: string | null;
+  networkVolumeId?: string | null;
+  volumeMountPath?: string | null;
   /** How to authenticate the image pull, when the image is private. */
   pullSecret: PullSecret | null;
 }

@@ -4,6 +4,8 @@ import { PersistenceModule } from '../persistence.module.js';
 import { LocalImageCatalog } from './local-image-catalog.js';
 import { LocalDriver } from './local.driver.js';
 import { ObservationReporter } from './observation-reporter.js';
+import { kubernetesCoreApi } from './kubernetes/kubernetes-client.js';
+import { KubernetesDriver } from './kubernetes/kubernetes.driver.js';
 import { PodRuntimeReconciler } from './pod-runtime.reconciler.js';
 import { RUNTIME_DRIVER, type RuntimeDriver } from './runtime-driver.js';
 import { SimulatedDriver } from './simulated.driver.js';
@@ -27,6 +29,18 @@ export function createDriver(config: PodLifecycleConfig, reporter: ObservationRe
         },
         LocalImageCatalog.load(config.LOCAL_IMAGE_CATALOG),
         simulated,
+        reporter,
+      );
+    case 'kubernetes':
+      return new KubernetesDriver(
+        kubernetesCoreApi(config.KUBE_CONFIG),
+        {
+          namespace: config.KUBE_NAMESPACE,
+          dataCenterLabel: config.KUBE_NODE_LABEL_DATA_CENTER,
+          gpuTypeLabel: config.KUBE_NODE_LABEL_GPU_TYPE,
+          volumeClaimPattern: config.KUBE_VOLUME_CLAIM_PATTERN,
+          pollMs: config.KUBE_POLL_MS,
+        },
         reporter,
       );
   }

@@ -1,0 +1,275 @@
+import type { V1ContainerPort, V1Pod, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import { PodStatus, type ObservedStatus } from '@app/contracts';
+import type { PodRun, PullSecret } from '../runtime-driver.js';
+
+/** Labels on every object the driver creates: selection by pod and recognition of a run. */
+export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'gpucp-pod-lifecycle';
+export const LABEL_POD_ID = 'gpucp.io/pod-id';
+export const LABEL_GENERATION = 'gpucp.io/generation';
+export const LABEL_DISK_EPOCH = 'gpucp.io/disk-epoch';
+
+/** The extended resource of NVIDIA's device plugin. */
+export const GPU_RESOURCE = 'nvidia.com/gpu';
+export const CONTAINER_NAME = 'pod';
+/** The pod's id as the container sees it in RUNPOD_DC_ID, when the run does not name it. */
+const DC_ENV = 'RUNPOD_DC_ID';
+
+export interface KubernetesPodOptions {
+  namespace: string;
+  dataCenterLabel: string;
+  gpuTypeLabel: string;
+  /** PVC name of a network volume; `{volumeId}` is replaced by the volume's id. */
+  volumeClaimPattern: string;
+}
+
+/** A run as the Kubernetes driver reads it (the data center falls back to the container's `RUNPOD_DC_ID`). */
+export type KubernetesPodRun = PodRun;
+
+/** A DNS-1123 label made of `prefix-<id>` (lower case, other characters as `-`, at most 63 characters). */
+function dnsName(prefix: string, id: string, suffix: string): string {
+  const cleaned = id.toLowerCase().replace(/[^a-z0-9-]/g, '-');
+  const name = `${prefix}-${cleaned}`.slice(0, 63 - suffix.length - 1);
+  return `${name.replace(/-+$/, '')}-${suffix}`;
+}
+
+/** The Kubernetes pod of run `generation` of a pod (one name per run: a new run never waits for an old name). */
+export function kubePodName(podId: string, generation: number): string {
+  return dnsName('gpucp', podId, `g${generation}`);
+}
+
+/** The image pull secret of run `generation` of a pod. */
+export function pullSecretName(podId: string, generation: number): string {
+  return dnsName('gpucp-pull', podId, `g${generation}`);
+}
+
+/** A label value: at most 63 characters of A-Z a-z 0-9 . _ -, starting and ending alphanumerically. */
+export function labelValue(value: string): string {
+  return value
+    .replace(/[^A-Za-z0-9._-]/g, '-')
+    .slice(0, 63)
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
+}
+
+/** Selects every object of one pod (every run). */
+export function podSelector(podId: string): string {
+  return `${LABEL_MANAGED_BY}=${MANAGED_BY},${LABEL_POD_ID}=${labelValue(podId)}`;
+}
+
+/** Selects every object the driver made in the namespace. */
+export const MANAGED_SELECTOR = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
+
+function labels(run: PodRun): Record<string, string> {
+  return {
+    [LABEL_MANAGED_BY]: MANAGED_BY,
+    [LABEL_POD_ID]: labelValue(run.podId),
+    [LABEL_GENERATION]: String(run.generation),
+    [LABEL_DISK_EPOCH]: String(run.diskEpoch),
+  };
+}
+
+/** `dockerArgs` split like a shell would split plain words and quoted strings (no expansion). */
+export function splitArgs(args: string | null): string[] {
+  if (!args?.trim()) return [];
+  const words: string[] = [];
+  const pattern = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
+  for (const match of args.matchAll(pattern)) {
+    words.push(match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : (match[2] ?? match[3]));
+  }
+  return words;
+}
+
+/** `["8888/http", "22/tcp"]` → container ports (http is TCP; udp stays UDP). */
+export function containerPorts(ports: string[]): V1ContainerPort[] {
+  const seen = new Set<string>();
+  const result: V1ContainerPort[] = [];
+  for (const spec of ports) {
+    const [portText, kind = 'tcp'] = spec.split('/');
+    const port = Number(portText);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) continue;
+    const protocol = kind.toLowerCase() === 'udp' ? 'UDP' : 'TCP';
+    if (seen.has(`${port}/${protocol}`)) continue;
+    seen.add(`${port}/${protocol}`);
+    result.push({
+      containerPort: port,
+      protocol,
+      name: `${kind.toLowerCase() === 'http' ? 'http' : protocol.toLowerCase()}-${port}`,
+    });
+  }
+  return result;
+}
+
+/** The `kubernetes.io/dockerconfigjson` secret of a run; opens the password (may throw). */
+export function pullSecretManifest(
+  run: PodRun,
+  secret: PullSecret,
+  registry: string,
+  options: KubernetesPodOptions,
+): V1Secret {
+  const password = secret.password();
+  if (!password) throw new Error('empty password');
+  const auth = Buffer.from(`${secret.username}:${password}`).toString('base64');
+  const config = { auths: { [registry]: { username: secret.username, password, auth } } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: pullSecretName(run.podId, run.generation),
+      namespace: options.namespace,
+      labels: labels(run),
+    },
+    type: 'kubernetes.io/dockerconfigjson',
+    data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
+  };
+}
+
+/** The registry of an image reference (Docker Hub when the first part is not a host). */
+export function imageRegistry(image: string): string {
+  const first = image.split('/')[0];
+  const isHost = image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+  return isHost ? first : 'https://index.docker.io/v1/';
+}
+
+/** The Kubernetes pod of one run of a pod. */
+export function podManifest(run: KubernetesPodRun, options: KubernetesPodOptions): V1Pod {
+  const nodeSelector: Record<string, string> = {};
+  const dataCenterId = run.dataCenterId ?? run.env[DC_ENV];
+  if (dataCenterId) nodeSelector[options.dataCenterLabel] = labelValue(dataCenterId);
+  if (run.gpuTypeId && run.gpuCount > 0) nodeSelector[options.gpuTypeLabel] = labelValue(run.gpuTypeId);
+
+  const volumes: V1Volume[] = [
+    { name: 'container-disk', emptyDir: { sizeLimit: `${run.containerDiskGb}Gi` } },
+  ];
+  const volumeMounts: V1VolumeMount[] = [];
+  if (run.networkVolumeId) {
+    volumes.push({
+      name: 'network-volume',
+      persistentVolumeClaim: {
+        claimName: options.volumeClaimPattern.replaceAll('{volumeId}', run.networkVolumeId),
+      },
+    });
+    volumeMounts.push({ name: 'network-volume', mountPath: run.volumeMountPath ?? '/workspace' });
+  }
+  // The container disk is the container's writable scratch space; it is mounted where RunPod images expect the
+  // disk when no network volume takes that place.
+  volumeMounts.push({ name: 'container-disk', mountPath: '/container-disk' });
+
+  const gpus = run.gpuCount > 0 ? { [GPU_RESOURCE]: String(run.gpuCount) } : undefined;
+  const args = splitArgs(run.args);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: kubePodName(run.podId, run.generation),
+      namespace: options.namespace,
+      labels: labels(run),
+    },
+    spec: {
+      // The status machine decides what happens after the container ends; Kubernetes never restarts it.
+      restartPolicy: 'Never',
+      hostname: dnsName('pod', run.podId, `g${run.generation}`),
+      ...(Object.keys(nodeSelector).length ? { nodeSelector } : {}),
+      ...(run.pullSecret ? { imagePullSecrets: [{ name: pullSecretName(run.podId, run.generation) }] } : {}),
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      containers: [
+        {
+          name: CONTAINER_NAME,
+          image: run.image,
+          ...(args.length ? { args } : {}),
+          env: Object.entries(run.env)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([name, value]) => ({ name, value })),
+          ports: containerPorts(run.ports),
+          ...(gpus ? { resources: { requests: gpus, limits: gpus } } : {}),
+          volumeMounts,
+        },
+      ],
+      volumes,
+    },
+  };
+}
+
+/** The generation a Kubernetes pod runs (from its label), or null if it is not one of ours. */
+export function runGeneration(pod: V1Pod): number | null {
+  const value = Number(pod.metadata?.labels?.[LABEL_GENERATION]);
+  return Number.isInteger(value) ? value : null;
+}
+
+/** What a Kubernetes pod shows: PROVISIONING (nothing to report yet) or an observation. */
+export interface KubeObservation {
+  status: typeof PodStatus.Provisioning | ObservedStatus;
+  reason?: string;
+  exitCode?: number;
+}
+
+/** Container waiting reasons that mean the container will not start without someone changing something. */
+const FAILED_WAITING_REASONS = new Set([
+  'CrashLoopBackOff',
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'ErrImageNeverPull',
+  'InvalidImageName',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+]);
+/** Container waiting reasons of a container being created (the image is pulled, the container made). */
+const CREATING_WAITING_REASONS = new Set(['ContainerCreating', 'PodInitializing']);
+
+function withMessage(reason: string, message: string | undefined): string {
+  return message ? `${reason}: ${message}` : reason;
+}
+
+/**
+ * Maps a Kubernetes pod to what the driver reports. Pending → PROVISIONING (not reported), Pending with its
+ * container being created → STARTING, Running and ready → RUNNING (running but not ready → STARTING), Succeeded
+ * → EXITED, Failed or a container waiting on CrashLoopBackOff, ImagePullBackOff, ErrImagePull (and the other
+ * reasons that need a change to recover) → ERROR with the reason; Unknown (node unreachable) or a pod being
+ * deleted → null (nothing to report).
+ */
+export function observePod(pod: V1Pod): KubeObservation | null {
+  if (pod.metadata?.deletionTimestamp) return null;
+  const status = pod.status;
+  const container = status?.containerStatuses?.find((c) => c.name === CONTAINER_NAME);
+  const waiting = container?.state?.waiting;
+  const terminated = container?.state?.terminated;
+
+  const phase = status?.phase ?? 'Pending';
+  switch (phase) {
+    case 'Succeeded':
+      return { status: PodStatus.Exited, exitCode: 0, reason: 'the container exited with code 0' };
+    case 'Failed': {
+      if (terminated) {
+        return {
+          status: PodStatus.Error,
+          exitCode: terminated.exitCode,
+          reason: withMessage(
+            `the container exited with code ${terminated.exitCode}${terminated.reason ? ` (${terminated.reason})` : ''}`,
+            terminated.message,
+          ),
+        };
+      }
+      if (waiting?.reason)
+        return { status: PodStatus.Error, reason: withMessage(waiting.reason, waiting.message) };
+      return { status: PodStatus.Error, reason: withMessage(status?.reason ?? 'Failed', status?.message) };
+    }
+    case 'Pending':
+    case 'Running': {
+      if (waiting?.reason && FAILED_WAITING_REASONS.has(waiting.reason)) {
+        return { status: PodStatus.Error, reason: withMessage(waiting.reason, waiting.message) };
+      }
+      if (phase === 'Pending') {
+        return waiting?.reason && CREATING_WAITING_REASONS.has(waiting.reason)
+          ? { status: PodStatus.Starting }
+          : { status: PodStatus.Provisioning };
+      }
+      if (container?.ready) return { status: PodStatus.Running };
+      // Running phase but the container ended (restartPolicy Never): the phase follows on the next read.
+      if (terminated) return null;
+      return { status: PodStatus.Starting };
+    }
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,246 @@
+import { Logger } from '@nestjs/common';
+import { ApiException, type CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { PodStatus } from '@app/contracts';
+import type { ObservationSink, RuntimeDriver } from '../runtime-driver.js';
+import {
+  imageRegistry,
+  kubePodName,
+  MANAGED_SELECTOR,
+  observePod,
+  podManifest,
+  podSelector,
+  pullSecretManifest,
+  pullSecretName,
+  runGeneration,
+  type KubeObservation,
+  type KubernetesPodOptions,
+  type KubernetesPodRun,
+} from './kubernetes-pod.js';
+
+export interface KubernetesDriverOptions extends KubernetesPodOptions {
+  /** How often the driver lists its Kubernetes pods and reports what changed, in ms. */
+  pollMs: number;
+}
+
+/** A run the driver follows: its Kubernetes pod and what was last reported of it. */
+interface Tracked {
+  podId: string;
+  generation: number;
+  name: string;
+  lastReported: string | null;
+  /** Listed once at least: a later absence means the Kubernetes pod was deleted behind our back. */
+  seen: boolean;
+}
+
+function isStatus(error: unknown, code: number): boolean {
+  return error instanceof ApiException && error.code === code;
+}
+
+/**
+ * One Kubernetes pod per run of a pod, in one namespace (docs/pods.md, "kubernetes"). `ensureRunning` creates the
+ * Kubernetes pod of the run (and its image pull secret) after deleting any other run's; `stop` and `remove`
+ * delete them. A poll every `pollMs` lists the driver's Kubernetes pods and reports each followed run's status
+ * when it changes (phases and container states mapped by `observePod`). Stateless: after a restart,
+ * `ensureRunning` of every live pod finds its Kubernetes pod and follows it again.
+ */
+export class KubernetesDriver implements RuntimeDriver {
+  readonly name = 'kubernetes';
+  private readonly logger = new Logger('runtime:kubernetes');
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly locks = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private polling: Promise<void> | null = null;
+
+  constructor(
+    private readonly api: CoreV1Api,
+    private readonly options: KubernetesDriverOptions,
+    private readonly sink: ObservationSink,
+  ) {}
+
+  ensureRunning(run: KubernetesPodRun): Promise<void> {
+    return this.serialised(run.podId, async () => {
+      const namespace = this.options.namespace;
+      const name = kubePodName(run.podId, run.generation);
+      const existing = await this.api.listNamespacedPod({ namespace, labelSelector: podSelector(run.podId) });
+      let current: V1Pod | undefined;
+      for (const pod of existing.items) {
+        if (runGeneration(pod) === run.generation && pod.metadata?.name === name) current = pod;
+        else await this.deletePod(pod.metadata?.name);
+      }
+      await this.deleteSecrets(run.podId, run.generation);
+      const followed = this.tracked.get(run.podId);
+      const tracked: Tracked =
+        followed?.generation === run.generation
+          ? followed
+          : { podId: run.podId, generation: run.generation, name, lastReported: null, seen: false };
+      if (current) {
+        // Already created (by this process or before a restart): follow it, report what it shows now.
+        this.tracked.set(run.podId, tracked);
+        this.observe(tracked, current);
+        this.startPolling();
+        return;
+      }
+      if (run.pullSecret) {
+        let secret;
+        try {
+          secret = pullSecretManifest(run, run.pullSecret, imageRegistry(run.image), this.options);
+        } catch (error) {
+          // The message of an opening failure names the key or the missing key ring, never the secret.
+          this.sink.report({
+            podId: run.podId,
+            generation: run.generation,
+            status: PodStatus.Error,
+            reason: `cannot pull ${run.image}: registry credential ${run.pullSecret.registryAuthId} cannot be opened (${(error as Error).message})`,
+          });
+          return;
+        }
+        try {
+          await this.api.createNamespacedSecret({ namespace, body: secret });
+        } catch (error) {
+          if (!isStatus(error, 409)) throw error;
+        }
+      }
+      try {
+        const created = await this.api.createNamespacedPod({
+          namespace,
+          body: podManifest(run, this.options),
+        });
+        this.logger.log(`pod ${run.podId} run ${run.generation}: created ${namespace}/${name}`);
+        this.tracked.set(run.podId, tracked);
+        this.observe(tracked, created);
+      } catch (error) {
+        if (!isStatus(error, 409)) throw error;
+        this.tracked.set(run.podId, tracked);
+      }
+      this.startPolling();
+    });
+  }
+
+  stop(podId: string): Promise<void> {
+    return this.serialised(podId, async () => {
+      this.tracked.delete(podId);
+      const pods = await this.api.listNamespacedPod({
+        namespace: this.options.namespace,
+        labelSelector: podSelector(podId),
+      });
+      for (const pod of pods.items) await this.deletePod(pod.metadata?.name);
+      await this.deleteSecrets(podId, null);
+    });
+  }
+
+  /** The container disk is an emptyDir: deleting the Kubernetes pod deletes it. A network volume's PVC stays. */
+  remove(podId: string): Promise<void> {
+    return this.stop(podId);
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.polling;
+    // Kubernetes pods outlive pod-lifecycle: the next process follows them again.
+    this.tracked.clear();
+  }
+
+  /** Lists the driver's Kubernetes pods once and reports every followed run whose status changed. */
+  async poll(): Promise<void> {
+    if (this.polling) return this.polling;
+    this.polling = this.pollOnce().finally(() => {
+      this.polling = null;
+    });
+    return this.polling;
+  }
+
+  private async pollOnce(): Promise<void> {
+    if (!this.tracked.size) return;
+    let items: V1Pod[];
+    try {
+      items = (
+        await this.api.listNamespacedPod({
+          namespace: this.options.namespace,
+          labelSelector: MANAGED_SELECTOR,
+        })
+      ).items;
+    } catch (error) {
+      this.logger.warn(`could not list pods in ${this.options.namespace}: ${(error as Error).message}`);
+      return;
+    }
+    const byName = new Map(items.map((pod) => [pod.metadata?.name, pod]));
+    for (const tracked of [...this.tracked.values()]) {
+      if (this.locks.has(tracked.podId)) continue; // being changed: the next poll sees the result
+      const pod = byName.get(tracked.name);
+      if (pod) this.observe(tracked, pod);
+      else if (tracked.seen) {
+        this.report(tracked, {
+          status: PodStatus.Error,
+          reason: `the Kubernetes pod ${this.options.namespace}/${tracked.name} disappeared`,
+        });
+        this.tracked.delete(tracked.podId);
+      }
+    }
+  }
+
+  private observe(tracked: Tracked, pod: V1Pod): void {
+    tracked.seen = true;
+    const observation = observePod(pod);
+    if (observation && observation.status !== PodStatus.Provisioning) this.report(tracked, observation);
+  }
+
+  private report(tracked: Tracked, observation: KubeObservation): void {
+    if (observation.status === PodStatus.Provisioning) return;
+    const key = `${observation.status}|${observation.reason ?? ''}`;
+    if (tracked.lastReported === key) return;
+    tracked.lastReported = key;
+    this.logger.debug(`pod ${tracked.podId} run ${tracked.generation}: ${observation.status}`);
+    this.sink.report({
+      podId: tracked.podId,
+      generation: tracked.generation,
+      status: observation.status,
+      ...(observation.reason ? { reason: observation.reason } : {}),
+      ...(observation.exitCode !== undefined ? { exitCode: observation.exitCode } : {}),
+    });
+  }
+
+  private startPolling(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.poll(), this.options.pollMs);
+    this.timer.unref();
+  }
+
+  private async deletePod(name: string | undefined): Promise<void> {
+    if (!name) return;
+    try {
+      await this.api.deleteNamespacedPod({ name, namespace: this.options.namespace });
+      this.logger.log(`deleted ${this.options.namespace}/${name}`);
+    } catch (error) {
+      if (!isStatus(error, 404)) throw error;
+    }
+  }
+
+  /** Deletes the pod's pull secrets, but the one of `keepGeneration`. */
+  private async deleteSecrets(podId: string, keepGeneration: number | null): Promise<void> {
+    const namespace = this.options.namespace;
+    const keep = keepGeneration === null ? null : pullSecretName(podId, keepGeneration);
+    const secrets = await this.api.listNamespacedSecret({ namespace, labelSelector: podSelector(podId) });
+    for (const secret of secrets.items) {
+      const name = secret.metadata?.name;
+      if (!name || name === keep) continue;
+      try {
+        await this.api.deleteNamespacedSecret({ name, namespace });
+      } catch (error) {
+        if (!isStatus(error, 404)) throw error;
+      }
+    }
+  }
+
+  /** One operation per pod at a time. */
+  private serialised(podId: string, fn: () => Promise<void>): Promise<void> {
+    const previous = this.locks.get(podId) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const settled = next.catch(() => undefined);
+    this.locks.set(podId, settled);
+    void settled.then(() => {
+      if (this.locks.get(podId) === settled) this.locks.delete(podId);
+    });
+    return next;
+  }
+}
