@@ -27,3 +27,4 @@ export * from './jobs/job.model.js';
 export * from './jobs/job.contracts.js';
 export * from './jobs/job.events.js';
 export * from './jobs/payload-blobs.js';
+export * from './common/container-settings.dto.js';

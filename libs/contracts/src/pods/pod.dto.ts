@@ -7,14 +7,12 @@ import {
   IsNotEmpty,
   IsOptional,
   IsString,
-  Matches,
   Max,
   MaxLength,
   Min,
 } from 'class-validator';
-import { PORT_SPEC } from '../placement/placement.contracts.js';
+import { ContainerSettingsDto } from '../common/container-settings.dto.js';
 import type { PodStatus } from './pod-status.js';
-import { IsEnvRecord } from './string-record.js';
 
 /** What a user may ask of a pod; which ones a status allows is pod-lifecycle's transition table (docs/pods.md). */
 export const POD_ACTIONS = ['start', 'stop', 'reset', 'terminate'] as const;
@@ -27,7 +25,7 @@ export type ComputeType = (typeof COMPUTE_TYPES)[number];
  * Body of `POST /v1/pods`: a standalone GPU or CPU pod, placed by the scheduler. Field names follow RunPod's
  * REST API. Every field a template provides (`templateId`) may be omitted here; a field given here wins.
  */
-export class CreatePodDto {
+export class CreatePodDto extends ContainerSettingsDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(191)
@@ -72,36 +70,6 @@ export class CreatePodDto {
   @IsNotEmpty()
   cpuFlavorId?: string;
 
-  /** Container disk, GB (ephemeral: wiped by reset). Default 20, or the template's. */
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(4096)
-  @Type(() => Number)
-  containerDiskInGb?: number;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(255)
-  volumeMountPath?: string;
-
-  /** Arguments passed to the container entrypoint. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(4096)
-  dockerArgs?: string;
-
-  @IsOptional()
-  @IsEnvRecord()
-  env?: Record<string, string>;
-
-  /** Each `<port>/http` or `<port>/tcp`. */
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(32)
-  @Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' })
-  ports?: string[];
-
   /** Preferred data centers in order; empty or absent lets the scheduler choose. */
   @IsOptional()
   @IsArray()
@@ -113,12 +81,6 @@ export class CreatePodDto {
   @IsString()
   @IsNotEmpty()
   templateId?: string;
-
-  /** A registry credential of the caller's, to pull a private image. */
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  containerRegistryAuthId?: string;
 
   /** A network volume: the pod lands in the volume's data center. */
   @IsOptional()
