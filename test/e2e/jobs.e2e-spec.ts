@@ -234,10 +234,13 @@ describe('queue-based endpoints: the job API', () => {
     );
     expect(tooBig.status).toBe(413);
     expect(tooBig.contentType).toContain('application/problem+json');
-    const tooBigSync = await call('POST', url('qb', '/runsync'), key(), {
-      input: 'z'.repeat(21 * 1024 * 1024),
-    });
+    const tooBigSync = await postLarge(
+      url('qb', '/runsync'),
+      key(),
+      JSON.stringify({ input: 'z'.repeat(21 * 1024 * 1024) }),
+    );
     expect(tooBigSync.status).toBe(413);
+    expect(tooBigSync.contentType).toContain('application/problem+json');
   }, 120_000);
 
   it('answers clear errors: LB endpoint 400, unknown endpoint 404, unknown job 404, worker key on /run 403', async () => {

@@ -54,19 +54,33 @@ export class ClustersRepository {
     return manager.findOneBy(ClusterMemberEntity, { podId });
   }
 
-  primaries(clusterIds: readonly string[]): Promise<ClusterMemberEntity[]> {
+  /**
+   * Member counts per status and the primary member of each cluster, read from ONE snapshot (a repeatable-read
+   * transaction), so a summary never shows a primary whose status its counts do not include yet.
+   */
+  summaries(
+    clusterIds: readonly string[],
+  ): Promise<{ counts: StatusCounts; primaries: Map<string, ClusterMemberEntity> }> {
+    return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
+      const counts = await this.statusCounts(clusterIds, manager);
+      const primaries = await this.primaries(clusterIds, manager);
+      return { counts, primaries: new Map(primaries.map((p) => [p.clusterId, p])) };
+    });
+  }
+
+  private primaries(clusterIds: readonly string[], manager: EntityManager): Promise<ClusterMemberEntity[]> {
     if (!clusterIds.length) return Promise.resolve([]);
-    return this.dataSource.manager
+    return manager
       .createQueryBuilder(ClusterMemberEntity, 'm')
       .where('m.cluster_id = ANY(:ids) AND m.rank = 0', { ids: clusterIds })
       .getMany();
   }
 
   /** Member counts per status, per cluster. */
-  async statusCounts(clusterIds: readonly string[]): Promise<StatusCounts> {
+  private async statusCounts(clusterIds: readonly string[], manager: EntityManager): Promise<StatusCounts> {
     const counts: StatusCounts = new Map();
     if (!clusterIds.length) return counts;
-    const rows: { cluster_id: string; status: PodStatus; n: string }[] = await this.dataSource.query(
+    const rows: { cluster_id: string; status: PodStatus; n: string }[] = await manager.query(
       `SELECT cluster_id, status, count(*) AS n FROM ${table('cluster_members')} WHERE cluster_id = ANY($1::text[])
         GROUP BY cluster_id, status`,
       [clusterIds],

@@ -13,10 +13,7 @@ export class GetClusterHandler {
   async handle(ctx: QueryContext<GetClusterQuery>): Promise<ClusterView> {
     const { id } = ctx.payload;
     const cluster = ownedCluster(await this.clusters.findLive(id), id, ctx.actor);
-    const [counts, primaries] = await Promise.all([
-      this.clusters.statusCounts([cluster.id]),
-      this.clusters.primaries([cluster.id]),
-    ]);
-    return toClusterView(cluster, counts.get(cluster.id) ?? {}, primaries[0]);
+    const { counts, primaries } = await this.clusters.summaries([cluster.id]);
+    return toClusterView(cluster, counts.get(cluster.id) ?? {}, primaries.get(cluster.id));
   }
 }

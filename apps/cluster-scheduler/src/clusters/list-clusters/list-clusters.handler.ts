@@ -12,11 +12,7 @@ export class ListClustersHandler {
   async handle(ctx: QueryContext<ListClustersQuery>): Promise<ClusterView[]> {
     const clusters = await this.clusters.listLiveByOwner(ctx.actor.userId);
     const ids = clusters.map((c) => c.id);
-    const [counts, primaries] = await Promise.all([
-      this.clusters.statusCounts(ids),
-      this.clusters.primaries(ids),
-    ]);
-    const primaryOf = new Map(primaries.map((p) => [p.clusterId, p]));
-    return clusters.map((c) => toClusterView(c, counts.get(c.id) ?? {}, primaryOf.get(c.id)));
+    const { counts, primaries } = await this.clusters.summaries(ids);
+    return clusters.map((c) => toClusterView(c, counts.get(c.id) ?? {}, primaries.get(c.id)));
   }
 }
