@@ -178,11 +178,16 @@ export async function call<T = Record<string, unknown>>(
 }
 
 /**
- * POSTs a large body with node:http and reads the answer even when the server answers before reading it all
- * (a 413 decided from Content-Length closes the connection while the body is still being written).
+ * POSTs a body too large for the route: it declares the full Content-Length but sends only the first 64 KiB, then
+ * waits for the answer (the server refuses from the Content-Length alone) and drops the connection. Writing the
+ * whole body would race the server closing the connection after its 413 (EPIPE, or no response at all).
  */
 export function postLarge(url: string, key: string, body: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new Error(`no answer from ${url} within 30 s`));
+    }, 30_000);
     const req = request(
       url,
       {
@@ -196,19 +201,24 @@ export function postLarge(url: string, key: string, body: string): Promise<Reply
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () =>
+        res.on('end', () => {
+          clearTimeout(timer);
+          req.destroy();
           resolve({
             status: res.statusCode ?? 0,
             contentType: String(res.headers['content-type'] ?? ''),
             body: JSON.parse(text) as unknown,
-          }),
-        );
+          });
+        });
       },
     );
     req.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
+      if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') {
+        clearTimeout(timer);
+        reject(error);
+      }
     });
-    req.end(body);
+    req.write(body.slice(0, 64 * 1024));
   });
 }
 
