@@ -1,5 +1,5 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -84,6 +84,14 @@ export class BaseConfig {
     message: 'FAULT_INJECT must be crash-before-commit:<subject> or crash-after-commit:<subject>',
   })
   FAULT_INJECT?: string;
+
+  /**
+   * `true` only for the apps a rebuild (`npm run replay -- rebuild`) starts: they apply the recorded commands they
+   * are given and nothing else, so no runtime driver, autoscaler loop, job sweeper or webhook sender runs.
+   */
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean({ message: 'REPLAY_MODE must be true or false' })
+  REPLAY_MODE = false;
 }
 
 /** What `migrate` needs: only the database. */

@@ -78,41 +78,58 @@ export class CommandBus {
   async send(envelope: CommandEnvelope, timeoutMs: number): Promise<CommandOutcome> {
     const outcomeSubject = this.nats.subject(`outcome.${envelope.commandId}`);
     const waiting = this.waitFor(outcomeSubject, timeoutMs);
+    let duplicate: boolean;
     try {
-      await this.record(envelope);
+      duplicate = await this.record(envelope);
     } catch (error) {
       waiting.cancel();
       throw error;
     }
+    if (duplicate) {
+      // Recorded before (a retry, or a replay re-issuing a nested command): its outcome may be in already, and
+      // then no new one will be published.
+      const recorded = await this.recordedOutcome(envelope);
+      if (recorded) {
+        waiting.cancel();
+        return recorded;
+      }
+    }
     const outcome = await waiting.promise;
     if (outcome) return outcome;
-    const domain = domainOf(envelope.subject);
-    const recorded = await this.queries
-      .raw<CommandOutcome | null>(
-        commandOutcomeSubject(domain),
-        { commandId: envelope.commandId },
-        envelope.actor,
-      )
-      .catch(() => null);
+    const recorded = await this.recordedOutcome(envelope);
     if (recorded) return recorded;
     throw new DomainError(
       ErrorCode.OwnerUnavailable,
-      `${DomainOwner[domain]} has not applied command ${envelope.commandId} (${envelope.subject}) within ${timeoutMs} ms; ` +
+      `${DomainOwner[domainOf(envelope.subject)]} has not applied command ${envelope.commandId} (${envelope.subject}) within ${timeoutMs} ms; ` +
         'it is recorded and will be applied when the service is back',
     );
   }
 
-  /** Publishes to the commands stream; resolves once JetStream has stored it. */
-  async record(envelope: CommandEnvelope): Promise<void> {
+  private recordedOutcome(envelope: CommandEnvelope): Promise<CommandOutcome | null> {
+    return this.queries
+      .raw<CommandOutcome | null>(
+        commandOutcomeSubject(domainOf(envelope.subject)),
+        { commandId: envelope.commandId },
+        envelope.actor,
+      )
+      .catch(() => null);
+  }
+
+  /**
+   * Publishes to the commands stream; resolves once JetStream has stored it, with whether the stream already had
+   * it (same command id within the duplicate window).
+   */
+  async record(envelope: CommandEnvelope): Promise<boolean> {
     const h = natsHeaders();
     h.set(Headers.CorrelationId, envelope.correlationId);
     h.set(Headers.CommandId, envelope.commandId);
     try {
-      await this.nats.js.publish(this.nats.subject(envelope.subject), JSON.stringify(envelope), {
+      const ack = await this.nats.js.publish(this.nats.subject(envelope.subject), JSON.stringify(envelope), {
         msgID: envelope.commandId,
         headers: h,
         timeout: this.config.BUS_REQUEST_TIMEOUT_MS,
       });
+      return ack.duplicate;
     } catch (error) {
       throw new DomainError(
         ErrorCode.DependencyUnavailable,

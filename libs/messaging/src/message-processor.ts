@@ -116,6 +116,9 @@ export class MessageProcessor {
       subject: message.subject,
       outcome: outcome as never,
       issuedAt: new Date(message.issuedAt),
+      // The moment of the write, not the transaction's start (`now()`): rows of different domains and apps then
+      // sort in the order they were applied, which a rebuild follows (docs/adr/0011-replay-and-rebuild.md).
+      processedAt: () => 'clock_timestamp()',
       correlationId: message.correlationId,
       actorUserId: message.actorUserId,
     };

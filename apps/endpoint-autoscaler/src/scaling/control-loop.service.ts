@@ -26,6 +26,12 @@ export class ControlLoop implements OnApplicationBootstrap, OnApplicationShutdow
       this.logger.log('AUTOSCALER_ENABLED=false: the control loop is off');
       return;
     }
+    if (this.config.REPLAY_MODE) {
+      this.logger.log(
+        'REPLAY_MODE: the control loop is off (its commands are replayed from the command log)',
+      );
+      return;
+    }
     this.logger.log(`control loop every ${this.config.AUTOSCALER_TICK_MS} ms`);
     this.schedule(0);
   }

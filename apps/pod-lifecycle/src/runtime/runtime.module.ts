@@ -7,11 +7,13 @@ import { ObservationReporter } from './observation-reporter.js';
 import { kubernetesCoreApi } from './kubernetes/kubernetes-client.js';
 import { KubernetesDriver } from './kubernetes/kubernetes.driver.js';
 import { PodRuntimeReconciler } from './pod-runtime.reconciler.js';
+import { ReplayDriver } from './replay.driver.js';
 import { RUNTIME_DRIVER, type RuntimeDriver } from './runtime-driver.js';
 import { SimulatedDriver } from './simulated.driver.js';
 
-/** Picks the driver named by RUNTIME_DRIVER. */
+/** Picks the driver named by RUNTIME_DRIVER (none of them in REPLAY_MODE: the observations are replayed). */
 export function createDriver(config: PodLifecycleConfig, reporter: ObservationReporter): RuntimeDriver {
+  if (config.REPLAY_MODE) return new ReplayDriver();
   const simulated = new SimulatedDriver(
     { provisionMs: config.SIM_PROVISION_MS, startMs: config.SIM_START_MS },
     reporter,

@@ -29,6 +29,10 @@ export class JobSweeper implements OnApplicationBootstrap, BeforeApplicationShut
   ) {}
 
   onApplicationBootstrap(): void {
+    if (this.config.REPLAY_MODE) {
+      this.logger.log('REPLAY_MODE: the sweeper is off (sweeps are replayed from the command log)');
+      return;
+    }
     this.timer = setInterval(() => {
       this.running ??= this.tick().finally(() => (this.running = null));
     }, this.config.SWEEP_INTERVAL_MS);

@@ -28,6 +28,10 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
+    if (this.config.REPLAY_MODE) {
+      this.logger.log('REPLAY_MODE: webhooks are not sent');
+      return;
+    }
     const every = Math.min(1000, this.config.WEBHOOK_RETRY_INTERVAL_MS);
     this.timer = setInterval(() => {
       this.running ??= this.drain()

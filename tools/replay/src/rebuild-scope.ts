@@ -1,0 +1,64 @@
+/**
+ * What a rebuild reproduces and compares. The schemas of the apps that own command domains are rebuilt from
+ * the commands stream; the gateway's schema (users, API keys, SSH keys, rate-limit counters) is written by the
+ * gateway and the keys CLI directly, not by commands, so it is neither rebuilt nor compared.
+ */
+export const REBUILT_SCHEMAS = [
+  'cluster_scheduler',
+  'pod_lifecycle',
+  'queue_broker',
+  'endpoint_autoscaler',
+] as const;
+
+export interface Exclusion {
+  /** `schema.table`, or `*.table` for that table in every schema. */
+  table: string;
+  /** Columns left out of the comparison; the whole table when absent. */
+  columns?: string[];
+  why: string;
+}
+
+/** Everything the comparison leaves out, and why: state that no command determines. */
+export const EXCLUSIONS: readonly Exclusion[] = [
+  { table: '*.migrations', why: 'migration bookkeeping, the same code on both sides' },
+  {
+    table: '*.processed_commands',
+    columns: ['processed_at'],
+    why: 'the wall-clock moment each command was applied (issue times are compared)',
+  },
+  {
+    table: '*.outbox',
+    columns: ['seq', 'published_at'],
+    why: 'relay bookkeeping: local insertion counter and when the event went out',
+  },
+  {
+    table: 'cluster_scheduler.fleet_loads',
+    columns: ['loaded_at'],
+    why: 'when the scheduler loaded the fleet file at boot',
+  },
+  {
+    table: 'queue_broker.webhook_deliveries',
+    columns: ['attempts', 'next_attempt_at', 'locked_until', 'delivered_at', 'gave_up_at', 'last_error'],
+    why: 'delivery progress of the webhook sender, which does not run in a rebuild (what is sent is compared)',
+  },
+  {
+    table: 'endpoint_autoscaler.workers',
+    why: "the autoscaler's working memory of the workers it drives, kept by its control loop (its pod commands are replayed)",
+  },
+  {
+    table: 'endpoint_autoscaler.scaling_events',
+    why: "the control loop's decision log, written by the loop, not by commands",
+  },
+];
+
+function applies(exclusion: Exclusion, schema: string, table: string): boolean {
+  const [s, t] = exclusion.table.split('.');
+  return t === table && (s === '*' || s === schema);
+}
+
+/** `null` when the whole table is left out; otherwise the columns to leave out (maybe none). */
+export function excludedColumns(schema: string, table: string): string[] | null {
+  const hits = EXCLUSIONS.filter((e) => applies(e, schema, table));
+  if (hits.some((e) => !e.columns)) return null;
+  return hits.flatMap((e) => e.columns ?? []);
+}

@@ -1,0 +1,332 @@
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { NatsClient } from '@app/messaging';
+import { loadConfigOrExit } from '@app/platform';
+import { CommandLog } from './command-log.js';
+import { OwnerUnavailableError, describeFailure, recordedOutcome } from './outcomes.js';
+import { redact } from './redact.js';
+import { rebuild, type RebuildReport } from './rebuild.js';
+import { EXCLUSIONS } from './rebuild-scope.js';
+import { replay, type ReplaySummary } from './replayer.js';
+import { ReplayConfig } from './replay.config.js';
+import { SelectionError, parseSelection, type RecordedCommand, type Selection } from './selection.js';
+
+const USAGE = `usage: npm run replay -- <command> [options]
+
+  list    [selection] [--limit N] [--json]   recorded commands, oldest first (a table, or JSON lines)
+  show    <seq | command id> [--json]        one command: envelope, payload (secrets redacted), whether it
+                                             was applied, and its recorded outcome
+  replay  <selection | --all> [--dry-run]    apply, in order, the selected commands not applied yet; a summary
+                                             of applied, skipped (already applied) and failed (with reasons)
+  rebuild [--keep] [--json]                  replay the whole stream into a fresh database with the owner apps
+                                             in REPLAY_MODE, and compare it with the live one table by table
+
+selection (all optional, combined with AND; bounds inclusive):
+  --from-seq N --to-seq N      stream sequence range
+  --since TIME --until TIME    time range the commands were recorded in (ISO-8601)
+  --subject PATTERN            subject without the prefix, NATS wildcards: pod.cmd.*, job.>
+  --command-id ID              one command
+  --actor USER                 commands of one user (system: the apps' own)
+  --include-replays            also the copies earlier replays recorded
+
+environment: NATS_URL and NATS_PREFIX of the deployment; rebuild also needs DATABASE_URL (the live database)
+and the apps' own settings (REGISTRY_AUTH_KEYS, FLEET_FILE, ...), which it passes to the apps it starts.
+exit status: 0 done, 1 a command failed or the rebuild differs, 2 bad usage.`;
+
+class UsageError extends Error {}
+
+function parse() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        'from-seq': { type: 'string' },
+        'to-seq': { type: 'string' },
+        since: { type: 'string' },
+        until: { type: 'string' },
+        subject: { type: 'string' },
+        'command-id': { type: 'string' },
+        actor: { type: 'string' },
+        'include-replays': { type: 'boolean' },
+        limit: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        'dry-run': { type: 'boolean', default: false },
+        all: { type: 'boolean', default: false },
+        keep: { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+const out = (line = '') => process.stdout.write(`${line}\n`);
+const err = (line: string) => process.stderr.write(`${line}\n`);
+
+async function main(): Promise<number> {
+  const { values, positionals } = parse();
+  const [command, ...rest] = positionals;
+  if (values.help || !command) {
+    out(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const selection = parseSelection(values);
+  const config = loadConfigOrExit(ReplayConfig);
+  const connect = (prefix: string) => NatsClient.connect(config.NATS_URL, prefix, `replay-tool`);
+  const nats = await connect(config.NATS_PREFIX);
+  try {
+    const log = new CommandLog(nats);
+    switch (command) {
+      case 'list':
+        return await list(log, selection, values.limit, values.json);
+      case 'show':
+        if (rest.length !== 1) throw new UsageError('show takes one stream sequence or command id');
+        return await show(log, nats, rest[0], config, values.json);
+      case 'replay': {
+        if (!values.all && Object.keys(selection).every((k) => k === 'includeReplays')) {
+          throw new UsageError('replay needs a selection (--from-seq, --since, --subject, ...) or --all');
+        }
+        const commands: RecordedCommand[] = [];
+        for await (const c of log.read(selection)) commands.push(c);
+        const summary = await replay(commands, {
+          target: nats,
+          dryRun: values['dry-run'],
+          outcomeTimeoutMs: config.COMMAND_TIMEOUT_MS,
+          queryTimeoutMs: config.BUS_REQUEST_TIMEOUT_MS,
+          progressLabel: 'replay',
+        });
+        printSummary(summary, values['dry-run'], values.json);
+        return summary.failed > 0 ? 1 : 0;
+      }
+      case 'rebuild': {
+        if (!config.DATABASE_URL)
+          throw new UsageError('rebuild needs DATABASE_URL: the live database to compare with');
+        const report = await rebuild({
+          live: nats,
+          liveDatabaseUrl: config.DATABASE_URL,
+          appEnv: process.env,
+          connect,
+          keep: values.keep,
+          outcomeTimeoutMs: config.COMMAND_TIMEOUT_MS,
+          queryTimeoutMs: config.BUS_REQUEST_TIMEOUT_MS,
+          log: err,
+        });
+        printRebuild(report, values.json);
+        return rebuildDiffers(report) ? 1 : 0;
+      }
+      default:
+        throw new UsageError(`unknown command ${command}`);
+    }
+  } finally {
+    await nats.nc.drain().catch(() => undefined);
+  }
+}
+
+async function list(
+  log: CommandLog,
+  selection: Selection,
+  limitRaw: string | undefined,
+  json: boolean,
+): Promise<number> {
+  const limit = limitRaw === undefined ? Infinity : Number(limitRaw);
+  if (!(limit >= 1) || !Number.isInteger(limit === Infinity ? 1 : limit)) {
+    throw new UsageError(`--limit must be a whole number from 1, not ${limitRaw}`);
+  }
+  const rows: string[][] = [];
+  let n = 0;
+  for await (const c of log.read(selection)) {
+    if (n++ >= limit) break;
+    const actor = c.envelope.actor?.userId ?? '?';
+    if (json) {
+      out(
+        JSON.stringify({
+          seq: c.seq,
+          recordedAt: c.recordedAt.toISOString(),
+          subject: c.subject,
+          commandId: c.envelope.commandId,
+          issuedAt: c.envelope.issuedAt,
+          actor: c.envelope.actor,
+          correlationId: c.envelope.correlationId,
+          ...(c.replayOf !== undefined ? { replayOf: c.replayOf } : {}),
+        }),
+      );
+    } else {
+      rows.push([
+        String(c.seq),
+        c.recordedAt.toISOString(),
+        c.subject,
+        c.envelope.commandId,
+        actor,
+        c.replayOf !== undefined ? `replay of #${c.replayOf}` : '',
+      ]);
+    }
+  }
+  if (!json) {
+    table(['SEQ', 'RECORDED', 'SUBJECT', 'COMMAND ID', 'ACTOR', ''], rows);
+    err(`${rows.length} command(s)`);
+  }
+  return 0;
+}
+
+async function show(
+  log: CommandLog,
+  nats: NatsClient,
+  which: string,
+  config: ReplayConfig,
+  json: boolean,
+): Promise<number> {
+  let command: RecordedCommand | null = null;
+  if (/^\d+$/.test(which)) command = await log.get(Number(which));
+  else for await (const c of log.read({ commandId: which })) command ??= c;
+  if (!command) {
+    err(`no recorded command ${which} in ${log.stream}`);
+    return 1;
+  }
+  let applied: 'yes' | 'no' | 'unknown';
+  let outcomeText: string;
+  let outcome: unknown = null;
+  try {
+    const recorded = await recordedOutcome(
+      nats,
+      command.subject,
+      command.envelope.commandId,
+      config.BUS_REQUEST_TIMEOUT_MS,
+    );
+    applied = recorded ? 'yes' : 'no';
+    outcome = recorded;
+    outcomeText = !recorded
+      ? '(none: not applied)'
+      : recorded.ok
+        ? `ok ${JSON.stringify(recorded.value)}`
+        : `error ${describeFailure(recorded)}`;
+  } catch (error) {
+    if (!(error instanceof OwnerUnavailableError)) throw error;
+    applied = 'unknown';
+    outcomeText = `unknown: ${error.message}`;
+  }
+  const { payload, ...envelope } = command.envelope;
+  if (json) {
+    out(
+      JSON.stringify({
+        seq: command.seq,
+        recordedAt: command.recordedAt.toISOString(),
+        ...(command.replayOf !== undefined ? { replayOf: command.replayOf } : {}),
+        envelope: { ...envelope, payload: redact(payload) },
+        applied,
+        outcome,
+      }),
+    );
+    return 0;
+  }
+  out(
+    `seq          ${command.seq}${command.replayOf !== undefined ? ` (replay of #${command.replayOf})` : ''}`,
+  );
+  out(`recorded     ${command.recordedAt.toISOString()}`);
+  out(`subject      ${command.subject}`);
+  out(`command id   ${envelope.commandId}`);
+  out(`issued       ${envelope.issuedAt}`);
+  out(
+    `actor        ${envelope.actor?.kind ?? '?'} ${envelope.actor?.userId ?? '?'}${envelope.actor?.keyId ? ` (key ${envelope.actor.keyId})` : ''}`,
+  );
+  out(`correlation  ${envelope.correlationId}`);
+  out(`applied      ${applied}`);
+  out(`outcome      ${outcomeText}`);
+  out(`payload      ${JSON.stringify(redact(payload), null, 2).replaceAll('\n', '\n             ')}`);
+  return 0;
+}
+
+function printSummary(summary: ReplaySummary, dryRun: boolean, json: boolean): void {
+  if (json) {
+    const { outcomes: _outcomes, ...rest } = summary;
+    out(JSON.stringify({ dryRun, ...rest }));
+    return;
+  }
+  if (dryRun) {
+    out(
+      `dry run: ${summary.selected} selected, ${summary.wouldApply} would be applied, ${summary.skipped} already applied`,
+    );
+    return;
+  }
+  out(
+    `replayed ${summary.selected}: ${summary.applied} applied, ${summary.skipped} skipped (already applied), ${summary.failed} failed`,
+  );
+  for (const f of summary.failures) out(`  failed #${f.seq} ${f.subject} ${f.commandId}: ${f.reason}`);
+}
+
+function rebuildDiffers(report: RebuildReport): boolean {
+  return (
+    report.comparison.differences.length > 0 ||
+    report.outcomeMismatches.length > 0 ||
+    report.secondPass.applied > 0 ||
+    report.secondPass.failed > 0
+  );
+}
+
+function printRebuild(report: RebuildReport, json: boolean): void {
+  if (json) {
+    out(JSON.stringify(report));
+    return;
+  }
+  const { firstPass: a, secondPass: b, comparison } = report;
+  out(`rebuild of ${report.commands} commands into ${report.database} (prefix ${report.prefix})`);
+  out(
+    `  first pass:  ${a.applied} applied, ${a.failed} answered with an error, ${a.skipped} skipped (applied by a command before them)`,
+  );
+  out(`  second pass: ${b.applied} applied, ${b.skipped} skipped, ${b.failed} failed`);
+  out(`  outcomes differing from the live ones: ${report.outcomeMismatches.length}`);
+  for (const m of report.outcomeMismatches.slice(0, 10)) {
+    out(`    #${m.seq} ${m.subject} ${m.commandId}: live ${m.live} / rebuilt ${m.rebuilt}`);
+  }
+  if (report.notAppliedLive)
+    out(`  ${report.notAppliedLive} command(s) were never applied live (replayed here anyway)`);
+  if (report.recordedSince)
+    out(
+      `  note: ${report.recordedSince} command(s) were recorded live during the rebuild; they may show as differences`,
+    );
+  const rows = comparison.tables.map((t) => [
+    t.table,
+    t.skipped ? '-' : String(t.rows),
+    t.skipped ? 'not compared' : t.identical ? 'identical' : 'DIFFERENT',
+  ]);
+  table(['TABLE', 'ROWS', 'RESULT'], rows);
+  for (const d of comparison.differences) {
+    out(`${d.table}: live ${d.liveRows} rows, rebuilt ${d.rebuiltRows}`);
+    if (d.onlyLive.length)
+      out(`  only live: ${d.onlyLive.slice(0, 10).join(', ')}${d.onlyLive.length > 10 ? ', ...' : ''}`);
+    if (d.onlyRebuilt.length)
+      out(
+        `  only rebuilt: ${d.onlyRebuilt.slice(0, 10).join(', ')}${d.onlyRebuilt.length > 10 ? ', ...' : ''}`,
+      );
+    for (const c of d.changed) out(`  ${c.key}: ${JSON.stringify(c.columns)}`);
+  }
+  out('left out of the comparison:');
+  for (const e of EXCLUSIONS) out(`  ${e.table}${e.columns ? ` (${e.columns.join(', ')})` : ''}: ${e.why}`);
+  out(
+    rebuildDiffers(report) ? 'RESULT: the rebuild DIFFERS from the live database' : 'RESULT: no differences',
+  );
+}
+
+function table(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  out(line(header));
+  for (const row of rows) out(line(row));
+}
+
+/** Exits once everything written to stdout has reached the pipe (a large JSON report is written in pieces). */
+const exit = (code: number) => process.stdout.write('', () => process.exit(code));
+
+main().then(exit, (error: unknown) => {
+  if (error instanceof UsageError || error instanceof SelectionError) {
+    err(`${error.message}\n\n${USAGE}`);
+    exit(2);
+    return;
+  }
+  err(`replay: ${error instanceof Error ? error.message : String(error)}`);
+  exit(1);
+});
