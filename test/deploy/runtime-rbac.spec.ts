@@ -1,0 +1,98 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../support/paths.js';
+import { formatFindings, type K8sObject } from './manifest-checks.js';
+import { findRenderer, parseManifests, renderOverlay, secretsEnvFromExample } from './render.js';
+import { validateSchemas } from './schemas.js';
+import { unknownFields } from './strict.js';
+
+const DEPLOY = join(ROOT, 'deploy');
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+/** The core/v1 calls the Kubernetes driver makes, read from its source: `<verb>Namespaced<Kind>`. */
+function driverCalls(): { verb: string; resource: string }[] {
+  const source = readFileSync(
+    join(ROOT, 'apps/pod-lifecycle/src/runtime/kubernetes/kubernetes.driver.ts'),
+    'utf8',
+  );
+  const calls = [
+    ...source.matchAll(/\.(create|list|delete|read|patch|replace)Namespaced([A-Z][a-zA-Z]*)\(/g),
+  ];
+  const verbs: Record<string, string> = {
+    create: 'create',
+    list: 'list',
+    delete: 'delete',
+    read: 'get',
+    patch: 'patch',
+    replace: 'update',
+  };
+  return calls.map(([, verb, kind]) => ({ verb: verbs[verb], resource: `${kind.toLowerCase()}s` }));
+}
+
+/** The Kubernetes runtime driver's namespace and Role (deploy/runtime/kubernetes) and the prod overlay using it. */
+describe('deploy/runtime/kubernetes', () => {
+  let objects: K8sObject[];
+  let prod: K8sObject[];
+
+  beforeAll(() => {
+    objects = parseManifests(findRenderer().render(join(DEPLOY, 'runtime/kubernetes')));
+    prod = renderOverlay(findRenderer(), DEPLOY, 'prod', {
+      'overlays/prod/secrets.env': secretsEnvFromExample(join(DEPLOY, 'overlays/prod/secrets.env.example'), {
+        REGISTRY_AUTH_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
+      }),
+    });
+  });
+
+  it('validates against the Kubernetes schemas', async () => {
+    const findings = [...(await validateSchemas(objects)), ...unknownFields(objects)];
+    expect(formatFindings(findings)).toBe('');
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'Namespace/gpucp-pods',
+      'Role/gpucp-runtime',
+      'RoleBinding/gpucp-runtime',
+    ]);
+  });
+
+  it('lets pod-lifecycle make every call the driver makes, in the namespace the prod overlay configures', () => {
+    const config = prod.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('gpucp-config'))!;
+    const data = config.data as Record<string, string>;
+    expect(data.RUNTIME_DRIVER).toBe('kubernetes');
+    const role = objects.find((o) => o.kind === 'Role')!;
+    expect(role.metadata.namespace).toBe(data.KUBE_NAMESPACE);
+    const rules = role.rules as Rule[];
+    const calls = driverCalls();
+    expect(calls.length).toBeGreaterThanOrEqual(5);
+    for (const { verb, resource } of calls) {
+      const allowed = rules.some(
+        (r) => r.apiGroups.includes('') && r.resources.includes(resource) && r.verbs.includes(verb),
+      );
+      expect(`${verb} ${resource}: ${allowed ? 'allowed' : 'denied'}`).toBe(`${verb} ${resource}: allowed`);
+    }
+    // Nothing beyond pods and secrets.
+    expect(new Set(rules.flatMap((r) => r.resources))).toEqual(new Set(['pods', 'secrets']));
+
+    const binding = objects.find((o) => o.kind === 'RoleBinding')!;
+    expect(binding.metadata.namespace).toBe(data.KUBE_NAMESPACE);
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'pod-lifecycle', namespace: 'gpucp' }]);
+    expect(
+      prod.some(
+        (o) =>
+          o.kind === 'ServiceAccount' &&
+          o.metadata.name === 'pod-lifecycle' &&
+          o.metadata.namespace === 'gpucp',
+      ),
+    ).toBe(true);
+    // The token the driver authenticates with is mounted.
+    const deployment = prod.find((o) => o.kind === 'Deployment' && o.metadata.name === 'pod-lifecycle')!;
+    expect(
+      (deployment.spec as { template: { spec: { automountServiceAccountToken: boolean } } }).template.spec
+        .automountServiceAccountToken,
+    ).toBe(true);
+  });
+});
