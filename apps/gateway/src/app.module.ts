@@ -11,6 +11,7 @@ import { GatewayConfig } from './gateway.config.js';
 import { GatewayGraphqlModule } from './graphql/graphql.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { NetworkVolumesModule } from './network-volumes/network-volumes.module.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { PodsModule } from './pods/pods.module.js';
 import { RegistryAuthModule } from './registry-auth/registry-auth.module.js';
@@ -40,6 +41,7 @@ export class AppModule {
         TemplatesModule,
         GatewayGraphqlModule,
         JobsModule,
+        OpenApiModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },

@@ -2,9 +2,11 @@ import { Transform, Type } from 'class-transformer';
 import {
   IsBoolean,
   IsInt,
+  IsString,
   Matches,
   Max,
   Min,
+  MinLength,
   Validate,
   type ValidationArguments,
   ValidatorConstraint,
@@ -48,6 +50,14 @@ export class GatewayConfig extends BaseConfig {
   @Min(1024)
   @Type(() => Number)
   MAX_BODY_BYTES = 1024 * 1024;
+
+  /**
+   * Directory of the committed OpenAPI descriptions (`npm run openapi` writes them), served without a key at
+   * /v1/openapi.json and /v2/openapi.json.
+   */
+  @IsString()
+  @MinLength(1)
+  OPENAPI_DIR = 'apps/gateway/openapi';
 
   // Per-user rate limits (docs/adr/0004-rate-limits.md). Quotas are `minute,hour,day`; 0 blocks the policy.
 

@@ -1,6 +1,9 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { bootstrapApp } from '@app/platform';
 import { AppModule } from './app.module.js';
+import { answerFrameworkErrors } from './edge/problem.filter.js';
+import { MAX_PATH_PARAM_LENGTH, RequestShapePipe } from './edge/request-shape.pipe.js';
 import { createValidationPipe } from './edge/validation.pipe.js';
 import { GatewayConfig } from './gateway.config.js';
 import { configureJobRoutes } from './jobs/job-routes.setup.js';
@@ -9,8 +12,12 @@ await bootstrapApp({
   app: 'gateway',
   configClass: GatewayConfig,
   module: (config) => AppModule.forRoot(config),
+  fastifyOptions: () => ({
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
+    frameworkErrors: answerFrameworkErrors(MAX_PATH_PARAM_LENGTH, new Logger('edge')),
+  }),
   configure: (app, config) => {
-    app.useGlobalPipes(createValidationPipe());
+    app.useGlobalPipes(new RequestShapePipe(), createValidationPipe());
     configureJobRoutes(app, config.MAX_BODY_BYTES);
   },
   bodyLimit: (config) => config.MAX_BODY_BYTES,

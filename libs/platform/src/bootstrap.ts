@@ -1,6 +1,7 @@
 import { type DynamicModule, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyServerOptions } from 'fastify';
 import type { AppName } from '@app/contracts';
 import { type BaseConfig, ConfigError, loadConfig } from '@app/config';
 import { createRootLogger } from '@app/observability';
@@ -12,6 +13,8 @@ export interface BootstrapOptions<C extends BaseConfig> {
   module: (config: C) => DynamicModule;
   /** Largest request body accepted by the HTTP server, in bytes (the gateway raises it for /runsync). */
   bodyLimit?: (config: C) => number;
+  /** More options of the Fastify server (the gateway's router limits and its answers to malformed URLs). */
+  fastifyOptions?: (config: C) => FastifyServerOptions;
   /** Last touches on the app before it listens (filters, pipes, parsers). */
   configure?: (app: NestFastifyApplication, config: C) => void | Promise<void>;
 }
@@ -43,6 +46,7 @@ export async function bootstrapApp<C extends BaseConfig>(
     bodyLimit: options.bodyLimit?.(config) ?? 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...options.fastifyOptions?.(config),
   });
   const app = await NestFactory.create<NestFastifyApplication>(options.module(config), adapter, {
     logger,

@@ -42,6 +42,7 @@ export function titleFor(status: number): string {
     405: 'Method Not Allowed',
     409: 'Conflict',
     413: 'Payload Too Large',
+    414: 'URI Too Long',
     415: 'Unsupported Media Type',
     422: 'Unprocessable Entity',
     429: 'Too Many Requests',

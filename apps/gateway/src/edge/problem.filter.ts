@@ -1,5 +1,5 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { toGraphQLError } from './graphql-errors.js';
 import { PROBLEM_CONTENT_TYPE } from './problem.js';
 import { toProblem } from './to-problem.js';
@@ -25,4 +25,21 @@ export function sendProblem(reply: FastifyReply, error: unknown, logger: Logger)
   if (reply.sent) return;
   for (const [name, value] of Object.entries(mapped.headers ?? {})) void reply.header(name, value);
   void reply.status(mapped.problem.status).header('content-type', PROBLEM_CONTENT_TYPE).send(mapped.problem);
+}
+
+/**
+ * Fastify's `frameworkErrors`: what its router answers before any route or hook runs (a malformed URL, a path
+ * parameter longer than the router matches), as problem+json too.
+ */
+export function answerFrameworkErrors(
+  maxParamLength: number,
+  logger: Logger,
+): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  return (error, _request, reply) => {
+    const mapped =
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new HttpException(`a path parameter is longer than ${maxParamLength} characters`, 414)
+        : error;
+    sendProblem(reply, mapped, logger);
+  };
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
+import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import {
   JobLimits,
@@ -12,6 +13,7 @@ import {
   type StreamRead,
 } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { IntQuery, Operation } from '../openapi/openapi.decorators.js';
 import { RateLimitPolicy } from '../rate-limit/rate-limit.decorators.js';
 import { abortOnClose } from './http-abort.js';
 import { JobsService } from './jobs.service.js';
@@ -22,6 +24,7 @@ import { intParam } from './wait-param.js';
  * The job operations of a queue-based endpoint (service-interface.md, compatibility.md §1): the key raw or as
  * bearer, every success 200 (the JS SDK treats other 2xx as failures), errors as problem+json.
  */
+@ApiTags('Queue jobs')
 @Auth({ key: 'raw-or-bearer', endpointParam: 'endpointId' })
 @Controller('v2')
 export class JobsController {
@@ -29,6 +32,11 @@ export class JobsController {
 
   @Post(':endpointId/run')
   @HttpCode(200)
+  @Operation('Submit a job (asynchronous)', {
+    returns: 'JobAccepted',
+    description: 'Answers at once with the job id and IN_QUEUE; a 200 means the job is committed.',
+    errors: { 400: 'a load-balancing (LB) endpoint: the job routes serve queue-based endpoints only' },
+  })
   @RateLimitPolicy('queue.run')
   @RouteConfig(jobRoute({ bodyLimit: JobLimits.runBodyBytes }))
   run(
@@ -41,6 +49,14 @@ export class JobsController {
 
   @Post(':endpointId/runsync')
   @HttpCode(200)
+  @Operation('Submit a job and wait for its result', {
+    returns: 'JobView',
+    description:
+      'The finished job (status, output, delayTime, executionTime), or {id, status} when `wait` ran out first; ' +
+      'then GET /status-sync resumes the wait.',
+    errors: { 400: 'a load-balancing (LB) endpoint: the job routes serve queue-based endpoints only' },
+  })
+  @IntQuery('wait', JobLimits.runsyncWaitMs, 'How long to wait for the result, in milliseconds')
   @RateLimitPolicy('queue.runsync')
   @RouteConfig(jobRoute({ bodyLimit: JobLimits.runsyncBodyBytes }))
   runSync(
@@ -55,6 +71,8 @@ export class JobsController {
   }
 
   @Get(':endpointId/status/:jobId')
+  @Operation("Get a job's status", { returns: 'JobView' })
+  @IntQuery('ttl', JobLimits.ttlMs, 'Keep the job this long from now, in milliseconds')
   @RateLimitPolicy('queue.status')
   status(
     @Param('endpointId') endpointId: string,
@@ -66,6 +84,11 @@ export class JobsController {
   }
 
   @Get(':endpointId/status-sync/:jobId')
+  @Operation("Wait for a job's result", {
+    returns: 'JobView',
+    description: 'Long-polls until the job finishes or `wait` runs out, then answers like /status.',
+  })
+  @IntQuery('wait', JobLimits.statusSyncWaitMs, 'Longest wait, in milliseconds')
   @RateLimitPolicy('queue.status')
   statusSync(
     @Param('endpointId') endpointId: string,
@@ -79,6 +102,12 @@ export class JobsController {
   }
 
   @Get(':endpointId/stream/:jobId')
+  @Operation("Read a job's new stream chunks", {
+    returns: 'StreamRead',
+    description:
+      'The chunks not returned before, in order (each chunk once); an empty `stream` with a terminal status ' +
+      'means the stream is over.',
+  })
   @RateLimitPolicy('queue.stream')
   stream(
     @Param('endpointId') endpointId: string,
@@ -91,6 +120,12 @@ export class JobsController {
 
   @Post(':endpointId/cancel/:jobId')
   @HttpCode(200)
+  @Operation('Cancel a job', {
+    returns: 'JobAccepted',
+    description:
+      'A queued job is removed before it starts; a running one is stopped (its worker gets job-stop).',
+    errors: { 409: 'the job has already finished' },
+  })
   @RateLimitPolicy('queue.cancel')
   @RouteConfig(jobRoute({ bodyLimit: 64 * 1024 }))
   cancel(
@@ -103,6 +138,11 @@ export class JobsController {
 
   @Post(':endpointId/retry/:jobId')
   @HttpCode(200)
+  @Operation('Retry a failed or timed-out job', {
+    returns: 'JobAccepted',
+    description: 'Same job id, the original input, previous output removed; back to IN_QUEUE.',
+    errors: { 409: 'the job is not FAILED or TIMED_OUT (the detail names its status)' },
+  })
   @RateLimitPolicy('queue.cancel')
   @RouteConfig(jobRoute({ bodyLimit: 64 * 1024 }))
   retry(
@@ -115,6 +155,10 @@ export class JobsController {
 
   @Post(':endpointId/purge-queue')
   @HttpCode(200)
+  @Operation('Purge the queue', {
+    returns: 'PurgeResult',
+    description: 'Removes the jobs waiting in the queue; jobs in progress go on.',
+  })
   @RateLimitPolicy('queue.purge-queue')
   @RouteConfig(jobRoute({ bodyLimit: 64 * 1024 }))
   purge(@Param('endpointId') endpointId: string, @CurrentActor() actor: Actor): Promise<PurgeResult> {
@@ -122,6 +166,7 @@ export class JobsController {
   }
 
   @Get(':endpointId/health')
+  @Operation("Get an endpoint's job and worker counts", { returns: 'EndpointHealth' })
   @RateLimitPolicy('queue.status')
   health(@Param('endpointId') endpointId: string, @CurrentActor() actor: Actor): Promise<EndpointHealth> {
     return this.jobs.health(endpointId, actor);

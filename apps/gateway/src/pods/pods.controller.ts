@@ -1,9 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { CreatePodDto, type Actor, type PodView } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Operation, TextQuery } from '../openapi/openapi.decorators.js';
 import { PodsService } from './pods.service.js';
 
 /** `/v1/pods`: RunPod's pod routes. Actions answer 200 with the pod (the Go CLI parses the body as a pod). */
+@ApiTags('Pods')
 @Auth({ key: 'bearer' })
 @Controller('v1/pods')
 export class PodsController {
@@ -11,12 +14,22 @@ export class PodsController {
 
   @Post()
   @HttpCode(201)
+  @Operation('Create a pod', {
+    returns: 'PodView',
+    description: 'A standalone GPU or CPU pod, placed by the scheduler; it starts PROVISIONING.',
+    errors: {
+      404: 'templateId, networkVolumeId or containerRegistryAuthId names nothing of yours',
+      409: 'no host has the capacity asked for',
+    },
+  })
   create(@Body() dto: CreatePodDto, @CurrentActor() actor: Actor): Promise<PodView> {
     return this.pods.create(dto, actor);
   }
 
   /** The caller's pods; `?includeTerminated=true` adds terminated ones. */
   @Get()
+  @Operation("List the caller's pods", { returns: 'PodView', array: true })
+  @TextQuery('includeTerminated', '`true` adds terminated pods (any other value does not)')
   list(
     @Query('includeTerminated') includeTerminated: string | undefined,
     @CurrentActor() actor: Actor,
@@ -25,30 +38,44 @@ export class PodsController {
   }
 
   @Get(':podId')
+  @Operation('Get a pod', { returns: 'PodView' })
   get(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<PodView> {
     return this.pods.get(podId, actor);
   }
 
   @Post(':podId/start')
   @HttpCode(200)
+  @Operation('Start or resume a pod', {
+    returns: 'PodView',
+    errors: { 409: "the pod's status does not allow start, or its host no longer has its GPUs" },
+  })
   start(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<PodView> {
     return this.pods.start(podId, actor);
   }
 
   @Post(':podId/stop')
   @HttpCode(200)
+  @Operation('Stop a pod (GPUs released, disk kept)', {
+    returns: 'PodView',
+    errors: { 409: "the pod's status does not allow stop" },
+  })
   stop(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<PodView> {
     return this.pods.stop(podId, actor);
   }
 
   @Post(':podId/reset')
   @HttpCode(200)
+  @Operation('Reset a pod (container recreated, container disk wiped)', {
+    returns: 'PodView',
+    errors: { 409: "the pod's status does not allow reset" },
+  })
   reset(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<PodView> {
     return this.pods.reset(podId, actor);
   }
 
   @Delete(':podId')
   @HttpCode(204)
+  @Operation('Terminate a pod (GPUs freed)', { errors: { 409: "the pod's status does not allow terminate" } })
   terminate(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<void> {
     return this.pods.terminate(podId, actor);
   }

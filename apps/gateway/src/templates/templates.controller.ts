@@ -1,8 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { CreateTemplateDto, type Actor, type TemplateView } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Operation } from '../openapi/openapi.decorators.js';
 import { TemplatesService } from './templates.service.js';
 
+@ApiTags('Templates')
 @Auth({ key: 'bearer' })
 @Controller('v1/templates')
 export class TemplatesController {
@@ -10,16 +13,26 @@ export class TemplatesController {
 
   @Post()
   @HttpCode(201)
+  @Operation('Create a template', {
+    returns: 'TemplateView',
+    description: 'Pods and serverless endpoints (isServerless) are created from templates.',
+    errors: {
+      404: 'containerRegistryAuthId names no credential of yours',
+      409: 'you already have a template with this name',
+    },
+  })
   create(@Body() dto: CreateTemplateDto, @CurrentActor() actor: Actor): Promise<TemplateView> {
     return this.templates.create(dto, actor);
   }
 
   @Get()
+  @Operation("List the caller's templates", { returns: 'TemplateView', array: true })
   list(@CurrentActor() actor: Actor): Promise<TemplateView[]> {
     return this.templates.list(actor);
   }
 
   @Get(':templateId')
+  @Operation('Get a template', { returns: 'TemplateView' })
   get(@Param('templateId') id: string, @CurrentActor() actor: Actor): Promise<TemplateView> {
     return this.templates.get(id, actor);
   }
@@ -27,6 +40,9 @@ export class TemplatesController {
   /** 204; 400 while a pod uses the template. */
   @Delete(':templateId')
   @HttpCode(204)
+  @Operation('Delete a template', {
+    errors: { 400: 'a pod or a serverless endpoint still uses the template' },
+  })
   delete(@Param('templateId') id: string, @CurrentActor() actor: Actor): Promise<void> {
     return this.templates.delete(id, actor);
   }

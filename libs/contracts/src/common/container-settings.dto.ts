@@ -1,4 +1,3 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -41,7 +40,6 @@ export abstract class ContainerSettingsDto {
   @IsInt()
   @Min(1)
   @Max(4096)
-  @Type(() => Number)
   containerDiskInGb?: number;
 
   @IsOptional()

@@ -1,4 +1,3 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -61,7 +60,6 @@ export class CreatePodDto extends ContainerSettingsDto {
   @IsInt()
   @Min(0)
   @Max(16)
-  @Type(() => Number)
   gpuCount?: number;
 
   /** CPU type id from the catalog, for CPU pods. */
