@@ -6,6 +6,8 @@
 //   unit  `**/*.spec.ts`           no I/O, next to the code they test
 //   int   `**/*.int-spec.ts`       real Postgres and NATS, a database of their own (test/support)
 //   e2e   `test/**/*.e2e-spec.ts`  the built apps as child processes (test/support/system.ts)
+//   faults `test/faults/**/*.fault-spec.ts`  fault injection against a private NATS and Postgres; only through
+//         `npm run test:faults` (scripts/test-faults.mjs), which starts those; `npm test` leaves it out
 //
 // TypeScript is compiled by @swc/jest (no type-check here: `tsc -p tsconfig.test.json` does that), with legacy
 // decorators and decorator metadata as tsc emits them for Nest, class-validator and TypeORM.
@@ -30,7 +32,7 @@ const swc = {
 /** @type {import('jest').Config} */
 const common = {
   rootDir: import.meta.dirname,
-  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools', '<rootDir>/test'],
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
@@ -54,12 +56,12 @@ export default {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{apps,libs,test}/**/*.spec.ts'],
+      testMatch: ['<rootDir>/{apps,libs,tools,test}/**/*.spec.ts'],
     },
     {
       ...common,
       displayName: 'int',
-      testMatch: ['<rootDir>/{apps,libs,test}/**/*.int-spec.ts'],
+      testMatch: ['<rootDir>/{apps,libs,tools,test}/**/*.int-spec.ts'],
       // A project-level `testTimeout` is ignored by jest-circus (it reads only the global one), hence a setup file.
       setupFilesAfterEnv: ['<rootDir>/test/support/timeout-60s.ts'],
     },
@@ -68,6 +70,12 @@ export default {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/timeout-60s.ts'],
+    },
+    {
+      ...common,
+      displayName: 'faults',
+      testMatch: ['<rootDir>/test/faults/**/*.fault-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/faults/support/timeout-faults.ts'],
     },
   ],
 };

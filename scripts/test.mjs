@@ -3,7 +3,6 @@
 // (its databases, including the `gpucp_test_<runId>_*` ones tests make, and its streams) is removed afterwards,
 // pass or fail. `--skip-lint` skips eslint/prettier/tsc; every other argument goes to jest.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   InfraError,
@@ -20,37 +19,23 @@ import {
   log,
   paint,
   printStepSummary,
-  run,
   runChecked,
   runMain,
   runMigrations,
-  runningChildren,
   step,
 } from './lib/infra.mjs';
+import { handleInterrupts, printTotals, runJest, stage } from './lib/jest-run.mjs';
 
 const args = process.argv.slice(2);
 const skipLint = args.includes('--skip-lint');
 const jestArgs = args.filter((arg) => arg !== '--skip-lint');
-
-let interrupted;
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(signal, () => {
-    if (interrupted) process.exit(130); // second signal: give up on the cleanup
-    interrupted = signal;
-    console.error(
-      paint(`\n${signal}: stopping after the current step, then cleaning up (again to skip cleanup)`, 'red'),
-    );
-    // A terminal Ctrl-C already reached the children (same process group); anything else is passed on.
-    if (signal !== 'SIGINT') runningChildren().forEach((child) => child.kill(signal));
-  });
+// The fault-injection project (`faults`) needs the private NATS and Postgres of `npm run test:faults`: it runs
+// only there, unless projects are named explicitly.
+if (!jestArgs.some((arg) => arg.startsWith('--selectProjects'))) {
+  jestArgs.push('--selectProjects', 'unit', 'int', 'e2e');
 }
 
-/** A step that also stops the run once a signal has arrived. */
-async function stage(name, fn) {
-  const result = await step(name, fn);
-  if (interrupted) throw new InfraError(`interrupted by ${interrupted}`, { exitCode: 130 });
-  return result;
-}
+handleInterrupts();
 
 const npxTool = (name, toolArgs) => runChecked(name, join(ROOT, 'node_modules', '.bin', name), toolArgs);
 
@@ -60,7 +45,6 @@ runMain(async () => {
   const natsPrefix = `t${runId}`;
   let cleanup;
   let totals = null;
-  const resultsFile = join(ROOT, '.local', `jest-results-${runId}.json`);
   try {
     await stage('dependencies', ensureDependencies);
     await stage('build', build);
@@ -80,26 +64,15 @@ runMain(async () => {
     const env = { DATABASE_URL: databaseUrl, NATS_URL: natsUrl, NATS_PREFIX: natsPrefix, LOG_LEVEL: 'warn' };
     await stage('migrate', () => runMigrations(env));
     await stage('jest', async () => {
-      mkdirSync(join(ROOT, '.local'), { recursive: true });
-      const jest = [
-        '--experimental-vm-modules',
-        'node_modules/jest/bin/jest.js',
-        '--ci',
-        '--json',
-        `--outputFile=${resultsFile}`,
-        ...jestArgs,
-      ];
-      const code = await run(process.execPath, jest, {
-        env: {
-          ...process.env,
-          ...env,
-          NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules'].filter(Boolean).join(' '),
-          TEST_RUN_ID: runId,
-          TEST_ADMIN_DATABASE_URL: adminUrl,
-        },
+      const result = await runJest({
+        runId,
+        args: jestArgs,
+        env: { ...env, TEST_RUN_ID: runId, TEST_ADMIN_DATABASE_URL: adminUrl },
       });
-      totals = readTotals(resultsFile);
-      if (code !== 0) throw new InfraError(`jest failed (exit code ${code})`, { exitCode: code });
+      totals = result.totals;
+      if (result.code !== 0) {
+        throw new InfraError(`jest failed (exit code ${result.code})`, { exitCode: result.code });
+      }
     });
   } finally {
     if (cleanup) {
@@ -109,23 +82,10 @@ runMain(async () => {
     }
     printStepSummary();
     // One plain closing line that any CI can read: how many tests ran, passed, failed and were skipped.
-    if (totals)
-      console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+    printTotals(totals);
   }
   return 0;
 });
-
-/** Counts from jest's --json output, or null when jest did not get as far as writing it. */
-function readTotals(file) {
-  if (!existsSync(file)) return null;
-  const results = JSON.parse(readFileSync(file, 'utf8'));
-  rmSync(file);
-  return {
-    passed: results.numPassedTests,
-    failed: results.numFailedTests + results.numRuntimeErrorTestSuites,
-    skipped: results.numPendingTests + results.numTodoTests,
-  };
-}
 
 /** Drops the run's databases and deletes its streams; tries both even if one fails. */
 async function removeRunResources({ adminUrl, natsUrl, runDatabase, natsPrefix }) {

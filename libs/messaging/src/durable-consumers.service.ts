@@ -19,6 +19,7 @@ import {
   type CommandSubject,
 } from '@app/contracts';
 import { BaseConfig } from '@app/config';
+import { isDatabaseUnavailable } from '@app/database';
 import { busMetrics, requestContext } from '@app/observability';
 import { deadLetter } from './dead-letters.js';
 import type { CommandContext, EventContext, EventEnvelope } from './handler-context.js';
@@ -30,6 +31,9 @@ import { OutboxRelay } from './outbox-relay.service.js';
 import { ensureDurableConsumer, ensureStreams } from './stream-topology.js';
 
 type Kind = 'command' | 'event';
+
+/** While the database is down, a held message is tried again at most this far apart. */
+const DATABASE_RETRY_MAX_MS = 2000;
 
 /**
  * Runs the app's durable pull consumers: one per owned domain on the commands stream, one per handled event
@@ -138,10 +142,11 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
     const started = process.hrtime.bigint();
     await requestContext.run({ correlationId: identity.correlationId }, async () => {
       try {
-        const result =
+        const apply = () =>
           kind === 'command'
-            ? await this.applyCommand(body as CommandEnvelope, identity)
-            : await this.applyEvent(body as EventEnvelope, identity);
+            ? this.applyCommand(body as CommandEnvelope, identity)
+            : this.applyEvent(body as EventEnvelope, identity);
+        const result = await this.whileDatabaseDown(msg, identity, apply);
         if (kind === 'command') this.publishOutcome(identity.id, result.outcome);
         msg.ack();
         if (!result.duplicate) this.outbox.kick();
@@ -155,6 +160,32 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
         busMetrics.commandSeconds.observe({ subject }, Number(process.hrtime.bigint() - started) / 1e9);
       }
     });
+  }
+
+  /**
+   * Runs `apply`; while it fails because Postgres cannot be reached, holds the message (telling the server it is
+   * still being worked on) and tries again, rather than spending its deliveries: an outage longer than the
+   * redelivery back-off would otherwise dead-letter, and lose, commands and events that were never wrong.
+   */
+  private async whileDatabaseDown<T>(
+    msg: JsMsg,
+    identity: MessageIdentity,
+    apply: () => Promise<T>,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await apply();
+      } catch (error) {
+        if (this.stopping || !isDatabaseUnavailable(error)) throw error;
+        if (attempt === 1) {
+          this.logger.warn(
+            `${identity.subject} ${identity.id} waits for the database: ${(error as Error).message}`,
+          );
+        }
+        msg.working();
+        await new Promise((r) => setTimeout(r, Math.min(250 * attempt, DATABASE_RETRY_MAX_MS)));
+      }
+    }
   }
 
   private async applyCommand(envelope: CommandEnvelope, identity: MessageIdentity): Promise<ProcessResult> {

@@ -18,6 +18,7 @@ import {
   type QueryEnvelope,
   type QuerySubject,
 } from '@app/contracts';
+import { isDatabaseUnavailable } from '@app/database';
 import { busMetrics, requestContext } from '@app/observability';
 import type { QueryContext } from './handler-context.js';
 import { HandlerRegistry, type BoundHandler } from './handler-registry.js';
@@ -111,7 +112,8 @@ export class QueryServer implements OnApplicationBootstrap, BeforeApplicationShu
         }
         const errorId = randomUUID();
         this.logger.error({ errorId, err: error }, `query ${subject} failed`);
-        const unavailable = /connect|terminat|ECONNREFUSED|timeout/i.test((error as Error).message);
+        const unavailable =
+          isDatabaseUnavailable(error) || /connect|terminat|timeout/i.test((error as Error).message);
         this.reply(msg, subject, {
           ok: false,
           error: unavailable

@@ -60,4 +60,12 @@ describe('toProblem', () => {
     expect(mapped.problem.detail).toContain(mapped.errorId);
     expect(mapped.problem.detail).not.toContain('foo.ts');
   });
+
+  it('answers 503 with Retry-After, not 500, when the database cannot be reached', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const mapped = toProblem(refused);
+    expect(mapped.problem).toMatchObject({ status: 503, title: 'Service Unavailable' });
+    expect(mapped.headers).toEqual({ 'retry-after': '5' });
+    expect(mapped.errorId).toBeUndefined();
+  });
 });

@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '@app/contracts';
+import { isDatabaseUnavailable } from '@app/database';
 import { httpStatusFor } from './http-status.js';
 import { problem, type Problem } from './problem.js';
 
@@ -17,6 +18,8 @@ interface FastifyError {
   statusCode?: number;
   message: string;
 }
+
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Turns anything thrown while serving a request into the interface's problem body. Never leaks a stack. */
 export function toProblem(error: unknown): MappedError {
@@ -55,6 +58,13 @@ export function toProblem(error: unknown): MappedError {
   }
   if (typeof fastify?.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500) {
     return { problem: problem(fastify.statusCode, fastify.message) };
+  }
+  if (isDatabaseUnavailable(error)) {
+    // Postgres is down or restarting (the gateway reads keys and quotas from it): a moment's outage, not a bug.
+    return {
+      problem: problem(503, 'the service cannot reach its database right now; try again in a few seconds'),
+      headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+    };
   }
   const errorId = randomUUID();
   return {

@@ -56,6 +56,8 @@ export class WorkersService {
     signal: AbortSignal,
   ): Promise<TakenJob[]> {
     const stop = AbortSignal.any([signal, this.signals.shutdown]);
+    // Every ask of this poll says when the worker really called (only its own requests prove it alive).
+    const requestedAt = new Date().toISOString();
     const deadline = Date.now() + this.config.JOB_TAKE_LONG_POLL_MS;
     const watcher = this.signals.watchQueue(endpointId);
     try {
@@ -64,7 +66,7 @@ export class WorkersService {
       }
       for (;;) {
         if (stop.aborted) return [];
-        const result = await this.tryTake(endpointId, workerId, batchSize, gpu, actor);
+        const result = await this.tryTake(endpointId, workerId, batchSize, gpu, requestedAt, actor);
         if (result?.length) return result;
         const remaining = deadline - Date.now();
         if (remaining <= 0) return [];
@@ -81,6 +83,7 @@ export class WorkersService {
   /** Jobs to abandon (cancelled, timed out), each told once; waits for one up to the long poll. */
   async stops(endpointId: string, workerId: string, actor: Actor, signal: AbortSignal): Promise<StopsResult> {
     const stop = AbortSignal.any([signal, this.signals.shutdown]);
+    const requestedAt = new Date().toISOString();
     const deadline = Date.now() + this.config.JOB_STOP_LONG_POLL_MS;
     const watcher = this.signals.watchStops(workerId);
     try {
@@ -93,7 +96,7 @@ export class WorkersService {
         try {
           result = await this.commands.execute(
             Subjects.worker.collectStops,
-            { endpointId, workerId },
+            { endpointId, workerId, requestedAt },
             actor,
             {
               timeoutMs: this.config.WORKER_COMMAND_TIMEOUT_MS,
@@ -200,13 +203,14 @@ export class WorkersService {
     workerId: string,
     batchSize: number,
     gpu: string | undefined,
+    requestedAt: string,
     actor: Actor,
   ): Promise<TakenJob[] | null> {
     try {
       const result = await this.payloads.take(
         await this.commands.execute(
           Subjects.worker.take,
-          { endpointId, workerId, batchSize, ...(gpu ? { gpu: gpu.slice(0, 100) } : {}) },
+          { endpointId, workerId, batchSize, requestedAt, ...(gpu ? { gpu: gpu.slice(0, 100) } : {}) },
           actor,
           { timeoutMs: this.config.WORKER_COMMAND_TIMEOUT_MS },
         ),

@@ -3,6 +3,16 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { WorkerCounts } from '@app/contracts';
 import { WorkerEntity } from './worker.entity.js';
 
+/**
+ * When the worker itself called: the long poll's `requestedAt` (never later than the command's own time), or the
+ * command's time for a call the worker made directly.
+ */
+export function workerCallTime(requestedAt: string | undefined, now: Date): Date {
+  if (!requestedAt) return now;
+  const at = new Date(requestedAt);
+  return Number.isNaN(at.getTime()) || at > now ? now : at;
+}
+
 @Injectable()
 export class WorkersRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -12,13 +22,14 @@ export class WorkersRepository {
   }
 
   /**
-   * Records a call of the worker (any call proves it alive; `poll`: it asked for a job, so it has finished
-   * starting and is healthy).
+   * Records a call of the worker made at `heardAt` (any call proves it alive; `poll`: it asked for a job, so it has
+   * finished starting and is healthy). A call older than the worker's `lost_at` (a long poll the edge kept asking
+   * for) does not bring a lost worker back.
    */
   async touch(
     endpointId: string,
     workerId: string,
-    now: Date,
+    heardAt: Date,
     manager: EntityManager,
     options: { poll?: boolean; recycle?: boolean } = {},
   ): Promise<void> {
@@ -33,8 +44,8 @@ export class WorkersRepository {
          unhealthy = CASE WHEN $4 THEN false ELSE workers.unhealthy END,
          unhealthy_reason = CASE WHEN $4 THEN NULL ELSE workers.unhealthy_reason END,
          recycle_requested = workers.recycle_requested OR $5,
-         lost_at = NULL`,
-      [workerId, endpointId, now, options.poll ?? false, options.recycle ?? false],
+         lost_at = CASE WHEN workers.lost_at >= EXCLUDED.last_seen_at THEN workers.lost_at END`,
+      [workerId, endpointId, heardAt, options.poll ?? false, options.recycle ?? false],
     );
   }
 
@@ -61,6 +72,12 @@ export class WorkersRepository {
     // A healthy ping without a version changes nothing (and TypeORM refuses an empty update).
     if (Object.keys(changes).length === 0) return;
     await manager.update(WorkerEntity, { id: workerId }, changes);
+  }
+
+  /** Not marked lost, and heard from since `lostBefore`. */
+  async isAlive(workerId: string, lostBefore: Date, manager: EntityManager): Promise<boolean> {
+    const worker = await manager.findOneBy(WorkerEntity, { id: workerId });
+    return !!worker && worker.lostAt === null && !!worker.lastSeenAt && worker.lastSeenAt >= lostBefore;
   }
 
   /** Workers silent since before `lostBefore` that are not marked lost yet, marked now; returns their ids. */

@@ -4,7 +4,9 @@ import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
+  IsDefined,
   IsInt,
+  IsISO8601,
   IsNotEmpty,
   IsObject,
   IsOptional,
@@ -40,7 +42,8 @@ export class JobPolicy {
 
 /** Body of POST /run and /runsync. `input` is opaque: the endpoint's handler defines it. */
 export class RunJobDto {
-  @Allow()
+  /** Required (null included): a missing input is refused with 422 rather than queued as an empty job. */
+  @IsDefined()
   input: unknown;
 
   @IsOptional()
@@ -151,8 +154,20 @@ class WorkerScoped extends EndpointScoped {
   workerId: string;
 }
 
+/**
+ * A command the edge issues, maybe again and again, while it holds one long poll of the worker (job-take,
+ * job-stop). Only the worker's own requests prove it alive: `requestedAt` is when the HTTP request arrived, and the
+ * broker records that as the worker's last call, not the time of the repeat (a frozen worker whose long poll the
+ * edge keeps asking for must still be declared lost).
+ */
+class LongPollScoped extends WorkerScoped {
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  requestedAt?: string;
+}
+
 /** `worker.cmd.take` (job-take, job-take-batch): leases up to `batchSize` queued jobs to the worker. */
-export class TakeJobsCommand extends WorkerScoped {
+export class TakeJobsCommand extends LongPollScoped {
   @IsInt()
   @Min(1)
   @Max(JobLimits.maxBatchSize)
@@ -238,7 +253,7 @@ export class PingWorkerCommand extends WorkerScoped {
 }
 
 /** `worker.cmd.collect-stops` (job-stop): the jobs the worker must abandon, each handed out once. */
-export class CollectStopsCommand extends WorkerScoped {}
+export class CollectStopsCommand extends LongPollScoped {}
 
 /** `worker.cmd.register`: a worker pod was started for the endpoint (counts as initializing until it calls). */
 export class RegisterWorkerCommand extends WorkerScoped {}

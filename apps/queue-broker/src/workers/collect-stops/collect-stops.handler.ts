@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Subjects, type CollectStopsCommand, type StopsResult } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
-import { WorkersRepository } from '../workers.repository.js';
+import { WorkersRepository, workerCallTime } from '../workers.repository.js';
 
 /** job-stop: the jobs this worker must abandon (cancelled, timed out), each handed out once. */
 @Injectable()
@@ -15,7 +15,12 @@ export class CollectStopsHandler {
   @CommandHandler(Subjects.worker.collectStops)
   async handle(ctx: CommandContext<CollectStopsCommand>): Promise<StopsResult> {
     const { payload, manager, now } = ctx;
-    await this.workers.touch(payload.endpointId, payload.workerId, now, manager);
+    await this.workers.touch(
+      payload.endpointId,
+      payload.workerId,
+      workerCallTime(payload.requestedAt, now),
+      manager,
+    );
     return { jobsToStop: await this.jobs.collectStops(payload.workerId, now, manager) };
   }
 }

@@ -5,11 +5,14 @@ import { JobLifecycle } from '../../jobs/job-lifecycle.js';
 import type { JobEntity } from '../../jobs/job.entity.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { PayloadStore } from '../../payloads/payload-store.js';
-import { WorkersRepository } from '../workers.repository.js';
+import { QueueBrokerConfig } from '../../queue-broker.config.js';
+import { WorkersRepository, workerCallTime } from '../workers.repository.js';
 
 /**
  * job-take / job-take-batch: leases the oldest queued jobs of the endpoint to the worker (rows locked with SKIP
- * LOCKED, so a cancel in flight is never handed out). An empty answer is normal: the edge long-polls.
+ * LOCKED, so a cancel in flight is never handed out). An empty answer is normal: the edge long-polls. Nothing is
+ * leased to a worker that is not alive any more (lost, or silent for WORKER_LOST_AFTER_MS: the edge still asks for
+ * its long poll, but a frozen or vanished worker would never run the job).
  */
 @Injectable()
 export class TakeJobsHandler {
@@ -18,12 +21,16 @@ export class TakeJobsHandler {
     private readonly workers: WorkersRepository,
     private readonly lifecycle: JobLifecycle,
     private readonly payloads: PayloadStore,
+    private readonly config: QueueBrokerConfig,
   ) {}
 
   @CommandHandler(Subjects.worker.take)
   async handle(ctx: CommandContext<TakeJobsCommand>): Promise<Packed<TakeResult>> {
     const { payload, manager, now } = ctx;
-    await this.workers.touch(payload.endpointId, payload.workerId, now, manager, { poll: true });
+    const heardAt = workerCallTime(payload.requestedAt, now);
+    await this.workers.touch(payload.endpointId, payload.workerId, heardAt, manager, { poll: true });
+    const lostBefore = new Date(now.getTime() - this.config.WORKER_LOST_AFTER_MS);
+    if (!(await this.workers.isAlive(payload.workerId, lostBefore, manager))) return { jobs: [] };
     const taken = await this.jobs.lockQueued(payload.endpointId, payload.batchSize, now, manager);
     for (const job of taken) await this.lifecycle.lease(ctx, job, payload.workerId);
     const result: TakeResult = { jobs: taken.map(toTakenJob) };
