@@ -76,8 +76,7 @@ export class CommandBus {
 
   /** Records the envelope and waits for its outcome. */
   async send(envelope: CommandEnvelope, timeoutMs: number): Promise<CommandOutcome> {
-    const outcomeSubject = this.nats.subject(`outcome.${envelope.commandId}`);
-    const waiting = this.waitFor(outcomeSubject, timeoutMs);
+    const waiting = waitForOutcome(this.nats, envelope.commandId, timeoutMs);
     let duplicate: boolean;
     try {
       duplicate = await this.record(envelope);
@@ -137,28 +136,38 @@ export class CommandBus {
       );
     }
   }
+}
 
-  private waitFor(subject: string, timeoutMs: number) {
-    let settle: (outcome: CommandOutcome | null) => void = () => undefined;
-    const promise = new Promise<CommandOutcome | null>((resolve) => (settle = resolve));
-    const sub = this.nats.nc.subscribe(subject, {
-      max: 1,
-      callback: (error, msg) => {
-        clearTimeout(timer);
-        settle(error ? null : msg.json<CommandOutcome>());
-      },
-    });
-    const timer = setTimeout(() => {
+export interface OutcomeWait {
+  /** The outcome, or null when none came within the time (or the wait was cancelled). */
+  promise: Promise<CommandOutcome | null>;
+  cancel(): void;
+}
+
+/**
+ * Listens for the outcome the owner publishes on `<prefix>.outcome.<commandId>` after applying a command; start
+ * it before publishing the command, so the answer cannot come first.
+ */
+export function waitForOutcome(nats: NatsClient, commandId: string, timeoutMs: number): OutcomeWait {
+  let settle: (outcome: CommandOutcome | null) => void = () => undefined;
+  const promise = new Promise<CommandOutcome | null>((resolve) => (settle = resolve));
+  const sub = nats.nc.subscribe(nats.subject(`outcome.${commandId}`), {
+    max: 1,
+    callback: (error, msg) => {
+      clearTimeout(timer);
+      settle(error ? null : msg.json<CommandOutcome>());
+    },
+  });
+  const timer = setTimeout(() => {
+    sub.unsubscribe();
+    settle(null);
+  }, timeoutMs);
+  return {
+    promise,
+    cancel: () => {
+      clearTimeout(timer);
       sub.unsubscribe();
       settle(null);
-    }, timeoutMs);
-    return {
-      promise,
-      cancel: () => {
-        clearTimeout(timer);
-        sub.unsubscribe();
-        settle(null);
-      },
-    };
-  }
+    },
+  };
 }

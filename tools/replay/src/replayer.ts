@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { Headers, type CommandOutcome } from '@app/contracts';
-import type { NatsClient } from '@app/messaging';
+import { waitForOutcome, type NatsClient } from '@app/messaging';
 import { REPLAY_OF_HEADER } from './command-log.js';
 import { describeFailure, recordedOutcome } from './outcomes.js';
 import { Progress, type ProgressCounts } from './progress.js';
@@ -124,28 +124,4 @@ async function apply(
   return outcome
     ? { outcome }
     : { error: `no outcome within ${options.outcomeTimeoutMs} ms (is its owner running?)` };
-}
-
-function waitForOutcome(nats: NatsClient, commandId: string, timeoutMs: number) {
-  let settle: (outcome: CommandOutcome | null) => void = () => undefined;
-  const promise = new Promise<CommandOutcome | null>((resolve) => (settle = resolve));
-  const sub = nats.nc.subscribe(nats.subject(`outcome.${commandId}`), {
-    max: 1,
-    callback: (error, msg) => {
-      clearTimeout(timer);
-      settle(error ? null : msg.json<CommandOutcome>());
-    },
-  });
-  const timer = setTimeout(() => {
-    sub.unsubscribe();
-    settle(null);
-  }, timeoutMs);
-  return {
-    promise,
-    cancel: () => {
-      clearTimeout(timer);
-      sub.unsubscribe();
-      settle(null);
-    },
-  };
 }
