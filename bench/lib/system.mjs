@@ -1,0 +1,109 @@
+// The system under test, as production runs it: the five built apps (dist/apps/<app>/main.js) as separate
+// processes on real Postgres and NATS JetStream, with a database and NATS prefix of their own. Plus a second
+// gateway with the rate limiter off (the edge scenario's "limiter off" side); the first has it on, as deployed,
+// with quotas too large to refuse anything.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { APPS, ROOT } from '../../scripts/lib/infra.mjs';
+import { freePorts, startNode, untilReady } from './processes.mjs';
+
+const HUGE_QUOTA = '999999999,999999999,999999999';
+const QUOTA_VARIABLES = [
+  'RATE_LIMIT_REST',
+  'RATE_LIMIT_QUEUE_RUN',
+  'RATE_LIMIT_QUEUE_RUNSYNC',
+  'RATE_LIMIT_QUEUE_STATUS',
+  'RATE_LIMIT_QUEUE_STREAM',
+  'RATE_LIMIT_QUEUE_CANCEL',
+  'RATE_LIMIT_QUEUE_PURGE_QUEUE',
+];
+
+export const APP_NAMES = APPS.map((app) => app.name);
+
+export function mainScript(app) {
+  return join(ROOT, 'dist', 'apps', app, 'main.js');
+}
+
+/**
+ * Starts the apps (all at once, as `npm start` does) and resolves when every one answers /readyz. `fleetFile` is
+ * cluster-scheduler's FLEET_FILE, `podsDir` pod-lifecycle's LOCAL_PODS_DIR (local runtime: catalog images such
+ * as gpucp/echo-worker run as child processes, anything else is simulated). `appEnv[name]` adds to an app's
+ * environment.
+ */
+export async function startSystem({ databaseUrl, natsUrl, natsPrefix, fleetFile, podsDir, appEnv = {} }) {
+  const names = [...APP_NAMES, 'gateway-nolimit'];
+  const ports = Object.fromEntries((await freePorts(names.length)).map((port, i) => [names[i], port]));
+  const url = (name) => `http://127.0.0.1:${ports[name]}`;
+  const common = {
+    DATABASE_URL: databaseUrl,
+    NATS_URL: natsUrl,
+    NATS_PREFIX: natsPrefix,
+    HTTP_HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    REGISTRY_AUTH_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+  };
+  const quotas = Object.fromEntries(QUOTA_VARIABLES.map((name) => [name, HUGE_QUOTA]));
+  const envOf = {
+    gateway: { ...common, ...quotas, RATE_LIMITS_ENABLED: 'true' },
+    'gateway-nolimit': { ...common, RATE_LIMITS_ENABLED: 'false' },
+    'cluster-scheduler': { ...common, FLEET_FILE: fleetFile },
+    // Simulated pods (anything not in the local image catalog, e.g. cluster members) stay PROVISIONING for an
+    // hour: the placement scenario's clusters cost nothing once created.
+    'pod-lifecycle': {
+      ...common,
+      RUNTIME_DRIVER: 'local',
+      LOCAL_PODS_DIR: podsDir,
+      SIM_PROVISION_MS: '3600000',
+    },
+    'queue-broker': common,
+    'endpoint-autoscaler': { ...common, QUEUE_PUBLIC_URL: url('gateway') },
+  };
+  const processes = new Map();
+  const launch = (name) => {
+    const app = name === 'gateway-nolimit' ? 'gateway' : name;
+    const proc = startNode(name, mainScript(app), {
+      nodeArgs: ['--enable-source-maps'],
+      env: { ...envOf[name], ...appEnv[name], HTTP_PORT: String(ports[name]) },
+    });
+    processes.set(name, proc);
+    return proc;
+  };
+
+  const system = {
+    natsPrefix,
+    databaseUrl,
+    names,
+    url,
+    /**
+     * Stops the app (SIGTERM, waits for the exit), starts it again and waits until /readyz answers 200; returns
+     * `{ startMs, stopMs }`: from the spawn to that answer, and how long the graceful stop took.
+     */
+    async restart(name) {
+      const stopping = performance.now();
+      await processes.get(name)?.stop();
+      const stopMs = performance.now() - stopping;
+      const proc = launch(name);
+      const readyAt = await untilReady(proc, url(name));
+      return { startMs: readyAt - proc.startedAt, stopMs };
+    },
+    async stop() {
+      // The autoscaler and the gateways first, so nothing issues work to apps that are already gone.
+      const order = [
+        ['endpoint-autoscaler', 'gateway', 'gateway-nolimit'],
+        ['queue-broker', 'cluster-scheduler'],
+        ['pod-lifecycle'],
+      ];
+      for (const group of order) await Promise.all(group.map((name) => processes.get(name)?.stop()));
+    },
+  };
+
+  for (const name of names) launch(name);
+  try {
+    await Promise.all(names.map((name) => untilReady(processes.get(name), url(name), { intervalMs: 100 })));
+  } catch (error) {
+    await system.stop();
+    throw error;
+  }
+  return system;
+}

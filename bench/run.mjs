@@ -1,0 +1,232 @@
+// `npm run bench`: the benchmark harness. Builds, makes sure Postgres, NATS JetStream and Redis are there, creates
+// a database and NATS prefix of its own, generates a 10,000-host fleet, migrates, starts the five apps as
+// production runs them (separate processes, real NATS, real Postgres), then runs each scenario with its baseline
+// interleaved (a warm-up round, then A, B, A, B, ... for --rounds rounds). Prints a table of medians [min–max]
+// over the rounds with the ratio ours/baseline, and writes the same, with the raw per-round figures and the
+// machine, to bench/results/<date>.json. Everything it created is removed at the end, on failure and on Ctrl-C.
+//
+//   npm run bench                        the full run (10 rounds; about 7 minutes on 2 cores)
+//   npm run bench -- --quick             5 rounds of small samples (about 2 minutes)
+//   npm run bench -- --only jobs-sync,edge --rounds 7
+//
+// Environment: DATABASE_URL (an admin connection; the local server otherwise), NATS_URL, REDIS_URL (default
+// redis://127.0.0.1:6379: BullMQ's baselines). See bench/scenarios/*.mjs for what each scenario measures.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { execFile } from 'node:child_process';
+import {
+  InfraError,
+  ROOT,
+  build,
+  createDatabase,
+  deleteNatsStreams,
+  dropDatabase,
+  ensureDependencies,
+  ensureNats,
+  ensurePostgres,
+  log,
+  paint,
+  printStepSummary,
+  redact,
+  runMain,
+  runMigrations,
+  step,
+} from '../scripts/lib/infra.mjs';
+import { cleanUpOnSignals, cleanup, defer } from './lib/cleanup.mjs';
+import { machineInfo, markdownTable, printTable } from './lib/report.mjs';
+import { runScenario } from './lib/rounds.mjs';
+
+const SCENARIOS = ['jobs-sync', 'jobs-queue', 'throughput', 'edge', 'autoscaler', 'cold-start', 'placement'];
+const FLEET_HOSTS = 10_000;
+
+function usage() {
+  return [
+    'usage: npm run bench -- [--quick] [--rounds N] [--only scenario,scenario]',
+    `scenarios (in run order): ${SCENARIOS.join(', ')}`,
+  ].join('\n');
+}
+
+function parseArgsOrExit() {
+  try {
+    return parseArgs({
+      options: {
+        quick: { type: 'boolean', default: false },
+        rounds: { type: 'string' },
+        only: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+    }).values;
+  } catch (error) {
+    console.error(`${error.message}\n${usage()}`);
+    process.exit(2);
+  }
+}
+
+const args = parseArgsOrExit();
+
+const run = promisify(execFile);
+
+async function ensureRedis(url) {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    const info = await redis.info('server');
+    log(`Redis: ${url} (redis ${/redis_version:(\S+)/.exec(info)?.[1] ?? '?'})`);
+  } catch (error) {
+    throw new InfraError(
+      `cannot reach Redis at ${url} (the BullMQ baselines need it): ${error.message.replace(/\.$/, '')}; start redis-server or set REDIS_URL`,
+    );
+  } finally {
+    redis.disconnect();
+  }
+}
+
+runMain(async () => {
+  if (args.help) {
+    console.log(usage());
+    return 0;
+  }
+  const rounds = Number(args.rounds ?? (args.quick ? 5 : 10));
+  if (!Number.isInteger(rounds) || rounds < 5 || rounds > 100) {
+    throw new InfraError(`--rounds must be an integer from 5 to 100\n${usage()}`, { exitCode: 2 });
+  }
+  const only = args.only ? args.only.split(',').map((s) => s.trim()) : SCENARIOS;
+  const unknown = only.filter((id) => !SCENARIOS.includes(id));
+  if (unknown.length)
+    throw new InfraError(`unknown scenario ${unknown.join(', ')}\n${usage()}`, { exitCode: 2 });
+  cleanUpOnSignals();
+  const started = performance.now();
+  const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  const runId = randomBytes(3).toString('hex');
+
+  try {
+    await step('dependencies', ensureDependencies);
+    await step('build', build);
+    const adminUrl = await step('postgres', () =>
+      ensurePostgres(process.env.TEST_ADMIN_DATABASE_URL || process.env.DATABASE_URL),
+    );
+    const natsUrl = await step('nats', () => ensureNats());
+    await step('redis', () => ensureRedis(redisUrl));
+
+    const database = `gpucp_bench_${runId}`;
+    const natsPrefix = `bench${runId}`;
+    const dir = mkdtempSync(join(tmpdir(), 'gpucp-bench-'));
+    defer('temporary directory', () => rmSync(dir, { recursive: true, force: true }));
+    const fleetFile = join(dir, 'fleet.json');
+    const databaseUrl = await step('database', async () => {
+      log(`run ${runId}: database ${database}, NATS prefix ${natsPrefix}, files in ${dir}`);
+      defer('database', () => dropDatabase(adminUrl, database));
+      defer('NATS streams', () => deleteNatsStreams(natsUrl, natsPrefix));
+      const url = await createDatabase(adminUrl, database);
+      const { stdout } = await run(
+        process.execPath,
+        [join(ROOT, 'scripts', 'generate-fleet.mjs'), '--hosts', String(FLEET_HOSTS)],
+        { maxBuffer: 256 * 1024 * 1024 },
+      );
+      writeFileSync(fleetFile, stdout);
+      log(`generated a ${FLEET_HOSTS}-host fleet`);
+      await runMigrations({ DATABASE_URL: url });
+      return url;
+    });
+
+    const { startSystem } = await import('./lib/system.mjs');
+    const system = await step('apps', async () => {
+      const started = await startSystem({
+        databaseUrl,
+        natsUrl,
+        natsPrefix,
+        fleetFile,
+        podsDir: join(dir, 'pods'),
+      });
+      defer('apps', () => started.stop());
+      log(`gateway ${started.url('gateway')} (rate limiter on), ${started.url('gateway-nolimit')} (off)`);
+      return started;
+    });
+
+    const ctx = await step('accounts and connections', async () => {
+      const { createUser, client } = await import('./lib/api.mjs');
+      const { connect } = await import('@nats-io/transport-node');
+      const { default: pg } = await import('pg');
+      const user = await createUser(databaseUrl, 'bench');
+      const nc = await connect({ servers: natsUrl.split(','), name: 'bench-harness' });
+      defer('NATS connection', () => nc.close());
+      const sql = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+      sql.on('error', () => undefined);
+      defer('Postgres pool', () => sql.end());
+      return {
+        quick: args.quick,
+        rounds,
+        runId,
+        system,
+        databaseUrl,
+        natsUrl,
+        natsPrefix,
+        redisUrl,
+        nc,
+        sql,
+        userId: user.userId,
+        key: user.key,
+        api: client(system.url('gateway'), user.key),
+        fleet: { hosts: FLEET_HOSTS, file: fleetFile },
+      };
+    });
+
+    const results = [];
+    const failures = [];
+    for (const id of SCENARIOS.filter((s) => only.includes(s))) {
+      const { default: scenario } = await import(`./scenarios/${id}.mjs`);
+      try {
+        results.push(await runScenario(scenario, ctx));
+      } catch (error) {
+        console.error(paint(`${id} failed: ${error.stack ?? error}`, 'red'));
+        failures.push({ id, error: String(error.message ?? error) });
+      }
+    }
+
+    printTable(results);
+    const date = new Date();
+    const document = {
+      benchmark: 'gpucp',
+      date: date.toISOString(),
+      mode: args.quick ? 'quick' : 'full',
+      rounds,
+      seconds: Math.round((performance.now() - started) / 1000),
+      machine: machineInfo(),
+      system: {
+        apps: 'the five apps built (dist/apps/<app>/main.js), one process each, NODE_ENV=production, LOG_LEVEL=warn',
+        postgres: redact(adminUrl),
+        nats: natsUrl,
+        redis: redisUrl,
+        fleetHosts: FLEET_HOSTS,
+        notes: [
+          'the gateway runs with the rate limiter on and quotas too large to refuse anything; the user is not exempt',
+          'pod-lifecycle runs the local runtime; its simulated pods (cluster members) stay PROVISIONING (SIM_PROVISION_MS=3600000)',
+          'the machine may be shared: compare ours with its baseline of the same run, not across runs',
+        ],
+      },
+      scenarios: results,
+      failures,
+      markdown: markdownTable(results),
+    };
+    const stamp = date.toISOString().slice(0, 19).replace(/:/g, '-');
+    const file = join(ROOT, 'bench', 'results', `${stamp}${args.quick ? '-quick' : ''}.json`);
+    mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
+    console.log(`\nwrote ${relative(ROOT, file)} (${document.seconds} s)`);
+    if (failures.length) {
+      console.error(
+        paint(`${failures.length} scenario(s) failed: ${failures.map((f) => f.id).join(', ')}`, 'red'),
+      );
+      return 1;
+    }
+    return 0;
+  } finally {
+    await step('cleanup', cleanup);
+    printStepSummary();
+  }
+});

@@ -1,0 +1,106 @@
+// The HTTP edge: GET /v2/{endpoint}/status/{job} of a finished job, as fast as 8 connections go (autocannon).
+//   ours        the gateway as deployed: API-key auth, the per-user rate limiter (Postgres counters; quotas too
+//               large to refuse anything), the job read over NATS from the queue broker;
+//   baselines   a bare Nest app on the same Fastify adapter answering a fixed job from the same route (no
+//               modules); and the same gateway build with RATE_LIMITS_ENABLED=false (limiter on vs off).
+import autocannon from 'autocannon';
+import { bareNest, jobsEndpoint } from '../lib/fixtures.mjs';
+
+const CONNECTIONS = 8;
+
+async function load(url, headers, seconds) {
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: seconds });
+  if (result.errors || result.timeouts || result.non2xx) {
+    throw new Error(
+      `autocannon ${url}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`,
+    );
+  }
+  return { reqPerSec: result['2xx'] / (result.duration || seconds), p99: result.latency.p99 };
+}
+
+/** Mean duration (ms) of the limiter's counter statement, from the gateway's own histogram; null when none. */
+async function storeStatementMs(gatewayUrl) {
+  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  const value = (name) =>
+    Number(/\s(\S+)$/.exec(text.split('\n').find((line) => line.startsWith(name)) ?? ' 0')[1]);
+  const count = value('gateway_rate_limit_store_seconds_count');
+  return count ? (value('gateway_rate_limit_store_seconds_sum') / count) * 1000 : null;
+}
+
+async function rateLimitHeader(url, key) {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`GET ${url}: HTTP ${response.status}`);
+  return response.headers.get('ratelimit');
+}
+
+export default {
+  id: 'edge',
+  title: 'edge: GET /status/{id}',
+  async setup(ctx) {
+    const seconds = ctx.quick ? 1 : 3;
+    const endpoint = await jobsEndpoint(ctx);
+    const response = await fetch(`${endpoint.base}/runsync?wait=30000`, {
+      method: 'POST',
+      headers: { authorization: ctx.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: { edge: true } }),
+    });
+    const job = await response.json();
+    if (job.status !== 'COMPLETED') throw new Error(`edge setup: job ${JSON.stringify(job)}`);
+    const path = `/v2/${endpoint.id}/status/${job.id}`;
+    const urls = {
+      on: `${ctx.system.url('gateway')}${path}`,
+      off: `${ctx.system.url('gateway-nolimit')}${path}`,
+      nest: `${await bareNest()}${path}`,
+    };
+    // The two gateways differ only in the limiter: check that they do.
+    if (!(await rateLimitHeader(urls.on, ctx.key)))
+      throw new Error('the limiter-on gateway sent no RateLimit header');
+    if (await rateLimitHeader(urls.off, ctx.key))
+      throw new Error('the limiter-off gateway sent a RateLimit header');
+    return {
+      gateway: ctx.system.url('gateway'),
+      settings: { connections: CONNECTIONS, secondsPerRound: seconds },
+      seconds,
+      urls,
+      headers: { authorization: `Bearer ${ctx.key}` },
+    };
+  },
+  sides: {
+    'limiter on': {
+      label: 'gateway GET /v2/{id}/status/{job}: auth, rate limiter on, job read from queue-broker over NATS',
+      run: (state, { warmup }) => load(state.urls.on, state.headers, warmup ? 0.5 : state.seconds),
+    },
+    'bare nest': {
+      label: 'bare Nest 12 app, Fastify adapter, same route answering a fixed job (no modules)',
+      run: (state, { warmup }) => load(state.urls.nest, state.headers, warmup ? 0.5 : state.seconds),
+    },
+    'limiter off': {
+      label: 'the same gateway with RATE_LIMITS_ENABLED=false',
+      run: (state, { warmup }) => load(state.urls.off, state.headers, warmup ? 0.5 : state.seconds),
+    },
+  },
+  comparisons: [
+    {
+      label: 'req/s vs bare Nest',
+      unit: 'req/s',
+      better: 'higher',
+      ours: ['limiter on', 'reqPerSec'],
+      baseline: ['bare nest', 'reqPerSec'],
+    },
+    {
+      label: 'req/s, limiter on vs off',
+      unit: 'req/s',
+      better: 'higher',
+      ours: ['limiter on', 'reqPerSec'],
+      baseline: ['limiter off', 'reqPerSec'],
+    },
+  ],
+  async teardown(state) {
+    state.storeMs = await storeStatementMs(state.gateway).catch(() => null);
+  },
+  notes: (state) => [
+    `autocannon, ${CONNECTIONS} connections, ${state.seconds} s per round and side, in the harness process`,
+    `the limiter's counter statement took ${state.storeMs?.toFixed(2) ?? '?'} ms on average over the run so far (gateway_rate_limit_store_seconds)`,
+  ],
+};
