@@ -122,7 +122,7 @@ const HEADERS = {
 };
 
 /** The values `loadConfig` needs to build the module graph; nothing connects anywhere in preview mode. */
-const PLACEHOLDER_ENV = {
+const GENERATION_ENV = {
   DATABASE_URL: 'postgres://openapi@127.0.0.1:5432/unused',
   NATS_URL: 'nats://127.0.0.1:4222',
   NATS_PREFIX: 'openapi',
@@ -158,7 +158,7 @@ async function scanGateway(): Promise<{
   sources: Map<string, RouteSource>;
   config: GatewayConfig;
 }> {
-  const config = loadConfig(GatewayConfig, PLACEHOLDER_ENV);
+  const config = loadConfig(GatewayConfig, GENERATION_ENV);
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config),
     new FastifyAdapter(),
