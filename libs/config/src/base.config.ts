@@ -3,21 +3,8 @@ import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/**
- * Settings every app shares. Each app extends it with its own; `loadConfig` validates the environment once at
- * boot and nothing else reads `process.env`. Every variable is listed in `.env.example`.
- */
-export class BaseConfig {
-  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// connection URL' })
-  DATABASE_URL: string;
-
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  @Type(() => Number)
-  DATABASE_POOL_SIZE = 10;
-
+/** How a process reaches the deployment's bus: what the apps and the operators' tools (replay) share. */
+export class BusConfig {
   @Matches(/^(nats|tls):\/\/\S+(,(nats|tls):\/\/\S+)*$/, {
     message: 'NATS_URL must be one or more nats:// URLs separated by commas',
   })
@@ -28,6 +15,34 @@ export class BaseConfig {
     message: 'NATS_PREFIX must be 1-32 letters or digits, starting with a letter',
   })
   NATS_PREFIX = 'gpucp';
+
+  /** Request-reply timeout for queries and for waiting on a command's outcome. */
+  @IsInt()
+  @Min(100)
+  @Type(() => Number)
+  BUS_REQUEST_TIMEOUT_MS = 5000;
+
+  /** How long the edge waits for a command's outcome before answering 503 (the command is still applied). */
+  @IsInt()
+  @Min(100)
+  @Type(() => Number)
+  COMMAND_TIMEOUT_MS = 15000;
+}
+
+/**
+ * Settings every app shares. Each app extends it with its own; `loadConfig` validates the environment once at
+ * boot and nothing else reads `process.env`. Every variable is listed in `.env.example`.
+ */
+export class BaseConfig extends BusConfig {
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// connection URL' })
+  DATABASE_URL: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  @Type(() => Number)
+  DATABASE_POOL_SIZE = 10;
 
   @IsInt()
   @Min(0)
@@ -49,18 +64,6 @@ export class BaseConfig {
   @Min(0)
   @Type(() => Number)
   SHUTDOWN_GRACE_MS = 10000;
-
-  /** Request-reply timeout for queries and for waiting on a command's outcome. */
-  @IsInt()
-  @Min(100)
-  @Type(() => Number)
-  BUS_REQUEST_TIMEOUT_MS = 5000;
-
-  /** How long the edge waits for a command's outcome before answering 503 (the command is still applied). */
-  @IsInt()
-  @Min(100)
-  @Type(() => Number)
-  COMMAND_TIMEOUT_MS = 15000;
 
   /** Deliveries of one command before it goes to the dead-letter stream. */
   @IsInt()

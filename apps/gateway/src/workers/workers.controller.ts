@@ -29,6 +29,14 @@ function text(value: unknown): string | undefined {
  * The worker protocol (compatibility.md §2) under /v2/{endpoint_id}/: keys of scope `worker` (RUNPOD_AI_API_KEY)
  * may use only these routes, only for their endpoint; never rate limited.
  */
+
+/** The body of job-done and job-stream: JSON under any content type the SDKs send. */
+const WORKER_JSON_BODY = {
+  description:
+    'A JSON object, as application/json, text/plain or application/x-www-form-urlencoded (read as JSON either way); no body or null is {}',
+  schema: { type: ['object', 'null'] },
+  required: false,
+};
 @ApiTags('Worker protocol')
 @Auth({ key: 'raw-or-bearer', endpointParam: 'endpointId', access: 'write', worker: true })
 @NoRateLimit()
@@ -122,12 +130,7 @@ export class WorkersController {
       'body is read as JSON whatever its content type. A late or repeated post is answered 200 and changes nothing.',
     errors: { 400: 'the body is not a JSON object' },
   })
-  @ApiBody({
-    description:
-      'A JSON object, as application/json, text/plain or application/x-www-form-urlencoded (read as JSON either way); no body or null is {}',
-    schema: { type: ['object', 'null'] },
-    required: false,
-  })
+  @ApiBody(WORKER_JSON_BODY)
   @RouteConfig(jobRoute({ bodyLimit: JobLimits.workerBodyBytes }))
   done(
     @Param('endpointId') endpointId: string,
@@ -146,12 +149,7 @@ export class WorkersController {
     description: '{output: <chunk>}, one call per chunk, in order.',
     errors: { 400: 'the body is not a JSON object' },
   })
-  @ApiBody({
-    description:
-      'A JSON object, as application/json, text/plain or application/x-www-form-urlencoded (read as JSON either way); no body or null is {}',
-    schema: { type: ['object', 'null'] },
-    required: false,
-  })
+  @ApiBody(WORKER_JSON_BODY)
   @RouteConfig(jobRoute({ bodyLimit: JobLimits.workerBodyBytes }))
   stream(
     @Param('endpointId') endpointId: string,
