@@ -8,9 +8,13 @@ import { userWithKey } from '../support/accounts.js';
 import { ROOT } from '../support/paths.js';
 import { TEST_REGISTRY_AUTH_KEYS, deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { until } from './pods.e2e-helpers.js';
 import { testEnv } from '../support/test-env.js';
 
 const run = promisify(execFile);
+
+/** How long the session's steps may take on a loaded 2-core machine. */
+const WAIT_MS = 45_000;
 
 /** A worker of the RunPod protocol (compatibility.md §2), run by the local runtime for the endpoint's workers. */
 const WORKER_SOURCE = `
@@ -72,20 +76,6 @@ describe('replay tool', () => {
     return body.data!;
   }
 
-  async function until<T>(
-    what: string,
-    probe: () => Promise<T | undefined | false>,
-    timeoutMs = 45_000,
-  ): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-  }
-
   const podStatus = async (id: string) =>
     (await api<{ desiredStatus: string }>('GET', `/v1/pods/${id}`)).body.desiredStatus;
 
@@ -144,10 +134,14 @@ describe('replay tool', () => {
       cpuFlavorId: 'cpu3c',
     });
     expect(cpuPod.status).toBe(201);
-    await until('the GPU pod running', async () => (await podStatus(gpuPod.body.id)) === 'RUNNING');
+    await until('the GPU pod running', async () => (await podStatus(gpuPod.body.id)) === 'RUNNING', WAIT_MS);
     expect((await api('POST', `/v1/pods/${gpuPod.body.id}/stop`)).status).toBe(200);
     expect((await api('POST', `/v1/pods/${gpuPod.body.id}/start`)).status).toBe(200);
-    await until('the GPU pod running again', async () => (await podStatus(gpuPod.body.id)) === 'RUNNING');
+    await until(
+      'the GPU pod running again',
+      async () => (await podStatus(gpuPod.body.id)) === 'RUNNING',
+      WAIT_MS,
+    );
     // 200, or 409 while the new run is still STARTING: either answer is a recorded outcome the rebuild must match.
     expect([200, 409]).toContain((await api('POST', `/v1/pods/${gpuPod.body.id}/reset`)).status);
     expect((await api('DELETE', `/v1/pods/${cpuPod.body.id}`)).status).toBe(204);
@@ -160,13 +154,17 @@ describe('replay tool', () => {
       dataCenterIds: ['US-TX-3'],
     });
     expect(cluster.status).toBe(201);
-    await until('the cluster running', async () => {
-      const view = await api<{ pods: { byStatus: Record<string, number> } }>(
-        'GET',
-        `/v2/clusters/${cluster.body.id}`,
-      );
-      return view.body.pods.byStatus.RUNNING === 2;
-    });
+    await until(
+      'the cluster running',
+      async () => {
+        const view = await api<{ pods: { byStatus: Record<string, number> } }>(
+          'GET',
+          `/v2/clusters/${cluster.body.id}`,
+        );
+        return view.body.pods.byStatus.RUNNING === 2;
+      },
+      WAIT_MS,
+    );
     expect((await api('DELETE', `/v2/clusters/${cluster.body.id}`)).status).toBe(204);
 
     // A serverless endpoint with one autoscaled worker that runs queued and synchronous jobs.
@@ -190,23 +188,31 @@ describe('replay tool', () => {
     });
     expect(sync.body.status).toBe('COMPLETED');
     for (const job of jobs) {
-      await until(`job ${job.body.id}`, async () => {
-        const status = await api<{ status: string }>('GET', `/v2/${endpoint}/status/${job.body.id}`);
-        return status.body.status === 'COMPLETED';
-      });
+      await until(
+        `job ${job.body.id}`,
+        async () => {
+          const status = await api<{ status: string }>('GET', `/v2/${endpoint}/status/${job.body.id}`);
+          return status.body.status === 'COMPLETED';
+        },
+        WAIT_MS,
+      );
     }
     // Scale to zero and wait for the worker to be gone, so the live side ends quiet.
     await graphql(
       `mutation { saveEndpoint(input: { id: "${endpoint}", name: "e", templateId: "${echo.body.id}", gpuIds: "AMPERE_16", workersMin: 0, workersMax: 0 }) { id } }`,
     );
-    await until('the worker gone', async () => {
-      const data = await graphql<{
-        myself: { endpoints: { id: string; pods: { desiredStatus: string }[] }[] };
-      }>('query { myself { endpoints { id pods { desiredStatus } } } }');
-      return data.myself.endpoints
-        .find((e) => e.id === endpoint)
-        ?.pods.every((p) => p.desiredStatus !== 'RUNNING');
-    });
+    await until(
+      'the worker gone',
+      async () => {
+        const data = await graphql<{
+          myself: { endpoints: { id: string; pods: { desiredStatus: string }[] }[] };
+        }>('query { myself { endpoints { id pods { desiredStatus } } } }');
+        return data.myself.endpoints
+          .find((e) => e.id === endpoint)
+          ?.pods.every((p) => p.desiredStatus !== 'RUNNING');
+      },
+      WAIT_MS,
+    );
   }
 
   beforeAll(async () => {

@@ -10,6 +10,7 @@ import {
   startFaultSystem,
   until,
   type FaultSystem,
+  LOAD_TIMINGS,
 } from './support/fault-system.js';
 import { recordVerdict } from './support/verdict.js';
 
@@ -33,15 +34,10 @@ beforeAll(async () => {
   fs = await startFaultSystem('kills', {
     apps: ['gateway', 'queue-broker', 'cluster-scheduler', 'pod-lifecycle'],
     endpoints: ['load'],
-    // Redelivery after a crash waits for the ack deadline: 5 s instead of 30 s keeps the suite short.
-    env: { COMMAND_ACK_WAIT_MS: '5000' },
+    env: LOAD_TIMINGS.env,
     appEnv: {
-      'queue-broker': {
-        WORKER_LOST_AFTER_MS: '10000',
-        LEASE_CONFIRM_GRACE_MS: '5000',
-        SWEEP_INTERVAL_MS: '250',
-      },
-      gateway: { JOB_TAKE_LONG_POLL_MS: '10000', JOB_POLL_RECHECK_MS: '2000' },
+      'queue-broker': LOAD_TIMINGS['queue-broker'],
+      gateway: LOAD_TIMINGS.gateway,
       'pod-lifecycle': { RUNTIME_DRIVER: 'simulated', SIM_PROVISION_MS: '300', SIM_START_MS: '300' },
     },
   });

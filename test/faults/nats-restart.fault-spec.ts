@@ -10,6 +10,7 @@ import {
   startFaultSystem,
   until,
   type FaultSystem,
+  LOAD_TIMINGS,
 } from './support/fault-system.js';
 import { privateNats } from './support/infra-control.js';
 import { recordVerdict } from './support/verdict.js';
@@ -34,14 +35,10 @@ beforeAll(async () => {
   fs = await startFaultSystem('nats', {
     apps: APPS,
     endpoints: ['load'],
-    env: { COMMAND_ACK_WAIT_MS: '5000' },
+    env: LOAD_TIMINGS.env,
     appEnv: {
-      'queue-broker': {
-        WORKER_LOST_AFTER_MS: '10000',
-        LEASE_CONFIRM_GRACE_MS: '5000',
-        SWEEP_INTERVAL_MS: '250',
-      },
-      gateway: { JOB_TAKE_LONG_POLL_MS: '10000', JOB_POLL_RECHECK_MS: '2000' },
+      'queue-broker': LOAD_TIMINGS['queue-broker'],
+      gateway: LOAD_TIMINGS.gateway,
     },
   });
   workers = new RecordingWorkers(fs, fs.endpoints.load, 2, 8);

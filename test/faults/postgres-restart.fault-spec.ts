@@ -11,6 +11,7 @@ import {
   until,
   type FaultSystem,
   type Reply,
+  LOAD_TIMINGS,
 } from './support/fault-system.js';
 import { privatePostgres } from './support/infra-control.js';
 import { recordVerdict } from './support/verdict.js';
@@ -35,14 +36,10 @@ beforeAll(async () => {
   fs = await startFaultSystem('postgres', {
     apps: APPS,
     endpoints: ['load'],
-    env: { COMMAND_ACK_WAIT_MS: '5000' },
+    env: LOAD_TIMINGS.env,
     appEnv: {
-      'queue-broker': {
-        WORKER_LOST_AFTER_MS: '10000',
-        LEASE_CONFIRM_GRACE_MS: '5000',
-        SWEEP_INTERVAL_MS: '250',
-      },
-      gateway: { JOB_TAKE_LONG_POLL_MS: '10000', JOB_POLL_RECHECK_MS: '2000' },
+      'queue-broker': LOAD_TIMINGS['queue-broker'],
+      gateway: LOAD_TIMINGS.gateway,
       // Pods advance on timers that fire during the outage.
       'pod-lifecycle': { RUNTIME_DRIVER: 'simulated', SIM_PROVISION_MS: '2000', SIM_START_MS: '2000' },
     },

@@ -23,6 +23,17 @@ import { A100, writeFleet } from '../../e2e/clusters-fixtures.js';
  * in the test process (as the jobs e2e tests do: endpoint-autoscaler would need pod-lifecycle to save one), worker
  * keys for them, and a fleet of 4 hosts x 8 A100 for the cluster-scheduler.
  */
+/**
+ * The short timings of the load scenarios (app kills, NATS and Postgres restarts): redelivery after a crash waits
+ * 5 s for the ack deadline instead of 30 s, lost workers and unconfirmed leases are noticed in seconds, and a held
+ * long poll is asked again every 2 s.
+ */
+export const LOAD_TIMINGS = {
+  env: { COMMAND_ACK_WAIT_MS: '5000' },
+  'queue-broker': { WORKER_LOST_AFTER_MS: '10000', LEASE_CONFIRM_GRACE_MS: '5000', SWEEP_INTERVAL_MS: '250' },
+  gateway: { JOB_TAKE_LONG_POLL_MS: '10000', JOB_POLL_RECHECK_MS: '2000' },
+} as const;
+
 export interface FaultSystem {
   system: RunningSystem;
   db: TestDatabase;
