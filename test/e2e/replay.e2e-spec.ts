@@ -8,6 +8,7 @@ import { userWithKey } from '../support/accounts.js';
 import { ROOT } from '../support/paths.js';
 import { TEST_REGISTRY_AUTH_KEYS, deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { sql } from './clusters-fixtures.js';
 import { until } from './pods.e2e-helpers.js';
 import { testEnv } from '../support/test-env.js';
 
@@ -136,6 +137,15 @@ describe('replay tool', () => {
     expect(cpuPod.status).toBe(201);
     await until('the GPU pod running', async () => (await podStatus(gpuPod.body.id)) === 'RUNNING', WAIT_MS);
     expect((await api('POST', `/v1/pods/${gpuPod.body.id}/stop`)).status).toBe(200);
+    // The scheduler releases a stopped pod's GPUs when it sees the EXITED status event. Starting the pod again
+    // before it has is a race the rebuild once reported as a leftover reservation (see the closing note of #8);
+    // this session waits for the release.
+    await until(
+      "the GPU pod's release",
+      async () =>
+        (await sql(db.url, 'SELECT 1 FROM reservations WHERE pod_id = $1', [gpuPod.body.id])).length === 0,
+      WAIT_MS,
+    );
     expect((await api('POST', `/v1/pods/${gpuPod.body.id}/start`)).status).toBe(200);
     await until(
       'the GPU pod running again',
