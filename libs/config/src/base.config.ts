@@ -81,6 +81,23 @@ export class BaseConfig extends BusConfig {
   @Type(() => Number)
   COMMAND_ACK_WAIT_MS = 30000;
 
+  /**
+   * Parallel lanes per partitioned command domain (jobs, workers): commands of one job or worker stay in order in
+   * one lane, different ones are applied side by side. Other domains and events always use one lane.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  @Type(() => Number)
+  COMMAND_LANES = 4;
+
+  /** Most commands a lane applies in one transaction (what piled up while the previous one committed). */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  @Type(() => Number)
+  COMMAND_BATCH_MAX = 64;
+
   /** Test-only fault injection, e.g. `crash-before-commit:registry-auth.cmd.create`. Never set in production. */
   @IsOptional()
   @Matches(/^(crash-before-commit|crash-after-commit):[a-z0-9.-]+$/, {

@@ -4,6 +4,7 @@ export * from './errors/domain-error.js';
 export * from './messaging/envelope.js';
 export * from './messaging/query-envelope.js';
 export * from './messaging/subjects.js';
+export * from './messaging/partitions.js';
 export * from './messaging/contract-map.js';
 export * from './common/ids.js';
 export * from './registry-auth/registry-auth.dto.js';

@@ -3,3 +3,5 @@ export * from './entities/outbox-message.entity.js';
 export * from './data-source.js';
 export * from './database.module.js';
 export * from './database-errors.js';
+export * from './prepared-query.js';
+export * from './entity-statements.js';

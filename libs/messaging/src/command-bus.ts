@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import {
@@ -18,6 +18,7 @@ import {
 import { BaseConfig } from '@app/config';
 import { requestContext } from '@app/observability';
 import { NatsClient } from './nats-client.js';
+import { OutcomeInbox } from './outcome-inbox.js';
 import { QueryBus } from './query-bus.js';
 
 export interface ExecuteOptions {
@@ -38,12 +39,20 @@ export interface ExecuteOptions {
  * if the wait runs out asks the owner for the recorded outcome before giving up.
  */
 @Injectable()
-export class CommandBus {
+export class CommandBus implements OnApplicationShutdown {
+  private readonly inbox: OutcomeInbox;
+
   constructor(
     private readonly nats: NatsClient,
     private readonly queries: QueryBus,
     private readonly config: BaseConfig,
-  ) {}
+  ) {
+    this.inbox = new OutcomeInbox(nats);
+  }
+
+  onApplicationShutdown(): void {
+    this.inbox.close();
+  }
 
   envelope<S extends CommandSubject>(
     subject: S,
@@ -76,7 +85,7 @@ export class CommandBus {
 
   /** Records the envelope and waits for its outcome. */
   async send(envelope: CommandEnvelope, timeoutMs: number): Promise<CommandOutcome> {
-    const waiting = waitForOutcome(this.nats, envelope.commandId, timeoutMs);
+    const waiting = this.inbox.wait(envelope.commandId, timeoutMs);
     let duplicate: boolean;
     try {
       duplicate = await this.record(envelope);
@@ -122,6 +131,7 @@ export class CommandBus {
     const h = natsHeaders();
     h.set(Headers.CorrelationId, envelope.correlationId);
     h.set(Headers.CommandId, envelope.commandId);
+    h.set(Headers.OutcomeTo, this.inbox.subject);
     try {
       const ack = await this.nats.js.publish(this.nats.subject(envelope.subject), JSON.stringify(envelope), {
         msgID: envelope.commandId,
@@ -136,38 +146,4 @@ export class CommandBus {
       );
     }
   }
-}
-
-export interface OutcomeWait {
-  /** The outcome, or null when none came within the time (or the wait was cancelled). */
-  promise: Promise<CommandOutcome | null>;
-  cancel(): void;
-}
-
-/**
- * Listens for the outcome the owner publishes on `<prefix>.outcome.<commandId>` after applying a command; start
- * it before publishing the command, so the answer cannot come first.
- */
-export function waitForOutcome(nats: NatsClient, commandId: string, timeoutMs: number): OutcomeWait {
-  let settle: (outcome: CommandOutcome | null) => void = () => undefined;
-  const promise = new Promise<CommandOutcome | null>((resolve) => (settle = resolve));
-  const sub = nats.nc.subscribe(nats.subject(`outcome.${commandId}`), {
-    max: 1,
-    callback: (error, msg) => {
-      clearTimeout(timer);
-      settle(error ? null : msg.json<CommandOutcome>());
-    },
-  });
-  const timer = setTimeout(() => {
-    sub.unsubscribe();
-    settle(null);
-  }, timeoutMs);
-  return {
-    promise,
-    cancel: () => {
-      clearTimeout(timer);
-      sub.unsubscribe();
-      settle(null);
-    },
-  };
 }

@@ -3,6 +3,7 @@ export * from './stream-topology.js';
 export * from './handler.decorators.js';
 export * from './handler-context.js';
 export * from './command-bus.js';
+export * from './outcome-inbox.js';
 export * from './query-bus.js';
 export * from './message-processor.js';
 export * from './outbox-relay.service.js';

@@ -103,8 +103,20 @@ describe('MessageProcessor (Postgres)', () => {
     const first = await processor.process(msg, effect);
     const second = await processor.process(msg, effect);
 
-    expect(first).toEqual({ outcome: { ok: true, value: { jobId: 'job-1', attempt: 1 } }, duplicate: false });
-    expect(second).toEqual({ outcome: first.outcome, duplicate: true });
+    expect(first).toEqual({
+      outcome: { ok: true, value: { jobId: 'job-1', attempt: 1 } },
+      duplicate: false,
+      events: [
+        {
+          id: deriveId(msg.id, `evt/${EVENT}/0`, 24),
+          subject: EVENT,
+          payload: { jobId: 'job-1', status: 'DONE' },
+          correlationId: msg.correlationId,
+          occurredAt: msg.issuedAt,
+        },
+      ],
+    });
+    expect(second).toEqual({ outcome: first.outcome, duplicate: true, events: [] });
     expect(calls).toBe(1);
     expect(await footprint(msg)).toEqual({ effects: 1, outbox: 1, processed: 1 });
     expect(await processor.find(msg.id)).toEqual(first.outcome);
@@ -139,7 +151,7 @@ describe('MessageProcessor (Postgres)', () => {
       await writeEffect(manager, msg, 'void');
       return undefined;
     });
-    expect(result).toEqual({ outcome: { ok: true, value: null }, duplicate: false });
+    expect(result).toEqual({ outcome: { ok: true, value: null }, duplicate: false, events: [] });
     expect(await processor.find(msg.id)).toEqual({ ok: true, value: null });
   });
 
@@ -163,7 +175,7 @@ describe('MessageProcessor (Postgres)', () => {
         errors: ['status: COMPLETED'],
       },
     };
-    expect(first).toEqual({ outcome: expected, duplicate: false });
+    expect(first).toEqual({ outcome: expected, duplicate: false, events: [] });
     expect(await footprint(msg)).toEqual({ effects: 0, outbox: 0, processed: 1 });
     expect(await processor.find(msg.id)).toEqual(expected);
 
@@ -173,7 +185,7 @@ describe('MessageProcessor (Postgres)', () => {
       await writeEffect(manager, msg, 'must not run');
       return 'late success';
     });
-    expect(again).toEqual({ outcome: expected, duplicate: true });
+    expect(again).toEqual({ outcome: expected, duplicate: true, events: [] });
     expect(calls).toBe(1);
     expect(await footprint(msg)).toEqual({ effects: 0, outbox: 0, processed: 1 });
   });
@@ -195,7 +207,8 @@ describe('MessageProcessor (Postgres)', () => {
       await emit(EVENT, { jobId: 'job-3' });
       return 'done';
     });
-    expect(retried).toEqual({ outcome: { ok: true, value: 'done' }, duplicate: false });
+    expect(retried).toMatchObject({ outcome: { ok: true, value: 'done' }, duplicate: false });
+    expect(retried.events.map((e) => e.payload)).toEqual([{ jobId: 'job-3' }]);
     expect(await footprint(msg)).toEqual({ effects: 1, outbox: 1, processed: 1 });
   });
 
@@ -242,8 +255,121 @@ describe('MessageProcessor (Postgres)', () => {
     expect(first).toEqual({
       outcome: { ok: false, error: { code: ErrorCode.Internal, message: 'gave up after 5 attempts' } },
       duplicate: false,
+      events: [],
     });
-    expect(second).toEqual({ outcome: first.outcome, duplicate: true });
+    expect(second).toEqual({ outcome: first.outcome, duplicate: true, events: [] });
     expect(await footprint(msg)).toEqual({ effects: 0, outbox: 0, processed: 1 });
+  });
+
+  describe('batches', () => {
+    const notes = async (msg: MessageIdentity) =>
+      (
+        await dataSource.query<{ note: string }[]>(
+          `SELECT note FROM ${SCHEMA}.test_effects WHERE command_id = $1 ORDER BY id`,
+          [msg.id],
+        )
+      ).map((r) => r.note);
+    /** Writes a row, emits an event, and answers with how many effect rows existed before it (what it saw). */
+    const counting = (msg: MessageIdentity, probe: string) => async (manager: EntityManager, emit: Emit) => {
+      const [{ n }] = await manager.query<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM ${SCHEMA}.test_effects WHERE note = $1`,
+        [probe],
+      );
+      await writeEffect(manager, msg, probe);
+      await emit(EVENT, { seen: n });
+      return { seen: n };
+    };
+
+    it('applies several messages in one transaction, in order, each seeing the ones before it', async () => {
+      const probe = `probe-${randomUUID()}`;
+      const msgs = [message(), message(), message()];
+      const before = await dataSource.query<{ n: number }[]>(`SELECT txid_current()::text AS n`);
+      const results = await processor.processBatch(
+        msgs.map((m) => ({ message: m, effect: counting(m, probe) })),
+      );
+      expect(results.map((r) => (r instanceof Error ? r : r.outcome))).toEqual([
+        { ok: true, value: { seen: 0 } },
+        { ok: true, value: { seen: 1 } },
+        { ok: true, value: { seen: 2 } },
+      ]);
+      expect(results.every((r) => !(r instanceof Error) && !r.duplicate && r.events.length === 1)).toBe(true);
+      for (const m of msgs) expect(await footprint(m)).toEqual({ effects: 1, outbox: 1, processed: 1 });
+      // One commit: the three processed rows carry the same transaction id, in apply order.
+      const rows = await dataSource.query<{ command_id: string; xmin: string }[]>(
+        `SELECT command_id, xmin::text FROM ${SCHEMA}.processed_commands WHERE command_id = ANY($1)
+         ORDER BY processed_at`,
+        [msgs.map((m) => m.id)],
+      );
+      expect(rows.map((r) => r.command_id)).toEqual(msgs.map((m) => m.id));
+      expect(new Set(rows.map((r) => r.xmin)).size).toBe(1);
+      expect(Number(rows[0].xmin)).toBeGreaterThan(Number(before[0].n));
+      // A second delivery of the whole batch changes nothing and answers the same.
+      const again = await processor.processBatch(
+        msgs.map((m) => ({ message: m, effect: counting(m, probe) })),
+      );
+      expect(again.map((r) => (r instanceof Error ? r : [r.outcome, r.duplicate]))).toEqual(
+        results.map((r) => (r instanceof Error ? r : [r.outcome, true])),
+      );
+      for (const m of msgs) expect(await footprint(m)).toEqual({ effects: 1, outbox: 1, processed: 1 });
+    });
+
+    it('a batch with one failing command applies the others and answers each correctly', async () => {
+      const probe = `probe-${randomUUID()}`;
+      const [a, bad, c, broken] = [message(), message(), message(), message()];
+      let brokenCalls = 0;
+      const results = await processor.processBatch([
+        { message: a, effect: counting(a, probe) },
+        {
+          message: bad,
+          effect: async (manager) => {
+            await writeEffect(manager, bad, probe);
+            throw new DomainError(ErrorCode.Conflict, 'the job has already finished');
+          },
+        },
+        { message: c, effect: counting(c, probe) },
+        {
+          message: broken,
+          effect: () => {
+            brokenCalls += 1;
+            return Promise.reject(new Error('connection reset'));
+          },
+        },
+      ]);
+      expect(results[0]).toMatchObject({ outcome: { ok: true, value: { seen: 0 } }, duplicate: false });
+      expect(results[1]).toMatchObject({
+        outcome: { ok: false, error: { code: ErrorCode.Conflict, message: 'the job has already finished' } },
+        duplicate: false,
+        events: [],
+      });
+      // c saw a's row only: the failed command's write was rolled back.
+      expect(results[2]).toMatchObject({ outcome: { ok: true, value: { seen: 1 } }, duplicate: false });
+      expect(results[3]).toBeInstanceOf(Error);
+      expect((results[3] as Error).message).toBe('connection reset');
+      expect(await footprint(a)).toEqual({ effects: 1, outbox: 1, processed: 1 });
+      expect(await footprint(bad)).toEqual({ effects: 0, outbox: 0, processed: 1 });
+      expect(await notes(c)).toEqual([probe]);
+      expect(await footprint(broken)).toEqual({ effects: 0, outbox: 0, processed: 0 });
+      expect(brokenCalls).toBeGreaterThan(0);
+      // The broken one is applied when delivered again.
+      const [retried] = await processor.processBatch([{ message: broken, effect: counting(broken, probe) }]);
+      expect(retried).toMatchObject({ outcome: { ok: true, value: { seen: 2 } }, duplicate: false });
+    });
+
+    it('answers an already applied message from its record and the same message twice in a batch once', async () => {
+      const probe = `probe-${randomUUID()}`;
+      const [old, fresh] = [message(), message()];
+      await processor.process(old, counting(old, probe));
+      const results = await processor.processBatch([
+        { message: old, effect: counting(old, probe) },
+        { message: fresh, effect: counting(fresh, probe) },
+        { message: fresh, effect: counting(fresh, probe) },
+      ]);
+      expect(results.map((r) => (r instanceof Error ? r : [r.outcome, r.duplicate]))).toEqual([
+        [{ ok: true, value: { seen: 0 } }, true],
+        [{ ok: true, value: { seen: 1 } }, false],
+        [{ ok: true, value: { seen: 1 } }, true],
+      ]);
+      expect(await footprint(fresh)).toEqual({ effects: 1, outbox: 1, processed: 1 });
+    });
   });
 });

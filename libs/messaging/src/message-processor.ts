@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, In, type EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { DomainError, ErrorCode, deriveId, type CommandOutcome, type ErrorPayload } from '@app/contracts';
 import { OutboxMessageEntity, ProcessedCommandEntity } from '@app/database';
@@ -17,10 +17,33 @@ export interface MessageIdentity {
 export type Emit = (subject: string, payload: unknown, part?: string | number) => Promise<void>;
 export type Effect = (manager: EntityManager, emit: Emit) => Promise<unknown>;
 
+/** An event a committed message wrote to the outbox, as the relay will publish it. */
+export interface EmittedEvent {
+  id: string;
+  subject: string;
+  payload: unknown;
+  correlationId: string;
+  occurredAt: string;
+}
+
 export interface ProcessResult {
   outcome: CommandOutcome;
   /** True when the message had been applied before: nothing was changed this time. */
   duplicate: boolean;
+  /** The events this application wrote to the outbox (none for a duplicate or a failure). */
+  events: EmittedEvent[];
+}
+
+/** One message of a batch: who it is and what applying it does. */
+export interface BatchItem {
+  message: MessageIdentity;
+  effect: Effect;
+}
+
+type OutboxRow = QueryDeepPartialEntity<OutboxMessageEntity>;
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -32,6 +55,12 @@ function isUniqueViolation(error: unknown): boolean {
  * transaction. A redelivery or a replay finds the row and returns the recorded outcome. A DomainError is an
  * answer, recorded too (the same command always gets the same answer); any other error propagates so the
  * transport redelivers.
+ *
+ * `processBatch` applies several messages in ONE transaction (one commit, one multi-row insert of their processed
+ * rows and one of their events), in the order given, each seeing the effects of those before it, exactly as if
+ * they had been applied one after another. If any of them fails, the whole transaction is rolled back and the
+ * batch is applied again one message at a time, so one bad message costs its neighbours a retry, never their
+ * outcome (docs/adr/0013-command-batching-and-lanes.md).
  */
 @Injectable()
 export class MessageProcessor {
@@ -45,46 +74,51 @@ export class MessageProcessor {
     return row?.outcome ?? null;
   }
 
+  /** The recorded outcomes of those of `ids` that were applied, in one statement. */
+  async findMany(ids: string[]): Promise<Map<string, CommandOutcome>> {
+    if (!ids.length) return new Map();
+    const rows = await this.dataSource.manager.find(ProcessedCommandEntity, {
+      select: { commandId: true, outcome: true },
+      where: { commandId: In(ids) },
+    });
+    return new Map(rows.map((row) => [row.commandId, row.outcome]));
+  }
+
   async process(message: MessageIdentity, effect: Effect): Promise<ProcessResult> {
     const recorded = await this.find(message.id);
-    if (recorded) return { outcome: recorded, duplicate: true };
-    try {
-      const outcome = await this.dataSource.transaction(async (manager) => {
-        const emitted = new Map<string, number>();
-        const emit: Emit = async (subject, payload, part) => {
-          // Several events of one subject in one command get distinct, still deterministic, ids.
-          const n = emitted.get(subject) ?? 0;
-          emitted.set(subject, n + 1);
-          await manager.insert(OutboxMessageEntity, {
-            id: deriveId(message.id, `evt/${subject}/${part ?? n}`, 24),
-            subject,
-            payload: payload as object,
-            correlationId: message.correlationId,
-            occurredAt: new Date(message.issuedAt),
-            publishedAt: null,
-          });
-        };
-        const value = await effect(manager, emit);
-        // The first answer must equal what a redelivery reads back from the database: JSON, not live objects.
-        const outcome: CommandOutcome = {
-          ok: true,
-          value: JSON.parse(JSON.stringify(value ?? null)) as unknown,
-        };
-        await manager.insert(ProcessedCommandEntity, this.row(message, outcome));
-        this.faults.maybeCrash('crash-before-commit', message.subject);
-        return outcome;
-      });
-      this.faults.maybeCrash('crash-after-commit', message.subject);
-      return { outcome, duplicate: false };
-    } catch (error) {
-      if (error instanceof DomainError) return this.recordFailure(message, error.toPayload());
-      if (isUniqueViolation(error)) {
-        // Another delivery of the same message committed first.
-        const winner = await this.find(message.id);
-        if (winner) return { outcome: winner, duplicate: true };
+    if (recorded) return { outcome: recorded, duplicate: true, events: [] };
+    return this.applyOne({ message, effect });
+  }
+
+  /**
+   * Applies the messages in order, in one transaction when it can; one result per item, in the same order: its
+   * outcome, or the error that kept it from being applied (the database unreachable, say), for the caller to retry.
+   */
+  async processBatch(items: BatchItem[]): Promise<(ProcessResult | Error)[]> {
+    const settle = (p: Promise<ProcessResult>) => p.catch((error: unknown) => toError(error));
+    if (items.length === 1) return [await settle(this.process(items[0].message, items[0].effect))];
+    const recorded = await this.findMany(items.map((item) => item.message.id));
+    const results = new Array<ProcessResult | Error | undefined>(items.length);
+    const fresh: number[] = [];
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      const outcome = recorded.get(item.message.id);
+      if (outcome) results[i] = { outcome, duplicate: true, events: [] };
+      // The same message twice in one batch (a redelivery overtaking the first): the second waits below.
+      else if (!seen.has(item.message.id)) {
+        seen.add(item.message.id);
+        fresh.push(i);
       }
-      throw error;
+    });
+    if (fresh.length) {
+      const applied = await this.applyTogether(fresh.map((i) => items[i])).catch(() => null);
+      if (applied) fresh.forEach((i, n) => (results[i] = applied[n]));
+      else for (const i of fresh) results[i] = await settle(this.applyOne(items[i]));
     }
+    for (let i = 0; i < items.length; i++) {
+      results[i] ??= await settle(this.process(items[i].message, items[i].effect));
+    }
+    return results as (ProcessResult | Error)[];
   }
 
   /** Records a failed outcome; if an outcome was recorded meanwhile, that one stands. */
@@ -98,13 +132,79 @@ export class MessageProcessor {
       .orIgnore()
       .returning(['commandId'])
       .execute();
-    if (inserted.raw && (inserted.raw as unknown[]).length) return { outcome, duplicate: false };
+    if (inserted.raw && (inserted.raw as unknown[]).length) return { outcome, duplicate: false, events: [] };
     const winner = await this.find(message.id);
-    return { outcome: winner ?? outcome, duplicate: true };
+    return { outcome: winner ?? outcome, duplicate: true, events: [] };
   }
 
   static internalError(message: string): ErrorPayload {
     return { code: ErrorCode.Internal, message };
+  }
+
+  private async applyOne(item: BatchItem): Promise<ProcessResult> {
+    try {
+      const [result] = await this.applyTogether([item]);
+      return result;
+    } catch (error) {
+      if (error instanceof DomainError) return this.recordFailure(item.message, error.toPayload());
+      if (isUniqueViolation(error)) {
+        // Another delivery of the same message committed first.
+        const winner = await this.find(item.message.id);
+        if (winner) return { outcome: winner, duplicate: true, events: [] };
+      }
+      throw error;
+    }
+  }
+
+  /** Applies every item in one transaction; throws (everything rolled back) if any of them fails. */
+  private async applyTogether(items: BatchItem[]): Promise<ProcessResult[]> {
+    const results = await this.dataSource.transaction(async (manager) => {
+      const outbox: OutboxRow[] = [];
+      const processed: QueryDeepPartialEntity<ProcessedCommandEntity>[] = [];
+      const applied: ProcessResult[] = [];
+      for (const { message, effect } of items) {
+        const events: EmittedEvent[] = [];
+        const emitted = new Map<string, number>();
+        const emit: Emit = (subject, payload, part) => {
+          // Several events of one subject in one command get distinct, still deterministic, ids.
+          const n = emitted.get(subject) ?? 0;
+          emitted.set(subject, n + 1);
+          const event: EmittedEvent = {
+            id: deriveId(message.id, `evt/${subject}/${part ?? n}`, 24),
+            subject,
+            payload,
+            correlationId: message.correlationId,
+            occurredAt: message.issuedAt,
+          };
+          events.push(event);
+          outbox.push({
+            id: event.id,
+            subject,
+            payload: payload as object,
+            correlationId: message.correlationId,
+            occurredAt: new Date(message.issuedAt),
+            publishedAt: null,
+          });
+          return Promise.resolve();
+        };
+        const value = await effect(manager, emit);
+        // The first answer must equal what a redelivery reads back from the database: JSON, not live objects.
+        const outcome: CommandOutcome = {
+          ok: true,
+          value: JSON.parse(JSON.stringify(value ?? null)) as unknown,
+        };
+        processed.push(this.row(message, outcome));
+        applied.push({ outcome, duplicate: false, events });
+      }
+      // Rows in apply order: the outbox relays by `seq`, and a rebuild follows `processed_at`
+      // (clock_timestamp() is taken row by row, in order).
+      if (outbox.length) await manager.insert(OutboxMessageEntity, outbox);
+      await manager.insert(ProcessedCommandEntity, processed);
+      for (const { message } of items) this.faults.maybeCrash('crash-before-commit', message.subject);
+      return applied;
+    });
+    for (const { message } of items) this.faults.maybeCrash('crash-after-commit', message.subject);
+    return results;
   }
 
   private row(

@@ -66,7 +66,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
           .setLock('pessimistic_write')
           .setOnLocked('skip_locked')
           .getMany();
-        for (const row of rows) await this.publish(row);
+        // Sent back to back on the one connection, so the stream stores them in this order; the acks are awaited
+        // together (one round trip for the batch, not one per row).
+        await Promise.all(rows.map((row) => this.publish(row)));
         if (rows.length) {
           await manager.update(
             OutboxMessageEntity,

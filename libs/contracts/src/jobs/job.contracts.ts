@@ -280,6 +280,12 @@ export interface JobView {
   retries?: number;
 }
 
+/** `job.qry.get`: the view, and until when the job is visible (its lifetime, or its result's retention). */
+export interface JobRead {
+  view: JobView;
+  expiresAt: string;
+}
+
 export interface StreamChunk {
   output: unknown;
   metrics?: Record<string, unknown>;

@@ -77,7 +77,7 @@ import {
   type JobAccepted,
   type JobDoneResult,
   type JobStreamResult,
-  type JobView,
+  type JobRead,
   type PurgeResult,
   type QueueStats,
   type StopsResult,
@@ -127,7 +127,7 @@ export interface CommandContracts {
 
 /** Typed subject → payload/result map of every query. */
 export interface QueryContracts {
-  [Subjects.job.get]: { payload: GetJobQuery; result: Packed<JobView> };
+  [Subjects.job.get]: { payload: GetJobQuery; result: Packed<JobRead> };
   [Subjects.job.health]: { payload: EndpointJobsQuery; result: EndpointHealth };
   [Subjects.job.queueStats]: { payload: EndpointJobsQuery; result: QueueStats };
   [Subjects.endpoint.get]: { payload: GetEndpointQuery; result: EndpointView };

@@ -32,4 +32,9 @@ export const Headers = {
   CommandId: 'x-command-id',
   /** `Nats-Msg-Id`: JetStream de-duplicates on it. */
   MsgId: 'Nats-Msg-Id',
+  /**
+   * The issuing process's outcome inbox (`<prefix>.outcome.<process>`): the owner publishes the outcome to
+   * `<inbox>.<commandId>`, so each process needs one subscription for all its commands.
+   */
+  OutcomeTo: 'x-outcome-to',
 } as const;

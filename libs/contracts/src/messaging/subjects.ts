@@ -155,3 +155,16 @@ export const Streams = {
   Events: 'EVENTS',
   DeadLetters: 'DLQ',
 } as const;
+
+/**
+ * Core NATS (never recorded) copy of an event, published by its owner right after the commit that wrote it, so
+ * long polls wake without waiting for the outbox relay; the relayed event stays the durable path.
+ */
+export function hintSubject(eventSubject: string): string {
+  return `hint.${eventSubject}`;
+}
+
+/** Where owners publish a command's outcome when the command names no inbox (see Headers.OutcomeTo). */
+export function outcomeSubject(commandId: string): string {
+  return `outcome.${commandId}`;
+}

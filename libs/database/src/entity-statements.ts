@@ -1,0 +1,90 @@
+import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
+import { preparedQuery } from './prepared-query.js';
+
+function transformFrom(column: ColumnMetadata, value: unknown): unknown {
+  const transformer = column.transformer;
+  if (!transformer) return value;
+  return Array.isArray(transformer)
+    ? transformer.reduceRight((v, t) => t.from(v) as unknown, value)
+    : (transformer.from(value) as unknown);
+}
+
+function transformTo(column: ColumnMetadata, value: unknown): unknown {
+  const transformer = column.transformer;
+  let out = value;
+  if (transformer) {
+    out = Array.isArray(transformer)
+      ? transformer.reduce((v, t) => t.to(v) as unknown, value)
+      : (transformer.to(value) as unknown);
+  }
+  // pg would write a JS array as a Postgres array literal: json columns get their JSON text.
+  if ((column.type === 'jsonb' || column.type === 'json') && out !== null && out !== undefined) {
+    return JSON.stringify(out);
+  }
+  return out;
+}
+
+/**
+ * The two statements every command of an entity runs — read a row locked by its primary key, write its mutable
+ * columns back — as named prepared statements built once from the entity's TypeORM metadata (same columns, same
+ * transformers, same json handling), without building a query per call. For a single-column primary key.
+ */
+export class EntityStatements<E extends ObjectLiteral> {
+  private readonly columns: ColumnMetadata[];
+  private readonly primary: ColumnMetadata;
+  private readonly selectLocked: string;
+  private readonly updateText: string;
+  private readonly mutable: ColumnMetadata[];
+  private readonly name: string;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly target: EntityTarget<E>,
+    /** Columns `update` never writes besides the key (set once at insert, or too large to rewrite). */
+    immutable: (keyof E & string)[],
+  ) {
+    const metadata = dataSource.getMetadata(target);
+    if (metadata.primaryColumns.length !== 1)
+      throw new Error(`${metadata.name}: one primary key column expected`);
+    this.primary = metadata.primaryColumns[0];
+    this.columns = metadata.columns;
+    this.name = metadata.tablePath;
+    const table = metadata.schema
+      ? `"${metadata.schema}"."${metadata.tableName}"`
+      : `"${metadata.tableName}"`;
+    const key = `"${this.primary.databaseName}"`;
+    this.selectLocked = `SELECT ${this.columns.map((c) => `"${c.databaseName}"`).join(', ')} FROM ${table} WHERE ${key} = $1 FOR UPDATE`;
+    this.mutable = this.columns.filter(
+      (c) => !c.isPrimary && !immutable.includes(c.propertyName as keyof E & string),
+    );
+    this.updateText =
+      `UPDATE ${table} SET ${this.mutable.map((c, i) => `"${c.databaseName}" = $${i + 2}`).join(', ')} ` +
+      `WHERE ${key} = $1`;
+  }
+
+  /** The row, locked for the rest of the transaction; null when there is none. */
+  async lockById(id: unknown, manager: EntityManager): Promise<E | null> {
+    const rows = await preparedQuery<Record<string, unknown>>(
+      manager,
+      `${this.name}.lock`,
+      this.selectLocked,
+      [id],
+    );
+    if (!rows.length) return null;
+    const entity: E = manager.create(this.target);
+    const record = entity as Record<string, unknown>;
+    for (const column of this.columns)
+      record[column.propertyName] = transformFrom(column, rows[0][column.databaseName]);
+    return entity;
+  }
+
+  /** Writes every mutable column of `entity` (its primary key names the row). */
+  async update(entity: E, manager: EntityManager): Promise<void> {
+    const record = entity as Record<string, unknown>;
+    await preparedQuery(manager, `${this.name}.update`, this.updateText, [
+      record[this.primary.propertyName],
+      ...this.mutable.map((c) => transformTo(c, record[c.propertyName])),
+    ]);
+  }
+}

@@ -1,0 +1,28 @@
+import type { EntityManager } from 'typeorm';
+
+interface PgClient {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * Runs one of the hot path's statements as a named prepared statement on the transaction's own connection (the pg
+ * client under TypeORM's query runner): Postgres parses and plans it once per connection, and the call skips
+ * TypeORM's query building and result mapping. Outside a transaction, or on another driver, it falls back to
+ * `manager.query`. `name` must identify `text` (one text per name, for the life of the process).
+ */
+export async function preparedQuery<T>(
+  manager: EntityManager,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
+  const runner = manager.queryRunner as unknown as { connect?: () => Promise<unknown> } | undefined;
+  if (runner?.connect) {
+    const client = (await runner.connect()) as Partial<PgClient>;
+    if (typeof client.query === 'function') {
+      const result = await client.query({ name, text, values });
+      return result.rows as T[];
+    }
+  }
+  return manager.query<T[]>(text, values);
+}
