@@ -104,6 +104,38 @@ describe('queue-based endpoints: the job API', () => {
     expect(resumed.body).toMatchObject({ id: body.id, status: 'COMPLETED', output: { slept: 3000 } });
   });
 
+  it('reads are reads: /status, /status-sync and /health record no command; only ?ttl= does', async () => {
+    const id = await run('qb', { input: { read: 'only' } });
+    const done = await until('qb', id, 'COMPLETED');
+    const commands = async () =>
+      Number(
+        (
+          await jobs.sql.query<{ n: string }>(
+            "SELECT count(*) AS n FROM queue_broker.processed_commands WHERE subject LIKE 'job.cmd.%'",
+          )
+        ).rows[0].n,
+      );
+    const expiry = async () =>
+      (
+        await jobs.sql.query<{ e: string }>(
+          'SELECT expires_at::text AS e FROM queue_broker.jobs WHERE id = $1',
+          [id],
+        )
+      ).rows[0].e;
+    const before = { commands: await commands(), expiry: await expiry() };
+    for (let i = 0; i < 5; i++) {
+      expect((await call('GET', url('qb', `/status/${id}`), key())).body).toEqual(done);
+      expect((await call('GET', url('qb', `/status-sync/${id}?wait=1000`), key())).status).toBe(200);
+      expect((await call('GET', url('qb', '/health'), key())).status).toBe(200);
+    }
+    expect({ commands: await commands(), expiry: await expiry() }).toEqual(before);
+
+    // An explicit ttl is a change: one command, and the job's expiry moves.
+    expect((await call('GET', url('qb', `/status/${id}?ttl=600000`), key())).status).toBe(200);
+    expect(await commands()).toBe(before.commands + 1);
+    expect(await expiry()).not.toBe(before.expiry);
+  });
+
   it('refuses a wait out of range with 422 naming it', async () => {
     const reply = await call('POST', url('qb', '/runsync?wait=500'), key(), { input: {} });
     expect(reply.status).toBe(422);

@@ -4,6 +4,7 @@ import { EndpointHealthHandler } from './jobs/endpoint-health/endpoint-health.ha
 import { GetJobHandler } from './jobs/get-job/get-job.handler.js';
 import { JobLifecycle } from './jobs/job-lifecycle.js';
 import { JobSweeper } from './jobs/job-sweeper.js';
+import { JobLeasesRepository } from './jobs/job-leases.repository.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
 import { PurgeQueueHandler } from './jobs/purge-queue/purge-queue.handler.js';
 import { QueueStatsHandler } from './jobs/queue-stats/queue-stats.handler.js';
@@ -27,6 +28,7 @@ import { WorkersRepository } from './workers/workers.repository.js';
 @Module({
   providers: [
     JobsRepository,
+    JobLeasesRepository,
     WorkersRepository,
     JobLifecycle,
     PayloadStore,

@@ -2,6 +2,7 @@ import { Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit }
 import type { Subscription } from '@nats-io/transport-node';
 import {
   Subjects,
+  hintSubject,
   type JobChangedEvent,
   type JobQueuedEvent,
   type WorkerStopRequestedEvent,
@@ -54,9 +55,13 @@ export class Watcher {
   }
 }
 
+/** How many recent event ids are remembered to ignore the second copy of an event (hint, then relayed). */
+const SEEN_EVENTS = 4096;
+
 /**
- * Ends the gateway's long polls as soon as something happens: the broker's events (outbox → events stream) are
- * also delivered to this core NATS subscription. A queued job wakes ONE waiting job-take of its endpoint (the
+ * Ends the gateway's long polls as soon as something happens. Each of the broker's events arrives twice: first as
+ * the core NATS hint the broker publishes right after its commit, then relayed from the outbox through the events
+ * stream (the durable path, if the hint was lost); the second copy of an event id is ignored. A queued job wakes ONE waiting job-take of its endpoint (the
  * longest waiting: jobs are spread over idle workers, not funnelled); a finished job or a new stream chunk wakes
  * its /runsync, /status-sync and /stream waiters; a stop request wakes the worker's job-stop.
  */
@@ -68,6 +73,9 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
   private readonly jobs = new Map<string, Set<Watcher>>();
   private readonly stops = new Map<string, Set<Watcher>>();
   private readonly closing = new AbortController();
+  private readonly seen = new Set<string>();
+  private readonly jobListeners: ((jobId: string) => void)[] = [];
+  private readonly queuedListeners: ((endpointId: string) => void)[] = [];
 
   constructor(private readonly nats: NatsClient) {}
 
@@ -77,8 +85,15 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   onModuleInit(): void {
-    this.listen(Subjects.job.queued, (e: JobQueuedEvent) => this.wakeQueue(e.endpointId));
-    this.listen(Subjects.job.changed, (e: JobChangedEvent) => this.wakeAll(this.jobs, e.jobId));
+    this.listen(Subjects.job.queued, (e: JobQueuedEvent) => {
+      this.jobEvent(e.jobId);
+      for (const listener of this.queuedListeners) listener(e.endpointId);
+      this.wakeQueue(e.endpointId);
+    });
+    this.listen(Subjects.job.changed, (e: JobChangedEvent) => {
+      this.jobEvent(e.jobId);
+      this.wakeAll(this.jobs, e.jobId);
+    });
     this.listen(Subjects.worker.stopRequested, (e: WorkerStopRequestedEvent) =>
       this.wakeAll(this.stops, e.workerId),
     );
@@ -87,6 +102,16 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
   beforeApplicationShutdown(): void {
     this.closing.abort();
     for (const sub of this.subscriptions) sub.unsubscribe();
+  }
+
+  /** Calls `listener` with the job id of every job event (queued again, changed), before any waiter wakes. */
+  onJobEvent(listener: (jobId: string) => void): void {
+    this.jobListeners.push(listener);
+  }
+
+  /** Calls `listener` with the endpoint id of every job queued (submitted, retried, requeued), before waking. */
+  onQueued(listener: (endpointId: string) => void): void {
+    this.queuedListeners.push(listener);
   }
 
   watchQueue(endpointId: string): Watcher {
@@ -123,6 +148,10 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
     return watcher;
   }
 
+  private jobEvent(jobId: string): void {
+    for (const listener of this.jobListeners) listener(jobId);
+  }
+
   /** Wakes the longest-waiting idle waiter; if none is waiting, every busy one re-asks when it is done. */
   private wakeQueue(endpointId: string): void {
     const list = this.queues.get(endpointId);
@@ -143,16 +172,27 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   private listen<E>(subject: string, handle: (payload: E) => void): void {
-    const sub = this.nats.nc.subscribe(this.nats.subject(subject), {
-      callback: (error, msg) => {
-        if (error) return;
-        try {
-          handle(msg.json<{ payload: E }>().payload);
-        } catch (parseError) {
-          this.logger.warn(`unreadable ${subject} event: ${(parseError as Error).message}`);
-        }
-      },
-    });
-    this.subscriptions.push(sub);
+    for (const wire of [hintSubject(subject), subject]) {
+      const sub = this.nats.nc.subscribe(this.nats.subject(wire), {
+        callback: (error, msg) => {
+          if (error) return;
+          try {
+            const event = msg.json<{ eventId: string; payload: E }>();
+            if (this.firstSight(event.eventId)) handle(event.payload);
+          } catch (parseError) {
+            this.logger.warn(`unreadable ${wire} event: ${(parseError as Error).message}`);
+          }
+        },
+      });
+      this.subscriptions.push(sub);
+    }
+  }
+
+  /** True the first time an event id is seen (a Set keeps insertion order: the oldest id goes first). */
+  private firstSight(eventId: string): boolean {
+    if (this.seen.has(eventId)) return false;
+    this.seen.add(eventId);
+    if (this.seen.size > SEEN_EVENTS) this.seen.delete(this.seen.values().next().value!);
+    return true;
   }
 }

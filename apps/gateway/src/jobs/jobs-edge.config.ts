@@ -46,6 +46,22 @@ export class JobsEdgeConfig {
   @Type(() => Number)
   ENDPOINT_CACHE_MS = 2000;
 
+  /**
+   * How long a finished job's view is served from the gateway's memory (kept fresh by the broker's events; this
+   * bounds the staleness if those were lost). 0 turns the read model off.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  @Type(() => Number)
+  JOB_VIEW_CACHE_MS = 60_000;
+
+  /** Memory the finished-job views may take, in bytes (the least recently read go first). */
+  @IsInt()
+  @Min(0)
+  @Type(() => Number)
+  JOB_VIEW_CACHE_BYTES = 64 * 1024 * 1024;
+
   /** How long a worker call waits for the broker's answer to its command. */
   @IsInt()
   @Min(1000)

@@ -20,6 +20,9 @@ import { JobsService } from './jobs.service.js';
 import { jobRoute } from './job-routes.setup.js';
 import { intParam } from './wait-param.js';
 
+/** `?ttl=` of GET /status: no default, so only an explicit value changes a job's expiry (a read stays a read). */
+const TTL_PARAM = { min: JobLimits.ttlMs.min, max: JobLimits.ttlMs.max };
+
 /**
  * The job operations of a queue-based endpoint (service-interface.md, compatibility.md §1): the key raw or as
  * bearer, every success 200 (the JS SDK treats other 2xx as failures), errors as problem+json.
@@ -72,7 +75,11 @@ export class JobsController {
 
   @Get(':endpointId/status/:jobId')
   @Operation("Get a job's status", { returns: 'JobView' })
-  @IntQuery('ttl', JobLimits.ttlMs, 'Keep the job this long from now, in milliseconds')
+  @IntQuery(
+    'ttl',
+    TTL_PARAM,
+    'Keep the job this long from now, in milliseconds; without it the read changes nothing',
+  )
   @RateLimitPolicy('queue.status')
   status(
     @Param('endpointId') endpointId: string,
@@ -80,7 +87,7 @@ export class JobsController {
     @Query('ttl') ttl: unknown,
     @CurrentActor() actor: Actor,
   ): Promise<JobView> {
-    return this.jobs.status(endpointId, jobId, intParam('ttl', ttl, JobLimits.ttlMs), actor);
+    return this.jobs.status(endpointId, jobId, intParam('ttl', ttl, TTL_PARAM), actor);
   }
 
   @Get(':endpointId/status-sync/:jobId')

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { loadConfigOrExit } from '@app/platform';
+import { EmptyQueues } from '../workers/empty-queues.js';
 import { WorkersController } from '../workers/workers.controller.js';
 import { WorkersService } from '../workers/workers.service.js';
 import { EndpointAccess } from './endpoint-access.js';
 import { GatewayPayloads } from './gateway-payloads.js';
 import { JobSignals } from './job-signals.js';
+import { JobViews } from './job-views.js';
 import { JobsEdgeConfig } from './jobs-edge.config.js';
 import { JobsController } from './jobs.controller.js';
 import { JobsService } from './jobs.service.js';
@@ -18,9 +20,11 @@ import { JobsService } from './jobs.service.js';
   controllers: [WorkersController, JobsController],
   providers: [
     { provide: JobsEdgeConfig, useFactory: () => loadConfigOrExit(JobsEdgeConfig) },
+    EmptyQueues,
     EndpointAccess,
     GatewayPayloads,
     JobSignals,
+    JobViews,
     JobsService,
     WorkersService,
   ],

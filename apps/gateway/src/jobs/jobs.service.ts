@@ -5,6 +5,7 @@ import {
   ErrorCode,
   Subjects,
   isTerminalJobStatus,
+  jobIdFor,
   type Actor,
   type EndpointHealth,
   type JobAccepted,
@@ -17,7 +18,8 @@ import {
 import { CommandBus, QueryBus } from '@app/messaging';
 import { EndpointAccess } from './endpoint-access.js';
 import { GatewayPayloads } from './gateway-payloads.js';
-import { JobSignals } from './job-signals.js';
+import { JobSignals, type Watcher } from './job-signals.js';
+import { JobViews } from './job-views.js';
 import { JobsEdgeConfig } from './jobs-edge.config.js';
 
 /** The queue routes: thin translations into the broker's commands and queries, plus the sync waits. */
@@ -29,12 +31,13 @@ export class JobsService {
     private readonly endpoints: EndpointAccess,
     private readonly payloads: GatewayPayloads,
     private readonly signals: JobSignals,
+    private readonly views: JobViews,
     @Inject(JobsEdgeConfig) private readonly config: JobsEdgeConfig,
   ) {}
 
   async run(endpointId: string, dto: RunJobDto, actor: Actor): Promise<JobAccepted> {
     await this.endpoints.queueEndpoint(endpointId, actor);
-    return this.submit(endpointId, dto, actor, false);
+    return this.submit(randomUUID(), endpointId, dto, actor, false);
   }
 
   /** Submits, then waits up to `waitMs` for the job to finish; `{id, status}` when the wait runs out first. */
@@ -46,15 +49,25 @@ export class JobsService {
     signal: AbortSignal,
   ): Promise<JobView> {
     await this.endpoints.queueEndpoint(endpointId, actor);
-    const accepted = await this.submit(endpointId, dto, actor, true, waitMs);
-    return this.waitFinal(endpointId, accepted.id, waitMs, actor, signal);
+    // Watching before the submit: a job finished before the first wait still wakes it.
+    const commandId = randomUUID();
+    const watcher = this.signals.watchJob(jobIdFor(commandId, true));
+    try {
+      const accepted = await this.submit(commandId, endpointId, dto, actor, true, waitMs);
+      // Just submitted, it cannot be finished yet: wait for its change before the first read.
+      return await this.waitFinal(endpointId, accepted.id, waitMs, actor, signal, watcher);
+    } finally {
+      watcher.close();
+    }
   }
 
   async status(endpointId: string, jobId: string, ttlMs: number | undefined, actor: Actor): Promise<JobView> {
     await this.endpoints.queueEndpoint(endpointId, actor);
-    if (ttlMs !== undefined)
+    if (ttlMs !== undefined) {
       await this.commands.execute(Subjects.job.setTtl, { endpointId, jobId, ttlMs }, actor);
-    return this.view(endpointId, jobId, actor);
+      this.views.forget(jobId);
+    }
+    return this.views.get(endpointId, jobId, actor);
   }
 
   async statusSync(
@@ -65,7 +78,14 @@ export class JobsService {
     signal: AbortSignal,
   ): Promise<JobView> {
     await this.endpoints.queueEndpoint(endpointId, actor);
-    return this.waitFinal(endpointId, jobId, waitMs, actor, signal);
+    const watcher = this.signals.watchJob(jobId);
+    try {
+      const view = await this.views.get(endpointId, jobId, actor);
+      if (isTerminalJobStatus(view.status)) return view;
+      return await this.waitFinal(endpointId, jobId, waitMs, actor, signal, watcher);
+    } finally {
+      watcher.close();
+    }
   }
 
   /** Chunks not delivered before; waits a little for the next one rather than answering empty at once. */
@@ -109,13 +129,13 @@ export class JobsService {
   }
 
   private async submit(
+    commandId: string,
     endpointId: string,
     dto: RunJobDto,
     actor: Actor,
     sync: boolean,
     waitMs?: number,
   ): Promise<JobAccepted> {
-    const commandId = randomUUID();
     const json = JSON.stringify(dto.input);
     if (json.includes('\\u0000')) {
       throw new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', [
@@ -136,30 +156,28 @@ export class JobsService {
     return this.commands.execute(Subjects.job.submit, payload, actor, { commandId });
   }
 
-  private async view(endpointId: string, jobId: string, actor: Actor): Promise<JobView> {
-    return this.payloads.take(await this.queries.query(Subjects.job.get, { endpointId, jobId }, actor));
-  }
-
+  /**
+   * Waits for the job to finish (a change signal, or every JOB_SYNC_RECHECK_MS), reading it after each wake;
+   * `{id, status}` when `waitMs` runs out first. The caller read it unfinished (or just submitted it).
+   */
   private async waitFinal(
     endpointId: string,
     jobId: string,
     waitMs: number,
     actor: Actor,
     signal: AbortSignal,
+    watcher: Watcher,
   ): Promise<JobView> {
-    const watcher = this.signals.watchJob(jobId);
     const stop = AbortSignal.any([signal, this.signals.shutdown]);
-    try {
-      const deadline = Date.now() + waitMs;
-      for (;;) {
-        const view = await this.view(endpointId, jobId, actor);
-        const remaining = deadline - Date.now();
-        if (isTerminalJobStatus(view.status)) return view;
-        if (remaining <= 0 || stop.aborted) return { id: view.id, status: view.status };
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      if (remaining > 0 && !stop.aborted) {
         await watcher.wait(Math.min(remaining, this.config.JOB_SYNC_RECHECK_MS), stop);
       }
-    } finally {
-      watcher.close();
+      const view = await this.views.get(endpointId, jobId, actor);
+      if (isTerminalJobStatus(view.status)) return view;
+      if (deadline - Date.now() <= 0 || stop.aborted) return { id: view.id, status: view.status };
     }
   }
 }

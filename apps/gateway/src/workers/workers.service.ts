@@ -17,6 +17,7 @@ import { EndpointAccess } from '../jobs/endpoint-access.js';
 import { GatewayPayloads } from '../jobs/gateway-payloads.js';
 import { JobSignals } from '../jobs/job-signals.js';
 import { JobsEdgeConfig } from '../jobs/jobs-edge.config.js';
+import { EmptyQueues } from './empty-queues.js';
 import { jsonBody, parseDoneBody } from './worker-body.js';
 
 const INFRA_ERRORS: readonly string[] = [ErrorCode.OwnerUnavailable, ErrorCode.DependencyUnavailable];
@@ -43,6 +44,7 @@ export class WorkersService {
     private readonly endpoints: EndpointAccess,
     private readonly payloads: GatewayPayloads,
     private readonly signals: JobSignals,
+    private readonly emptyQueues: EmptyQueues,
     @Inject(JobsEdgeConfig) private readonly config: JobsEdgeConfig,
   ) {}
 
@@ -66,7 +68,12 @@ export class WorkersService {
       }
       for (;;) {
         if (stop.aborted) return [];
-        const result = await this.tryTake(endpointId, workerId, batchSize, gpu, requestedAt, actor);
+        let result: TakenJob[] | null = [];
+        if (!this.emptyQueues.maySkipTake(endpointId, workerId)) {
+          const mark = this.emptyQueues.mark(endpointId);
+          result = await this.tryTake(endpointId, workerId, batchSize, gpu, requestedAt, actor);
+          if (result) this.emptyQueues.took(endpointId, workerId, mark, result.length === 0);
+        }
         if (result?.length) return result;
         const remaining = deadline - Date.now();
         if (remaining <= 0) return [];

@@ -27,26 +27,14 @@ export interface FinishOptions {
 }
 
 /**
- * The transitions that several use cases share, each in the caller's transaction: leasing a job, finishing it
+ * The transitions that several use cases share, each in the caller's transaction (a lease is one statement of
+ * its own: job-leases.repository.ts): finishing a job
  * (exactly once: the counters, the webhook, the stop signal and the event go with the one transition), and
  * putting a job whose lease was lost back in the queue.
  */
 @Injectable()
 export class JobLifecycle {
   constructor(private readonly jobs: JobsRepository) {}
-
-  async lease(tx: Tx, job: JobEntity, workerId: string): Promise<void> {
-    job.attempts += 1;
-    job.status = 'IN_PROGRESS';
-    job.leaseWorkerId = workerId;
-    job.lastWorkerId = workerId;
-    job.leasedAt = tx.now;
-    job.startedAt = tx.now;
-    job.delayTimeMs = elapsedMs(job.queuedAt, tx.now) ?? 0;
-    job.stopPending = false;
-    await this.jobs.save(job, tx.manager);
-    await this.jobs.openAttempt(job, workerId, tx.now, tx.manager);
-  }
 
   async finish(tx: Tx, job: JobEntity, status: FinalStatus, options: FinishOptions = {}): Promise<void> {
     const leasedTo = job.status === 'IN_PROGRESS' ? job.leaseWorkerId : null;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull, type EntityManager } from 'typeorm';
 import { deriveId, type JobStatus } from '@app/contracts';
+import { EntityStatements } from '@app/database';
 import { IgnoredResultEntity } from './ignored-result.entity.js';
 import { JobAttemptEntity, type AttemptOutcome } from './job-attempt.entity.js';
 import { JobStreamChunkEntity } from './job-stream-chunk.entity.js';
@@ -21,7 +22,18 @@ export interface WindowCounts {
 
 @Injectable()
 export class JobsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  /** Read-locked and written back by nearly every command: prepared once (entity-statements.ts). */
+  private readonly statements: EntityStatements<JobEntity>;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.statements = new EntityStatements(dataSource, JobEntity, [
+      'input',
+      'endpointId',
+      'ownerId',
+      'sync',
+      'createdAt',
+    ]);
+  }
 
   findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<JobEntity | null> {
     return manager.findOneBy(JobEntity, { id });
@@ -29,7 +41,7 @@ export class JobsRepository {
 
   /** Reads the job and locks its row for the rest of the transaction. */
   lockById(id: string, manager: EntityManager): Promise<JobEntity | null> {
-    return manager.findOne(JobEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
+    return this.statements.lockById(id, manager);
   }
 
   insert(job: JobEntity, manager: EntityManager): Promise<unknown> {
@@ -38,26 +50,7 @@ export class JobsRepository {
 
   /** Writes the job's mutable columns (never the input, which can be megabytes and never changes). */
   save(job: JobEntity, manager: EntityManager): Promise<unknown> {
-    const { id, input: _input, endpointId: _e, ownerId: _o, sync: _s, createdAt: _c, ...mutable } = job;
-    return manager.update(JobEntity, { id }, mutable as never);
-  }
-
-  /**
-   * The oldest queued jobs of the endpoint, locked; rows another transaction holds (a cancel, say) are skipped.
-   */
-  lockQueued(endpointId: string, limit: number, now: Date, manager: EntityManager): Promise<JobEntity[]> {
-    return manager
-      .getRepository(JobEntity)
-      .createQueryBuilder('j')
-      .where('j.endpoint_id = :endpointId', { endpointId })
-      .andWhere(`j.status = 'IN_QUEUE'`)
-      .andWhere('j.expires_at > :now', { now })
-      .orderBy('j.queued_at', 'ASC')
-      .addOrderBy('j.id', 'ASC')
-      .limit(limit)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getMany();
+    return this.statements.update(job, manager);
   }
 
   /** Queued jobs of the endpoint, locked (purge). */

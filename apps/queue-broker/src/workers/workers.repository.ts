@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { WorkerCounts } from '@app/contracts';
+import { preparedQuery } from '@app/database';
 import { WorkerEntity } from './worker.entity.js';
 
 /**
@@ -12,6 +13,27 @@ export function workerCallTime(requestedAt: string | undefined, now: Date): Date
   const at = new Date(requestedAt);
   return Number.isNaN(at.getTime()) || at > now ? now : at;
 }
+
+/**
+ * Records a call of the worker made at $3 (any call proves it alive; $4 `poll`: it asked for a job, so it has
+ * finished starting and is healthy). A call older than the worker's `lost_at` (a long poll the edge kept asking
+ * for) does not bring a lost worker back.
+ */
+const TOUCH = `
+  INSERT INTO queue_broker.workers
+    (id, endpoint_id, registered_at, last_seen_at, first_poll_at, unhealthy, lost_at, recycle_requested)
+  VALUES ($1, $2, $3, $3, CASE WHEN $4 THEN $3::timestamptz END, false, NULL, $5)
+  ON CONFLICT (id) DO UPDATE SET
+    endpoint_id = EXCLUDED.endpoint_id,
+    last_seen_at = GREATEST(COALESCE(workers.last_seen_at, EXCLUDED.last_seen_at), EXCLUDED.last_seen_at),
+    first_poll_at = COALESCE(workers.first_poll_at, EXCLUDED.first_poll_at),
+    unhealthy = CASE WHEN $4 THEN false ELSE workers.unhealthy END,
+    unhealthy_reason = CASE WHEN $4 THEN NULL ELSE workers.unhealthy_reason END,
+    recycle_requested = workers.recycle_requested OR $5,
+    lost_at = CASE WHEN workers.lost_at >= EXCLUDED.last_seen_at THEN workers.lost_at END`;
+
+const TOUCH_POLLING = `${TOUCH}
+  RETURNING (workers.lost_at IS NULL AND workers.last_seen_at >= $6) AS alive`;
 
 @Injectable()
 export class WorkersRepository {
@@ -33,20 +55,35 @@ export class WorkersRepository {
     manager: EntityManager,
     options: { poll?: boolean; recycle?: boolean } = {},
   ): Promise<void> {
-    await manager.query(
-      `INSERT INTO queue_broker.workers
-         (id, endpoint_id, registered_at, last_seen_at, first_poll_at, unhealthy, lost_at, recycle_requested)
-       VALUES ($1, $2, $3, $3, CASE WHEN $4 THEN $3::timestamptz END, false, NULL, $5)
-       ON CONFLICT (id) DO UPDATE SET
-         endpoint_id = EXCLUDED.endpoint_id,
-         last_seen_at = GREATEST(COALESCE(workers.last_seen_at, EXCLUDED.last_seen_at), EXCLUDED.last_seen_at),
-         first_poll_at = COALESCE(workers.first_poll_at, EXCLUDED.first_poll_at),
-         unhealthy = CASE WHEN $4 THEN false ELSE workers.unhealthy END,
-         unhealthy_reason = CASE WHEN $4 THEN NULL ELSE workers.unhealthy_reason END,
-         recycle_requested = workers.recycle_requested OR $5,
-         lost_at = CASE WHEN workers.lost_at >= EXCLUDED.last_seen_at THEN workers.lost_at END`,
-      [workerId, endpointId, heardAt, options.poll ?? false, options.recycle ?? false],
-    );
+    await preparedQuery(manager, 'workers.touch', TOUCH, [
+      workerId,
+      endpointId,
+      heardAt,
+      options.poll ?? false,
+      options.recycle ?? false,
+    ]);
+  }
+
+  /**
+   * `touch` of a worker asking for jobs, answering whether it is alive afterwards: not marked lost, and heard from
+   * since `lostBefore` (a long poll's call can be older than that: the edge kept asking for it).
+   */
+  async touchPolling(
+    endpointId: string,
+    workerId: string,
+    heardAt: Date,
+    lostBefore: Date,
+    manager: EntityManager,
+  ): Promise<boolean> {
+    const rows = await preparedQuery<{ alive: boolean }>(manager, 'workers.touch-polling', TOUCH_POLLING, [
+      workerId,
+      endpointId,
+      heardAt,
+      true,
+      false,
+      lostBefore,
+    ]);
+    return rows[0]?.alive === true;
   }
 
   /** The autoscaler started a worker pod: it counts as initializing until it calls. */
@@ -72,12 +109,6 @@ export class WorkersRepository {
     // A healthy ping without a version changes nothing (and TypeORM refuses an empty update).
     if (Object.keys(changes).length === 0) return;
     await manager.update(WorkerEntity, { id: workerId }, changes);
-  }
-
-  /** Not marked lost, and heard from since `lostBefore`. */
-  async isAlive(workerId: string, lostBefore: Date, manager: EntityManager): Promise<boolean> {
-    const worker = await manager.findOneBy(WorkerEntity, { id: workerId });
-    return !!worker && worker.lostAt === null && !!worker.lastSeenAt && worker.lastSeenAt >= lostBefore;
   }
 
   /** Workers silent since before `lostBefore` that are not marked lost yet, marked now; returns their ids. */

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Subjects, type Packed, type TakeJobsCommand, type TakeResult, type TakenJob } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
-import { JobLifecycle } from '../../jobs/job-lifecycle.js';
-import type { JobEntity } from '../../jobs/job.entity.js';
-import { JobsRepository } from '../../jobs/jobs.repository.js';
+import { JobLeasesRepository, type LeasedJob } from '../../jobs/job-leases.repository.js';
 import { PayloadStore } from '../../payloads/payload-store.js';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
 import { WorkersRepository, workerCallTime } from '../workers.repository.js';
@@ -12,14 +10,14 @@ import { WorkersRepository, workerCallTime } from '../workers.repository.js';
  * job-take / job-take-batch: leases the oldest queued jobs of the endpoint to the worker (rows locked with SKIP
  * LOCKED, so a cancel in flight is never handed out). An empty answer is normal: the edge long-polls. Nothing is
  * leased to a worker that is not alive any more (lost, or silent for WORKER_LOST_AFTER_MS: the edge still asks for
- * its long poll, but a frozen or vanished worker would never run the job).
+ * its long poll, but a frozen or vanished worker would never run the job). Two statements and one more per take
+ * that leases anything (job-leases.repository.ts): this runs for every poll of every worker.
  */
 @Injectable()
 export class TakeJobsHandler {
   constructor(
-    private readonly jobs: JobsRepository,
+    private readonly leases: JobLeasesRepository,
     private readonly workers: WorkersRepository,
-    private readonly lifecycle: JobLifecycle,
     private readonly payloads: PayloadStore,
     private readonly config: QueueBrokerConfig,
   ) {}
@@ -28,17 +26,28 @@ export class TakeJobsHandler {
   async handle(ctx: CommandContext<TakeJobsCommand>): Promise<Packed<TakeResult>> {
     const { payload, manager, now } = ctx;
     const heardAt = workerCallTime(payload.requestedAt, now);
-    await this.workers.touch(payload.endpointId, payload.workerId, heardAt, manager, { poll: true });
     const lostBefore = new Date(now.getTime() - this.config.WORKER_LOST_AFTER_MS);
-    if (!(await this.workers.isAlive(payload.workerId, lostBefore, manager))) return { jobs: [] };
-    const taken = await this.jobs.lockQueued(payload.endpointId, payload.batchSize, now, manager);
-    for (const job of taken) await this.lifecycle.lease(ctx, job, payload.workerId);
+    const alive = await this.workers.touchPolling(
+      payload.endpointId,
+      payload.workerId,
+      heardAt,
+      lostBefore,
+      manager,
+    );
+    if (!alive) return { jobs: [] };
+    const taken = await this.leases.leaseQueued(
+      payload.endpointId,
+      payload.batchSize,
+      payload.workerId,
+      now,
+      manager,
+    );
     const result: TakeResult = { jobs: taken.map(toTakenJob) };
     return taken.length ? this.payloads.pack(`take-${ctx.envelope.commandId}`, result) : result;
   }
 }
 
-function toTakenJob(job: JobEntity): TakenJob {
+function toTakenJob(job: LeasedJob): TakenJob {
   const taken: TakenJob = { id: job.id, input: job.input };
   if (job.webhook) taken.webhook = job.webhook;
   if (job.s3Config) taken.s3Config = job.s3Config;

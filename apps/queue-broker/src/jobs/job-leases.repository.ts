@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { deriveId } from '@app/contracts';
+import { preparedQuery } from '@app/database';
+
+/** What a take hands the worker, read back from the leasing statement. */
+export interface LeasedJob {
+  id: string;
+  input: unknown;
+  webhook: string | null;
+  s3Config: Record<string, unknown> | null;
+  executionTimeoutMs: number;
+  lowPriority: boolean;
+  ttlMs: number | null;
+}
+
+interface LeasedRow {
+  id: string;
+  input: unknown;
+  webhook: string | null;
+  s3_config: Record<string, unknown> | null;
+  execution_timeout_ms: number;
+  low_priority: boolean;
+  ttl_ms: string | null;
+  attempts: number;
+  retries: number;
+}
+
+/**
+ * Claims the oldest queued jobs of the endpoint and leases them, in one statement: the rows are picked with
+ * FOR UPDATE SKIP LOCKED (a job another transaction holds, a cancel in flight say, is never handed out, and takes of
+ * other workers never wait on each other), and each leased job gets the same columns JobLifecycle gives a lease
+ * (attempt counted, IN_PROGRESS, leased to the worker, started and delayed as of the command's time).
+ */
+const LEASE_QUEUED = `
+  WITH picked AS (
+    SELECT id FROM queue_broker.jobs
+    WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND expires_at > $3
+    ORDER BY queued_at, id
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+  )
+  UPDATE queue_broker.jobs j SET
+    attempts = j.attempts + 1,
+    status = 'IN_PROGRESS',
+    lease_worker_id = $4,
+    last_worker_id = $4,
+    leased_at = $3,
+    started_at = $3,
+    delay_time_ms = GREATEST(0, (EXTRACT(EPOCH FROM $3::timestamptz) - EXTRACT(EPOCH FROM j.queued_at)) * 1000)::int,
+    stop_pending = false
+  FROM picked WHERE j.id = picked.id
+  RETURNING j.id, j.input, j.webhook, j.s3_config, j.execution_timeout_ms, j.low_priority, j.ttl_ms, j.attempts,
+    j.retries, j.queued_at`;
+
+/** One attempt row per leased job (the same ids JobsRepository.openAttempt derives). */
+const OPEN_ATTEMPTS = `
+  INSERT INTO queue_broker.job_attempts (id, job_id, attempt, worker_id, started_at, ended_at, outcome)
+  SELECT a.id, a.job_id, a.attempt, $4, $5, NULL, NULL
+  FROM unnest($1::text[], $2::text[], $3::int[]) AS a(id, job_id, attempt)`;
+
+/** The take's statements, without the ORM (the hottest path of the broker: one per job-take of every worker). */
+@Injectable()
+export class JobLeasesRepository {
+  async leaseQueued(
+    endpointId: string,
+    limit: number,
+    workerId: string,
+    now: Date,
+    manager: EntityManager,
+  ): Promise<LeasedJob[]> {
+    const rows = await preparedQuery<LeasedRow & { queued_at: Date }>(
+      manager,
+      'jobs.lease-queued',
+      LEASE_QUEUED,
+      [endpointId, limit, now, workerId],
+    );
+    if (!rows.length) return [];
+    // RETURNING follows no order: hand them out oldest first, as they were picked.
+    rows.sort(
+      (a, b) => a.queued_at.getTime() - b.queued_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
+    await preparedQuery(manager, 'jobs.open-attempts', OPEN_ATTEMPTS, [
+      rows.map((r) => deriveId(`${r.id}/${r.retries}/${r.attempts}`, 'attempt', 24)),
+      rows.map((r) => r.id),
+      rows.map((r) => r.attempts),
+      workerId,
+      now,
+    ]);
+    return rows.map((r) => ({
+      id: r.id,
+      input: r.input,
+      webhook: r.webhook,
+      s3Config: r.s3_config,
+      executionTimeoutMs: r.execution_timeout_ms,
+      lowPriority: r.low_priority,
+      ttlMs: r.ttl_ms === null ? null : Number(r.ttl_ms),
+    }));
+  }
+}
