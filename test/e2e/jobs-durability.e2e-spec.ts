@@ -110,7 +110,18 @@ describe('jobs survive crashes', () => {
       `SELECT status, count(*) AS n FROM queue_broker.jobs WHERE id = ANY($1) GROUP BY status`,
       [accepted],
     );
-    expect(rows.rows).toEqual([{ status: 'COMPLETED', n: String(accepted.length) }]);
+    const unfinished = await jobs.sql.query(
+      `SELECT j.id, j.status, j.error, (SELECT json_agg(json_build_object('worker', a.worker_id, 'outcome', a.outcome,
+         'started', a.started_at, 'ended', a.ended_at) ORDER BY a.attempt) FROM queue_broker.job_attempts a
+         WHERE a.job_id = j.id) AS attempts
+       FROM queue_broker.jobs j WHERE j.id = ANY($1) AND j.status <> 'COMPLETED' LIMIT 5`,
+      [accepted],
+    );
+    // Named in the failure: which jobs did not complete, why, and their leases.
+    expect({ rows: rows.rows, unfinished: unfinished.rows }).toEqual({
+      rows: [{ status: 'COMPLETED', n: String(accepted.length) }],
+      unfinished: [],
+    });
     const twice = await jobs.sql.query(
       `SELECT job_id FROM queue_broker.job_attempts WHERE outcome = 'COMPLETED' GROUP BY job_id HAVING count(*) > 1`,
     );

@@ -26,8 +26,8 @@ function transformTo(column: ColumnMetadata, value: unknown): unknown {
 }
 
 /**
- * The two statements every command of an entity runs — read a row locked by its primary key, write its mutable
- * columns back — as named prepared statements built once from the entity's TypeORM metadata (same columns, same
+ * The statements every command of an entity runs — insert a row, read it locked by its primary key, write its
+ * mutable columns back — as named prepared statements built once from the entity's TypeORM metadata (same columns, same
  * transformers, same json handling), without building a query per call. For a single-column primary key.
  */
 export class EntityStatements<E extends ObjectLiteral> {
@@ -35,6 +35,7 @@ export class EntityStatements<E extends ObjectLiteral> {
   private readonly primary: ColumnMetadata;
   private readonly selectLocked: string;
   private readonly updateText: string;
+  private readonly insertText: string;
   private readonly mutable: ColumnMetadata[];
   private readonly name: string;
 
@@ -55,6 +56,9 @@ export class EntityStatements<E extends ObjectLiteral> {
       : `"${metadata.tableName}"`;
     const key = `"${this.primary.databaseName}"`;
     this.selectLocked = `SELECT ${this.columns.map((c) => `"${c.databaseName}"`).join(', ')} FROM ${table} WHERE ${key} = $1 FOR UPDATE`;
+    this.insertText =
+      `INSERT INTO ${table} (${this.columns.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
+      `VALUES (${this.columns.map((_c, i) => `$${i + 1}`).join(', ')})`;
     this.mutable = this.columns.filter(
       (c) => !c.isPrimary && !immutable.includes(c.propertyName as keyof E & string),
     );
@@ -77,6 +81,22 @@ export class EntityStatements<E extends ObjectLiteral> {
     for (const column of this.columns)
       record[column.propertyName] = transformFrom(column, rows[0][column.databaseName]);
     return entity;
+  }
+
+  /** Inserts the row: every column, so `entity` must have them all (no column default applies). */
+  async insert(entity: E, manager: EntityManager): Promise<void> {
+    const record = entity as Record<string, unknown>;
+    for (const column of this.columns) {
+      if (record[column.propertyName] === undefined) {
+        throw new Error(`${this.name}: insert without ${column.propertyName}`);
+      }
+    }
+    await preparedQuery(
+      manager,
+      `${this.name}.insert`,
+      this.insertText,
+      this.columns.map((c) => transformTo(c, record[c.propertyName])),
+    );
   }
 
   /** Writes every mutable column of `entity` (its primary key names the row). */

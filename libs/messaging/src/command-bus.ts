@@ -21,6 +21,9 @@ import { NatsClient } from './nats-client.js';
 import { OutcomeInbox } from './outcome-inbox.js';
 import { QueryBus } from './query-bus.js';
 
+/** How often a duplicate command's caller asks for the recorded outcome while it waits. */
+const DUPLICATE_POLL_MS = 200;
+
 export interface ExecuteOptions {
   /** Reuse a command id (idempotent retries by the caller); a fresh UUID otherwise. */
   commandId?: string;
@@ -95,8 +98,9 @@ export class CommandBus implements OnApplicationShutdown {
     }
     if (duplicate) {
       // Recorded before (a retry, or a replay re-issuing a nested command): its outcome may be in already, and
-      // then no new one will be published.
-      const recorded = await this.recordedOutcome(envelope);
+      // then no new one will be published; if not, it goes to the inbox the first copy named, maybe another
+      // process's, so ask for the recorded one until it is there (or the wait runs out).
+      const recorded = await this.pollRecorded(envelope, waiting.promise);
       if (recorded) {
         waiting.cancel();
         return recorded;
@@ -111,6 +115,21 @@ export class CommandBus implements OnApplicationShutdown {
       `${DomainOwner[domainOf(envelope.subject)]} has not applied command ${envelope.commandId} (${envelope.subject}) within ${timeoutMs} ms; ` +
         'it is recorded and will be applied when the service is back',
     );
+  }
+
+  /** The recorded outcome, asked for every DUPLICATE_POLL_MS until it exists or `done` settles. */
+  private async pollRecorded(
+    envelope: CommandEnvelope,
+    done: Promise<CommandOutcome | null>,
+  ): Promise<CommandOutcome | null> {
+    let finished = false;
+    void done.then(() => (finished = true));
+    while (!finished) {
+      const recorded = await this.recordedOutcome(envelope);
+      if (recorded) return recorded;
+      await Promise.race([done, new Promise((r) => setTimeout(r, DUPLICATE_POLL_MS))]);
+    }
+    return null;
   }
 
   private recordedOutcome(envelope: CommandEnvelope): Promise<CommandOutcome | null> {

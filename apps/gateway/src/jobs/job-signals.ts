@@ -74,7 +74,7 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
   private readonly stops = new Map<string, Set<Watcher>>();
   private readonly closing = new AbortController();
   private readonly seen = new Set<string>();
-  private readonly jobListeners: ((jobId: string) => void)[] = [];
+  private readonly jobListeners: ((jobId: string, changed?: JobChangedEvent) => void)[] = [];
   private readonly queuedListeners: ((endpointId: string) => void)[] = [];
 
   constructor(private readonly nats: NatsClient) {}
@@ -91,7 +91,7 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
       this.wakeQueue(e.endpointId);
     });
     this.listen(Subjects.job.changed, (e: JobChangedEvent) => {
-      this.jobEvent(e.jobId);
+      this.jobEvent(e.jobId, e);
       this.wakeAll(this.jobs, e.jobId);
     });
     this.listen(Subjects.worker.stopRequested, (e: WorkerStopRequestedEvent) =>
@@ -104,8 +104,11 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
     for (const sub of this.subscriptions) sub.unsubscribe();
   }
 
-  /** Calls `listener` with the job id of every job event (queued again, changed), before any waiter wakes. */
-  onJobEvent(listener: (jobId: string) => void): void {
+  /**
+   * Calls `listener` with the job id of every job event (queued again, changed: then with the event), before any
+   * waiter wakes.
+   */
+  onJobEvent(listener: (jobId: string, changed?: JobChangedEvent) => void): void {
     this.jobListeners.push(listener);
   }
 
@@ -148,8 +151,8 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
     return watcher;
   }
 
-  private jobEvent(jobId: string): void {
-    for (const listener of this.jobListeners) listener(jobId);
+  private jobEvent(jobId: string, changed?: JobChangedEvent): void {
+    for (const listener of this.jobListeners) listener(jobId, changed);
   }
 
   /** Wakes the longest-waiting idle waiter; if none is waiting, every busy one re-asks when it is done. */

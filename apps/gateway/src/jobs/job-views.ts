@@ -18,8 +18,9 @@ interface Entry {
  * is retried (job.evt.queued) or read with ?ttl= (which goes through JobsService and drops the entry), and it
  * disappears at its expiry: so finished views are kept here, bounded in bytes, and served without a bus hop until
  * the job expires or an event about it arrives (the broker's post-commit hint, or the relayed event if the hint was
- * lost; JOB_VIEW_CACHE_MS bounds how long a view can stay stale if both were lost). Unfinished jobs are read from
- * the broker every time: their views change with every lease and result.
+ * lost; JOB_VIEW_CACHE_MS bounds how long a view can stay stale if both were lost). A small finished view comes in
+ * the job.evt.changed event itself, so a /runsync answers without asking. Unfinished jobs are read from the broker
+ * every time: their views change with every lease and result.
  */
 @Injectable()
 export class JobViews {
@@ -33,7 +34,12 @@ export class JobViews {
     signals: JobSignals,
     @Inject(JobsEdgeConfig) private readonly config: JobsEdgeConfig,
   ) {
-    signals.onJobEvent((jobId) => this.forget(jobId));
+    signals.onJobEvent((jobId, changed) => {
+      // A finished job's event carries its view when small: the waiters it wakes read it from here.
+      if (changed?.finished && isTerminalJobStatus(changed.finished.view.status)) {
+        this.keep(changed.endpointId, changed.finished.view, Date.parse(changed.finished.expiresAt));
+      } else this.forget(jobId);
+    });
   }
 
   /** The job's view; 404 (from the broker) for an unknown, expired or other endpoint's job. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  JOB_EVENT_VIEW_BYTES,
   Subjects,
   deriveId,
   type JobChangedEvent,
@@ -11,7 +12,7 @@ import type { CommandContext } from '@app/messaging';
 import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity.js';
 import type { AttemptOutcome } from './job-attempt.entity.js';
 import type { JobEntity } from './job.entity.js';
-import { elapsedMs, finishedExpiry, lifetimeExpiry, webhookBody } from './job.rules.js';
+import { elapsedMs, finishedExpiry, isFinal, lifetimeExpiry, toJobView, webhookBody } from './job.rules.js';
 import { JobsRepository } from './jobs.repository.js';
 
 export type Tx = Pick<CommandContext, 'envelope' | 'manager' | 'now' | 'emit'>;
@@ -145,6 +146,12 @@ export class JobLifecycle {
 
   async changed(tx: Tx, job: JobEntity): Promise<void> {
     const event: JobChangedEvent = { endpointId: job.endpointId, jobId: job.id, status: job.status };
+    if (isFinal(job.status)) {
+      const view = toJobView(job, tx.now);
+      if (JSON.stringify(view).length <= JOB_EVENT_VIEW_BYTES) {
+        event.finished = { view, expiresAt: job.expiresAt.toISOString() };
+      }
+    }
     await tx.emit(Subjects.job.changed, event);
   }
 }

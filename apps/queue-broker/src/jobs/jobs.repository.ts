@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, IsNull, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { deriveId, type JobStatus } from '@app/contracts';
-import { EntityStatements } from '@app/database';
+import { EntityStatements, preparedQuery } from '@app/database';
 import { IgnoredResultEntity } from './ignored-result.entity.js';
 import { JobAttemptEntity, type AttemptOutcome } from './job-attempt.entity.js';
 import { JobStreamChunkEntity } from './job-stream-chunk.entity.js';
@@ -45,7 +45,7 @@ export class JobsRepository {
   }
 
   insert(job: JobEntity, manager: EntityManager): Promise<unknown> {
-    return manager.insert(JobEntity, job as never);
+    return this.statements.insert(job, manager);
   }
 
   /** Writes the job's mutable columns (never the input, which can be megabytes and never changes). */
@@ -159,7 +159,12 @@ export class JobsRepository {
     now: Date,
     manager: EntityManager,
   ): Promise<void> {
-    await manager.update(JobAttemptEntity, { jobId, endedAt: IsNull() }, { endedAt: now, outcome });
+    await preparedQuery(
+      manager,
+      'jobs.close-attempt',
+      `UPDATE queue_broker.job_attempts SET ended_at = $2, outcome = $3 WHERE job_id = $1 AND ended_at IS NULL`,
+      [jobId, now, outcome],
+    );
   }
 
   // ---- stream chunks ----------------------------------------------------------------------------------------------
@@ -207,7 +212,9 @@ export class JobsRepository {
     manager: EntityManager,
   ): Promise<void> {
     const bucket = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-    await manager.query(
+    await preparedQuery(
+      manager,
+      `jobs.count-${field}`,
       `INSERT INTO queue_broker.endpoint_job_counters (endpoint_id, bucket_start, ${field})
        VALUES ($1, $2, 1)
        ON CONFLICT (endpoint_id, bucket_start) DO UPDATE SET ${field} = endpoint_job_counters.${field} + 1`,

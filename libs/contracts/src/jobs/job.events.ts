@@ -1,4 +1,8 @@
+import type { JobView } from './job.contracts.js';
 import type { JobStatus } from './job.model.js';
+
+/** Largest finished-job view (JSON bytes) carried in job.evt.changed. */
+export const JOB_EVENT_VIEW_BYTES = 4096;
 
 /**
  * Events of the queue broker (outbox → events stream). The gateway listens to them on core NATS to end its long
@@ -14,6 +18,11 @@ export interface JobChangedEvent {
   endpointId: string;
   jobId: string;
   status: JobStatus;
+  /**
+   * A finished job's view and until when it is visible, when the view is at most JOB_EVENT_VIEW_BYTES: the edge
+   * answers its waiters and later reads from it without asking the broker.
+   */
+  finished?: { view: JobView; expiresAt: string };
 }
 
 /** A job leased to the worker was cancelled or timed out: job-stop should tell it. */
