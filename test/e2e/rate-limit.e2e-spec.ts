@@ -338,11 +338,11 @@ describe('per-user rate limits', () => {
       expect(reply.status).toBe(200);
       expectNoRateLimitHeaders(reply);
     }
-    await keysCli(db.url, ['user', 'exempt', 'vip', '--off']);
+    await keysCli(db.url, ['user', 'exempt', 'vip', '--off'], natsPrefix);
     const limited = await call(a, vip);
     expect(limited.status).toBe(200);
     expect(byName(rateLimits(limited.headers)).minute.r).toBe(REST_QUOTAS.minute - 1);
-    await keysCli(db.url, ['user', 'exempt', 'vip']);
+    await keysCli(db.url, ['user', 'exempt', 'vip'], natsPrefix);
     expectNoRateLimitHeaders(await call(a, vip));
   });
 

@@ -59,6 +59,18 @@ export class GatewayConfig extends BaseConfig {
   @MinLength(1)
   OPENAPI_DIR = 'apps/gateway/openapi';
 
+  /**
+   * How long a replica trusts what it found for an API key (a user and key, or a refusal) before asking the
+   * database again; 0 turns the cache off. Revocations and exemption changes reach every replica within a second
+   * as an event; this bounds how long a replica that missed the event keeps the old answer
+   * (docs/adr/0012-edge-auth-cache-and-limiter.md).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
+  @Type(() => Number)
+  AUTH_CACHE_TTL_MS = 10_000;
+
   // Per-user rate limits (docs/adr/0004-rate-limits.md). Quotas are `minute,hour,day`; 0 blocks the policy.
 
   /** `false` turns the limiter off: nothing counted, no RateLimit headers, never 429. */
