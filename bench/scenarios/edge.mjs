@@ -18,13 +18,13 @@ async function load(url, headers, seconds) {
   return { reqPerSec: result['2xx'] / (result.duration || seconds), p99: result.latency.p99 };
 }
 
-/** Mean duration (ms) of the limiter's counter statement, from the gateway's own histogram; null when none. */
-async function storeStatementMs(gatewayUrl) {
+/** Mean duration (ms) and number of the limiter's store statements, from the gateway's own histogram. */
+async function storeStatements(gatewayUrl) {
   const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
   const value = (name) =>
     Number(/\s(\S+)$/.exec(text.split('\n').find((line) => line.startsWith(name)) ?? ' 0')[1]);
   const count = value('gateway_rate_limit_store_seconds_count');
-  return count ? (value('gateway_rate_limit_store_seconds_sum') / count) * 1000 : null;
+  return { count, ms: count ? (value('gateway_rate_limit_store_seconds_sum') / count) * 1000 : null };
 }
 
 async function rateLimitHeader(url, key) {
@@ -97,10 +97,10 @@ export default {
     },
   ],
   async teardown(state) {
-    state.storeMs = await storeStatementMs(state.gateway).catch(() => null);
+    state.store = await storeStatements(state.gateway).catch(() => null);
   },
   notes: (state) => [
     `autocannon, ${CONNECTIONS} connections, ${state.seconds} s per round and side, in the harness process`,
-    `the limiter's counter statement took ${state.storeMs?.toFixed(2) ?? '?'} ms on average over the run so far (gateway_rate_limit_store_seconds)`,
+    `the limiter's store statements (exact hits and batched flushes, gateway_rate_limit_store_seconds): ${state.store?.count ?? '?'} over the run so far, ${state.store?.ms?.toFixed(2) ?? '?'} ms on average`,
   ],
 };

@@ -126,6 +126,16 @@ export class GatewayConfig extends BaseConfig {
   @Type(() => Number)
   RATE_LIMIT_STORE_TIMEOUT_MS = 250;
 
+  /**
+   * How often each replica sends its locally counted requests to the shared counters (one statement for all)
+   * and learns the other replicas' counts: the overshoot across replicas grows with it (docs/adr/0012).
+   */
+  @IsInt()
+  @Min(10)
+  @Max(5000)
+  @Type(() => Number)
+  RATE_LIMIT_FLUSH_MS = 100;
+
   /** After a store failure, requests are admitted without asking the store for this long (then it is retried). */
   @IsInt()
   @Min(0)

@@ -1,4 +1,5 @@
 import {
+  Inject,
   Injectable,
   Logger,
   Optional,
@@ -20,7 +21,8 @@ import { PrincipalCache } from './principal-cache.js';
 export class AccountEvents {
   private readonly logger = new Logger('account-events');
 
-  constructor(@Optional() private readonly nats?: NatsClient | null) {}
+  // Named explicitly: the union type's metadata would be `Object`, and Nest would inject nothing.
+  constructor(@Optional() @Inject(NatsClient) private readonly nats?: NatsClient | null) {}
 
   /** Whether the event reached the NATS server. */
   async changed(event: AccountChangedEvent): Promise<boolean> {
