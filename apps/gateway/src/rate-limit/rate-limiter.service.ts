@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
 import { DomainError, ErrorCode } from '@app/contracts';
 import type { Principal } from '../accounts/accounts.service.js';
+import { HandlerMetadata } from '../edge/handler-metadata.js';
 import { GatewayConfig } from '../gateway.config.js';
 import { type CounterHit, RateLimitCountersRepository } from './rate-limit-counters.repository.js';
 import { type CounterSnapshot, decide, type RateLimitDecision } from './rate-limit-decision.js';
@@ -58,11 +59,19 @@ export class RateLimiter implements BeforeApplicationShutdown {
   private flushTimer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
 
+  /** The route's policy rule, or null for a `@NoRateLimit()` route. */
+  private readonly rules: HandlerMetadata<RateLimitPolicyRule | null>;
+
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     private readonly counters: RateLimitCountersRepository,
     config: GatewayConfig,
   ) {
+    this.rules = new HandlerMetadata((targets) =>
+      reflector.getAllAndOverride<boolean>(NO_RATE_LIMIT, targets)
+        ? null
+        : (reflector.getAllAndOverride<RateLimitPolicyRule>(RATE_LIMIT_POLICY, targets) ?? DEFAULT_RULE),
+    );
     this.enabled = config.RATE_LIMITS_ENABLED;
     this.policies = policiesFrom(config);
     this.backoffMs = config.RATE_LIMIT_STORE_BACKOFF_MS;
@@ -90,10 +99,8 @@ export class RateLimiter implements BeforeApplicationShutdown {
     auth: { endpointParam?: string },
   ): Promise<void> {
     if (!this.enabled || context.getType() !== 'http') return;
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(NO_RATE_LIMIT, targets)) return;
-    const rule =
-      this.reflector.getAllAndOverride<RateLimitPolicyRule>(RATE_LIMIT_POLICY, targets) ?? DEFAULT_RULE;
+    const rule = this.rules.of(context);
+    if (!rule) return;
     if (principal.user.rateLimitExempt) {
       rateLimitMetrics.requests.inc({ policy: rule.policy, outcome: 'exempt' });
       return;
