@@ -123,7 +123,7 @@ export default {
     }
   },
   notes: (state) => [
-    `gateway CPU per request (process_cpu_seconds_total / requests answered): limiter on ${state.cpu.on.usPerRequest.toFixed(0)} µs, limiter off ${state.cpu.off.usPerRequest.toFixed(0)} µs`,
+    `gateway CPU per request (process_cpu_seconds_total / requests answered): limiter on ${state.cpu.on.usPerRequest.toFixed(0)} µs (it also serves the bench worker's long polls), limiter off ${state.cpu.off.usPerRequest.toFixed(0)} µs`,
     `autocannon, ${CONNECTIONS} connections, ${state.seconds} s per round and side, in the harness process`,
     `the limiter's store statements (exact hits and batched flushes, gateway_rate_limit_store_seconds): ${state.store?.count ?? '?'} over the run so far, ${state.store?.ms?.toFixed(2) ?? '?'} ms on average`,
   ],
