@@ -8,23 +8,34 @@ import { bareNest, jobsEndpoint } from '../lib/fixtures.mjs';
 
 const CONNECTIONS = 8;
 
-async function load(url, headers, seconds) {
+async function load(url, headers, seconds, counted) {
   const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: seconds });
   if (result.errors || result.timeouts || result.non2xx) {
     throw new Error(
       `autocannon ${url}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`,
     );
   }
+  if (counted) counted.requests += result['2xx'];
   return { reqPerSec: result['2xx'] / (result.duration || seconds), p99: result.latency.p99 };
 }
 
-/** Mean duration (ms) of the limiter's counter statement, from the gateway's own histogram; null when none. */
-async function storeStatementMs(gatewayUrl) {
+/**
+ * CPU seconds (user + system) the process behind `url` has used, from its own /metrics. Divided by the requests
+ * it answered meanwhile, a cost per request that CPU contention on a shared machine does not inflate (req/s does).
+ */
+async function cpuSeconds(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('process_cpu_seconds_total '));
+  return line ? Number(line.split(' ')[1]) : NaN;
+}
+
+/** Mean duration (ms) and number of the limiter's store statements, from the gateway's own histogram. */
+async function storeStatements(gatewayUrl) {
   const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
   const value = (name) =>
     Number(/\s(\S+)$/.exec(text.split('\n').find((line) => line.startsWith(name)) ?? ' 0')[1]);
   const count = value('gateway_rate_limit_store_seconds_count');
-  return count ? (value('gateway_rate_limit_store_seconds_sum') / count) * 1000 : null;
+  return { count, ms: count ? (value('gateway_rate_limit_store_seconds_sum') / count) * 1000 : null };
 }
 
 async function rateLimitHeader(url, key) {
@@ -58,7 +69,13 @@ export default {
       throw new Error('the limiter-on gateway sent no RateLimit header');
     if (await rateLimitHeader(urls.off, ctx.key))
       throw new Error('the limiter-off gateway sent a RateLimit header');
+    const cpu = {
+      on: { url: ctx.system.url('gateway'), requests: 0 },
+      off: { url: ctx.system.url('gateway-nolimit'), requests: 0 },
+    };
+    for (const side of Object.values(cpu)) side.before = await cpuSeconds(side.url);
     return {
+      cpu,
       gateway: ctx.system.url('gateway'),
       settings: { connections: CONNECTIONS, secondsPerRound: seconds },
       seconds,
@@ -69,7 +86,8 @@ export default {
   sides: {
     'limiter on': {
       label: 'gateway GET /v2/{id}/status/{job}: auth, rate limiter on, job read from queue-broker over NATS',
-      run: (state, { warmup }) => load(state.urls.on, state.headers, warmup ? 0.5 : state.seconds),
+      run: (state, { warmup }) =>
+        load(state.urls.on, state.headers, warmup ? 0.5 : state.seconds, state.cpu.on),
     },
     'bare nest': {
       label: 'bare Nest 12 app, Fastify adapter, same route answering a fixed job (no modules)',
@@ -77,7 +95,8 @@ export default {
     },
     'limiter off': {
       label: 'the same gateway with RATE_LIMITS_ENABLED=false',
-      run: (state, { warmup }) => load(state.urls.off, state.headers, warmup ? 0.5 : state.seconds),
+      run: (state, { warmup }) =>
+        load(state.urls.off, state.headers, warmup ? 0.5 : state.seconds, state.cpu.off),
     },
   },
   comparisons: [
@@ -97,10 +116,15 @@ export default {
     },
   ],
   async teardown(state) {
-    state.storeMs = await storeStatementMs(state.gateway).catch(() => null);
+    state.store = await storeStatements(state.gateway).catch(() => null);
+    for (const side of Object.values(state.cpu)) {
+      const used = (await cpuSeconds(side.url).catch(() => NaN)) - side.before;
+      side.usPerRequest = side.requests ? (used / side.requests) * 1e6 : NaN;
+    }
   },
   notes: (state) => [
+    `gateway CPU per request (process_cpu_seconds_total / requests answered): limiter on ${state.cpu.on.usPerRequest.toFixed(0)} µs (it also serves the bench worker's long polls), limiter off ${state.cpu.off.usPerRequest.toFixed(0)} µs`,
     `autocannon, ${CONNECTIONS} connections, ${state.seconds} s per round and side, in the harness process`,
-    `the limiter's counter statement took ${state.storeMs?.toFixed(2) ?? '?'} ms on average over the run so far (gateway_rate_limit_store_seconds)`,
+    `the limiter's store statements (exact hits and batched flushes, gateway_rate_limit_store_seconds): ${state.store?.count ?? '?'} over the run so far, ${state.store?.ms?.toFixed(2) ?? '?'} ms on average`,
   ],
 };

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from './paths.js';
+import { testEnv } from './test-env.js';
 
 const run = promisify(execFile);
 
@@ -11,10 +12,15 @@ export interface TestKey {
   userId: string;
 }
 
-/** Runs the gateway's keys CLI (`npm run keys`) against a test database, as an operator would. */
-export async function keysCli(databaseUrl: string, args: string[]): Promise<string> {
+/**
+ * Runs the gateway's keys CLI (`npm run keys`) against a test database, as an operator would. `natsPrefix`: the
+ * running system's, so its revocations and exemption changes reach the gateways at once (without it they are
+ * announced under a prefix nobody listens to, and the gateways see them after AUTH_CACHE_TTL_MS).
+ */
+export async function keysCli(databaseUrl: string, args: string[], natsPrefix?: string): Promise<string> {
+  const bus = natsPrefix ? { NATS_URL: testEnv().natsUrl, NATS_PREFIX: natsPrefix } : {};
   const { stdout } = await run(process.execPath, [join(ROOT, 'dist/apps/gateway/cli/keys.cli.js'), ...args], {
-    env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl },
+    env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, ...bus },
   });
   return stdout.trim();
 }
@@ -37,8 +43,8 @@ export async function createKey(
   return JSON.parse(await keysCli(databaseUrl, args)) as TestKey;
 }
 
-export async function revokeKey(databaseUrl: string, keyId: string): Promise<void> {
-  await keysCli(databaseUrl, ['key', 'revoke', keyId]);
+export async function revokeKey(databaseUrl: string, keyId: string, natsPrefix?: string): Promise<void> {
+  await keysCli(databaseUrl, ['key', 'revoke', keyId], natsPrefix);
 }
 
 /** A user with a full-access key, in one call. */

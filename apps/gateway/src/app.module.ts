@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { PlatformModule } from '@app/platform';
+import { AccountEventsListener } from './accounts/account-events.js';
 import { AccountsModule } from './accounts/accounts.module.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { CatalogModule } from './catalog/catalog.module.js';
@@ -46,6 +47,7 @@ export class AppModule {
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_GUARD, useClass: AuthGuard },
+        AccountEventsListener,
       ],
     };
   }

@@ -59,6 +59,18 @@ export class GatewayConfig extends BaseConfig {
   @MinLength(1)
   OPENAPI_DIR = 'apps/gateway/openapi';
 
+  /**
+   * How long a replica trusts what it found for an API key (a user and key, or a refusal) before asking the
+   * database again; 0 turns the cache off. Revocations and exemption changes reach every replica within a second
+   * as an event; this bounds how long a replica that missed the event keeps the old answer
+   * (docs/adr/0012-edge-auth-cache-and-limiter.md).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
+  @Type(() => Number)
+  AUTH_CACHE_TTL_MS = 10_000;
+
   // Per-user rate limits (docs/adr/0004-rate-limits.md). Quotas are `minute,hour,day`; 0 blocks the policy.
 
   /** `false` turns the limiter off: nothing counted, no RateLimit headers, never 429. */
@@ -113,6 +125,16 @@ export class GatewayConfig extends BaseConfig {
   @Min(10)
   @Type(() => Number)
   RATE_LIMIT_STORE_TIMEOUT_MS = 250;
+
+  /**
+   * How often each replica sends its locally counted requests to the shared counters (one statement for all)
+   * and learns the other replicas' counts: the overshoot across replicas grows with it (docs/adr/0012).
+   */
+  @IsInt()
+  @Min(10)
+  @Max(5000)
+  @Type(() => Number)
+  RATE_LIMIT_FLUSH_MS = 100;
 
   /** After a store failure, requests are admitted without asking the store for this long (then it is retried). */
   @IsInt()

@@ -27,5 +27,6 @@ export * from './endpoints/endpoint.contracts.js';
 export * from './jobs/job.model.js';
 export * from './jobs/job.contracts.js';
 export * from './jobs/job.events.js';
+export * from './accounts/account.events.js';
 export * from './jobs/payload-blobs.js';
 export * from './common/container-settings.dto.js';

@@ -27,6 +27,9 @@ export class NatsClient {
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
       waitOnFirstConnect: false,
+      // Otherwise every request and every subscription timeout captures an Error for its stack in case it fails;
+      // the buses turn NATS failures into DomainErrors carrying the message only, so the stacks were never read.
+      noAsyncTraces: true,
     });
     const jsm = await jetstreamManager(nc, { timeout: 5000 });
     return new NatsClient(nc, jetstream(nc, { timeout: 5000 }), jsm, prefix);

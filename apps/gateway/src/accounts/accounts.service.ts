@@ -1,9 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { DomainError, ErrorCode } from '@app/contracts';
+import { type AccountChangedEvent, DomainError, ErrorCode } from '@app/contracts';
+import { AccountEvents } from './account-events.js';
 import { ApiKeyEntity } from './api-key.entity.js';
 import type { ApiKeyScope } from './api-key-scope.js';
-import { ApiKeysRepository } from './api-keys.repository.js';
+import { ApiKeysRepository, type RevokedKey } from './api-keys.repository.js';
+import { type Authentication, PrincipalCache } from './principal-cache.js';
 import { UserEntity } from './user.entity.js';
 import { UsersRepository } from './users.repository.js';
 
@@ -28,9 +30,13 @@ export function hashKey(key: string): string {
 /** Users and their API keys: the gateway owns both. */
 @Injectable()
 export class AccountsService {
+  private readonly logger = new Logger('accounts');
+
   constructor(
     private readonly users: UsersRepository,
     private readonly keys: ApiKeysRepository,
+    private readonly cache: PrincipalCache,
+    private readonly events: AccountEvents,
   ) {}
 
   static looksLikeKey(value: string): boolean {
@@ -93,10 +99,23 @@ export class AccountsService {
     return { key, record };
   }
 
-  /** The principal of a presented key, or why it is refused (unknown, revoked). */
-  async authenticate(key: string): Promise<Principal | 'unknown' | 'revoked'> {
+  /**
+   * The principal of a presented key, or why it is refused (unknown, revoked): from the cache when it has the
+   * answer (see PrincipalCache for what is cached, how long, and how a change reaches every replica).
+   */
+  async authenticate(key: string): Promise<Authentication> {
     if (!AccountsService.looksLikeKey(key)) return 'unknown';
-    const record = await this.keys.findByHash(hashKey(key));
+    const keyHash = hashKey(key);
+    const cached = this.cache.get(keyHash);
+    if (cached !== undefined) return cached;
+    const ticket = this.cache.ticket();
+    const found = await this.lookUp(keyHash);
+    this.cache.set(keyHash, found, ticket);
+    return found;
+  }
+
+  private async lookUp(keyHash: string): Promise<Authentication> {
+    const record = await this.keys.findByHash(keyHash);
     if (!record) return 'unknown';
     if (record.revokedAt) return 'revoked';
     const user = await this.users.findById(record.userId);
@@ -109,13 +128,35 @@ export class AccountsService {
   }
 
   /** Revokes the workers' keys of an endpoint (it was deleted); how many were still active. */
-  revokeWorkerKeys(endpointId: string): Promise<number> {
-    return this.keys.revokeWorkerKeys(endpointId, new Date());
+  async revokeWorkerKeys(endpointId: string): Promise<number> {
+    const revoked = await this.keys.revokeWorkerKeys(endpointId, new Date());
+    await this.keysRevoked(revoked);
+    return revoked.length;
   }
 
+  /** Revokes a key; every gateway replica refuses it within a second (AUTH_CACHE_TTL_MS without NATS). */
   async revokeKey(id: string): Promise<void> {
-    if (!(await this.keys.revoke(id, new Date()))) {
-      throw new DomainError(ErrorCode.NotFound, `no active API key ${id}`);
+    const revoked = await this.keys.revoke(id, new Date());
+    if (!revoked) throw new DomainError(ErrorCode.NotFound, `no active API key ${id}`);
+    await this.keysRevoked([revoked]);
+  }
+
+  private async keysRevoked(revoked: RevokedKey[]): Promise<void> {
+    const byUser = new Map<string, string[]>();
+    for (const key of revoked) byUser.set(key.userId, [...(byUser.get(key.userId) ?? []), key.id]);
+    for (const [userId, revokedKeyIds] of byUser) {
+      await this.changed({ userId, revokedKeyIds, reason: 'key-revoked' });
+    }
+  }
+
+  /** Drops this replica's entries at once (no round trip through NATS for our own change), then tells the rest. */
+  private async changed(event: AccountChangedEvent): Promise<void> {
+    this.cache.dropUser(event.userId);
+    if (!(await this.events.changed(event))) {
+      this.logger.warn(
+        `the gateway replicas were not told that user ${event.userId} changed (${event.reason}); ` +
+          'they notice once their cached entry expires (AUTH_CACHE_TTL_MS)',
+      );
     }
   }
 
@@ -127,11 +168,12 @@ export class AccountsService {
     return this.users.findByIdOrName(idOrName);
   }
 
-  /** Exempt users are never rate-limited and get no rate-limit headers; effective on their next request. */
+  /** Exempt users are never rate-limited and get no rate-limit headers; in force on every replica within a second. */
   async setRateLimitExempt(idOrName: string, exempt: boolean): Promise<UserEntity> {
     const user = await this.users.findByIdOrName(idOrName);
     if (!user) throw DomainError.notFound('user', idOrName);
     await this.users.setRateLimitExempt(user.id, exempt);
+    await this.changed({ userId: user.id, revokedKeyIds: [], reason: 'user-changed' });
     return Object.assign(user, { rateLimitExempt: exempt });
   }
 

@@ -22,23 +22,39 @@ export class ApiKeysRepository {
     return this.repo.find({ where: userId ? { userId } : {}, order: { createdAt: 'ASC' } });
   }
 
-  async revokeWorkerKeys(endpointId: string, at: Date): Promise<number> {
+  /** Revokes the active worker keys of an endpoint; the keys revoked (to tell the gateway replicas). */
+  async revokeWorkerKeys(endpointId: string, at: Date): Promise<RevokedKey[]> {
     const result = await this.repo
       .createQueryBuilder()
       .update()
       .set({ revokedAt: at })
       .where("scope = 'worker' AND :endpointId = ANY(endpoint_ids) AND revoked_at IS NULL", { endpointId })
+      .returning(['id', 'user_id'])
       .execute();
-    return result.affected ?? 0;
+    return revokedRows(result.raw);
   }
 
-  async revoke(id: string, at: Date): Promise<boolean> {
+  /** Revokes the key if it is active; the key revoked, or null. */
+  async revoke(id: string, at: Date): Promise<RevokedKey | null> {
     const result = await this.repo
       .createQueryBuilder()
       .update()
       .set({ revokedAt: at })
       .where('id = :id AND revoked_at IS NULL', { id })
+      .returning(['id', 'user_id'])
       .execute();
-    return (result.affected ?? 0) > 0;
+    return revokedRows(result.raw)[0] ?? null;
   }
+}
+
+export interface RevokedKey {
+  id: string;
+  userId: string;
+}
+
+function revokedRows(raw: unknown): RevokedKey[] {
+  return (Array.isArray(raw) ? (raw as { id: string; user_id: string }[]) : []).map((row) => ({
+    id: row.id,
+    userId: row.user_id,
+  }));
 }

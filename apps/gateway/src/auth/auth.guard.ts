@@ -4,6 +4,7 @@ import { DomainError, ErrorCode } from '@app/contracts';
 import { requestContext } from '@app/observability';
 import { IS_PUBLIC } from '@app/platform';
 import { AccountsService, type Principal } from '../accounts/accounts.service.js';
+import { HandlerMetadata } from '../edge/handler-metadata.js';
 import { RateLimiter } from '../rate-limit/rate-limiter.service.js';
 import {
   AUTH_RULE,
@@ -83,16 +84,24 @@ export function authorize(principal: Principal, rule: AuthRule, request: HttpReq
 /** Authenticates every non-public route (401) and checks the key's scope against it (403). */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  /** The route's rule, or null for a public route. */
+  private readonly rules: HandlerMetadata<AuthRule | null>;
+
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     private readonly accounts: AccountsService,
     private readonly rateLimits: RateLimiter,
-  ) {}
+  ) {
+    this.rules = new HandlerMetadata((targets) =>
+      reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)
+        ? null
+        : (reflector.getAllAndOverride<AuthRule>(AUTH_RULE, targets) ?? DEFAULT_RULE),
+    );
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-    const rule = this.reflector.getAllAndOverride<AuthRule>(AUTH_RULE, targets) ?? DEFAULT_RULE;
+    const rule = this.rules.of(context);
+    if (!rule) return true;
     const request = httpRequestOf<HttpRequest>(context);
     const key = presentedKey(request, rule);
     if (!key) {

@@ -1,15 +1,17 @@
 import 'reflect-metadata';
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DomainError } from '@app/contracts';
-import { BaseConfig, ConfigModule, MigrationConfig } from '@app/config';
+import { BusConfig, ConfigModule, MigrationConfig } from '@app/config';
 import { DatabaseModule } from '@app/database';
+import { NatsClient } from '@app/messaging';
 import { loadConfigOrExit } from '@app/platform';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { isApiKeyScope } from '../accounts/api-key-scope.js';
 import { DATA_SOURCE_SPEC } from '../data-source.js';
+import { GatewayConfig } from '../gateway.config.js';
 import { RateLimitAdminModule } from '../rate-limit/rate-limit-admin.module.js';
 import { parseQuotaArgument, RateLimitAdminService } from '../rate-limit/rate-limit-admin.service.js';
 
@@ -22,16 +24,36 @@ const USAGE = `usage: npm run keys -- <command> [options]
   key create <user> [--scope full|read|endpoints] [--endpoints id,id] [--name text] [--json]
                                             issue a key (shown once)
   key list [<user>]                         list keys (never the keys themselves)
-  key revoke <keyId>                        revoke a key (effective immediately)
+  key revoke <keyId>                        revoke a key (on every gateway replica within a second)
   limits set <user> [--policy rest] [--minute N|default] [--hour N|default] [--day N|default]
                                             override the user's quotas of one policy (effective at once)
   limits clear <user> [--policy name]       back to the defaults (every policy without --policy)
   limits list [<user>] [--json]             list quota overrides ('-': the configured default)
 
+  Revocations and exemptions are announced to the gateways over NATS (NATS_URL, NATS_PREFIX as the gateway's);
+  without NATS they take effect once a gateway's cached entry expires (AUTH_CACHE_TTL_MS).
+
   policies: rest, queue.run, queue.runsync, queue.status, queue.stream, queue.cancel, queue.purge-queue`;
 
 @Module({})
 class CliModule {}
+
+/** How long the CLI tries to reach NATS before it goes on without (the database change is what counts). */
+const NATS_CONNECT_TIMEOUT_MS = 3000;
+
+/** The CLI's own bus connection, to announce revocations and exemption changes to the gateways; null without. */
+async function connectBus(bus: BusConfig): Promise<NatsClient | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), NATS_CONNECT_TIMEOUT_MS);
+  });
+  const connecting = NatsClient.connect(bus.NATS_URL, bus.NATS_PREFIX, 'gateway-keys-cli').catch(() => null);
+  const nats = await Promise.race([connecting, timeout]);
+  clearTimeout(timer);
+  // Connected after all, too late: close it so the process can exit.
+  if (!nats) void connecting.then((late) => late?.drain());
+  return nats;
+}
 
 /** Unknown options and missing values end the command with the usage, not a stack trace. */
 function parseArgsOrExit<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
@@ -44,6 +66,7 @@ function parseArgsOrExit<T extends ParseArgsConfig>(config: T): ReturnType<typeo
 }
 
 const config = loadConfigOrExit(MigrationConfig);
+const bus = loadConfigOrExit(BusConfig);
 const { values, positionals } = parseArgsOrExit({
   allowPositionals: true,
   options: {
@@ -61,11 +84,23 @@ const { values, positionals } = parseArgsOrExit({
   },
 });
 
+const CHANGES = new Set(['key revoke', 'user exempt']);
+const nats = CHANGES.has(`${positionals[0]} ${positionals[1]}`) ? await connectBus(bus) : null;
+
+@Global()
+@Module({ providers: [{ provide: NatsClient, useValue: nats }], exports: [NatsClient] })
+class CliBusModule {}
+
 const app = await NestFactory.createApplicationContext(
   {
     module: CliModule,
     imports: [
-      ConfigModule.forRoot(BaseConfig, Object.assign(new BaseConfig(), config, { DATABASE_POOL_SIZE: 2 })),
+      // The gateway's defaults (e.g. the auth cache's) with the CLI's database and bus; nothing else is read.
+      ConfigModule.forRoot(
+        GatewayConfig,
+        Object.assign(new GatewayConfig(), bus, config, { DATABASE_POOL_SIZE: 2 }),
+      ),
+      CliBusModule,
       DatabaseModule.forApp(DATA_SOURCE_SPEC, 'gateway-cli'),
       AccountsModule,
       RateLimitAdminModule,
@@ -79,6 +114,12 @@ const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 const [group, action, arg] = positionals;
 
 async function main(): Promise<number> {
+  if (CHANGES.has(`${group} ${action}`) && !nats) {
+    process.stderr.write(
+      `warning: NATS (${bus.NATS_URL}) unreachable: the gateways will see this change only once their cached ` +
+        'entry expires (AUTH_CACHE_TTL_MS)\n',
+    );
+  }
   if (values.help || !group) {
     out(USAGE);
     return values.help ? 0 : 2;
@@ -189,4 +230,5 @@ try {
   code = 1;
 }
 await app.close();
+await nats?.drain();
 process.exit(code);

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { DATA_SOURCE_SPEC } from '../data-source.js';
 import { GatewayConfig } from '../gateway.config.js';
 import type { CounterSnapshot } from './rate-limit-decision.js';
+import { counterKey, type CounterIncrement, type SharedCounter } from './rate-limit-local-counters.js';
 import { RATE_LIMIT_WINDOWS, type PerWindow, type RateLimitWindow } from './rate-limit-policies.js';
 
 /** One request to count: whose, under which policy, and the windows and default quotas of that policy. */
@@ -70,15 +71,63 @@ RETURNING last_admitted, extract(epoch FROM clock_timestamp())::float8 AS now,
   ${RATE_LIMIT_WINDOWS.map((w) => `${w}_start::float8, ${w}_count, ${w}_quota`).join(', ')}`;
 
 /**
+ * ONE statement per flush for every counter a replica touched since the last one
+ * (docs/adr/0012-edge-auth-cache-and-limiter.md): adds what the replica admitted locally (unconditionally: those
+ * requests were answered already) and answers every counter's total, all replicas' counts and the user's
+ * override included. Rows are written in key order, the same on every replica, so two replicas' flushes never
+ * deadlock. Window starts and rollover as in HIT_STATEMENT. A counter sent with 0 (it only refused) is written
+ * too: one row per active counter per flush interval, what keeps the statement single.
+ */
+export const FLUSH_STATEMENT = `
+WITH clock AS (SELECT extract(epoch FROM clock_timestamp())::float8 AS now),
+input AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[],
+    ${RATE_LIMIT_WINDOWS.map((_, i) => `$${5 + i}::int[]`).join(', ')},
+    ${RATE_LIMIT_WINDOWS.map((_, i) => `$${8 + i}::int[]`).join(', ')})
+    AS i (user_id, policy, scope_key, increment,
+      ${RATE_LIMIT_WINDOWS.map((w) => `${w}_length`).join(', ')},
+      ${RATE_LIMIT_WINDOWS.map((w) => `${w}_default`).join(', ')})
+),
+fresh AS (
+  SELECT i.user_id, i.policy, i.scope_key, i.increment,
+    ${RATE_LIMIT_WINDOWS.map((w) => `(floor(clock.now / i.${w}_length) * i.${w}_length)::bigint AS ${w}_start`).join(', ')},
+    ${RATE_LIMIT_WINDOWS.map((w) => `coalesce(o.${w}_quota, i.${w}_default) AS ${w}_quota`).join(', ')}
+  FROM input i CROSS JOIN clock
+  LEFT JOIN ${OVERRIDES} o ON o.user_id = i.user_id AND o.policy = i.policy
+)
+INSERT INTO ${COUNTERS} AS c (user_id, policy, scope_key,
+  ${RATE_LIMIT_WINDOWS.map((w) => `${w}_start, ${w}_count, ${w}_quota`).join(', ')}, last_admitted, updated_at)
+SELECT user_id, policy, scope_key,
+  ${RATE_LIMIT_WINDOWS.map((w) => `${w}_start, increment, ${w}_quota`).join(', ')}, increment > 0, clock_timestamp()
+FROM fresh
+ORDER BY user_id, policy, scope_key
+ON CONFLICT (user_id, policy, scope_key) DO UPDATE SET
+  ${RATE_LIMIT_WINDOWS.map(
+    (w) =>
+      `${w}_start = greatest(c.${w}_start, excluded.${w}_start), ${w}_count = ${current(w)} + excluded.${w}_count, ${w}_quota = excluded.${w}_quota`,
+  ).join(',\n  ')},
+  updated_at = excluded.updated_at
+RETURNING user_id, policy, scope_key, extract(epoch FROM clock_timestamp())::float8 AS now,
+  ${RATE_LIMIT_WINDOWS.map((w) => `${w}_start::float8, ${w}_count, ${w}_quota`).join(', ')}`;
+
+/**
  * Longest wait for a connection: a new one, or a turn on one of the pool's while a burst is being counted. Longer
  * than the statement timeout on purpose: a burst must queue for the limiter, not slip past it (fail open).
  */
 const CONNECT_TIMEOUT_MS = 2000;
 
-type HitRow = { last_admitted: boolean; now: number } & Record<
-  `${RateLimitWindow}_${'start' | 'count' | 'quota'}`,
-  number
->;
+type WindowColumns = Record<`${RateLimitWindow}_${'start' | 'count' | 'quota'}`, number>;
+type HitRow = { last_admitted: boolean; now: number } & WindowColumns;
+type FlushRow = { user_id: string; policy: string; scope_key: string; now: number } & WindowColumns;
+
+function windowsOf(row: WindowColumns): SharedCounter['windows'] {
+  const window = (w: RateLimitWindow) => ({
+    start: row[`${w}_start`],
+    count: row[`${w}_count`],
+    quota: row[`${w}_quota`],
+  });
+  return { minute: window('minute'), hour: window('hour'), day: window('day') };
+}
 
 /**
  * The shared counters, in the gateway's own schema. It has a small pg pool of its own, apart from the app's
@@ -135,16 +184,26 @@ export class RateLimitCountersRepository implements OnApplicationShutdown {
     }
     client.release();
     const row = rows[0];
-    const window = (w: RateLimitWindow) => ({
-      start: row[`${w}_start`],
-      count: row[`${w}_count`],
-      quota: row[`${w}_quota`],
-    });
-    return {
-      admitted: row.last_admitted,
-      now: row.now,
-      windows: { minute: window('minute'), hour: window('hour'), day: window('day') },
-    };
+    return { admitted: row.last_admitted, now: row.now, windows: windowsOf(row) };
+  }
+
+  /** Adds every increment and answers each counter's total, by `counterKey`, in one statement. */
+  async flush(batch: readonly CounterIncrement[]): Promise<Map<string, SharedCounter>> {
+    const column = <T>(pick: (item: CounterIncrement) => T) => batch.map(pick);
+    const { rows } = await this.pool.query<FlushRow>(FLUSH_STATEMENT, [
+      column((b) => b.hit.userId),
+      column((b) => b.hit.policy),
+      column((b) => b.hit.scopeKey),
+      column((b) => b.increment),
+      ...RATE_LIMIT_WINDOWS.map((w) => column((b) => b.hit.windowSeconds[w])),
+      ...RATE_LIMIT_WINDOWS.map((w) => column((b) => b.hit.defaultQuotas[w])),
+    ]);
+    return new Map(
+      rows.map((row) => [
+        counterKey({ userId: row.user_id, policy: row.policy, scopeKey: row.scope_key }),
+        { now: row.now, windows: windowsOf(row) },
+      ]),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

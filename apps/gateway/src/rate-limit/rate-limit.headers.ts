@@ -26,8 +26,23 @@ export function rateLimitField(windows: readonly WindowState[]): string {
   );
 }
 
+/** Serialised policies by their figures: few distinct ones (the defaults, the overrides), one per request. */
+const policyFields = new Map<string, string>();
+const MAX_POLICY_FIELDS = 1000;
+
 /** `RateLimit-Policy`: `q` quota and `w` window length in seconds, per window. */
 export function rateLimitPolicyField(windows: readonly WindowState[]): string {
+  const key = windows.map((w) => `${w.name}:${w.quota}:${w.windowSeconds}`).join(',');
+  let field = policyFields.get(key);
+  if (field === undefined) {
+    if (policyFields.size >= MAX_POLICY_FIELDS) policyFields.clear();
+    field = serializePolicy(windows);
+    policyFields.set(key, field);
+  }
+  return field;
+}
+
+function serializePolicy(windows: readonly WindowState[]): string {
   return serializeList(
     windows.map((w) => [
       w.name,

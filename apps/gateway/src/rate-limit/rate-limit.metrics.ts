@@ -19,7 +19,7 @@ export const rateLimitMetrics = {
   }),
   storeSeconds: new Histogram({
     name: 'gateway_rate_limit_store_seconds',
-    help: 'Time of one counter-store call (the single upsert statement), successful ones only',
+    help: 'Time of one counter-store statement (the exact hit of a counter not known locally, or a batched flush), successful ones only',
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
     registers: [metricsRegistry],
   }),

@@ -71,12 +71,15 @@ const BY_ENDPOINT = { endpointParam: 'endpointId' };
 
 let db: TestDatabase;
 const repositories: RateLimitCountersRepository[] = [];
+const limiters: RateLimiter[] = [];
 
 function limiter(env: Partial<GatewayConfig> = {}): RateLimiter {
   const config = Object.assign(new GatewayConfig(), { DATABASE_URL: db.url }, env);
   const counters = new RateLimitCountersRepository(config);
   repositories.push(counters);
-  return new RateLimiter(new Reflector(), counters, config);
+  const limits = new RateLimiter(new Reflector(), counters, config);
+  limiters.push(limits);
+  return limits;
 }
 
 async function refusal(promise: Promise<unknown>): Promise<DomainError> {
@@ -94,6 +97,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const limits of limiters) await limits.beforeApplicationShutdown();
   await Promise.all(repositories.map((r) => r.onApplicationShutdown()));
   await db?.drop();
 });

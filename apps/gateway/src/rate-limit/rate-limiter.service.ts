@@ -1,11 +1,13 @@
-import { type ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, type ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
 import { DomainError, ErrorCode } from '@app/contracts';
 import type { Principal } from '../accounts/accounts.service.js';
+import { HandlerMetadata } from '../edge/handler-metadata.js';
 import { GatewayConfig } from '../gateway.config.js';
-import { RateLimitCountersRepository } from './rate-limit-counters.repository.js';
-import { decide, type RateLimitDecision } from './rate-limit-decision.js';
+import { type CounterHit, RateLimitCountersRepository } from './rate-limit-counters.repository.js';
+import { type CounterSnapshot, decide, type RateLimitDecision } from './rate-limit-decision.js';
+import { counterKey, LocalCounters } from './rate-limit-local-counters.js';
 import { NO_RATE_LIMIT, RATE_LIMIT_POLICY, type RateLimitPolicyRule } from './rate-limit.decorators.js';
 import {
   RATE_LIMIT_HEADER,
@@ -27,6 +29,15 @@ interface LimitedRequest {
  * Per-user rate limits (docs/adr/0004-rate-limits.md). `AuthGuard` calls `enforce` once the caller is
  * authenticated and before it checks the key's scope, so 403s carry the headers too and 401s carry none.
  *
+ * Decided in memory (docs/adr/0012-edge-auth-cache-and-limiter.md): a counter this replica used within the last
+ * RATE_LIMIT_FLUSH_MS + RATE_LIMIT_STORE_TIMEOUT_MS is decided from the store's last total plus what this replica
+ * admitted since, with no round trip; every RATE_LIMIT_FLUSH_MS one statement sends the local increments of
+ * every counter used and brings back the totals, the other replicas' counts and the users' overrides included.
+ * A counter unknown here or gone stale is asked of the store with the exact statement (one request at a time
+ * per counter; the requests arriving meanwhile wait for it and are then decided locally). The price: across N
+ * replicas a window may admit more than its quota, by at most what the other replicas admit in about two flush
+ * intervals (the ADR gives the bound).
+ *
  * Store failures FAIL OPEN: when the counter store errs or does not answer within RATE_LIMIT_STORE_TIMEOUT_MS the
  * request is admitted without rate-limit headers, a warning is logged, `gateway_rate_limit_store_failures_total`
  * and `gateway_rate_limit_requests_total{outcome="fail_open"}` go up, and for RATE_LIMIT_STORE_BACKOFF_MS the
@@ -34,22 +45,47 @@ interface LimitedRequest {
  * capacity, it is not an access control: an outage of it must not become an outage of the API.
  */
 @Injectable()
-export class RateLimiter {
+export class RateLimiter implements BeforeApplicationShutdown {
   private readonly logger = new Logger('rate-limit');
   private readonly enabled: boolean;
   private readonly policies: ReadonlyMap<RateLimitPolicyName, RateLimitPolicy>;
   private readonly backoffMs: number;
+  private readonly flushMs: number;
   /** Until when (epoch ms) the store is not asked after a failure. */
   private backoffUntil = 0;
+  private readonly local: LocalCounters;
+  /** The exact hits under way, by counter: later requests of that counter wait for them. */
+  private readonly refreshing = new Map<string, Promise<CounterSnapshot | null>>();
+  private flushTimer?: NodeJS.Timeout;
+  private flushing?: Promise<void>;
+
+  /** The route's policy rule, or null for a `@NoRateLimit()` route. */
+  private readonly rules: HandlerMetadata<RateLimitPolicyRule | null>;
 
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     private readonly counters: RateLimitCountersRepository,
     config: GatewayConfig,
   ) {
+    this.rules = new HandlerMetadata((targets) =>
+      reflector.getAllAndOverride<boolean>(NO_RATE_LIMIT, targets)
+        ? null
+        : (reflector.getAllAndOverride<RateLimitPolicyRule>(RATE_LIMIT_POLICY, targets) ?? DEFAULT_RULE),
+    );
     this.enabled = config.RATE_LIMITS_ENABLED;
     this.policies = policiesFrom(config);
     this.backoffMs = config.RATE_LIMIT_STORE_BACKOFF_MS;
+    this.flushMs = config.RATE_LIMIT_FLUSH_MS;
+    // Older than one flush interval plus the longest a flush may take: the flushes have stopped refreshing it.
+    this.local = new LocalCounters(config.RATE_LIMIT_FLUSH_MS + config.RATE_LIMIT_STORE_TIMEOUT_MS);
+  }
+
+  /** Sends what is still unflushed (a graceful stop loses no counts), then stops flushing. */
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.flushTimer);
+    this.flushTimer = undefined;
+    await this.flushing;
+    await this.flush();
   }
 
   /**
@@ -63,10 +99,8 @@ export class RateLimiter {
     auth: { endpointParam?: string },
   ): Promise<void> {
     if (!this.enabled || context.getType() !== 'http') return;
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(NO_RATE_LIMIT, targets)) return;
-    const rule =
-      this.reflector.getAllAndOverride<RateLimitPolicyRule>(RATE_LIMIT_POLICY, targets) ?? DEFAULT_RULE;
+    const rule = this.rules.of(context);
+    if (!rule) return;
     if (principal.user.rateLimitExempt) {
       rateLimitMetrics.requests.inc({ policy: rule.policy, outcome: 'exempt' });
       return;
@@ -121,45 +155,94 @@ export class RateLimiter {
     }
   }
 
-  /** The store's verdict, or null when it failed (fail open: admitted, no headers). */
+  /** The verdict, or null when the store failed (fail open: admitted, no headers). */
   private async count(
     policy: RateLimitPolicy,
     userId: string,
     scopeKey: string,
   ): Promise<RateLimitDecision | null> {
-    if (Date.now() < this.backoffUntil) {
+    const failOpen = () => {
       rateLimitMetrics.requests.inc({ policy: policy.name, outcome: 'fail_open' });
       return null;
+    };
+    if (Date.now() < this.backoffUntil) return failOpen();
+    const hit: CounterHit = {
+      userId,
+      policy: policy.name,
+      scopeKey,
+      windowSeconds: policy.windowSeconds,
+      defaultQuotas: policy.quotas,
+    };
+    const key = counterKey(hit);
+    if (this.local.isFresh(key, Date.now()))
+      return decide(this.local.admit(key, Date.now()), policy.windowSeconds);
+    const pending = this.refreshing.get(key);
+    if (pending) {
+      // Another request of this counter is asking the store: decide from its answer, locally.
+      if (!(await pending) || !this.local.isFresh(key, Date.now())) return failOpen();
+      return decide(this.local.admit(key, Date.now()), policy.windowSeconds);
     }
+    const asking = this.exactHit(key, hit);
+    this.refreshing.set(key, asking);
+    try {
+      const snapshot = await asking;
+      return snapshot ? decide(snapshot, policy.windowSeconds) : failOpen();
+    } finally {
+      this.refreshing.delete(key);
+    }
+  }
+
+  /** The exact statement for a counter not known here (or stale): counts this request, refreshes the counter. */
+  private async exactHit(key: string, hit: CounterHit): Promise<CounterSnapshot | null> {
+    const stopTimer = rateLimitMetrics.storeSeconds.startTimer();
+    const sentAt = Date.now();
+    try {
+      const snapshot = await this.counters.hit(hit, () => Date.now() < this.backoffUntil);
+      if (!snapshot) return null;
+      stopTimer();
+      this.local.install(key, hit, snapshot, sentAt, Date.now());
+      this.startFlushing();
+      return snapshot;
+    } catch (error) {
+      this.storeFailed(error);
+      return null;
+    }
+  }
+
+  private startFlushing(): void {
+    if (this.flushTimer) return;
+    this.flushTimer = setInterval(() => {
+      // One flush at a time: a slow one delays the next rather than stacking statements on the store.
+      this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
+    }, this.flushMs);
+    // Nothing to keep a process alive for: shutdown flushes explicitly.
+    this.flushTimer.unref();
+  }
+
+  /** Sends every local increment (and asks every counter used since the last flush) in one statement. */
+  private async flush(): Promise<void> {
+    const sentAt = Date.now();
+    const batch = this.local.beginFlush(sentAt);
+    if (!batch.length) return;
     const stopTimer = rateLimitMetrics.storeSeconds.startTimer();
     try {
-      const snapshot = await this.counters.hit(
-        {
-          userId,
-          policy: policy.name,
-          scopeKey,
-          windowSeconds: policy.windowSeconds,
-          defaultQuotas: policy.quotas,
-        },
-        () => Date.now() < this.backoffUntil,
-      );
-      if (!snapshot) {
-        rateLimitMetrics.requests.inc({ policy: policy.name, outcome: 'fail_open' });
-        return null;
-      }
+      const rows = await this.counters.flush(batch);
       stopTimer();
-      return decide(snapshot, policy.windowSeconds);
+      this.local.endFlush(rows, sentAt, Date.now());
     } catch (error) {
-      const message = (error as Error).message ?? String(error);
-      const reason = /timeout|timed out|canceling statement/i.test(message) ? 'timeout' : 'error';
-      rateLimitMetrics.storeFailures.inc({ reason });
-      rateLimitMetrics.requests.inc({ policy: policy.name, outcome: 'fail_open' });
-      this.backoffUntil = Date.now() + this.backoffMs;
-      this.logger.warn(
-        `rate-limit store unavailable (${reason}: ${message}); admitting requests without limits for ` +
-          `${this.backoffMs} ms (fail open)`,
-      );
-      return null;
+      this.local.failFlush();
+      this.storeFailed(error);
     }
+  }
+
+  private storeFailed(error: unknown): void {
+    const message = (error as Error).message ?? String(error);
+    const reason = /timeout|timed out|canceling statement/i.test(message) ? 'timeout' : 'error';
+    rateLimitMetrics.storeFailures.inc({ reason });
+    this.backoffUntil = Date.now() + this.backoffMs;
+    this.logger.warn(
+      `rate-limit store unavailable (${reason}: ${message}); admitting requests without limits for ` +
+        `${this.backoffMs} ms (fail open)`,
+    );
   }
 }

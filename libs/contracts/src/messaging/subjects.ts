@@ -15,6 +15,7 @@ export const Domain = {
   Job: 'job',
   Worker: 'worker',
   Endpoint: 'endpoint',
+  Account: 'account',
 } as const;
 export type Domain = (typeof Domain)[keyof typeof Domain];
 
@@ -30,6 +31,7 @@ export const DomainOwner = {
   [Domain.Job]: 'queue-broker',
   [Domain.Worker]: 'queue-broker',
   [Domain.Endpoint]: 'endpoint-autoscaler',
+  [Domain.Account]: 'gateway',
 } as const satisfies Record<Domain, AppName>;
 
 export const APP_NAMES = [
@@ -48,6 +50,10 @@ export function domainsOwnedBy(app: AppName): Domain[] {
 }
 
 export const Subjects = {
+  account: {
+    /** Core NATS, published after commit: every gateway replica drops the principals it caches for it. */
+    changed: 'account.evt.changed',
+  },
   job: {
     submit: 'job.cmd.submit',
     cancel: 'job.cmd.cancel',

@@ -1,0 +1,12 @@
+/**
+ * A user or some of its API keys changed (a key revoked, the rate-limit exemption switched): published on core
+ * NATS by whoever committed the change (the gateway, the keys CLI), after the commit. Every gateway replica drops
+ * the principals it caches for the user, so the change is in force everywhere within a second; the cache's TTL
+ * (AUTH_CACHE_TTL_MS) bounds how long a replica that missed the event keeps the old one (docs/adr/0012).
+ */
+export interface AccountChangedEvent {
+  userId: string;
+  /** The keys revoked, if that is what changed; every cached key of the user is dropped either way. */
+  revokedKeyIds: string[];
+  reason: 'key-revoked' | 'user-changed';
+}
