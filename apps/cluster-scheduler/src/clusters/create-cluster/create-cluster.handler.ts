@@ -82,10 +82,17 @@ export class CreateClusterHandler {
         'startSsh needs an SSH public key on your account: add one with POST /v1/user/ssh-keys',
       );
     }
-    const gpuType = await this.checks.gpuType('compute.gpuTypeId', compute.gpuTypeId, manager);
-    this.checks.gpuCount('compute.gpuCountPerPod', compute.gpuCountPerPod, gpuType);
+    const gpuType = await this.checks.gpuPodRequest(
+      {
+        field: 'compute.gpuTypeId',
+        id: compute.gpuTypeId,
+        countField: 'compute.gpuCountPerPod',
+        count: compute.gpuCountPerPod,
+      },
+      { field: 'dataCenterIds', ids: payload.dataCenterIds ?? [] },
+      manager,
+    );
     const dataCenterIds = [...new Set(payload.dataCenterIds ?? [])];
-    await this.checks.dataCenters('dataCenterIds', payload.dataCenterIds ?? [], manager);
     const volume = await this.networkVolume(payload, ownerId, dataCenterIds, manager);
 
     const clusterId = deriveId(envelope.commandId);
