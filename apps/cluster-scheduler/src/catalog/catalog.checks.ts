@@ -14,10 +14,7 @@ export class CatalogChecks {
   constructor(private readonly catalog: CatalogRepository) {}
 
   async gpuType(field: string, id: string, manager: EntityManager): Promise<GpuTypeEntity> {
-    const gpuType = await this.catalog.findGpuType(id, manager);
-    if (!gpuType)
-      throw invalid(`${field} must be a GPU type id from GET /v2/catalog/gpus; "${id}" is not one`);
-    return gpuType;
+    return this.knownGpuType(field, id, await this.catalog.findGpuType(id, manager));
   }
 
   gpuCount(field: string, count: number, gpuType: GpuTypeEntity): void {
@@ -32,8 +29,37 @@ export class CatalogChecks {
     }
   }
 
+  /**
+   * `gpuType`, `gpuCount` and `dataCenters` in that order (the first that fails throws), on one statement.
+   */
+  async gpuPodRequest(
+    gpu: { field: string; id: string; countField: string; count: number },
+    dataCenters: { field: string; ids: readonly string[] },
+    manager: EntityManager,
+  ): Promise<GpuTypeEntity> {
+    const { gpuType, known } = await this.catalog.gpuTypeAndKnownDataCenters(
+      gpu.id,
+      dataCenters.ids,
+      manager,
+    );
+    const checked = this.knownGpuType(gpu.field, gpu.id, gpuType);
+    this.gpuCount(gpu.countField, gpu.count, checked);
+    this.knownDataCenters(dataCenters.field, dataCenters.ids, known);
+    return checked;
+  }
+
+  private knownGpuType(field: string, id: string, gpuType: GpuTypeEntity | null): GpuTypeEntity {
+    if (!gpuType)
+      throw invalid(`${field} must be a GPU type id from GET /v2/catalog/gpus; "${id}" is not one`);
+    return gpuType;
+  }
+
   async dataCenters(field: string, ids: readonly string[], manager: EntityManager): Promise<void> {
     const known = new Set((await this.catalog.dataCenters(manager)).map((dc) => dc.id));
+    this.knownDataCenters(field, ids, known);
+  }
+
+  private knownDataCenters(field: string, ids: readonly string[], known: ReadonlySet<string>): void {
     const errors = ids.flatMap((id, i) =>
       known.has(id)
         ? []

@@ -24,6 +24,16 @@ export interface CpuCapacityRow {
   freeSlots: number;
 }
 
+/** A gpu_types row as `row_to_json` gives it. */
+interface GpuTypeRow {
+  id: string;
+  display_name: string;
+  manufacturer: string;
+  memory_in_gb: number;
+  max_count: number;
+  tier: GpuTypeEntity['tier'];
+}
+
 /** Any fixed 64-bit number: the advisory lock that serialises fleet loads of several replicas. */
 const FLEET_LOCK = 0x666c656574;
 
@@ -37,6 +47,34 @@ export class CatalogRepository {
 
   findGpuType(id: string, manager: EntityManager = this.dataSource.manager): Promise<GpuTypeEntity | null> {
     return manager.findOneBy(GpuTypeEntity, { id });
+  }
+
+  /**
+   * A GPU type (null when unknown) and which of `dataCenterIds` name data centers, in one statement: what a
+   * create needs to validate its request before placing it.
+   */
+  async gpuTypeAndKnownDataCenters(
+    gpuTypeId: string,
+    dataCenterIds: readonly string[],
+    manager: EntityManager,
+  ): Promise<{ gpuType: GpuTypeEntity | null; known: Set<string> }> {
+    const [row]: { gpu_type: GpuTypeRow | null; known: string[] }[] = await manager.query(
+      `SELECT (SELECT row_to_json(g) FROM ${table('gpu_types')} g WHERE g.id = $1) AS gpu_type,
+              ARRAY(SELECT id FROM ${table('data_centers')} WHERE id = ANY($2::text[])) AS known`,
+      [gpuTypeId, dataCenterIds],
+    );
+    const g = row.gpu_type;
+    const gpuType = g
+      ? Object.assign(new GpuTypeEntity(), {
+          id: g.id,
+          displayName: g.display_name,
+          manufacturer: g.manufacturer,
+          memoryInGb: g.memory_in_gb,
+          maxCount: g.max_count,
+          tier: g.tier,
+        })
+      : null;
+    return { gpuType, known: new Set(row.known) };
   }
 
   findCpuType(id: string, manager: EntityManager = this.dataSource.manager): Promise<CpuTypeEntity | null> {

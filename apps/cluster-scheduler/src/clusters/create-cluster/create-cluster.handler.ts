@@ -24,7 +24,7 @@ import {
   parseCidr,
 } from '../../overlay/overlay.js';
 import type { PlacementRequest } from '../../placement/placement.js';
-import { PlacementRepository, type PodClaim } from '../../placement/placement.repository.js';
+import { PlacementRepository, type Commitment, type PodClaim } from '../../placement/placement.repository.js';
 import { PlacementService, type Plan } from '../../placement/placement.service.js';
 import { mountableNetworkVolume } from '../../volumes/network-volume.access.js';
 import type { NetworkVolumeEntity } from '../../volumes/network-volume.entity.js';
@@ -82,10 +82,17 @@ export class CreateClusterHandler {
         'startSsh needs an SSH public key on your account: add one with POST /v1/user/ssh-keys',
       );
     }
-    const gpuType = await this.checks.gpuType('compute.gpuTypeId', compute.gpuTypeId, manager);
-    this.checks.gpuCount('compute.gpuCountPerPod', compute.gpuCountPerPod, gpuType);
+    const gpuType = await this.checks.gpuPodRequest(
+      {
+        field: 'compute.gpuTypeId',
+        id: compute.gpuTypeId,
+        countField: 'compute.gpuCountPerPod',
+        count: compute.gpuCountPerPod,
+      },
+      { field: 'dataCenterIds', ids: payload.dataCenterIds ?? [] },
+      manager,
+    );
     const dataCenterIds = [...new Set(payload.dataCenterIds ?? [])];
-    await this.checks.dataCenters('dataCenterIds', payload.dataCenterIds ?? [], manager);
     const volume = await this.networkVolume(payload, ownerId, dataCenterIds, manager);
 
     const clusterId = deriveId(envelope.commandId);
@@ -109,7 +116,7 @@ export class CreateClusterHandler {
       request,
       (considered) => this.noCapacity(gpuType, compute.podCount, compute.gpuCountPerPod, considered),
       async (plan, savepoint) => {
-        const mappings = await this.placementRepository.commit(
+        const taken = await this.placementRepository.commit(
           savepoint,
           plan.assignments.map((a): PodClaim => ({
             podId: podIds[a.rank],
@@ -125,7 +132,7 @@ export class CreateClusterHandler {
             createdAt: ctx.now,
           })),
         );
-        return this.record(ctx, savepoint, plan, { clusterId, podIds, ports, gpuType, volume, mappings });
+        return this.record(ctx, savepoint, plan, { clusterId, podIds, ports, gpuType, volume, taken });
       },
     );
 
@@ -194,7 +201,7 @@ export class CreateClusterHandler {
       ports: string[];
       gpuType: GpuTypeEntity;
       volume: NetworkVolumeEntity | null;
-      mappings: Map<string, Record<string, number>>;
+      taken: Commitment;
     },
   ): Promise<{ cluster: ClusterEntity; members: ClusterMemberEntity[] }> {
     const { payload, envelope } = ctx;
@@ -250,10 +257,7 @@ export class CreateClusterHandler {
       createdAt: ctx.now,
       deletedAt: null,
     });
-    const hosts = await this.placementRepository.hostAddresses(
-      plan.assignments.map((a) => a.hostId),
-      manager,
-    );
+    const { hosts, mappings } = parts.taken;
     const primaryIp = memberAddress(block, 0);
     const jupyterPassword = cluster.startJupyter ? deriveId(envelope.commandId, 'jupyter', 24) : undefined;
     const members = plan.assignments.map((a) => {
@@ -268,7 +272,7 @@ export class CreateClusterHandler {
         overlayIp: ownIp,
         hostId: a.hostId,
         publicIp: hosts.get(a.hostId)!.publicIp,
-        portMappings: parts.mappings.get(podId) ?? {},
+        portMappings: mappings.get(podId) ?? {},
         env: memberEnv({
           clusterId: cluster.id,
           type: cluster.type,

@@ -14,7 +14,8 @@ import { mountableNetworkVolume } from '../../volumes/network-volume.access.js';
 import { NetworkVolumesRepository } from '../../volumes/network-volumes.repository.js';
 import type { PlacementRequest } from '../placement.js';
 import { toPlacementView } from '../placement.mapper.js';
-import { PlacementRepository } from '../placement.repository.js';
+import { PlacementRepository, type PodClaim } from '../placement.repository.js';
+import { ReservationEntity } from '../reservation.entity.js';
 import { PlacementService } from '../placement.service.js';
 
 function invalid(error: string): DomainError {
@@ -101,24 +102,27 @@ export class ReservePodHandler {
         ),
       async (plan, savepoint) => {
         const hostId = plan.assignments[0].hostId;
-        await this.repository.commit(savepoint, [
-          {
-            podId: payload.podId,
-            ownerId: payload.ownerId,
-            clusterId: member?.clusterId ?? null,
-            hostId,
-            dataCenterId: plan.dataCenterId,
-            gpuTypeId,
-            gpuCount: request.gpusPerPod,
-            cpuSlots: gpuTypeId === null ? 1 : 0,
-            networkVolumeId: volume?.id ?? null,
-            ports,
-            createdAt: ctx.now,
-          },
-        ]);
-        const reservation = (await this.repository.findReservation(payload.podId, savepoint))!;
-        const hosts = await this.repository.hostAddresses([hostId], savepoint);
-        return toPlacementView(reservation, hosts.get(hostId)!.publicIp);
+        const claim: PodClaim = {
+          podId: payload.podId,
+          ownerId: payload.ownerId,
+          clusterId: member?.clusterId ?? null,
+          hostId,
+          dataCenterId: plan.dataCenterId,
+          gpuTypeId,
+          gpuCount: request.gpusPerPod,
+          cpuSlots: gpuTypeId === null ? 1 : 0,
+          networkVolumeId: volume?.id ?? null,
+          ports,
+          createdAt: ctx.now,
+        };
+        const taken = await this.repository.commit(savepoint, [claim]);
+        // The view from what was just written, rather than reading it back.
+        const { ports: _specs, ...held } = claim;
+        const reservation = Object.assign(new ReservationEntity(), {
+          ...held,
+          portMappings: taken.mappings.get(claim.podId) ?? {},
+        });
+        return toPlacementView(reservation, taken.hosts.get(hostId)!.publicIp);
       },
     );
   }
