@@ -112,7 +112,10 @@ describe('the edge', () => {
       const health = await fetch(`${system.url('gateway')}/healthz`);
       expect(health.status).toBe(200);
       const ready = await fetch(`${system.url('gateway')}/readyz`);
-      expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', nats: 'ok' } });
+      expect(await ready.json()).toEqual({
+        status: 'ready',
+        checks: { startup: 'ok', postgres: 'ok', nats: 'ok' },
+      });
     });
   });
 

@@ -4,6 +4,9 @@ import { DataSource } from 'typeorm';
 import { BaseConfig } from '@app/config';
 import { appDataSourceOptions, type AppDataSourceSpec } from './data-source.js';
 
+/** Postgres: the table that TypeORM's migrations table name refers to does not exist. */
+const UNDEFINED_TABLE = '42P01';
+
 /** Readiness of the app's database: reachable, and every committed migration applied. */
 @Injectable()
 export class DatabaseHealth {
@@ -14,16 +17,42 @@ export class DatabaseHealth {
   /** Returns null when healthy, otherwise why not. */
   async check(): Promise<string | null> {
     try {
-      await this.dataSource.query('SELECT 1');
-      if (!this.migrationsApplied) {
-        const pending = await this.dataSource.showMigrations();
-        if (pending) return 'postgres reachable but migrations are pending (run npm run migrate)';
-        this.migrationsApplied = true;
+      if (this.migrationsApplied) {
+        await this.dataSource.query('SELECT 1');
+        return null;
       }
+      if ((await this.pendingMigrations()).length) {
+        return 'postgres reachable but migrations are pending (run npm run migrate)';
+      }
+      this.migrationsApplied = true;
       return null;
     } catch (error) {
       return `postgres unreachable: ${(error as Error).message}`;
     }
+  }
+
+  /**
+   * The committed migrations not recorded as applied, named as TypeORM names them. One plain read of the
+   * migrations table, not `showMigrations()`, which first looks the table up in the catalog (an introspection
+   * query several times slower, on the path of the first /readyz).
+   */
+  async pendingMigrations(): Promise<string[]> {
+    const options = this.dataSource.options as { schema?: string; migrationsTableName?: string };
+    const { driver } = this.dataSource;
+    const table = [options.schema, options.migrationsTableName ?? 'migrations']
+      .filter((part): part is string => !!part)
+      .map((part) => driver.escape(part))
+      .join('.');
+    const committed = this.dataSource.migrations.map((m) => m.name || m.constructor.name);
+    let applied: { name: string }[];
+    try {
+      applied = await this.dataSource.query(`SELECT name FROM ${table}`);
+    } catch (error) {
+      if ((error as { code?: string }).code === UNDEFINED_TABLE) return committed;
+      throw error;
+    }
+    const names = new Set(applied.map((row) => row.name));
+    return committed.filter((name) => !names.has(name));
   }
 }
 

@@ -46,22 +46,30 @@ function alreadyExists(error: unknown): boolean {
   return error instanceof JetStreamApiError && /already in use|already exists/i.test(error.message);
 }
 
-/** Creates the streams if missing; several apps booting at once may race here, which is harmless. */
+/**
+ * Creates the streams if missing, all at once (one round trip, not three, on the start path); several apps booting
+ * at once may race here, which is harmless.
+ */
 export async function ensureStreams(client: NatsClient): Promise<void> {
-  for (const config of streamConfigs(client)) {
+  await Promise.all(streamConfigs(client).map((config) => ensureStream(client, config)));
+}
+
+async function ensureStream(
+  client: NatsClient,
+  config: Partial<StreamConfig> & { name: string },
+): Promise<void> {
+  try {
+    await client.jsm.streams.info(config.name);
+  } catch {
     try {
-      await client.jsm.streams.info(config.name);
-    } catch {
-      try {
-        await client.jsm.streams.add(config);
-      } catch (error) {
-        // Another app created it at the same moment ("already in use" or "subjects overlap"): fine if it exists now.
-        const exists = await client.jsm.streams.info(config.name).then(
-          () => true,
-          () => false,
-        );
-        if (!exists) throw error;
-      }
+      await client.jsm.streams.add(config);
+    } catch (error) {
+      // Another app created it at the same moment ("already in use" or "subjects overlap"): fine if it exists now.
+      const exists = await client.jsm.streams.info(config.name).then(
+        () => true,
+        () => false,
+      );
+      if (!exists) throw error;
     }
   }
 }

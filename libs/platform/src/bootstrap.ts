@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyServerOptions } from 'fastify';
 import type { AppName } from '@app/contracts';
 import { type BaseConfig, ConfigError, loadConfig } from '@app/config';
-import { createRootLogger } from '@app/observability';
+import { createRootLogger, startupTasks } from '@app/observability';
 import { PinoNestLogger } from './pino-nest-logger.js';
 
 export interface BootstrapOptions<C extends BaseConfig> {
@@ -35,6 +35,8 @@ export function loadConfigOrExit<C extends object>(configClass: new () => C): C 
 /**
  * Boots one app: config validated once, JSON logs, Fastify, listen; SIGTERM/SIGINT stop taking work, finish what
  * is in flight (HTTP requests, the message being handled), drain NATS and exit 0 within SHUTDOWN_GRACE_MS.
+ * Start-up work that runs after listening (startupTasks: the consumers, the scheduler's fleet load) keeps /readyz
+ * at 503 until it is done; if it fails the process exits 1, as a failed boot always did.
  */
 export async function bootstrapApp<C extends BaseConfig>(
   options: BootstrapOptions<C>,
@@ -52,12 +54,22 @@ export async function bootstrapApp<C extends BaseConfig>(
     logger,
     abortOnError: false,
   });
+  const log = new Logger('bootstrap');
+  let stopping = false;
+  startupTasks.onFailure((task, error) => {
+    if (stopping) return; // a task cut short by the shutdown is not a failed boot
+    log.error(`start-up failed (${task}): ${error.message}`);
+    root.flush();
+    process.exit(1);
+  });
   await options.configure?.(app, config);
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
-  const log = new Logger('bootstrap');
   log.log(`${options.app} listening on ${await app.getUrl()}`);
+  void startupTasks.settled().then(
+    () => log.log(`${options.app} ready`),
+    () => undefined,
+  );
 
-  let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;

@@ -127,6 +127,11 @@ export class CatalogRepository {
     }));
   }
 
+  /** Whether a fleet file with this content hash was loaded before (then loading it again would change nothing). */
+  async fleetLoaded(sha256: string): Promise<boolean> {
+    return this.dataSource.manager.existsBy(FleetLoadEntity, { sha256 });
+  }
+
   /**
    * Loads a fleet file in one transaction, unless a file with the same content was loaded before. Catalog rows
    * are upserted; hosts are upserted by id, keeping what pods hold (free = new capacity − held), and hosts no

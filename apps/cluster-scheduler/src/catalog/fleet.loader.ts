@@ -2,14 +2,18 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { startupTasks } from '@app/observability';
 import { ClusterSchedulerConfig } from '../cluster-scheduler.config.js';
 import { CatalogRepository } from './catalog.repository.js';
 import { parseFleet } from './fleet-file.js';
 
 /**
- * Loads the fleet file into the scheduler's tables at boot, before any command is consumed. Idempotent by
- * content hash (booting again with the same file writes nothing) and one set-based statement for the hosts,
- * so 10,000 hosts load in well under a second. See docs/adr/0005-fleet-and-placement.md.
+ * Loads the fleet file into the scheduler's tables at boot, as a start-up task: the app listens meanwhile, but
+ * /readyz answers 503 and no command is consumed until it is done (the consumers start after the start-up tasks),
+ * and a file that cannot be read or is invalid ends the process. Idempotent by content hash, checked before the
+ * file is parsed: booting again with the same file costs one read, one hash and one query (validating 10,000
+ * hosts would take seconds). A new file is validated in full and loaded with one set-based statement for the
+ * hosts. See docs/adr/0005-fleet-and-placement.md.
  */
 @Injectable()
 export class FleetLoader implements OnModuleInit {
@@ -20,7 +24,12 @@ export class FleetLoader implements OnModuleInit {
     private readonly catalog: CatalogRepository,
   ) {}
 
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
+    void startupTasks.run('fleet', () => this.load());
+  }
+
+  /** Reads the fleet file and loads it unless the same content is loaded already; true when it wrote anything. */
+  async load(): Promise<boolean> {
     const path = resolve(this.config.FLEET_FILE);
     let text: string;
     try {
@@ -29,8 +38,12 @@ export class FleetLoader implements OnModuleInit {
       throw new Error(`FLEET_FILE ${path} cannot be read: ${(error as Error).message}`, { cause: error });
     }
     const started = Date.now();
-    const fleet = parseFleet(text, path);
     const sha256 = createHash('sha256').update(text).digest('hex');
+    if (await this.catalog.fleetLoaded(sha256)) {
+      this.logger.log(`fleet ${path} is already loaded (same content)`);
+      return false;
+    }
+    const fleet = parseFleet(text, path);
     const loaded = await this.catalog.loadFleet(fleet, sha256, new Date());
     this.logger.log(
       loaded
@@ -38,5 +51,6 @@ export class FleetLoader implements OnModuleInit {
             `${fleet.hosts.length} hosts in ${Date.now() - started} ms`
         : `fleet ${path} (${fleet.hosts.length} hosts) is already loaded`,
     );
+    return loaded;
   }
 }

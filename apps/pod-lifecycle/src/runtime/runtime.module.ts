@@ -4,15 +4,20 @@ import { PersistenceModule } from '../persistence.module.js';
 import { LocalImageCatalog } from './local-image-catalog.js';
 import { LocalDriver } from './local.driver.js';
 import { ObservationReporter } from './observation-reporter.js';
-import { kubernetesCoreApi } from './kubernetes/kubernetes-client.js';
-import { KubernetesDriver } from './kubernetes/kubernetes.driver.js';
 import { PodRuntimeReconciler } from './pod-runtime.reconciler.js';
 import { ReplayDriver } from './replay.driver.js';
 import { RUNTIME_DRIVER, type RuntimeDriver } from './runtime-driver.js';
 import { SimulatedDriver } from './simulated.driver.js';
 
-/** Picks the driver named by RUNTIME_DRIVER (none of them in REPLAY_MODE: the observations are replayed). */
-export function createDriver(config: PodLifecycleConfig, reporter: ObservationReporter): RuntimeDriver {
+/**
+ * Picks the driver named by RUNTIME_DRIVER (none of them in REPLAY_MODE: the observations are replayed). The
+ * Kubernetes driver and its client library are imported only when chosen: @kubernetes/client-node alone takes
+ * longer to load than the rest of the app's start.
+ */
+export async function createDriver(
+  config: PodLifecycleConfig,
+  reporter: ObservationReporter,
+): Promise<RuntimeDriver> {
   if (config.REPLAY_MODE) return new ReplayDriver();
   const simulated = new SimulatedDriver(
     { provisionMs: config.SIM_PROVISION_MS, startMs: config.SIM_START_MS },
@@ -33,7 +38,11 @@ export function createDriver(config: PodLifecycleConfig, reporter: ObservationRe
         simulated,
         reporter,
       );
-    case 'kubernetes':
+    case 'kubernetes': {
+      const [{ kubernetesCoreApi }, { KubernetesDriver }] = await Promise.all([
+        import('./kubernetes/kubernetes-client.js'),
+        import('./kubernetes/kubernetes.driver.js'),
+      ]);
       return new KubernetesDriver(
         kubernetesCoreApi(config.KUBE_CONFIG),
         {
@@ -45,6 +54,7 @@ export function createDriver(config: PodLifecycleConfig, reporter: ObservationRe
         },
         reporter,
       );
+    }
   }
 }
 

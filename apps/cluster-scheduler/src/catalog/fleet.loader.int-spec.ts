@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { appDataSourceOptions } from '@app/database';
+import { startupTasks } from '@app/observability';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database.js';
+import { ClusterSchedulerConfig } from '../cluster-scheduler.config.js';
+import { DATA_SOURCE_SPEC } from '../data-source.js';
+import { CatalogRepository } from './catalog.repository.js';
+import { FleetLoader } from './fleet.loader.js';
+import { HostEntity } from './host.entity.js';
+
+/** The fleet load against real Postgres: a start-up task, idempotent by content, a new file applied in full. */
+
+let db: TestDatabase;
+let dataSource: DataSource;
+let dir: string;
+
+function fleetFile(name: string, hostIds: string[]): string {
+  const path = join(dir, name);
+  const fleet = {
+    version: 1,
+    gpuTypes: [
+      {
+        id: 'NVIDIA L4',
+        displayName: 'L4',
+        manufacturer: 'Nvidia',
+        memoryInGb: 24,
+        maxCount: 8,
+        tier: 'ADA_24',
+      },
+    ],
+    cpuTypes: [],
+    dataCenters: [{ id: 'US-TX-3', name: 'Texas 3', region: 'US' }],
+    hosts: hostIds.map((id, i) => ({
+      id,
+      dataCenterId: 'US-TX-3',
+      gpuTypeId: 'NVIDIA L4',
+      gpuCount: 8,
+      cpuTypeId: null,
+      cpuSlots: 0,
+      publicIp: `10.0.0.${i + 1}`,
+      portRange: [20000, 20999],
+    })),
+  };
+  writeFileSync(path, JSON.stringify(fleet));
+  return path;
+}
+
+function loader(file: string): FleetLoader {
+  const config = Object.assign(new ClusterSchedulerConfig(), { FLEET_FILE: file });
+  return new FleetLoader(config, new CatalogRepository(dataSource));
+}
+
+async function activeHosts(): Promise<string[]> {
+  const hosts = await dataSource.manager.find(HostEntity, { where: { active: true }, order: { id: 'ASC' } });
+  return hosts.map((h) => h.id);
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase('fleet_loader', { apps: ['cluster-scheduler'] });
+  dataSource = new DataSource(appDataSourceOptions(DATA_SOURCE_SPEC, db.url, 2));
+  await dataSource.initialize();
+  dir = mkdtempSync(join(tmpdir(), 'fleet-loader-'));
+});
+
+afterAll(async () => {
+  await dataSource?.destroy();
+  await db?.drop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('FleetLoader', () => {
+  it('loads the fleet as the start-up task "fleet", which keeps the app unready until it is done', async () => {
+    loader(fleetFile('first.json', ['h-1', 'h-2'])).onModuleInit();
+    expect(startupTasks.unfinished()).toEqual(['fleet']);
+    await startupTasks.settled();
+    expect(startupTasks.failed()).toEqual([]);
+    expect(await activeHosts()).toEqual(['h-1', 'h-2']);
+  });
+
+  it('writes nothing when a file with the same content was loaded before', async () => {
+    expect(await loader(fleetFile('same-again.json', ['h-1', 'h-2'])).load()).toBe(false);
+    expect(await activeHosts()).toEqual(['h-1', 'h-2']);
+  });
+
+  it('applies a changed file: new hosts added, missing ones deactivated', async () => {
+    expect(await loader(fleetFile('changed.json', ['h-2', 'h-3'])).load()).toBe(true);
+    expect(await activeHosts()).toEqual(['h-2', 'h-3']);
+  });
+
+  it('fails on a file that cannot be read or is invalid, naming it', async () => {
+    await expect(loader(join(dir, 'missing.json')).load()).rejects.toThrow(
+      /FLEET_FILE .*missing.json cannot be read/,
+    );
+    const invalid = join(dir, 'invalid.json');
+    writeFileSync(
+      invalid,
+      JSON.stringify({ version: 1, gpuTypes: [], cpuTypes: [], dataCenters: [], hosts: [] }),
+    );
+    await expect(loader(invalid).load()).rejects.toThrow(/invalid.json is invalid/);
+  });
+});
