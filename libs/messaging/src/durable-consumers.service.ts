@@ -5,64 +5,22 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import {
-  CommandPayloadClasses,
-  DomainError,
-  ErrorCode,
-  Headers,
-  Streams,
-  domainOf,
-  domainsOwnedBy,
-  hintSubject,
-  outcomeSubject,
-  partitionKeyOf,
-  validatePlain,
-  type CommandEnvelope,
-  type CommandOutcome,
-  type CommandSubject,
-} from '@app/contracts';
+import type { ConsumerMessages } from '@nats-io/jetstream';
+import { Streams, domainOf, domainsOwnedBy, type Domain } from '@app/contracts';
 import { BaseConfig } from '@app/config';
-import { isDatabaseUnavailable } from '@app/database';
-import { busMetrics, requestContext } from '@app/observability';
-import { deadLetter } from './dead-letters.js';
-import type { CommandContext, EventContext, EventEnvelope } from './handler-context.js';
+import { startupTasks } from '@app/observability';
+import { DeliveryApplier, type Kind, type Pending } from './delivery-applier.js';
 import { HandlerRegistry } from './handler-registry.js';
 import { LaneScheduler } from './lane-scheduler.js';
-import {
-  MessageProcessor,
-  type BatchItem,
-  type EmittedEvent,
-  type MessageIdentity,
-  type ProcessResult,
-} from './message-processor.js';
 import { MESSAGING_OPTIONS, type MessagingOptions } from './messaging.options.js';
 import { NatsClient } from './nats-client.js';
-import { OutboxRelay } from './outbox-relay.service.js';
 import { ensureDurableConsumer, ensureStreams } from './stream-topology.js';
-
-type Kind = 'command' | 'event';
-
-/** A delivered message, read, waiting in its lane. */
-interface Pending {
-  kind: Kind;
-  msg: JsMsg;
-  body: CommandEnvelope | EventEnvelope;
-  identity: MessageIdentity;
-  key: string | null;
-  started: bigint;
-}
-
-/** While the database is down, a held message is tried again at most this far apart. */
-const DATABASE_RETRY_MAX_MS = 2000;
 
 /**
  * Runs the app's durable pull consumers: one per owned domain on the commands stream, one per handled event
  * subject on the events stream. Delivered messages go to lanes by their partition key (partitionKeyOf; events
  * and unpartitioned domains use one lane) and each lane applies what piled up in one transaction
- * (COMMAND_LANES, COMMAND_BATCH_MAX; docs/adr/0013-command-batching-and-lanes.md). Each message is applied once
- * (MessageProcessor), acked after commit, redelivered with back-off on infrastructure errors, and dead-lettered
- * after COMMAND_MAX_DELIVER deliveries.
+ * (COMMAND_LANES, COMMAND_BATCH_MAX; docs/adr/0013-command-batching-and-lanes.md) through DeliveryApplier.
  */
 @Injectable()
 export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -70,39 +28,47 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
   private readonly running: ConsumerMessages[] = [];
   private readonly loops: Promise<void>[] = [];
   private stopping = false;
-  /** Outcome inboxes of this deployment: an OutcomeTo header outside them is ignored. */
-  private readonly outcomeInboxes: string;
 
   constructor(
     private readonly nats: NatsClient,
     private readonly registry: HandlerRegistry,
-    private readonly processor: MessageProcessor,
-    private readonly outbox: OutboxRelay,
+    private readonly applier: DeliveryApplier,
     private readonly config: BaseConfig,
     @Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions,
-  ) {
-    this.outcomeInboxes = `${this.nats.subject(outcomeSubject(''))}`;
-  }
+  ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await ensureStreams(this.nats);
+  /**
+   * Binds the consumers in the background, once the app's other start-up tasks (the scheduler's fleet load) have
+   * finished: the streams and consumers are checked while the app already listens, nothing is consumed before the
+   * app's own data is in place, and /readyz answers 503 until every consumer is bound. A handler of a domain the
+   * app does not own is a programming error: the boot fails at once.
+   */
+  onApplicationBootstrap(): void {
     const owned = domainsOwnedBy(this.options.app);
     for (const subject of this.registry.commands.keys()) {
       if (!owned.includes(domainOf(subject))) {
         throw new Error(`${this.options.app} handles ${subject} but does not own ${domainOf(subject)}`);
       }
     }
+    void startupTasks.run('consumers', () => this.bind(owned), startupTasks.settled());
+  }
+
+  private async bind(owned: Domain[]): Promise<void> {
+    await ensureStreams(this.nats);
     const domains = owned.filter((d) => [...this.registry.commands.keys()].some((s) => domainOf(s) === d));
-    for (const domain of domains) {
-      await this.start('command', Streams.Commands, this.nats.consumerName(domain, 'cmd'), `${domain}.cmd.>`);
-    }
-    for (const subject of this.registry.events.keys()) {
-      await this.start('event', Streams.Events, this.nats.consumerName(this.options.app, subject), subject);
-    }
+    await Promise.all([
+      ...domains.map((domain) =>
+        this.start('command', Streams.Commands, this.nats.consumerName(domain, 'cmd'), `${domain}.cmd.>`),
+      ),
+      ...[...this.registry.events.keys()].map((subject) =>
+        this.start('event', Streams.Events, this.nats.consumerName(this.options.app, subject), subject),
+      ),
+    ]);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    this.applier.stop();
     for (const messages of this.running) messages.stop();
     await Promise.allSettled(this.loops);
   }
@@ -124,7 +90,7 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
     const lanes = new LaneScheduler<Pending>(
       kind === 'command' ? this.config.COMMAND_LANES : 1,
       this.config.COMMAND_BATCH_MAX,
-      (batch) => this.applyBatch(kind, batch),
+      (batch) => this.applier.applyBatch(kind, batch),
       (error, batch) =>
         // A bug, not an outage (applyBatch answers every message): the messages are redelivered after ack_wait.
         this.logger.error(`a batch of ${batch.length} on ${durable} failed: ${(error as Error).message}`),
@@ -136,7 +102,7 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
         const messages = await consumer.consume({ max_messages: bufferMax });
         this.running.push(messages);
         for await (const msg of messages) {
-          const pending = await this.prepare(kind, msg);
+          const pending = await this.applier.prepare(kind, msg);
           if (pending) lanes.push(pending.key, pending);
           await lanes.roomFor(bufferMax);
           if (this.stopping) break;
@@ -148,231 +114,5 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
       }
     }
     await lanes.drained();
-  }
-
-  /** Reads a delivered message's envelope and lane key; null (dead-lettered) when it is unreadable. */
-  private async prepare(kind: Kind, msg: JsMsg): Promise<Pending | null> {
-    const subject = this.nats.unprefix(msg.subject);
-    let body: CommandEnvelope | EventEnvelope;
-    try {
-      body = msg.json();
-    } catch {
-      await this.reject(msg, subject, 'message body is not JSON');
-      return null;
-    }
-    const command = body as CommandEnvelope;
-    const identity: MessageIdentity =
-      kind === 'command'
-        ? {
-            id: command.commandId,
-            subject,
-            issuedAt: command.issuedAt,
-            correlationId: body.correlationId,
-            actorUserId: command.actor?.userId ?? 'unknown',
-          }
-        : {
-            id: `evt:${(body as EventEnvelope).eventId}:${this.options.app}`,
-            subject,
-            issuedAt: (body as EventEnvelope).occurredAt,
-            correlationId: body.correlationId,
-            actorUserId: 'system',
-          };
-    if (!identity.id || !identity.issuedAt || !identity.correlationId) {
-      await this.reject(msg, subject, 'message lacks its envelope (id, time, correlation id)');
-      return null;
-    }
-    const key = kind === 'command' ? partitionKeyOf(subject, command.payload, command.commandId) : null;
-    return { kind, msg, body, identity, key, started: process.hrtime.bigint() };
-  }
-
-  /**
-   * Applies a lane's batch in one transaction (MessageProcessor.processBatch), then, after the commit: the
-   * outcomes to the callers, the acks, a core NATS hint of each event written, and a kick of the outbox relay.
-   * Never throws: a message whose application failed is retried or dead-lettered on its own.
-   */
-  private async applyBatch(kind: Kind, batch: Pending[]): Promise<void> {
-    let pending: { item: Pending; work: BatchItem }[] = [];
-    for (const item of batch) {
-      const work = await this.workOf(item);
-      if (work) pending.push({ item, work });
-    }
-    for (let attempt = 1; pending.length; attempt++) {
-      let results: (ProcessResult | Error)[];
-      try {
-        results = await this.processor.processBatch(pending.map((p) => p.work));
-      } catch (error) {
-        results = pending.map(() => error as Error);
-      }
-      const waiting: typeof pending = [];
-      let applied = false;
-      pending.forEach(({ item }, i) => {
-        const result = results[i];
-        if (!(result instanceof Error)) {
-          this.settled(item, result);
-          applied ||= !result.duplicate;
-        } else if (!this.stopping && isDatabaseUnavailable(result)) {
-          waiting.push(pending[i]);
-        } else {
-          void this.failed(kind, item.msg, item.identity, result);
-        }
-      });
-      if (applied) this.outbox.kick();
-      pending = waiting;
-      if (pending.length) await this.waitForDatabase(pending, attempt);
-    }
-  }
-
-  /**
-   * While a batch fails because Postgres cannot be reached, holds its messages (telling the server they are still
-   * being worked on) and tries again, rather than spending their deliveries: an outage longer than the redelivery
-   * back-off would otherwise dead-letter, and lose, commands and events that were never wrong.
-   */
-  private async waitForDatabase(pending: { item: Pending }[], attempt: number): Promise<void> {
-    if (attempt === 1) {
-      const first = pending[0].item.identity;
-      this.logger.warn(
-        `${pending.length} message(s) (first ${first.subject} ${first.id}) wait for the database`,
-      );
-    }
-    for (const { item } of pending) item.msg.working();
-    await new Promise((r) => setTimeout(r, Math.min(250 * attempt, DATABASE_RETRY_MAX_MS)));
-  }
-
-  /** What applying the message does; null when it was answered already (a command that fails validation). */
-  private async workOf(item: Pending): Promise<BatchItem | null> {
-    if (item.kind === 'event') {
-      const event = item.body as EventEnvelope;
-      const handler = this.registry.events.get(item.identity.subject)!;
-      return {
-        message: item.identity,
-        effect: (manager, emit) =>
-          requestContext.run({ correlationId: item.identity.correlationId }, () =>
-            Promise.resolve(handler({ event, manager, emit } satisfies EventContext as never)),
-          ),
-      };
-    }
-    const envelope = item.body as CommandEnvelope;
-    const subject = item.identity.subject;
-    const handler = this.registry.commands.get(subject);
-    const payloadClass = CommandPayloadClasses[subject as CommandSubject];
-    if (!handler || !payloadClass) {
-      void this.failed(
-        'command',
-        item.msg,
-        item.identity,
-        new DomainError(ErrorCode.Internal, `no handler for ${subject} in ${this.options.app}`),
-      );
-      return null;
-    }
-    const validated = validatePlain(payloadClass as new () => object, envelope.payload);
-    if (!validated.ok) {
-      const failure = await this.processor
-        .recordFailure(item.identity, {
-          code: ErrorCode.ValidationFailed,
-          message: `invalid ${subject} command`,
-          errors: validated.errors,
-        })
-        .catch((error: Error) => error);
-      if (failure instanceof Error) void this.failed('command', item.msg, item.identity, failure);
-      else this.settled(item, failure);
-      return null;
-    }
-    return {
-      message: item.identity,
-      effect: (manager, emit) => {
-        const context: CommandContext = {
-          envelope,
-          payload: validated.value,
-          manager,
-          now: new Date(envelope.issuedAt),
-          emit,
-        };
-        return requestContext.run({ correlationId: item.identity.correlationId }, () =>
-          Promise.resolve(handler(context as never)),
-        );
-      },
-    };
-  }
-
-  /** After the commit: the outcome to its caller, the ack, the hints, the metrics. */
-  private settled(item: Pending, result: ProcessResult): void {
-    const { identity, msg } = item;
-    // Hints before the outcome: on one connection NATS keeps the order, so whoever gets the answer (a gateway)
-    // has seen the change's hint already and drops what it cached of the job.
-    for (const event of result.events) this.publishHint(event);
-    if (item.kind === 'command') this.publishOutcome(msg, identity.id, result.outcome);
-    msg.ack();
-    busMetrics.commandsHandled.inc({
-      subject: identity.subject,
-      outcome: result.duplicate ? 'duplicate' : result.outcome.ok ? 'ok' : 'error',
-    });
-    busMetrics.commandSeconds.observe(
-      { subject: identity.subject },
-      Number(process.hrtime.bigint() - item.started) / 1e9,
-    );
-  }
-
-  private publishHint(event: EmittedEvent): void {
-    const envelope: EventEnvelope = {
-      eventId: event.id,
-      subject: event.subject,
-      occurredAt: event.occurredAt,
-      correlationId: event.correlationId,
-      payload: event.payload,
-    };
-    try {
-      this.nats.nc.publish(this.nats.subject(hintSubject(event.subject)), JSON.stringify(envelope));
-    } catch {
-      // A hint is only a shortcut: the relayed event wakes the same waiters a moment later.
-    }
-  }
-
-  /** To the issuer's inbox when the command names one (Headers.OutcomeTo), else to `outcome.<commandId>`. */
-  private publishOutcome(msg: JsMsg, commandId: string, outcome: CommandOutcome): void {
-    const inbox = msg.headers?.get(Headers.OutcomeTo);
-    const subject =
-      inbox && inbox.startsWith(this.outcomeInboxes)
-        ? `${inbox}.${commandId}`
-        : this.nats.subject(outcomeSubject(commandId));
-    try {
-      this.nats.nc.publish(subject, JSON.stringify(outcome));
-    } catch {
-      // The caller falls back to asking for the recorded outcome.
-    }
-  }
-
-  private async failed(kind: Kind, msg: JsMsg, identity: MessageIdentity, error: Error): Promise<void> {
-    const attempt = msg.info.deliveryCount;
-    if (attempt < this.config.COMMAND_MAX_DELIVER) {
-      this.logger.warn(
-        `${identity.subject} ${identity.id} failed (attempt ${attempt}): ${error.message}; will retry`,
-      );
-      msg.nak(Math.min(250 * 2 ** attempt, 10_000));
-      return;
-    }
-    this.logger.error(
-      `${identity.subject} ${identity.id} failed ${attempt} times, dead-lettered: ${error.message}`,
-    );
-    busMetrics.commandsHandled.inc({ subject: identity.subject, outcome: 'dead_letter' });
-    try {
-      await deadLetter(this.nats, msg, error.message);
-      if (kind === 'command') {
-        const { outcome } = await this.processor.recordFailure(
-          identity,
-          MessageProcessor.internalError(`command could not be applied after ${attempt} attempts`),
-        );
-        this.publishOutcome(msg, identity.id, outcome);
-      }
-      msg.term();
-    } catch (dlqError) {
-      this.logger.error(`could not dead-letter ${identity.id}: ${(dlqError as Error).message}`);
-      msg.nak(10_000);
-    }
-  }
-
-  private async reject(msg: JsMsg, subject: string, reason: string): Promise<void> {
-    this.logger.error(`rejecting message ${msg.seq} on ${subject}: ${reason}`);
-    await deadLetter(this.nats, msg, reason).catch(() => undefined);
-    msg.term();
   }
 }

@@ -1,8 +1,8 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { BaseConfig } from '@app/config';
-import { startupTasks } from '@app/observability';
 import { CommandBus } from './command-bus.js';
+import { DeliveryApplier } from './delivery-applier.js';
 import { DurableConsumers } from './durable-consumers.service.js';
 import { FaultInjector } from './fault-injector.js';
 import { HandlerRegistry } from './handler-registry.js';
@@ -20,19 +20,6 @@ class NatsLifecycle implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.nats.drain();
-  }
-}
-
-/**
- * The durable consumers, started in the background once the app's other start-up tasks (e.g. the scheduler's
- * fleet load) have finished: the streams and consumers are checked while the app already listens, nothing is
- * consumed before the app's own data is in place, and /readyz answers 503 until every consumer is bound.
- */
-@Injectable()
-class ConsumersAfterStartup extends DurableConsumers {
-  override onApplicationBootstrap(): Promise<void> {
-    void startupTasks.run('consumers', () => super.onApplicationBootstrap(), startupTasks.settled());
-    return Promise.resolve();
   }
 }
 
@@ -58,7 +45,8 @@ export class MessagingModule {
         OutboxRelay,
         QueryBus,
         CommandBus,
-        { provide: DurableConsumers, useClass: ConsumersAfterStartup },
+        DeliveryApplier,
+        DurableConsumers,
         QueryServer,
       ],
       exports: [NatsClient, CommandBus, QueryBus, MessageProcessor, OutboxRelay],

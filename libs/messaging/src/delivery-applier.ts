@@ -1,0 +1,302 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { JsMsg } from '@nats-io/jetstream';
+import {
+  CommandPayloadClasses,
+  DomainError,
+  ErrorCode,
+  Headers,
+  hintSubject,
+  outcomeSubject,
+  partitionKeyOf,
+  validatePlain,
+  type CommandEnvelope,
+  type CommandOutcome,
+  type CommandSubject,
+} from '@app/contracts';
+import { BaseConfig } from '@app/config';
+import { isDatabaseUnavailable } from '@app/database';
+import { busMetrics, requestContext } from '@app/observability';
+import { deadLetter } from './dead-letters.js';
+import type { CommandContext, EventContext, EventEnvelope } from './handler-context.js';
+import { HandlerRegistry } from './handler-registry.js';
+import {
+  MessageProcessor,
+  type BatchItem,
+  type EmittedEvent,
+  type MessageIdentity,
+  type ProcessResult,
+} from './message-processor.js';
+import { MESSAGING_OPTIONS, type MessagingOptions } from './messaging.options.js';
+import { NatsClient } from './nats-client.js';
+import { OutboxRelay } from './outbox-relay.service.js';
+
+export type Kind = 'command' | 'event';
+
+/** A delivered message, read, waiting in its lane. */
+export interface Pending {
+  kind: Kind;
+  msg: JsMsg;
+  body: CommandEnvelope | EventEnvelope;
+  identity: MessageIdentity;
+  key: string | null;
+  started: bigint;
+}
+
+/** While the database is down, a held message is tried again at most this far apart. */
+const DATABASE_RETRY_MAX_MS = 2000;
+
+/**
+ * What happens to delivered messages (DurableConsumers runs the consumers and lanes): each is read and given its
+ * lane key, a lane's batch is applied in one transaction (MessageProcessor.processBatch), and after the commit
+ * each message gets its hints, its outcome and its ack; infrastructure errors are retried with back-off (held
+ * while the database is down) and dead-lettered after COMMAND_MAX_DELIVER deliveries.
+ */
+@Injectable()
+export class DeliveryApplier {
+  private readonly logger = new Logger('consumers');
+  /** Outcome inboxes of this deployment: an OutcomeTo header outside them is ignored. */
+  private readonly outcomeInboxes: string;
+  private stopping = false;
+
+  constructor(
+    private readonly nats: NatsClient,
+    private readonly registry: HandlerRegistry,
+    private readonly processor: MessageProcessor,
+    private readonly outbox: OutboxRelay,
+    private readonly config: BaseConfig,
+    @Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions,
+  ) {
+    this.outcomeInboxes = this.nats.subject(outcomeSubject(''));
+  }
+
+  /** Shutting down: a batch waiting for the database gives its messages back instead. */
+  stop(): void {
+    this.stopping = true;
+  }
+
+  /** Reads a delivered message's envelope and lane key; null (dead-lettered) when it is unreadable. */
+  async prepare(kind: Kind, msg: JsMsg): Promise<Pending | null> {
+    const subject = this.nats.unprefix(msg.subject);
+    let body: CommandEnvelope | EventEnvelope;
+    try {
+      body = msg.json();
+    } catch {
+      await this.reject(msg, subject, 'message body is not JSON');
+      return null;
+    }
+    const command = body as CommandEnvelope;
+    const identity: MessageIdentity =
+      kind === 'command'
+        ? {
+            id: command.commandId,
+            subject,
+            issuedAt: command.issuedAt,
+            correlationId: body.correlationId,
+            actorUserId: command.actor?.userId ?? 'unknown',
+          }
+        : {
+            id: `evt:${(body as EventEnvelope).eventId}:${this.options.app}`,
+            subject,
+            issuedAt: (body as EventEnvelope).occurredAt,
+            correlationId: body.correlationId,
+            actorUserId: 'system',
+          };
+    if (!identity.id || !identity.issuedAt || !identity.correlationId) {
+      await this.reject(msg, subject, 'message lacks its envelope (id, time, correlation id)');
+      return null;
+    }
+    const key = kind === 'command' ? partitionKeyOf(subject, command.payload, command.commandId) : null;
+    return { kind, msg, body, identity, key, started: process.hrtime.bigint() };
+  }
+
+  /**
+   * Applies a lane's batch in one transaction (MessageProcessor.processBatch), then, after the commit: the
+   * outcomes to the callers, the acks, a core NATS hint of each event written, and a kick of the outbox relay.
+   * Never throws: a message whose application failed is retried or dead-lettered on its own.
+   */
+  async applyBatch(kind: Kind, batch: Pending[]): Promise<void> {
+    let pending: { item: Pending; work: BatchItem }[] = [];
+    for (const item of batch) {
+      const work = await this.workOf(item);
+      if (work) pending.push({ item, work });
+    }
+    for (let attempt = 1; pending.length; attempt++) {
+      let results: (ProcessResult | Error)[];
+      try {
+        results = await this.processor.processBatch(pending.map((p) => p.work));
+      } catch (error) {
+        results = pending.map(() => error as Error);
+      }
+      const waiting: typeof pending = [];
+      let applied = false;
+      pending.forEach(({ item }, i) => {
+        const result = results[i];
+        if (!(result instanceof Error)) {
+          this.settled(item, result);
+          applied ||= !result.duplicate;
+        } else if (!this.stopping && isDatabaseUnavailable(result)) {
+          waiting.push(pending[i]);
+        } else {
+          void this.failed(kind, item.msg, item.identity, result);
+        }
+      });
+      if (applied) this.outbox.kick();
+      pending = waiting;
+      if (pending.length) await this.waitForDatabase(pending, attempt);
+    }
+  }
+
+  /**
+   * While a batch fails because Postgres cannot be reached, holds its messages (telling the server they are still
+   * being worked on) and tries again, rather than spending their deliveries: an outage longer than the redelivery
+   * back-off would otherwise dead-letter, and lose, commands and events that were never wrong.
+   */
+  private async waitForDatabase(pending: { item: Pending }[], attempt: number): Promise<void> {
+    if (attempt === 1) {
+      const first = pending[0].item.identity;
+      this.logger.warn(
+        `${pending.length} message(s) (first ${first.subject} ${first.id}) wait for the database`,
+      );
+    }
+    for (const { item } of pending) item.msg.working();
+    await new Promise((r) => setTimeout(r, Math.min(250 * attempt, DATABASE_RETRY_MAX_MS)));
+  }
+
+  /** What applying the message does; null when it was answered already (a command that fails validation). */
+  private async workOf(item: Pending): Promise<BatchItem | null> {
+    if (item.kind === 'event') {
+      const event = item.body as EventEnvelope;
+      const handler = this.registry.events.get(item.identity.subject)!;
+      return {
+        message: item.identity,
+        effect: (manager, emit) =>
+          requestContext.run({ correlationId: item.identity.correlationId }, () =>
+            Promise.resolve(handler({ event, manager, emit } satisfies EventContext as never)),
+          ),
+      };
+    }
+    const envelope = item.body as CommandEnvelope;
+    const subject = item.identity.subject;
+    const handler = this.registry.commands.get(subject);
+    const payloadClass = CommandPayloadClasses[subject as CommandSubject];
+    if (!handler || !payloadClass) {
+      void this.failed(
+        'command',
+        item.msg,
+        item.identity,
+        new DomainError(ErrorCode.Internal, `no handler for ${subject} in ${this.options.app}`),
+      );
+      return null;
+    }
+    const validated = validatePlain(payloadClass as new () => object, envelope.payload);
+    if (!validated.ok) {
+      const failure = await this.processor
+        .recordFailure(item.identity, {
+          code: ErrorCode.ValidationFailed,
+          message: `invalid ${subject} command`,
+          errors: validated.errors,
+        })
+        .catch((error: Error) => error);
+      if (failure instanceof Error) void this.failed('command', item.msg, item.identity, failure);
+      else this.settled(item, failure);
+      return null;
+    }
+    return {
+      message: item.identity,
+      effect: (manager, emit) => {
+        const context: CommandContext = {
+          envelope,
+          payload: validated.value,
+          manager,
+          now: new Date(envelope.issuedAt),
+          emit,
+        };
+        return requestContext.run({ correlationId: item.identity.correlationId }, () =>
+          Promise.resolve(handler(context as never)),
+        );
+      },
+    };
+  }
+
+  /** After the commit: the outcome to its caller, the ack, the hints, the metrics. */
+  private settled(item: Pending, result: ProcessResult): void {
+    const { identity, msg } = item;
+    // Hints before the outcome: on one connection NATS keeps the order, so whoever gets the answer (a gateway)
+    // has seen the change's hint already and drops what it cached of the job.
+    for (const event of result.events) this.publishHint(event);
+    if (item.kind === 'command') this.publishOutcome(msg, identity.id, result.outcome);
+    msg.ack();
+    busMetrics.commandsHandled.inc({
+      subject: identity.subject,
+      outcome: result.duplicate ? 'duplicate' : result.outcome.ok ? 'ok' : 'error',
+    });
+    busMetrics.commandSeconds.observe(
+      { subject: identity.subject },
+      Number(process.hrtime.bigint() - item.started) / 1e9,
+    );
+  }
+
+  private publishHint(event: EmittedEvent): void {
+    const envelope: EventEnvelope = {
+      eventId: event.id,
+      subject: event.subject,
+      occurredAt: event.occurredAt,
+      correlationId: event.correlationId,
+      payload: event.payload,
+    };
+    try {
+      this.nats.nc.publish(this.nats.subject(hintSubject(event.subject)), JSON.stringify(envelope));
+    } catch {
+      // A hint is only a shortcut: the relayed event wakes the same waiters a moment later.
+    }
+  }
+
+  /** To the issuer's inbox when the command names one (Headers.OutcomeTo), else to `outcome.<commandId>`. */
+  private publishOutcome(msg: JsMsg, commandId: string, outcome: CommandOutcome): void {
+    const inbox = msg.headers?.get(Headers.OutcomeTo);
+    const subject =
+      inbox && inbox.startsWith(this.outcomeInboxes)
+        ? `${inbox}.${commandId}`
+        : this.nats.subject(outcomeSubject(commandId));
+    try {
+      this.nats.nc.publish(subject, JSON.stringify(outcome));
+    } catch {
+      // The caller falls back to asking for the recorded outcome.
+    }
+  }
+
+  private async failed(kind: Kind, msg: JsMsg, identity: MessageIdentity, error: Error): Promise<void> {
+    const attempt = msg.info.deliveryCount;
+    if (attempt < this.config.COMMAND_MAX_DELIVER) {
+      this.logger.warn(
+        `${identity.subject} ${identity.id} failed (attempt ${attempt}): ${error.message}; will retry`,
+      );
+      msg.nak(Math.min(250 * 2 ** attempt, 10_000));
+      return;
+    }
+    this.logger.error(
+      `${identity.subject} ${identity.id} failed ${attempt} times, dead-lettered: ${error.message}`,
+    );
+    busMetrics.commandsHandled.inc({ subject: identity.subject, outcome: 'dead_letter' });
+    try {
+      await deadLetter(this.nats, msg, error.message);
+      if (kind === 'command') {
+        const { outcome } = await this.processor.recordFailure(
+          identity,
+          MessageProcessor.internalError(`command could not be applied after ${attempt} attempts`),
+        );
+        this.publishOutcome(msg, identity.id, outcome);
+      }
+      msg.term();
+    } catch (dlqError) {
+      this.logger.error(`could not dead-letter ${identity.id}: ${(dlqError as Error).message}`);
+      msg.nak(10_000);
+    }
+  }
+
+  private async reject(msg: JsMsg, subject: string, reason: string): Promise<void> {
+    this.logger.error(`rejecting message ${msg.seq} on ${subject}: ${reason}`);
+    await deadLetter(this.nats, msg, reason).catch(() => undefined);
+    msg.term();
+  }
+}
