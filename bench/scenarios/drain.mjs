@@ -6,8 +6,8 @@
 //   baseline  BullMQ on the local Redis: queue.add ×N from 32 concurrent callers, then 4 no-op worker processes
 //             (16 each) start; BullMQ's own timestamps (timestamp, processedOn, finishedOn) give the figures.
 // jobs/s = N / (last finished − first taken); queue wait = taken − queued, its p99 over the round's N jobs (the
-// backlog waits by construction: the last job waits for the fill and the whole drain). Peak RSS: VmHWM of each
-// app process over the round (the mark is reset when the round starts), in the JSON and the notes.
+// backlog waits by construction: the jobs taken last waited through the fill and the whole drain). Peak RSS: VmHWM
+// of each app process over the round (the mark is reset when the round starts), in the JSON and the notes.
 import { Queue } from 'bullmq';
 import { defer } from '../lib/cleanup.mjs';
 import { benchEndpoint, bullConnection, startBullWorkers, startEchoWorkers } from '../lib/fixtures.mjs';
