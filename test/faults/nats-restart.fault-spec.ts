@@ -13,6 +13,7 @@ import {
   LOAD_TIMINGS,
   REPLICATED,
   explainNotCompleted,
+  ranTwiceWithoutLostWorker,
 } from './support/fault-system.js';
 import { privateNats } from './support/infra-control.js';
 import { recordVerdict } from './support/verdict.js';
@@ -130,6 +131,7 @@ describe('NATS server killed and restarted during load', () => {
     }, CONVERGE_MS);
     const outcomes = await jobOutcomes(fs.sql, all);
     const ledger = await placementLedger(fs.sql);
+    const ranTwiceIds = [...workers.runs.entries()].filter(([, runs]) => runs > 1).map(([id]) => id);
     const lost = outcomes.missing + outcomes.open;
     const notCompleted = all.length - (outcomes.byStatus.COMPLETED ?? 0);
     const counts = {
@@ -144,7 +146,8 @@ describe('NATS server killed and restarted during load', () => {
       timedOut: outcomes.byStatus.TIMED_OUT ?? 0,
       completedTwice: outcomes.completedTwice,
       wrongOutput: outcomes.wrongOutput,
-      ranTwice: [...workers.runs.values()].filter((runs) => runs > 1).length,
+      ranTwice: ranTwiceIds.length,
+      ranTwiceNoLostWorker: await ranTwiceWithoutLostWorker(fs.sql, ranTwiceIds),
       appsExited: exited.length,
       clusterCreateAfter: cluster.status,
       gpuDoubleBooked: ledger.gpuDoubleBooked + ledger.ledgerMismatches,

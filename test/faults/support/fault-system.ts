@@ -60,6 +60,12 @@ export interface FaultSystemOptions {
 }
 
 /**
+ * How long an app may take to answer /readyz, at the start and after each restart: the machine is shared, and a
+ * restart under the load of these scenarios has taken 30 s there.
+ */
+const READY_TIMEOUT_MS = 90_000;
+
+/**
  * Two replicas of the gateway and of the queue-broker: the app-kill and NATS scenarios run so, the load spread over
  * both gateways, because the guarantees must hold for a scaled-out deployment. FAULT_REPLICAS=1 runs them with one
  * process of each instead (to tell whether a failure needs replicas).
@@ -167,6 +173,7 @@ export async function startFaultSystem(label: string, options: FaultSystemOption
       natsPrefix,
       env: { RATE_LIMITS_ENABLED: 'false', ...options.env },
       replicas: options.replicas,
+      readyTimeoutMs: READY_TIMEOUT_MS,
       appEnv: {
         ...options.appEnv,
         'cluster-scheduler': { FLEET_FILE: fleet, ...options.appEnv?.['cluster-scheduler'] },
@@ -456,7 +463,7 @@ export async function jobOutcomes(sql: pg.Pool, ids: readonly string[]): Promise
 /**
  * Why accepted jobs did not complete, for a failing scenario's output: each such job's row (status, error,
  * attempts, retries, last worker) and the lines of every queue-broker replica's log that name it (at most `max`
- * jobs, 10 lines each).
+ * jobs, 10 lines each), after how many job-takes the gateways gave up waiting for.
  */
 export async function explainNotCompleted(fs: FaultSystem, ids: readonly string[], max = 5): Promise<string> {
   const { rows } = await fs.sql.query<{
@@ -472,15 +479,37 @@ export async function explainNotCompleted(fs: FaultSystem, ids: readonly string[
     [ids, max],
   );
   const logs = fs.system.apps.includes('queue-broker') ? fs.system.logs('queue-broker').split('\n') : [];
-  return rows
-    .map((row) => {
+  // A take the gateway gave up waiting for may still be applied by the broker later: a lease the worker never got.
+  const takeWaits = fs.system.apps.includes('gateway')
+    ? fs.system
+        .logs('gateway')
+        .split('\n')
+        .filter((line) => line.includes('job-take of worker') && line.includes('waits')).length
+    : 0;
+  const header = `(the gateways logged ${takeWaits} job-take(s) that gave up waiting for the broker)`;
+  return [
+    header,
+    ...rows.map((row) => {
       const lines = logs.filter((line) => line.includes(row.id)).slice(0, 10);
       return [
         `job ${row.id}: ${row.status} after ${row.attempts} attempt(s), ${row.retries} retr(ies), last worker ${row.last_worker_id}: ${row.error}`,
         ...lines.map((line) => `  | ${line}`),
       ].join('\n');
-    })
-    .join('\n');
+    }),
+  ].join('\n');
+}
+
+/**
+ * Of the jobs in `ranTwice` (run more than once by the scenario's workers), how many have no attempt the broker
+ * ended WORKER_LOST: run twice although no worker was declared lost (a lease taken back as UNCONFIRMED, say).
+ */
+export async function ranTwiceWithoutLostWorker(sql: pg.Pool, ranTwice: readonly string[]): Promise<number> {
+  const { rows } = await sql.query<{ n: string }>(
+    `SELECT count(*) AS n FROM (SELECT job_id FROM queue_broker.job_attempts WHERE job_id = ANY($1)
+      GROUP BY job_id HAVING NOT bool_or(outcome IS NOT DISTINCT FROM 'WORKER_LOST')) t`,
+    [ranTwice],
+  );
+  return Number(rows[0].n);
 }
 
 export interface PlacementLedger {
