@@ -109,6 +109,11 @@ const PHASES: readonly { name: string; victims: readonly Victim[] }[] = [
   { name: 'cluster-scheduler', victims: [['cluster-scheduler', 0]] },
 ];
 
+/** The phase's victims in this system: a replica index beyond its replicas (FAULT_REPLICAS=1) wraps around. */
+function resolve(victims: readonly Victim[]): Victim[] {
+  return victims.map(([app, replica]) => [app, replica % fs.system.replicas(app)]);
+}
+
 /** `gateway 1/2` for a replica, the app's name for a lone process. */
 function describeVictims(victims: readonly Victim[]): string {
   return victims
@@ -119,8 +124,9 @@ function describeVictims(victims: readonly Victim[]): string {
 }
 
 describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} gateway and queue-broker replicas)`, () => {
-  for (const { name: target, victims } of PHASES) {
+  for (const { name: target, victims: planned } of PHASES) {
     it(`kill -9 ${target}: no accepted job lost or completed twice, no GPU double-booked, converges`, async () => {
+      const victims = resolve(planned);
       const phase = `kill-${target.replace('+', '-')}`;
       // Every replica runs when the phase starts, whatever an earlier phase left behind.
       for (const app of fs.system.apps) {
