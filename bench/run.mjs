@@ -4,10 +4,14 @@
 // interleaved (a warm-up round, then A, B, A, B, ... for --rounds rounds). Prints a table of medians [min–max]
 // over the rounds with the ratio ours/baseline, and writes the same, with the raw per-round figures and the
 // machine, to bench/results/<date>.json. Everything it created is removed at the end, on failure and on Ctrl-C.
+// Scenarios: jobs-sync, jobs-queue, throughput (the job path), drain (a backlog of --drain-jobs jobs drained by 64
+// worker slots, with each app's peak RSS; at most 5 rounds), replicas (two gateways and queue-brokers against
+// one, same load), edge, autoscaler, cold-start, placement.
 //
-//   npm run bench                        the full run (10 rounds; about 7 minutes on 2 cores)
-//   npm run bench -- --quick             5 rounds of small samples (about 2 minutes)
+//   npm run bench                        the full run (10 rounds; drain: 10,000 jobs a round, 5 rounds)
+//   npm run bench -- --quick             5 rounds of small samples (drain: 2,000 jobs a round)
 //   npm run bench -- --only jobs-sync,edge --rounds 7
+//   npm run bench -- --only drain --drain-jobs 500
 //
 // Environment: DATABASE_URL (an admin connection; the local server otherwise), NATS_URL, REDIS_URL (default
 // redis://127.0.0.1:6379: BullMQ's baselines). See bench/scenarios/*.mjs for what each scenario measures.
@@ -39,12 +43,22 @@ import { cleanUpOnSignals, cleanup, defer } from './lib/cleanup.mjs';
 import { machineInfo, markdownTable, printTable } from './lib/report.mjs';
 import { runScenario } from './lib/rounds.mjs';
 
-const SCENARIOS = ['jobs-sync', 'jobs-queue', 'throughput', 'edge', 'autoscaler', 'cold-start', 'placement'];
+const SCENARIOS = [
+  'jobs-sync',
+  'jobs-queue',
+  'throughput',
+  'drain',
+  'replicas',
+  'edge',
+  'autoscaler',
+  'cold-start',
+  'placement',
+];
 const FLEET_HOSTS = 10_000;
 
 function usage() {
   return [
-    'usage: npm run bench -- [--quick] [--rounds N] [--only scenario,scenario]',
+    'usage: npm run bench -- [--quick] [--rounds N] [--only scenario,scenario] [--drain-jobs N]',
     `scenarios (in run order): ${SCENARIOS.join(', ')}`,
   ].join('\n');
 }
@@ -56,6 +70,7 @@ function parseArgsOrExit() {
         quick: { type: 'boolean', default: false },
         rounds: { type: 'string' },
         only: { type: 'string' },
+        'drain-jobs': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }).values;
@@ -94,6 +109,12 @@ runMain(async () => {
   const rounds = Number(args.rounds ?? (args.quick ? 5 : 10));
   if (!Number.isInteger(rounds) || rounds < 5 || rounds > 100) {
     throw new InfraError(`--rounds must be an integer from 5 to 100\n${usage()}`, { exitCode: 2 });
+  }
+  const drainJobs = args['drain-jobs'] === undefined ? undefined : Number(args['drain-jobs']);
+  if (drainJobs !== undefined && (!Number.isInteger(drainJobs) || drainJobs < 100 || drainJobs > 1_000_000)) {
+    throw new InfraError(`--drain-jobs must be an integer from 100 to 1,000,000\n${usage()}`, {
+      exitCode: 2,
+    });
   }
   const only = args.only ? args.only.split(',').map((s) => s.trim()) : SCENARIOS;
   const unknown = only.filter((id) => !SCENARIOS.includes(id));
@@ -161,6 +182,7 @@ runMain(async () => {
       return {
         quick: args.quick,
         rounds,
+        drainJobs,
         runId,
         system,
         databaseUrl,
@@ -204,6 +226,7 @@ runMain(async () => {
         redis: redisUrl,
         fleetHosts: FLEET_HOSTS,
         notes: [
+          'the replicas scenario starts a second gateway and queue-broker for each of its "two" rounds and stops them after',
           'the gateway runs with the rate limiter on and quotas too large to refuse anything; the user is not exempt',
           'pod-lifecycle runs the local runtime; its simulated pods (cluster members) stay PROVISIONING (SIM_PROVISION_MS=3600000)',
           'the machine may be shared: compare ours with its baseline of the same run, not across runs',

@@ -4,7 +4,8 @@
 // the `postgres` user cannot reach that one): the tests kill and restart them, and the machine's shared services
 // are never touched. Then it creates and migrates the run's database, runs the suite, prints each scenario's
 // verdict and counts, and removes everything it started or wrote, pass or fail.
-// Every argument goes to jest (e.g. `npm run test:faults -- --testPathPatterns nats`).
+// Every argument goes to jest (e.g. `npm run test:faults -- --testPathPatterns nats`). The app-kill and NATS
+// scenarios run two replicas of the gateway and of the queue-broker; FAULT_REPLICAS=1 runs one of each.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -30,34 +30,54 @@ export function echoTemplate(ctx) {
 }
 
 /**
- * A queue endpoint the autoscaler leaves alone (workersMax 0), served by WORKERS processes of the worker SDK's
- * echo worker (libs/worker-sdk/dist/examples/echo.worker.js, WORKER_CONCURRENCY each) started here with the
- * endpoint's worker key (its `aiKey`), as a worker pod would be. Returns `{ id, base }` (base: the endpoint's /v2 URL).
+ * A queue endpoint the autoscaler leaves alone (workersMax 0) and its worker key (its `aiKey`, what its worker
+ * pods get as RUNPOD_AI_API_KEY): `{ id, workerKey }`.
+ */
+export async function benchEndpoint(ctx, name) {
+  const templateId = await echoTemplate(ctx);
+  const id = await saveEndpoint(ctx.api, { name, templateId, workersMax: 0 });
+  return { id, workerKey: await endpointAiKey(ctx.api, id) };
+}
+
+/**
+ * `count` processes of the worker SDK's echo worker (libs/worker-sdk/dist/examples/echo.worker.js), `concurrency`
+ * slots each, started as a worker pod would be with the endpoint's worker key; worker n talks to
+ * `gateways[n % gateways.length]`. Pod ids are `<podPrefix>-<n>`: give each set its own. Returns the processes.
+ */
+export function startEchoWorkers({ endpoint, gateways, count, concurrency, podPrefix }) {
+  return Array.from({ length: count }, (_, n) => {
+    const base = `${gateways[n % gateways.length]}/v2/${endpoint.id}`;
+    return startNode(`${podPrefix}-${n}`, join(ROOT, 'libs/worker-sdk/dist/examples/echo.worker.js'), {
+      env: {
+        RUNPOD_WEBHOOK_GET_JOB: `${base}/job-take/$ID?gpu=AMPERE_16`,
+        RUNPOD_WEBHOOK_POST_OUTPUT: `${base}/job-done/$RUNPOD_POD_ID/$ID?gpu=AMPERE_16`,
+        RUNPOD_WEBHOOK_POST_STREAM: `${base}/job-stream/$RUNPOD_POD_ID/$ID?gpu=AMPERE_16`,
+        RUNPOD_WEBHOOK_PING: `${base}/ping/$RUNPOD_POD_ID`,
+        RUNPOD_POD_ID: `${podPrefix}-${n}`,
+        RUNPOD_ENDPOINT_ID: endpoint.id,
+        RUNPOD_AI_API_KEY: endpoint.workerKey,
+        WORKER_CONCURRENCY: String(concurrency),
+      },
+    });
+  });
+}
+
+/**
+ * A queue endpoint (`benchEndpoint`) served by WORKERS echo workers (`startEchoWorkers`, WORKER_CONCURRENCY each)
+ * that run until the end of the run. Returns `{ id, base }` (base: the endpoint's /v2 URL).
  */
 export function jobsEndpoint(ctx) {
   return memo('jobs-endpoint', async () => {
-    const templateId = await echoTemplate(ctx);
-    const id = await saveEndpoint(ctx.api, { name: 'bench-jobs', templateId, workersMax: 0 });
-    const workerKey = await endpointAiKey(ctx.api, id);
-    const base = `${ctx.system.url('gateway')}/v2/${id}`;
-    for (let n = 0; n < WORKERS; n++) {
-      const worker = track(
-        startNode(`echo-worker-${n}`, join(ROOT, 'libs/worker-sdk/dist/examples/echo.worker.js'), {
-          env: {
-            RUNPOD_WEBHOOK_GET_JOB: `${base}/job-take/$ID?gpu=AMPERE_16`,
-            RUNPOD_WEBHOOK_POST_OUTPUT: `${base}/job-done/$RUNPOD_POD_ID/$ID?gpu=AMPERE_16`,
-            RUNPOD_WEBHOOK_POST_STREAM: `${base}/job-stream/$RUNPOD_POD_ID/$ID?gpu=AMPERE_16`,
-            RUNPOD_WEBHOOK_PING: `${base}/ping/$RUNPOD_POD_ID`,
-            RUNPOD_POD_ID: `bench-worker-${n}`,
-            RUNPOD_ENDPOINT_ID: id,
-            RUNPOD_AI_API_KEY: workerKey,
-            WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
-          },
-        }),
-      );
-      jobWorkers.push(worker);
-    }
-    return { id, base };
+    const endpoint = await benchEndpoint(ctx, 'bench-jobs');
+    const workers = startEchoWorkers({
+      endpoint,
+      gateways: [ctx.system.url('gateway')],
+      count: WORKERS,
+      concurrency: WORKER_CONCURRENCY,
+      podPrefix: 'bench-worker',
+    });
+    for (const worker of workers) jobWorkers.push(track(worker));
+    return { id: endpoint.id, base: `${ctx.system.url('gateway')}/v2/${endpoint.id}` };
   });
 }
 
@@ -71,14 +91,38 @@ export async function releaseJobsEndpoint() {
   await Promise.all(jobWorkers.splice(0).map((worker) => worker.stop()));
 }
 
+/** The BullMQ connection options of the run's Redis. */
+export function bullConnection(ctx) {
+  const redis = new URL(ctx.redisUrl);
+  return { host: redis.hostname, port: Number(redis.port || 6379) };
+}
+
 /**
- * A BullMQ queue on the local Redis with WORKERS worker processes (bench/lib/bullmq-noop.worker.mjs,
- * WORKER_CONCURRENCY each). Returns `{ queue, events }`; the queue is obliterated at the end of the run.
+ * `count` BullMQ no-op worker processes (bench/lib/bullmq-noop.worker.mjs) of queue `queue`, `concurrency` each,
+ * resolved once every one is ready. The caller stops them.
+ */
+export async function startBullWorkers(ctx, { queue, count, concurrency, prefix }) {
+  const workers = Array.from({ length: count }, (_, n) =>
+    startNode(`${prefix}-${n}`, join(ROOT, 'bench/lib/bullmq-noop.worker.mjs'), {
+      env: { REDIS_URL: ctx.redisUrl, QUEUE: queue, CONCURRENCY: String(concurrency) },
+    }),
+  );
+  try {
+    await Promise.all(workers.map((worker) => untilOutput(worker, 'ready')));
+  } catch (error) {
+    await Promise.all(workers.map((worker) => worker.stop()));
+    throw error;
+  }
+  return workers;
+}
+
+/**
+ * A BullMQ queue on the local Redis with WORKERS worker processes (`startBullWorkers`, WORKER_CONCURRENCY each).
+ * Returns `{ queue, events }`; the queue is obliterated at the end of the run.
  */
 export function bullmq(ctx) {
   return memo('bullmq', async () => {
-    const redis = new URL(ctx.redisUrl);
-    const connection = { host: redis.hostname, port: Number(redis.port || 6379) };
+    const connection = bullConnection(ctx);
     const name = `gpucp-bench-${ctx.runId}`;
     const queue = new Queue(name, { connection });
     const events = new QueueEvents(name, { connection });
@@ -88,17 +132,13 @@ export function bullmq(ctx) {
       await queue.close();
     });
     await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
-    const workers = [];
-    for (let n = 0; n < WORKERS; n++) {
-      workers.push(
-        track(
-          startNode(`bullmq-worker-${n}`, join(ROOT, 'bench/lib/bullmq-noop.worker.mjs'), {
-            env: { REDIS_URL: ctx.redisUrl, QUEUE: name, CONCURRENCY: String(WORKER_CONCURRENCY) },
-          }),
-        ),
-      );
-    }
-    await Promise.all(workers.map((worker) => untilOutput(worker, 'ready')));
+    const workers = await startBullWorkers(ctx, {
+      queue: name,
+      count: WORKERS,
+      concurrency: WORKER_CONCURRENCY,
+      prefix: 'bullmq-worker',
+    });
+    for (const worker of workers) track(worker);
     return { queue, events };
   });
 }

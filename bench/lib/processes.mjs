@@ -2,6 +2,7 @@
 // process group (a terminal Ctrl-C reaches only the harness, which stops them in order), keeps its last lines of
 // output for error messages, and is SIGKILLed when the harness exits without having stopped it.
 import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { ROOT } from '../../scripts/lib/infra.mjs';
 
@@ -144,5 +145,28 @@ export async function untilOutput(proc, text, { timeoutMs = 30_000 } = {}) {
       throw new Error(`${proc.name} did not print "${text}" within ${timeoutMs / 1000} s:\n${proc.output()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Resets the kernel's peak-RSS mark of a process (writes 5 to /proc/<pid>/clear_refs, Linux ≥ 4.0): the next
+ * `peakRssMb` reads the peak since this call. False when the kernel does not allow it (the peak is then since start).
+ */
+export function resetPeakRss(pid) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The peak resident set (VmHWM of /proc/<pid>/status) of a running process, in MiB; NaN when unreadable. */
+export function peakRssMb(pid) {
+  try {
+    const kb = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? NaN : Number(kb) / 1024;
+  } catch {
+    return NaN;
   }
 }

@@ -15,9 +15,10 @@ import { spread, tidy } from './stats.mjs';
  *   setup(ctx) → state, teardown(state)   optional
  *   warmup: false                    optional: no warm-up round (or on a side: no warm-up of that side)
  *   notes(state, raw) → string[]     optional: what to know when reading the figures
+ *   rounds(ctx) → number             optional: this scenario's rounds, when not the run's (`ctx.rounds`)
  */
 export async function runScenario(scenario, ctx) {
-  const rounds = ctx.rounds;
+  const rounds = scenario.rounds?.(ctx) ?? ctx.rounds;
   const started = performance.now();
   console.log(paint(`==> ${scenario.title}`, 'bold'));
   const state = (await scenario.setup?.(ctx)) ?? {};

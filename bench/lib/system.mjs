@@ -1,7 +1,8 @@
 // The system under test, as production runs it: the five built apps (dist/apps/<app>/main.js) as separate
 // processes on real Postgres and NATS JetStream, with a database and NATS prefix of their own. Plus a second
 // gateway with the rate limiter off (the edge scenario's "limiter off" side); the first has it on, as deployed,
-// with quotas too large to refuse anything.
+// with quotas too large to refuse anything. A scenario may start extra replicas of an app (`startReplica`): same
+// environment, database and NATS prefix, a port of their own.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { APPS, ROOT } from '../../scripts/lib/infra.mjs';
@@ -60,15 +61,19 @@ export async function startSystem({ databaseUrl, natsUrl, natsPrefix, fleetFile,
     'endpoint-autoscaler': { ...common, QUEUE_PUBLIC_URL: url('gateway') },
   };
   const processes = new Map();
-  const launch = (name) => {
+  const spawnApp = (name, env, port) => {
     const app = name === 'gateway-nolimit' ? 'gateway' : name;
-    const proc = startNode(name, mainScript(app), {
+    return startNode(name, mainScript(app), {
       nodeArgs: ['--enable-source-maps'],
-      env: { ...envOf[name], ...appEnv[name], HTTP_PORT: String(ports[name]) },
+      env: { ...envOf[name], ...appEnv[name], ...env, HTTP_PORT: String(port) },
     });
+  };
+  const launch = (name) => {
+    const proc = spawnApp(name, {}, ports[name]);
     processes.set(name, proc);
     return proc;
   };
+  const replicas = new Set();
 
   const system = {
     natsPrefix,
@@ -87,7 +92,37 @@ export async function startSystem({ databaseUrl, natsUrl, natsPrefix, fleetFile,
       const readyAt = await untilReady(proc, url(name));
       return { startMs: readyAt - proc.startedAt, stopMs };
     },
+    /** The pid of the app's process (its peak RSS is read from /proc/<pid>/status). */
+    pid: (name) => processes.get(name)?.pid,
+    /**
+     * Starts one more replica of `name` (as `name` runs: same environment, database and NATS prefix; `env` adds
+     * to it) on a port of its own and resolves once it answers /readyz: `{ name, url, pid, stop() }`. The caller
+     * stops it; `system.stop()` stops any still running.
+     */
+    async startReplica(name, { env = {} } = {}) {
+      const [port] = await freePorts(1);
+      const proc = spawnApp(name, env, port);
+      const replicaUrl = `http://127.0.0.1:${port}`;
+      const replica = {
+        name: `${name}@${port}`,
+        url: replicaUrl,
+        pid: proc.pid,
+        stop: async () => {
+          await proc.stop();
+          replicas.delete(replica);
+        },
+      };
+      replicas.add(replica);
+      try {
+        await untilReady(proc, replicaUrl, { intervalMs: 50 });
+      } catch (error) {
+        await replica.stop();
+        throw error;
+      }
+      return replica;
+    },
     async stop() {
+      await Promise.all([...replicas].map((replica) => replica.stop()));
       // The autoscaler and the gateways first, so nothing issues work to apps that are already gone.
       const order = [
         ['endpoint-autoscaler', 'gateway', 'gateway-nolimit'],

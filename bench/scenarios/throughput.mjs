@@ -4,29 +4,11 @@
 //   baseline  BullMQ on the local Redis: queue.add ×N from 32 concurrent callers, no-op worker processes (as many
 //             and as concurrent as ours); done when every job is completed.
 // jobs/s = N / (last job finished − first submit started); p99 = of each job's submit start → finished.
-import { percentile } from '../lib/stats.mjs';
 import { bullmq, jobsEndpoint } from '../lib/fixtures.mjs';
+import { pool, sleep, submitJobs, throughputOf, untilFinished } from '../lib/jobs-load.mjs';
 
 const SUBMITTERS = 32;
 const DRAIN_TIMEOUT_MS = 120_000;
-
-async function pool(count, concurrency, fn) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await fn(next++);
-    }),
-  );
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function result(count, submittedAt, finishedAt) {
-  const latencies = [...submittedAt.keys()].map((id) => finishedAt.get(id) - submittedAt.get(id));
-  const first = Math.min(...submittedAt.values());
-  const last = Math.max(...finishedAt.values());
-  return { jobsPerSec: (count * 1000) / (last - first), p99: percentile(latencies, 99) };
-}
 
 export default {
   id: 'throughput',
@@ -47,36 +29,16 @@ export default {
       label: 'POST /v2/{id}/run from 32 concurrent clients, SDK echo workers, until all COMPLETED',
       async run(state, { warmup }) {
         const count = warmup ? 50 : state.jobs;
-        const submittedAt = new Map();
-        await pool(count, SUBMITTERS, async (n) => {
-          const started = Date.now();
-          const response = await fetch(`${state.endpoint.base}/run`, {
-            method: 'POST',
-            headers: { authorization: state.key, 'content-type': 'application/json' },
-            body: JSON.stringify({ input: { n } }),
-          });
-          const json = await response.json();
-          if (response.status !== 200)
-            throw new Error(`/run: HTTP ${response.status} ${JSON.stringify(json)}`);
-          submittedAt.set(json.id, started);
+        const submittedAt = await submitJobs({
+          bases: [state.endpoint.base],
+          key: state.key,
+          count,
+          submitters: SUBMITTERS,
         });
-        const ids = [...submittedAt.keys()];
-        const deadline = performance.now() + DRAIN_TIMEOUT_MS;
-        for (;;) {
-          if (performance.now() > deadline)
-            throw new Error(`the jobs were not all finished within ${DRAIN_TIMEOUT_MS / 1000} s`);
-          const { rows } = await state.sql.query(
-            `SELECT id, status, (extract(epoch FROM finished_at) * 1000)::float8 AS finished
-               FROM queue_broker.jobs WHERE id = ANY($1::text[]) AND finished_at IS NOT NULL`,
-            [ids],
-          );
-          const failed = rows.find((row) => row.status !== 'COMPLETED');
-          if (failed) throw new Error(`job ${failed.id} ended ${failed.status}`);
-          if (rows.length === ids.length) {
-            return result(count, submittedAt, new Map(rows.map((row) => [row.id, row.finished])));
-          }
-          await sleep(100);
-        }
+        const finishedAt = await untilFinished(state.sql, [...submittedAt.keys()], {
+          timeoutMs: DRAIN_TIMEOUT_MS,
+        });
+        return throughputOf(count, submittedAt, finishedAt);
       },
     },
     bullmq: {
@@ -107,7 +69,7 @@ export default {
         );
         if (finishedAt.size !== count)
           throw new Error(`BullMQ: ${finishedAt.size} of ${count} jobs found completed`);
-        return result(count, submittedAt, finishedAt);
+        return throughputOf(count, submittedAt, finishedAt);
       },
     },
   },

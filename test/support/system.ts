@@ -22,6 +22,10 @@ import { testEnv } from './test-env.js';
  *
  * Every system gets a NATS prefix of its own (derived from the run's), so systems of different test files never
  * see each other's commands, and `npm test` still deletes whatever a crashed test left behind.
+ *
+ * An app may run as several replicas (`replicas: { gateway: 2 }`): processes with the same environment, each on a
+ * port of its own, as a deployment scales an app out. Methods taking a `replica` index (0-based) act on that one;
+ * without it, `kill`, `restart`, `isRunning` and `logs` mean every replica of the app, `url` the first.
  */
 
 /** Values that are `undefined` remove the variable. */
@@ -37,6 +41,8 @@ export interface StartAppsOptions {
   env?: EnvOverrides;
   /** Extra environment of one app (wins over `env`). */
   appEnv?: Partial<Record<AppName, EnvOverrides>>;
+  /** Processes of an app (1 by default), all started at once. */
+  replicas?: Partial<Record<AppName, number>>;
   /** How long each app may take to answer `GET /readyz` with 200; 30 s by default. */
   readyTimeoutMs?: number;
 }
@@ -50,20 +56,29 @@ export interface RunningSystem {
   readonly natsPrefix: string;
   readonly databaseUrl: string;
   readonly apps: readonly AppName[];
-  /** `http://127.0.0.1:<port>` of the app; the same across restarts. */
-  url(app: AppName): string;
-  /** Everything the app wrote to stdout and stderr (the last few MB), across restarts. */
-  logs(app: AppName): string;
-  isRunning(app: AppName): boolean;
-  /** Sends `signal` (SIGKILL by default) and resolves once the process has exited. */
-  kill(app: AppName, signal?: NodeJS.Signals): Promise<ExitInfo>;
-  /** Resolves when the app exits by itself (a fault injection, say); rejects after `timeoutMs`. */
-  waitForExit(app: AppName, timeoutMs?: number): Promise<ExitInfo>;
+  /** How many replicas (processes) of the app this system runs. */
+  replicas(app: AppName): number;
+  /** `http://127.0.0.1:<port>` of the app's replica (the first by default); the same across restarts. */
+  url(app: AppName, replica?: number): string;
+  /** The URLs of every replica of the app, in replica order. */
+  urls(app: AppName): string[];
+  /** Everything the app (or one replica) wrote to stdout and stderr (the last few MB each), across restarts. */
+  logs(app: AppName, replica?: number): string;
+  /** Whether the replica runs; without `replica`, whether every replica of the app runs. */
+  isRunning(app: AppName, replica?: number): boolean;
   /**
-   * Stops the app if it runs (SIGTERM, SIGKILL after 10 s), starts it again on the same port and waits until it
-   * is ready. `envOverrides` are applied to the app's environment and stay for later restarts.
+   * Sends `signal` (SIGKILL by default) to the replica (every replica without `replica`) and resolves once it has
+   * exited (the first replica's exit when it was all of them).
    */
-  restart(app: AppName, envOverrides?: EnvOverrides): Promise<void>;
+  kill(app: AppName, signal?: NodeJS.Signals, replica?: number): Promise<ExitInfo>;
+  /** Resolves when the replica (the first by default) exits by itself; rejects after `timeoutMs`. */
+  waitForExit(app: AppName, timeoutMs?: number, replica?: number): Promise<ExitInfo>;
+  /**
+   * Stops the replica (every replica, one after the other, without `replica`) if it runs (SIGTERM, SIGKILL after
+   * 10 s), starts it again on the same port and waits until it is ready. `envOverrides` are applied to its
+   * environment and stay for later restarts.
+   */
+  restart(app: AppName, envOverrides?: EnvOverrides, replica?: number): Promise<void>;
   /** SIGTERM to every app still running, SIGKILL to those not gone after 10 s; resolves when all have exited. */
   stop(): Promise<void>;
 }
@@ -122,16 +137,19 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
   if (new Set(apps).size !== apps.length) throw new Error(`an app is listed twice: ${apps.join(', ')}`);
   const natsPrefix = options.natsPrefix ?? freshNatsPrefix();
   const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
-  const ports = await freePorts(apps.length);
+  const counts = apps.map((app) => options.replicas?.[app] ?? 1);
+  for (const [i, count] of counts.entries()) {
+    if (!Number.isInteger(count) || count < 1) throw new Error(`replicas of ${apps[i]}: ${count}`);
+  }
+  const ports = await freePorts(counts.reduce((a, b) => a + b, 0));
 
-  const processes = new Map<AppName, AppProcess>();
+  const processes = new Map<AppName, AppProcess[]>();
   apps.forEach((app, i) => {
-    const appEnv = withoutUndefined({
+    const baseEnv = withoutUndefined({
       ...inheritedEnv(),
       DATABASE_URL: options.databaseUrl,
       NATS_URL: env.natsUrl,
       NATS_PREFIX: natsPrefix,
-      HTTP_PORT: String(ports[i]),
       HTTP_HOST: '127.0.0.1',
       LOG_LEVEL: env.logLevel,
       NODE_ENV: 'test',
@@ -141,20 +159,34 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
       ...options.env,
       ...options.appEnv?.[app],
     });
-    processes.set(app, new AppProcess(app, ports[i], appEnv));
+    const first = counts.slice(0, i).reduce((a, b) => a + b, 0);
+    const replicas = Array.from({ length: counts[i] }, (_, r) => {
+      const label = counts[i] > 1 ? `${app}#${r + 1}` : app;
+      const port = ports[first + r];
+      return new AppProcess(label, port, { ...baseEnv, HTTP_PORT: String(port) });
+    });
+    processes.set(app, replicas);
   });
 
-  const get = (app: AppName): AppProcess => {
-    const proc = processes.get(app);
-    if (!proc) throw new Error(`${app} is not part of this system (it runs ${apps.join(', ')})`);
+  const all = (): AppProcess[] => [...processes.values()].flat();
+  const replicasOf = (app: AppName): AppProcess[] => {
+    const procs = processes.get(app);
+    if (!procs) throw new Error(`${app} is not part of this system (it runs ${apps.join(', ')})`);
+    return procs;
+  };
+  const get = (app: AppName, replica = 0): AppProcess => {
+    const proc = replicasOf(app)[replica];
+    if (!proc) throw new Error(`${app} has no replica ${replica} (it runs ${replicasOf(app).length})`);
     return proc;
   };
+  const pick = (app: AppName, replica?: number): AppProcess[] =>
+    replica === undefined ? replicasOf(app) : [get(app, replica)];
   const stop = async () => {
-    await Promise.all([...processes.values()].map((p) => p.stop()));
+    await Promise.all(all().map((p) => p.stop()));
   };
 
-  for (const proc of processes.values()) proc.start();
-  const results = await Promise.allSettled([...processes.values()].map((p) => p.waitReady(readyTimeoutMs)));
+  for (const proc of all()) proc.start();
+  const results = await Promise.allSettled(all().map((p) => p.waitReady(readyTimeoutMs)));
   const failures = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
   if (failures.length > 0) {
     await stop();
@@ -167,28 +199,37 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
     natsPrefix,
     databaseUrl: options.databaseUrl,
     apps,
-    url: (app) => get(app).url,
-    logs: (app) => get(app).logs(),
-    isRunning: (app) => get(app).isRunning(),
-    kill: (app, signal = 'SIGKILL') => get(app).kill(signal),
-    waitForExit: (app, timeoutMs = READY_TIMEOUT_MS) => get(app).waitForExit(timeoutMs),
-    restart: async (app, envOverrides = {}) => {
-      const proc = get(app);
-      await proc.stop();
-      proc.setEnv(envOverrides);
-      proc.start();
-      try {
-        await proc.waitReady(readyTimeoutMs);
-      } catch (error) {
+    replicas: (app) => replicasOf(app).length,
+    url: (app, replica = 0) => get(app, replica).url,
+    urls: (app) => replicasOf(app).map((p) => p.url),
+    logs: (app, replica) =>
+      pick(app, replica)
+        .map((p, _, list) => (list.length > 1 ? `===== ${p.app} =====\n${p.logs()}` : p.logs()))
+        .join('\n'),
+    isRunning: (app, replica) => pick(app, replica).every((p) => p.isRunning()),
+    kill: async (app, signal = 'SIGKILL', replica) => {
+      const exits = await Promise.all(pick(app, replica).map((p) => p.kill(signal)));
+      return exits[0];
+    },
+    waitForExit: (app, timeoutMs = READY_TIMEOUT_MS, replica = 0) => get(app, replica).waitForExit(timeoutMs),
+    restart: async (app, envOverrides = {}, replica) => {
+      for (const proc of pick(app, replica)) {
         await proc.stop();
-        throw error;
+        proc.setEnv(envOverrides);
+        proc.start();
+        try {
+          await proc.waitReady(readyTimeoutMs);
+        } catch (error) {
+          await proc.stop();
+          throw error;
+        }
       }
     },
     stop,
   };
 }
 
-/** One app's child process, restartable, with its output kept in memory. */
+/** One app's child process (one replica), restartable, with its output kept in memory. */
 class AppProcess {
   readonly url: string;
   private child?: ChildProcess;
@@ -196,13 +237,16 @@ class AppProcess {
   private running = false;
   private output = '';
   private starts = 0;
+  private readonly script: string;
 
   constructor(
-    readonly app: AppName,
+    /** The app's name, `<app>#<n>` when it runs as replicas (for messages). */
+    readonly app: string,
     readonly port: number,
     private env: Record<string, string>,
   ) {
     this.url = `http://127.0.0.1:${port}`;
+    this.script = mainScript(app.split('#')[0] as AppName);
   }
 
   setEnv(overrides: EnvOverrides): void {
@@ -213,7 +257,7 @@ class AppProcess {
     if (this.running) throw new Error(`${this.app} is already running`);
     this.starts += 1;
     if (this.starts > 1) this.append(`\n----- ${this.app} restarted (start ${this.starts}) -----\n`);
-    const child = spawn(process.execPath, ['--enable-source-maps', mainScript(this.app)], {
+    const child = spawn(process.execPath, ['--enable-source-maps', this.script], {
       cwd: ROOT,
       env: this.env,
       stdio: ['ignore', 'pipe', 'pipe'],

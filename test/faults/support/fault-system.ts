@@ -43,7 +43,10 @@ export interface FaultSystem {
   /** Endpoint ids by name. */
   endpoints: Record<string, string>;
   workerKeys: Record<string, string>;
+  /** The first gateway's URL. */
   gateway: string;
+  /** Every gateway replica's URL (one unless the system runs replicas of the gateway). */
+  gateways: string[];
   close(): Promise<void>;
 }
 
@@ -52,7 +55,25 @@ export interface FaultSystemOptions {
   endpoints: string[];
   env?: EnvOverrides;
   appEnv?: Partial<Record<AppName, EnvOverrides>>;
+  /** Processes of an app (1 by default): replicas on ports of their own, as test/support/system.ts runs them. */
+  replicas?: Partial<Record<AppName, number>>;
 }
+
+/**
+ * How long an app may take to answer /readyz, at the start and after each restart: the machine is shared, and a
+ * restart under the load of these scenarios has taken 30 s there.
+ */
+const READY_TIMEOUT_MS = 90_000;
+
+/**
+ * Two replicas of the gateway and of the queue-broker: the app-kill and NATS scenarios run so, the load spread over
+ * both gateways, because the guarantees must hold for a scaled-out deployment. FAULT_REPLICAS=1 runs them with one
+ * process of each instead (to tell whether a failure needs replicas).
+ */
+const REPLICAS = Number(process.env.FAULT_REPLICAS || 2);
+if (!Number.isInteger(REPLICAS) || REPLICAS < 1)
+  throw new Error(`FAULT_REPLICAS=${process.env.FAULT_REPLICAS}`);
+export const REPLICATED = { gateway: REPLICAS, 'queue-broker': REPLICAS } as const;
 
 /** Hosts of the fleet every fault system gets: 4 hosts x 8 A100, 40 public ports each, in one data center. */
 export const FLEET_HOSTS = 4;
@@ -151,6 +172,8 @@ export async function startFaultSystem(label: string, options: FaultSystemOption
       databaseUrl: db.url,
       natsPrefix,
       env: { RATE_LIMITS_ENABLED: 'false', ...options.env },
+      replicas: options.replicas,
+      readyTimeoutMs: READY_TIMEOUT_MS,
       appEnv: {
         ...options.appEnv,
         'cluster-scheduler': { FLEET_FILE: fleet, ...options.appEnv?.['cluster-scheduler'] },
@@ -172,6 +195,7 @@ export async function startFaultSystem(label: string, options: FaultSystemOption
     endpoints,
     workerKeys,
     gateway: system.url('gateway'),
+    gateways: system.urls('gateway'),
     close: async () => {
       await system.stop();
       await sql.end();
@@ -267,8 +291,13 @@ export function tally(values: readonly (string | number)[]): Record<string, numb
 // ---------------------------------------------------------------------------------------------------------------
 // Workers
 
-function workerEnv(fs: FaultSystem, endpointId: string, workerId: string): Record<string, string> {
-  const base = `${fs.gateway}/v2/${endpointId}`;
+function workerEnv(
+  fs: FaultSystem,
+  endpointId: string,
+  workerId: string,
+  gateway = fs.gateway,
+): Record<string, string> {
+  const base = `${gateway}/v2/${endpointId}`;
   return {
     RUNPOD_WEBHOOK_GET_JOB: `${base}/job-take/$ID?gpu=AMPERE_16`,
     RUNPOD_WEBHOOK_POST_OUTPUT: `${base}/job-done/$RUNPOD_POD_ID/$ID?gpu=AMPERE_16`,
@@ -284,6 +313,7 @@ function workerEnv(fs: FaultSystem, endpointId: string, workerId: string): Recor
 /**
  * Workers of @app/worker-sdk running in the test process, answering every job with its input and recording
  * every job their handler ran (a job run twice after a lost lease shows up here, whatever the broker accepted).
+ * With several gateway replicas, worker n talks to gateway n mod replicas.
  */
 export class RecordingWorkers {
   /** Job id → how many times a handler of these workers ran it. */
@@ -294,7 +324,7 @@ export class RecordingWorkers {
     for (let n = 1; n <= count; n++) {
       this.workers.push(
         startWorker({
-          env: workerEnv(fs, endpointId, `${endpointId}-w${n}`),
+          env: workerEnv(fs, endpointId, `${endpointId}-w${n}`, fs.gateways[(n - 1) % fs.gateways.length]),
           concurrency,
           exitOnSignal: false,
           shutdownGraceMs: 2000,
@@ -428,6 +458,58 @@ export async function jobOutcomes(sql: pg.Pool, ids: readonly string[]): Promise
     wrongOutput: Number(wrong.rows[0].n),
     ignoredResults: Number(ignored.rows[0].n),
   };
+}
+
+/**
+ * Why accepted jobs did not complete, for a failing scenario's output: each such job's row (status, error,
+ * attempts, retries, last worker) and the lines of every queue-broker replica's log that name it (at most `max`
+ * jobs, 10 lines each), after how many job-takes the gateways gave up waiting for.
+ */
+export async function explainNotCompleted(fs: FaultSystem, ids: readonly string[], max = 5): Promise<string> {
+  const { rows } = await fs.sql.query<{
+    id: string;
+    status: string;
+    error: string | null;
+    attempts: number;
+    retries: number;
+    last_worker_id: string | null;
+  }>(
+    `SELECT id, status, error, attempts, retries, last_worker_id FROM queue_broker.jobs
+      WHERE id = ANY($1) AND status <> 'COMPLETED' ORDER BY queued_at LIMIT $2`,
+    [ids, max],
+  );
+  const logs = fs.system.apps.includes('queue-broker') ? fs.system.logs('queue-broker').split('\n') : [];
+  // A take the gateway gave up waiting for may still be applied by the broker later: a lease the worker never got.
+  const takeWaits = fs.system.apps.includes('gateway')
+    ? fs.system
+        .logs('gateway')
+        .split('\n')
+        .filter((line) => line.includes('job-take of worker') && line.includes('waits')).length
+    : 0;
+  const header = `(the gateways logged ${takeWaits} job-take(s) that gave up waiting for the broker)`;
+  return [
+    header,
+    ...rows.map((row) => {
+      const lines = logs.filter((line) => line.includes(row.id)).slice(0, 10);
+      return [
+        `job ${row.id}: ${row.status} after ${row.attempts} attempt(s), ${row.retries} retr(ies), last worker ${row.last_worker_id}: ${row.error}`,
+        ...lines.map((line) => `  | ${line}`),
+      ].join('\n');
+    }),
+  ].join('\n');
+}
+
+/**
+ * Of the jobs in `ranTwice` (run more than once by the scenario's workers), how many have no attempt the broker
+ * ended WORKER_LOST: run twice although no worker was declared lost (a lease taken back as UNCONFIRMED, say).
+ */
+export async function ranTwiceWithoutLostWorker(sql: pg.Pool, ranTwice: readonly string[]): Promise<number> {
+  const { rows } = await sql.query<{ n: string }>(
+    `SELECT count(*) AS n FROM (SELECT job_id FROM queue_broker.job_attempts WHERE job_id = ANY($1)
+      GROUP BY job_id HAVING NOT bool_or(outcome IS NOT DISTINCT FROM 'WORKER_LOST')) t`,
+    [ranTwice],
+  );
+  return Number(rows[0].n);
 }
 
 export interface PlacementLedger {

@@ -1,0 +1,79 @@
+// The job load the queue scenarios share (throughput, drain, replicas): jobs submitted through `POST /run` by
+// concurrent clients, and the broker's own record of when each was queued, taken and finished.
+import { percentile } from './stats.mjs';
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `fn(0..count-1)` with at most `concurrency` calls in flight. */
+export async function pool(count, concurrency, fn) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await fn(next++);
+    }),
+  );
+}
+
+/**
+ * Submits `count` jobs (`{ input: { n } }`) through `POST <base>/run` from `submitters` concurrent clients, the
+ * n-th to `bases[n % bases.length]` (round-robin over gateways). Resolves a Map job id → Date.now() at its submit
+ * start; throws on any answer but 200.
+ */
+export async function submitJobs({ bases, key, count, submitters }) {
+  const submittedAt = new Map();
+  await pool(count, submitters, async (n) => {
+    const started = Date.now();
+    const response = await fetch(`${bases[n % bases.length]}/run`, {
+      method: 'POST',
+      headers: { authorization: key, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: { n } }),
+    });
+    const json = await response.json();
+    if (response.status !== 200) throw new Error(`/run: HTTP ${response.status} ${JSON.stringify(json)}`);
+    submittedAt.set(json.id, started);
+  });
+  return submittedAt;
+}
+
+/**
+ * Waits until the broker has every job of `ids` finished (queue_broker.jobs.finished_at set), polling every
+ * `intervalMs`; throws when one ended other than COMPLETED or after `timeoutMs`. Resolves a Map id → finished
+ * (epoch ms).
+ */
+export async function untilFinished(sql, ids, { timeoutMs, intervalMs = 100 }) {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await sql.query(
+      `SELECT count(*)::int AS finished, count(*) FILTER (WHERE status <> 'COMPLETED')::int AS bad,
+              min(id) FILTER (WHERE status <> 'COMPLETED') AS bad_id
+         FROM queue_broker.jobs WHERE id = ANY($1::text[]) AND finished_at IS NOT NULL`,
+      [ids],
+    );
+    const { finished, bad, bad_id: badId } = rows[0];
+    if (bad > 0) throw new Error(`${bad} job(s) did not complete (job ${badId}, for one)`);
+    if (finished === ids.length) break;
+    if (performance.now() > deadline) {
+      throw new Error(
+        `${ids.length - finished} of ${ids.length} jobs not finished within ${timeoutMs / 1000} s`,
+      );
+    }
+    await sleep(intervalMs);
+  }
+  const { rows } = await sql.query(
+    `SELECT id, (extract(epoch FROM finished_at) * 1000)::float8 AS finished
+       FROM queue_broker.jobs WHERE id = ANY($1::text[])`,
+    [ids],
+  );
+  return new Map(rows.map((row) => [row.id, row.finished]));
+}
+
+/**
+ * jobs/s = count / (last finished − first submit started) and the p99 of each job's submit start → finished, of
+ * Maps id → epoch ms.
+ */
+export function throughputOf(count, submittedAt, finishedAt) {
+  const latencies = [...submittedAt.keys()].map((id) => finishedAt.get(id) - submittedAt.get(id));
+  const first = Math.min(...submittedAt.values());
+  const last = Math.max(...finishedAt.values());
+  return { jobsPerSec: (count * 1000) / (last - first), p99: percentile(latencies, 99) };
+}

@@ -1,0 +1,109 @@
+// Replicas: the throughput scenario's load against one gateway and one queue-broker, and against two of each.
+//   one       the running gateway and queue-broker; 32 concurrent clients POST /v2/{endpoint}/run to it, 2 SDK
+//             echo worker processes × 8 slots take from it; done when the broker has every job COMPLETED;
+//   two       a second gateway and a second queue-broker started for the round (same environment, database and
+//             NATS prefix, a port of their own) and stopped after it; the clients' submits go round-robin over
+//             the two gateways, and worker n talks to gateway n mod 2.
+// The workers of either side start with the round and stop after it, so both sides pay the same. jobs/s = N /
+// (last job finished − first submit started); p99 = of each job's submit start → finished. On 2 cores two
+// replicas have no core of their own: the expectation is no gain, and no loss beyond noise (ratio ≈ 1).
+import { benchEndpoint, startEchoWorkers, WORKER_CONCURRENCY, WORKERS } from '../lib/fixtures.mjs';
+import { submitJobs, throughputOf, untilFinished } from '../lib/jobs-load.mjs';
+
+const SUBMITTERS = 32;
+const DRAIN_TIMEOUT_MS = 120_000;
+const WARMUP_JOBS = 50;
+const REPLICATED = ['gateway', 'queue-broker'];
+
+/** One round of load through `gateways` (URLs), workers spread over them. */
+async function load(state, gateways, podPrefix, count) {
+  const workers = startEchoWorkers({
+    endpoint: state.endpoint,
+    gateways,
+    count: WORKERS,
+    concurrency: WORKER_CONCURRENCY,
+    podPrefix,
+  });
+  try {
+    const submittedAt = await submitJobs({
+      bases: gateways.map((url) => `${url}/v2/${state.endpoint.id}`),
+      key: state.ctx.key,
+      count,
+      submitters: SUBMITTERS,
+    });
+    const finishedAt = await untilFinished(state.ctx.sql, [...submittedAt.keys()], {
+      timeoutMs: DRAIN_TIMEOUT_MS,
+    });
+    return throughputOf(count, submittedAt, finishedAt);
+  } finally {
+    await Promise.all(workers.map((worker) => worker.stop()));
+  }
+}
+
+const tag = (round, warmup) => (warmup ? 'w' : String(round));
+
+export default {
+  id: 'replicas',
+  title: 'replicas: two vs one',
+  async setup(ctx) {
+    const jobs = ctx.quick ? 100 : 400;
+    return {
+      settings: { jobsPerRound: jobs, submitters: SUBMITTERS, replicated: REPLICATED },
+      ctx,
+      jobs,
+      endpoint: await benchEndpoint(ctx, 'bench-replicas'),
+    };
+  },
+  sides: {
+    one: {
+      label: `one gateway and one queue-broker: POST /v2/{id}/run from ${SUBMITTERS} clients, ${WORKERS} SDK echo workers × ${WORKER_CONCURRENCY}`,
+      async run(state, { round, warmup }) {
+        const gateways = [state.ctx.system.url('gateway')];
+        return load(state, gateways, `bench-one-${tag(round, warmup)}`, warmup ? WARMUP_JOBS : state.jobs);
+      },
+    },
+    two: {
+      label: `two gateways and two queue-brokers: the same load, clients round-robin over the gateways, worker n on gateway n mod 2`,
+      async run(state, { round, warmup }) {
+        const started = await Promise.allSettled(
+          REPLICATED.map((name) => state.ctx.system.startReplica(name)),
+        );
+        const replicas = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
+        try {
+          const failed = started.find((s) => s.status === 'rejected');
+          if (failed) throw failed.reason;
+          const gateways = [state.ctx.system.url('gateway'), replicas[0].url];
+          return await load(
+            state,
+            gateways,
+            `bench-two-${tag(round, warmup)}`,
+            warmup ? WARMUP_JOBS : state.jobs,
+          );
+        } finally {
+          // The gateway first: nothing routes work to the broker replica once it goes.
+          for (const replica of replicas) await replica.stop();
+        }
+      },
+    },
+  },
+  comparisons: [
+    {
+      label: 'jobs/s, two replicas vs one',
+      unit: 'jobs/s',
+      better: 'higher',
+      ours: ['two', 'jobsPerSec'],
+      baseline: ['one', 'jobsPerSec'],
+    },
+    {
+      label: 'p99 submit → finished, two replicas vs one',
+      unit: 'ms',
+      better: 'lower',
+      ours: ['two', 'p99'],
+      baseline: ['one', 'p99'],
+    },
+  ],
+  notes: (state) => [
+    `${state.jobs} jobs per round and side; the second gateway and queue-broker are started before each "two" round (not timed) and stopped after it`,
+    'on 2 cores a second replica gets no core of its own: the expectation is a ratio ≈ 1 (no gain, no loss beyond noise)',
+  ],
+};
