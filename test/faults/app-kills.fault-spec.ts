@@ -239,6 +239,7 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} gateway
         notCompleted === 0 &&
         outcomes.completedTwice === 0 &&
         outcomes.wrongOutput === 0 &&
+        ranTwiceNoLostWorker === 0 &&
         missingClusters === 0 &&
         ledger.incompleteClusters === 0 &&
         ledger.gpuDoubleBooked === 0 &&
@@ -257,7 +258,8 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} gateway
         notCompleted,
         completedTwice: outcomes.completedTwice,
         wrongOutput: outcomes.wrongOutput,
-      }).toEqual({ lost: 0, notCompleted: 0, completedTwice: 0, wrongOutput: 0 });
+        ranTwiceNoLostWorker,
+      }).toEqual({ lost: 0, notCompleted: 0, completedTwice: 0, wrongOutput: 0, ranTwiceNoLostWorker: 0 });
       expect(drained).not.toBeNull();
       expect(settled).not.toBeNull();
       expect({

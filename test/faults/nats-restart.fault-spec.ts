@@ -161,6 +161,7 @@ describe('NATS server killed and restarted during load', () => {
       notCompleted === 0 &&
       outcomes.completedTwice === 0 &&
       outcomes.wrongOutput === 0 &&
+      counts.ranTwiceNoLostWorker === 0 &&
       afterRefused.length === 0 &&
       cluster.status === 201 &&
       ledger.gpuDoubleBooked + ledger.ledgerMismatches === 0;
@@ -181,7 +182,8 @@ describe('NATS server killed and restarted during load', () => {
       notCompleted,
       completedTwice: outcomes.completedTwice,
       wrongOutput: outcomes.wrongOutput,
-    }).toEqual({ lost: 0, notCompleted: 0, completedTwice: 0, wrongOutput: 0 });
+      ranTwiceNoLostWorker: counts.ranTwiceNoLostWorker,
+    }).toEqual({ lost: 0, notCompleted: 0, completedTwice: 0, wrongOutput: 0, ranTwiceNoLostWorker: 0 });
     expect(accepted.length).toBeGreaterThan(KILL_AFTER);
   });
 });

@@ -1,6 +1,33 @@
 import { Type } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import {
+  IsInt,
+  Max,
+  Min,
+  Validate,
+  ValidatorConstraint,
+  type ValidationArguments,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { BaseConfig } from '@app/config';
+
+/**
+ * A take delivered to a broker replica that crashed is applied by another one COMMAND_ACK_WAIT_MS later, its lease
+ * dated by the take (ADR 8): a heartbeat in between, which cannot list the job yet, must not count against it.
+ */
+@ValidatorConstraint({ name: 'longerThanAckWait' })
+class LongerThanAckWait implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    return typeof value === 'number' && value > (args.object as QueueBrokerConfig).COMMAND_ACK_WAIT_MS;
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    const ackWait = (args.object as QueueBrokerConfig).COMMAND_ACK_WAIT_MS;
+    return (
+      `LEASE_CONFIRM_GRACE_MS must be longer than COMMAND_ACK_WAIT_MS (${ackWait}): a take redelivered after a ` +
+      'broker crash is granted that much later, and its worker must have had time to receive the job'
+    );
+  }
+}
 
 /** queue-broker's settings, validated once at boot (see .env.example and docs/adr/0008-jobs-and-workers.md). */
 export class QueueBrokerConfig extends BaseConfig {
@@ -21,12 +48,13 @@ export class QueueBrokerConfig extends BaseConfig {
 
   /**
    * A job leased this long ago that the worker's ping does not list is taken back (the take's answer never
-   * reached the worker).
+   * reached the worker). Longer than COMMAND_ACK_WAIT_MS (checked).
    */
   @IsInt()
   @Min(1000)
+  @Validate(LongerThanAckWait)
   @Type(() => Number)
-  LEASE_CONFIRM_GRACE_MS = 30_000;
+  LEASE_CONFIRM_GRACE_MS = 60_000;
 
   /** A worker pod registered by the autoscaler counts as initializing for at most this long before it calls. */
   @IsInt()

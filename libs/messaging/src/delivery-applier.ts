@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
+import { headers as natsHeaders } from '@nats-io/transport-node';
 import {
   CommandPayloadClasses,
   DomainError,
@@ -157,6 +158,7 @@ export class DeliveryApplier {
       this.logger.warn(
         `${pending.length} message(s) (first ${first.subject} ${first.id}) wait for the database`,
       );
+      for (const { item } of pending) if (item.kind === 'command') this.tellDeferred(item);
     }
     for (const { item } of pending) item.msg.working();
     await new Promise((r) => setTimeout(r, Math.min(250 * attempt, DATABASE_RETRY_MAX_MS)));
@@ -262,6 +264,33 @@ export class DeliveryApplier {
       this.nats.nc.publish(subject, JSON.stringify(outcome));
     } catch {
       // The caller falls back to asking for the recorded outcome.
+    }
+  }
+
+  /**
+   * Tells a waiting issuer (its inbox; never the replay tool, which names none) that its command is recorded but
+   * cannot be applied while this owner's database is down, so it can answer 503 now instead of after its whole
+   * timeout. The command itself stays held and is applied when the database is back; its real outcome is
+   * recorded then, for whoever asks.
+   */
+  private tellDeferred(item: Pending): void {
+    const inbox = item.msg.headers?.get(Headers.OutcomeTo);
+    if (!inbox || !inbox.startsWith(this.outcomeInboxes)) return;
+    const notice: CommandOutcome = {
+      ok: false,
+      error: {
+        code: ErrorCode.OwnerUnavailable,
+        message:
+          `${this.options.app} cannot reach its database: command ${item.identity.id} (${item.identity.subject}) ` +
+          'is recorded and will be applied when the database is back',
+      },
+    };
+    const h = natsHeaders();
+    h.set(Headers.OutcomeDeferred, 'database');
+    try {
+      this.nats.nc.publish(`${inbox}.${item.identity.id}`, JSON.stringify(notice), { headers: h });
+    } catch {
+      // The issuer waits out its timeout instead.
     }
   }
 

@@ -13,7 +13,9 @@ export interface OutcomeWait {
  * This process's one subscription for the outcomes of the commands it issues: `<prefix>.outcome.<process>.*`.
  * The command names the inbox (Headers.OutcomeTo); the owner publishes the outcome to `<inbox>.<commandId>`. One
  * subscription instead of a subscribe and an unsubscribe per command (two protocol messages, and the server's
- * interest graph changing on every request).
+ * interest graph changing on every request). An owner whose database is down sends a deferral notice instead
+ * (Headers.OutcomeDeferred): it settles the wait as an OWNER_UNAVAILABLE error, so the caller answers 503 at once;
+ * the command stays recorded and is applied later.
  */
 export class OutcomeInbox {
   /** The subject prefix to name in commands. */

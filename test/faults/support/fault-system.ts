@@ -30,7 +30,13 @@ import { A100, writeFleet } from '../../e2e/clusters-fixtures.js';
  */
 export const LOAD_TIMINGS = {
   env: { COMMAND_ACK_WAIT_MS: '5000' },
-  'queue-broker': { WORKER_LOST_AFTER_MS: '10000', LEASE_CONFIRM_GRACE_MS: '5000', SWEEP_INTERVAL_MS: '250' },
+  // The lease grace outlasts a redelivery (COMMAND_ACK_WAIT_MS) with room for the load: a take applied that late
+  // by the surviving broker replica must reach its worker before a heartbeat can count against it.
+  'queue-broker': {
+    WORKER_LOST_AFTER_MS: '10000',
+    LEASE_CONFIRM_GRACE_MS: '12000',
+    SWEEP_INTERVAL_MS: '250',
+  },
   gateway: { JOB_TAKE_LONG_POLL_MS: '10000', JOB_POLL_RECHECK_MS: '2000' },
 } as const;
 

@@ -37,4 +37,9 @@ export const Headers = {
    * `<inbox>.<commandId>`, so each process needs one subscription for all its commands.
    */
   OutcomeTo: 'x-outcome-to',
+  /**
+   * On a message to an outcome inbox: not the outcome, but notice that the command is recorded and cannot be
+   * applied yet (`database`: the owner's database is unreachable); the body says so as an OWNER_UNAVAILABLE error.
+   */
+  OutcomeDeferred: 'x-outcome-deferred',
 } as const;
