@@ -178,9 +178,23 @@ describe('Postgres restarted during load', () => {
     const upAt = Date.now();
 
     // Recovery: every probe answers 2xx again, with no app restarted.
+    let stillFailing: string[] = [];
+    let deferredCreates = 0;
     const recovered = await until(async () => {
-      const replies = await Promise.all(probes().map((p) => p.send()));
-      return replies.every((r) => r.status >= 200 && r.status < 300);
+      // A cluster create answered 503 during the outage was recorded, and is applied now that the database is
+      // back (the 503 says so): those clusters appear, and are deleted so that the probes find capacity again.
+      const listed = await call('GET', `${fs.gateway}/v2/clusters`, fs.user.key);
+      const rows = Array.isArray(listed.body) ? (listed.body as { id: string; name: string }[]) : [];
+      for (const cluster of rows.filter((c) => c.name === 'probe')) {
+        const deleted = await call('DELETE', `${fs.gateway}/v2/clusters/${cluster.id}`, fs.user.key);
+        if (deleted.status >= 200 && deleted.status < 300) deferredCreates += 1;
+      }
+      const list = probes();
+      const replies = await Promise.all(list.map((p) => p.send()));
+      stillFailing = replies
+        .map((r, i) => `${list[i].name}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`)
+        .filter((_line, i) => replies[i].status < 200 || replies[i].status >= 300);
+      return stillFailing.length === 0;
     }, RECOVER_MS);
     const recoverMs = Date.now() - upAt;
     loading = false;
@@ -211,6 +225,7 @@ describe('Postgres restarted during load', () => {
       probes: during.length,
       answered503,
       fromReadModel,
+      deferredCreates,
       status500: during.filter((p) => p.status === 500).length,
       otherStatus: during.filter(
         (p) => p.status !== 503 && p.status !== 500 && p.status !== 0 && !p.fromReadModel,
@@ -243,7 +258,8 @@ describe('Postgres restarted during load', () => {
     expect(
       bad.map((p) => `${p.name}: ${p.status}${p.problem ? '' : ' (not problem+json)'} in ${p.ms} ms`),
     ).toEqual([]);
-    expect(recovered).toBe(true);
+    // Named in the failure: what still failed when the recovery wait ran out.
+    expect({ recovered, stillFailing }).toEqual({ recovered: true, stillFailing: [] });
     expect(exited).toEqual([]);
     expect({ lost: counts.lost, completedTwice: counts.completedTwice }).toEqual({
       lost: 0,

@@ -1,17 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
-import { headers as natsHeaders } from '@nats-io/transport-node';
 import {
   CommandPayloadClasses,
   DomainError,
   ErrorCode,
-  Headers,
-  hintSubject,
-  outcomeSubject,
   partitionKeyOf,
   validatePlain,
   type CommandEnvelope,
-  type CommandOutcome,
   type CommandSubject,
 } from '@app/contracts';
 import { BaseConfig } from '@app/config';
@@ -23,11 +18,11 @@ import { HandlerRegistry } from './handler-registry.js';
 import {
   MessageProcessor,
   type BatchItem,
-  type EmittedEvent,
   type MessageIdentity,
   type ProcessResult,
 } from './message-processor.js';
 import { MESSAGING_OPTIONS, type MessagingOptions } from './messaging.options.js';
+import { IssuerReplies } from './issuer-replies.js';
 import { NatsClient } from './nats-client.js';
 import { OutboxRelay } from './outbox-relay.service.js';
 
@@ -41,6 +36,8 @@ export interface Pending {
   identity: MessageIdentity;
   key: string | null;
   started: bigint;
+  /** The issuer was told its command waits for the database. */
+  toldDeferred?: boolean;
 }
 
 /** While the database is down, a held message is tried again at most this far apart. */
@@ -55,9 +52,12 @@ const DATABASE_RETRY_MAX_MS = 2000;
 @Injectable()
 export class DeliveryApplier {
   private readonly logger = new Logger('consumers');
-  /** Outcome inboxes of this deployment: an OutcomeTo header outside them is ignored. */
-  private readonly outcomeInboxes: string;
+  private readonly replies: IssuerReplies;
   private stopping = false;
+  /** Every message read and not yet answered (in a lane's queue or its batch). */
+  private readonly held = new Set<Pending>();
+  /** A batch is waiting for the database: commands arriving meanwhile are told at once (tellDeferred). */
+  private databaseDown = false;
 
   constructor(
     private readonly nats: NatsClient,
@@ -67,7 +67,7 @@ export class DeliveryApplier {
     private readonly config: BaseConfig,
     @Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions,
   ) {
-    this.outcomeInboxes = this.nats.subject(outcomeSubject(''));
+    this.replies = new IssuerReplies(nats, options.app);
   }
 
   /** Shutting down: a batch waiting for the database gives its messages back instead. */
@@ -107,7 +107,11 @@ export class DeliveryApplier {
       return null;
     }
     const key = kind === 'command' ? partitionKeyOf(subject, command.payload, command.commandId) : null;
-    return { kind, msg, body, identity, key, started: process.hrtime.bigint() };
+    const pending: Pending = { kind, msg, body, identity, key, started: process.hrtime.bigint() };
+    this.held.add(pending);
+    // Queued behind a batch that waits for the database, it would wait too: its issuer hears so now.
+    if (this.databaseDown && kind === 'command') this.tellDeferred(pending);
+    return pending;
   }
 
   /**
@@ -116,6 +120,14 @@ export class DeliveryApplier {
    * Never throws: a message whose application failed is retried or dead-lettered on its own.
    */
   async applyBatch(kind: Kind, batch: Pending[]): Promise<void> {
+    try {
+      await this.applyEach(kind, batch);
+    } finally {
+      for (const item of batch) this.held.delete(item);
+    }
+  }
+
+  private async applyEach(kind: Kind, batch: Pending[]): Promise<void> {
     let pending: { item: Pending; work: BatchItem }[] = [];
     for (const item of batch) {
       const work = await this.workOf(item);
@@ -142,6 +154,7 @@ export class DeliveryApplier {
         }
       });
       if (applied) this.outbox.kick();
+      if (!waiting.length) this.databaseDown = false;
       pending = waiting;
       if (pending.length) await this.waitForDatabase(pending, attempt);
     }
@@ -158,9 +171,11 @@ export class DeliveryApplier {
       this.logger.warn(
         `${pending.length} message(s) (first ${first.subject} ${first.id}) wait for the database`,
       );
-      for (const { item } of pending) if (item.kind === 'command') this.tellDeferred(item);
     }
-    for (const { item } of pending) item.msg.working();
+    this.databaseDown = true;
+    for (const { item } of pending) if (item.kind === 'command') this.tellDeferred(item);
+    // What waits in the lanes behind this batch is held too, so it is not redelivered meanwhile.
+    for (const item of this.held) item.msg.working();
     await new Promise((r) => setTimeout(r, Math.min(250 * attempt, DATABASE_RETRY_MAX_MS)));
   }
 
@@ -225,8 +240,8 @@ export class DeliveryApplier {
     const { identity, msg } = item;
     // Hints before the outcome: on one connection NATS keeps the order, so whoever gets the answer (a gateway)
     // has seen the change's hint already and drops what it cached of the job.
-    for (const event of result.events) this.publishHint(event);
-    if (item.kind === 'command') this.publishOutcome(msg, identity.id, result.outcome);
+    for (const event of result.events) this.replies.hint(event);
+    if (item.kind === 'command') this.replies.outcome(msg, identity.id, result.outcome);
     msg.ack();
     busMetrics.commandsHandled.inc({
       subject: identity.subject,
@@ -238,60 +253,11 @@ export class DeliveryApplier {
     );
   }
 
-  private publishHint(event: EmittedEvent): void {
-    const envelope: EventEnvelope = {
-      eventId: event.id,
-      subject: event.subject,
-      occurredAt: event.occurredAt,
-      correlationId: event.correlationId,
-      payload: event.payload,
-    };
-    try {
-      this.nats.nc.publish(this.nats.subject(hintSubject(event.subject)), JSON.stringify(envelope));
-    } catch {
-      // A hint is only a shortcut: the relayed event wakes the same waiters a moment later.
-    }
-  }
-
-  /** To the issuer's inbox when the command names one (Headers.OutcomeTo), else to `outcome.<commandId>`. */
-  private publishOutcome(msg: JsMsg, commandId: string, outcome: CommandOutcome): void {
-    const inbox = msg.headers?.get(Headers.OutcomeTo);
-    const subject =
-      inbox && inbox.startsWith(this.outcomeInboxes)
-        ? `${inbox}.${commandId}`
-        : this.nats.subject(outcomeSubject(commandId));
-    try {
-      this.nats.nc.publish(subject, JSON.stringify(outcome));
-    } catch {
-      // The caller falls back to asking for the recorded outcome.
-    }
-  }
-
-  /**
-   * Tells a waiting issuer (its inbox; never the replay tool, which names none) that its command is recorded but
-   * cannot be applied while this owner's database is down, so it can answer 503 now instead of after its whole
-   * timeout. The command itself stays held and is applied when the database is back; its real outcome is
-   * recorded then, for whoever asks.
-   */
+  /** The issuer hears that its command waits for the database, once. */
   private tellDeferred(item: Pending): void {
-    const inbox = item.msg.headers?.get(Headers.OutcomeTo);
-    if (!inbox || !inbox.startsWith(this.outcomeInboxes)) return;
-    const notice: CommandOutcome = {
-      ok: false,
-      error: {
-        code: ErrorCode.OwnerUnavailable,
-        message:
-          `${this.options.app} cannot reach its database: command ${item.identity.id} (${item.identity.subject}) ` +
-          'is recorded and will be applied when the database is back',
-      },
-    };
-    const h = natsHeaders();
-    h.set(Headers.OutcomeDeferred, 'database');
-    try {
-      this.nats.nc.publish(`${inbox}.${item.identity.id}`, JSON.stringify(notice), { headers: h });
-    } catch {
-      // The issuer waits out its timeout instead.
-    }
+    if (item.kind !== 'command' || item.toldDeferred) return;
+    item.toldDeferred = true;
+    this.replies.deferred(item.msg, item.identity);
   }
 
   private async failed(kind: Kind, msg: JsMsg, identity: MessageIdentity, error: Error): Promise<void> {
@@ -314,7 +280,7 @@ export class DeliveryApplier {
           identity,
           MessageProcessor.internalError(`command could not be applied after ${attempt} attempts`),
         );
-        this.publishOutcome(msg, identity.id, outcome);
+        this.replies.outcome(msg, identity.id, outcome);
       }
       msg.term();
     } catch (dlqError) {
