@@ -3,6 +3,7 @@ import { DeliverPolicy, jetstream, type ConsumerMessages } from '@nats-io/jetstr
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   ErrorCode,
+  Headers,
   PodStatus,
   type CommandEnvelope,
   type CommandOutcome,
@@ -132,8 +133,10 @@ export class PlacementStandIn {
     this.loop = (async () => {
       for await (const msg of messages) {
         const envelope = msg.json<CommandEnvelope<ReservePodCommand>>();
+        // As an owner does: to the issuer's inbox when the command names one, else to outcome.<commandId>.
+        const inbox = msg.headers?.get(Headers.OutcomeTo);
         this.nc!.publish(
-          `${this.prefix}.outcome.${envelope.commandId}`,
+          inbox ? `${inbox}.${envelope.commandId}` : `${this.prefix}.outcome.${envelope.commandId}`,
           JSON.stringify(this.answer(envelope)),
         );
       }
