@@ -21,6 +21,12 @@ const QUOTA_VARIABLES = [
 
 export const APP_NAMES = APPS.map((app) => app.name);
 
+/** BENCH_CPU_PROF_DIR=<dir>: each app writes a V8 CPU profile there when it stops (profile before optimizing). */
+function profileArgs(name, port) {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}-${port}.cpuprofile`] : [];
+}
+
 export function mainScript(app) {
   return join(ROOT, 'dist', 'apps', app, 'main.js');
 }
@@ -64,7 +70,7 @@ export async function startSystem({ databaseUrl, natsUrl, natsPrefix, fleetFile,
   const spawnApp = (name, env, port) => {
     const app = name === 'gateway-nolimit' ? 'gateway' : name;
     return startNode(name, mainScript(app), {
-      nodeArgs: ['--enable-source-maps'],
+      nodeArgs: ['--enable-source-maps', ...profileArgs(name, port)],
       env: { ...envOf[name], ...appEnv[name], ...env, HTTP_PORT: String(port) },
     });
   };
