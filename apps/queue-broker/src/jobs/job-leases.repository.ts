@@ -53,7 +53,7 @@ const LEASE_QUEUED = `
   RETURNING j.id, j.input, j.webhook, j.s3_config, j.execution_timeout_ms, j.low_priority, j.ttl_ms, j.attempts,
     j.retries, j.queued_at`;
 
-/** One attempt row per leased job (the same ids JobsRepository.openAttempt derives). */
+/** One attempt row per leased job, its id derived from the job, its retry and its attempt (stable on replay). */
 const OPEN_ATTEMPTS = `
   INSERT INTO queue_broker.job_attempts (id, job_id, attempt, worker_id, started_at, ended_at, outcome)
   SELECT a.id, a.job_id, a.attempt, $4, $5, NULL, NULL

@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { deriveId, type JobStatus } from '@app/contracts';
 import { EntityStatements, preparedQuery } from '@app/database';
 import { IgnoredResultEntity } from './ignored-result.entity.js';
-import { JobAttemptEntity, type AttemptOutcome } from './job-attempt.entity.js';
+import type { AttemptOutcome } from './job-attempt.entity.js';
 import { JobStreamChunkEntity } from './job-stream-chunk.entity.js';
 import { JobEntity } from './job.entity.js';
 
@@ -140,18 +140,6 @@ export class JobsRepository {
   }
 
   // ---- leases -----------------------------------------------------------------------------------------------------
-
-  async openAttempt(job: JobEntity, workerId: string, now: Date, manager: EntityManager): Promise<void> {
-    await manager.insert(JobAttemptEntity, {
-      id: deriveId(`${job.id}/${job.retries}/${job.attempts}`, 'attempt', 24),
-      jobId: job.id,
-      attempt: job.attempts,
-      workerId,
-      startedAt: now,
-      endedAt: null,
-      outcome: null,
-    });
-  }
 
   async closeAttempt(
     jobId: string,
