@@ -4,7 +4,7 @@
 # test/deploy/dockerfile.spec.ts checks this file statically: no Docker engine runs in CI.
 
 # --- build: dependencies, TypeScript, then drop the dev dependencies ---------------------------------------------
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # Manifests first, so the dependency layer is reused while only the sources change.
 COPY package.json package-lock.json ./
@@ -24,7 +24,7 @@ COPY apps apps
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # --- runtime: compiled code, production dependencies, the data files the apps read -------------------------------
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./

@@ -44,6 +44,21 @@ const nodeGlobals = Object.fromEntries(
   ].map((name) => [name, 'readonly']),
 );
 
+/**
+ * Reading the clock, as ESLint selectors: Date.now(), new Date() without arguments; in a handler file only inside
+ * a method decorated @CommandHandler (a query handler reads, and may date its answer).
+ */
+const WALL_CLOCK_EXPRESSIONS = [
+  ['Date.now()', "CallExpression[callee.object.name='Date'][callee.property.name='now']"],
+  ['new Date()', "NewExpression[callee.name='Date'][arguments.length=0]"],
+  ['performance.now()', "CallExpression[callee.object.name='performance'][callee.property.name='now']"],
+];
+const COMMAND_HANDLER = "MethodDefinition:has(Decorator[expression.callee.name='CommandHandler'])";
+const WALL_CLOCK = WALL_CLOCK_EXPRESSIONS.flatMap(([what, selector]) => [
+  [what, `${COMMAND_HANDLER} ${selector}`],
+  [what, `:matches(Program:has(ClassDeclaration[id.name=/Repository$/])) ${selector}`],
+]);
+
 export default defineConfig(
   globalIgnores(['**/dist/', '**/node_modules/', '**/coverage/', '.local/', 'bench/results/']),
   {
@@ -65,6 +80,22 @@ export default defineConfig(
       ],
       'no-unused-vars': 'off',
       '@typescript-eslint/no-unused-vars': ['error', unusedVars],
+    },
+  },
+  {
+    // A command's effect may depend only on what was recorded (the envelope's time is `ctx.now`), or a replay and
+    // a rebuild would decide differently (docs/adr/0011-replay-and-rebuild.md): no wall clock in command handlers
+    // nor in repositories, which take the time they write as a parameter.
+    files: ['apps/**/*.handler.ts', 'apps/**/*.repository.ts'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...WALL_CLOCK.map(([what, selector]) => ({
+          selector,
+          message: `${what} reads the wall clock: take the time from the command (ctx.now) or as a parameter`,
+        })),
+      ],
     },
   },
   {

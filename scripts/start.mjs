@@ -1,7 +1,10 @@
 // `npm start`: installs dependencies, builds, makes sure PostgreSQL and NATS JetStream are up (starting or
 // installing them locally when it can), migrates, creates the bootstrap API key, then runs the five apps with
 // prefixed output until Ctrl-C. Environment: DATABASE_URL (or DATABASE_NAME on the local server, default gpucp),
-// NATS_URL, NATS_PREFIX (default gpucp), PORT_BASE (default 8080; the apps take five consecutive ports), NODE_ENV.
+// NATS_URL, NATS_PREFIX (default gpucp), PORT_BASE (default 8080; the apps take five consecutive ports, their
+// /metrics listeners the five from PORT_BASE + 1000), NODE_ENV. The box at the end shows what each app really bound
+// (from its "listening on" log line): the gateway every interface, the others and /metrics loopback by default.
+// An app's HTTP_HOST / METRICS_HOST may be set in the environment as for any app (.env.example).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,6 +33,8 @@ const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 const LAST_LINES = 30;
 const LABEL_COLORS = ['cyan', 'magenta', 'yellow', 'blue', 'green'];
+/** Each app's /metrics port is its HTTP port + 1000 (the apps' defaults: 9080-9084). */
+const METRICS_PORT_OFFSET = 1000;
 
 runMain(async () => {
   const portBase = portBaseFromEnv();
@@ -51,7 +56,14 @@ runMain(async () => {
   console.log(paint('==> apps', 'bold'));
   const apps = APPS.map((app, i) => {
     const port = portBase + (app.port - APPS[0].port);
-    return { ...app, port, url: `http://127.0.0.1:${port}`, color: LABEL_COLORS[i % LABEL_COLORS.length] };
+    const metricsPort = port + METRICS_PORT_OFFSET;
+    return {
+      ...app,
+      port,
+      metricsPort,
+      url: `http://127.0.0.1:${port}`,
+      color: LABEL_COLORS[i % LABEL_COLORS.length],
+    };
   });
   const supervisor = supervise(apps, env);
   const outcome = await supervisor.waitUntilReady();
@@ -69,12 +81,12 @@ runMain(async () => {
     return 1;
   }
   supervisor.reportCrashes();
-  printBox(apps, key);
+  printBox(supervisor.apps, key);
 });
 
 function portBaseFromEnv() {
   const portBase = Number(process.env.PORT_BASE ?? 8080);
-  if (!Number.isInteger(portBase) || portBase < 1 || portBase > 65535 - APPS.length) {
+  if (!Number.isInteger(portBase) || portBase < 1 || portBase > 65535 - APPS.length - METRICS_PORT_OFFSET) {
     throw new InfraError(`PORT_BASE must be a port number, got ${process.env.PORT_BASE}`);
   }
   return portBase;
@@ -165,14 +177,15 @@ function spawnApp(app, env, width) {
   // Own process group, so a terminal Ctrl-C reaches only this script, which then stops the apps in order.
   const child = spawn(process.execPath, ['--enable-source-maps', join('dist', 'apps', app.name, 'main.js')], {
     cwd: ROOT,
-    env: { ...env, HTTP_PORT: String(app.port) },
+    env: { ...env, HTTP_PORT: String(app.port), METRICS_PORT: String(app.metricsPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
   const label = paint(`[${app.name}]`.padEnd(width), app.color);
-  const running = { ...app, child, recent: [], ready: false, exit: undefined };
+  const running = { ...app, child, recent: [], ready: false, exit: undefined, bound: undefined };
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+      running.bound ??= boundFrom(line);
       running.recent.push(line);
       if (running.recent.length > LAST_LINES) running.recent.shift();
       process.stdout.write(`${label} ${line}\n`);
@@ -228,14 +241,37 @@ function describeExit({ exit }) {
   return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
 }
 
+/** `{ http, metrics }` from an app's "listening on" line (libs/platform bootstrap), undefined for other lines. */
+function boundFrom(line) {
+  if (!line.startsWith('{') || !line.includes('"metrics"')) return undefined;
+  try {
+    const { http, metrics } = JSON.parse(line);
+    return typeof http === 'string' && typeof metrics === 'string' ? { http, metrics } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a bound address takes connections from: `0.0.0.0:8080` from everywhere, `127.0.0.1:…` this host only. */
+function reach(bound) {
+  if (/^(0\.0\.0\.0|\[::\]):/.test(bound)) return `${bound} (every interface)`;
+  if (/^(127\.|\[::1\]:)/.test(bound)) return `${bound} (loopback only)`;
+  return bound;
+}
+
 function printBox(apps, key) {
   const width = Math.max(...apps.map((app) => app.name.length), 'API key'.length);
   const row = (name, value) => `${name.padEnd(width)}  ${value}`;
+  // LOG_LEVEL above info hides the "listening on" lines: then the addresses are not known here.
+  const bound = (app) =>
+    app.bound
+      ? `http ${reach(app.bound.http)}, metrics ${reach(app.bound.metrics)}`
+      : `port ${app.port}, metrics port ${app.metricsPort} (bind addresses not logged at this LOG_LEVEL)`;
   const lines = [
     'GPU control plane is running',
     '',
-    row('gateway', `${apps[0].url}   ← the API`),
-    ...apps.slice(1).map((app) => row(app.name, app.url)),
+    row('gateway', `${bound(apps[0])}   ← the API`),
+    ...apps.slice(1).map((app) => row(app.name, bound(app))),
     '',
     row('API key', key ?? '(created earlier; its only copy, .local/bootstrap-key, is missing)'),
     '',

@@ -11,6 +11,7 @@ import { freePorts, startNode, untilReady } from './processes.mjs';
 const HUGE_QUOTA = '999999999,999999999,999999999';
 const QUOTA_VARIABLES = [
   'RATE_LIMIT_REST',
+  'RATE_LIMIT_GRAPHQL',
   'RATE_LIMIT_QUEUE_RUN',
   'RATE_LIMIT_QUEUE_RUNSYNC',
   'RATE_LIMIT_QUEUE_STATUS',
@@ -39,8 +40,12 @@ export function mainScript(app) {
  */
 export async function startSystem({ databaseUrl, natsUrl, natsPrefix, fleetFile, podsDir, appEnv = {} }) {
   const names = [...APP_NAMES, 'gateway-nolimit'];
-  const ports = Object.fromEntries((await freePorts(names.length)).map((port, i) => [names[i], port]));
+  const free = await freePorts(names.length * 2);
+  const ports = Object.fromEntries(names.map((name, i) => [name, free[i]]));
+  // /metrics has a port of its own (METRICS_PORT); the gateways' CPU and store figures are read there.
+  const metricsPorts = Object.fromEntries(names.map((name, i) => [name, free[names.length + i]]));
   const url = (name) => `http://127.0.0.1:${ports[name]}`;
+  const metricsUrl = (name) => `http://127.0.0.1:${metricsPorts[name]}/metrics`;
   const common = {
     DATABASE_URL: databaseUrl,
     NATS_URL: natsUrl,
@@ -67,15 +72,21 @@ export async function startSystem({ databaseUrl, natsUrl, natsPrefix, fleetFile,
     'endpoint-autoscaler': { ...common, QUEUE_PUBLIC_URL: url('gateway') },
   };
   const processes = new Map();
-  const spawnApp = (name, env, port) => {
+  const spawnApp = (name, env, port, metricsPort) => {
     const app = name === 'gateway-nolimit' ? 'gateway' : name;
     return startNode(name, mainScript(app), {
       nodeArgs: ['--enable-source-maps', ...profileArgs(name, port)],
-      env: { ...envOf[name], ...appEnv[name], ...env, HTTP_PORT: String(port) },
+      env: {
+        ...envOf[name],
+        ...appEnv[name],
+        ...env,
+        HTTP_PORT: String(port),
+        METRICS_PORT: String(metricsPort),
+      },
     });
   };
   const launch = (name) => {
-    const proc = spawnApp(name, {}, ports[name]);
+    const proc = spawnApp(name, {}, ports[name], metricsPorts[name]);
     processes.set(name, proc);
     return proc;
   };
@@ -86,6 +97,7 @@ export async function startSystem({ databaseUrl, natsUrl, natsPrefix, fleetFile,
     databaseUrl,
     names,
     url,
+    metricsUrl,
     /**
      * Stops the app (SIGTERM, waits for the exit), starts it again and waits until /readyz answers 200; returns
      * `{ startMs, stopMs }`: from the spawn to that answer, and how long the graceful stop took.
@@ -107,7 +119,7 @@ export async function startSystem({ databaseUrl, natsUrl, natsPrefix, fleetFile,
      */
     async startReplica(name, { env = {} } = {}) {
       const [port] = await freePorts(1);
-      const proc = spawnApp(name, env, port);
+      const proc = spawnApp(name, env, port, 0);
       const replicaUrl = `http://127.0.0.1:${port}`;
       const replica = {
         name: `${name}@${port}`,

@@ -16,7 +16,7 @@ const NODE_FLOOR = `require('node:http').createServer((q, s) => s.end('ok')).lis
 
 async function timedStart(name, script, args = []) {
   const [port] = await freePorts(1);
-  const proc = startNode(name, script, { args, env: { HTTP_PORT: String(port) } });
+  const proc = startNode(name, script, { args, env: { HTTP_PORT: String(port), METRICS_PORT: '0' } });
   try {
     const readyAt = await untilReady(proc, `http://127.0.0.1:${port}`);
     return { ms: readyAt - proc.startedAt };

@@ -21,18 +21,18 @@ async function load(url, headers, seconds, counted) {
 }
 
 /**
- * CPU seconds (user + system) the process behind `url` has used, from its own /metrics. Divided by the requests
+ * CPU seconds (user + system) the process has used, from its own /metrics (`metricsUrl`). Divided by the requests
  * it answered meanwhile, a cost per request that CPU contention on a shared machine does not inflate (req/s does).
  */
-async function cpuSeconds(url) {
-  const text = await (await fetch(`${url}/metrics`)).text();
+async function cpuSeconds(metricsUrl) {
+  const text = await (await fetch(metricsUrl)).text();
   const line = text.split('\n').find((l) => l.startsWith('process_cpu_seconds_total '));
   return line ? Number(line.split(' ')[1]) : NaN;
 }
 
 /** Mean duration (ms) and number of the limiter's store statements, from the gateway's own histogram. */
-async function storeStatements(gatewayUrl) {
-  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+async function storeStatements(metricsUrl) {
+  const text = await (await fetch(metricsUrl)).text();
   const value = (name) =>
     Number(/\s(\S+)$/.exec(text.split('\n').find((line) => line.startsWith(name)) ?? ' 0')[1]);
   const count = value('gateway_rate_limit_store_seconds_count');
@@ -77,13 +77,13 @@ export default {
     if (await rateLimitHeader(urls.off, ctx.key))
       throw new Error('the limiter-off gateway sent a RateLimit header');
     const cpu = {
-      on: { url: ctx.system.url('gateway'), requests: 0 },
-      off: { url: ctx.system.url('gateway-nolimit'), requests: 0 },
+      on: { url: ctx.system.metricsUrl('gateway'), requests: 0 },
+      off: { url: ctx.system.metricsUrl('gateway-nolimit'), requests: 0 },
     };
     for (const side of Object.values(cpu)) side.before = await cpuSeconds(side.url);
     return {
       cpu,
-      gateway: ctx.system.url('gateway'),
+      gatewayMetrics: ctx.system.metricsUrl('gateway'),
       settings: { connections: CONNECTIONS, secondsPerRound: seconds },
       seconds,
       urls,
@@ -124,7 +124,7 @@ export default {
     },
   ],
   async teardown(state) {
-    state.store = await storeStatements(state.gateway).catch(() => null);
+    state.store = await storeStatements(state.gatewayMetrics).catch(() => null);
     for (const side of Object.values(state.cpu)) {
       const used = (await cpuSeconds(side.url).catch(() => NaN)) - side.before;
       side.usPerRequest = side.requests ? (used / side.requests) * 1e6 : NaN;

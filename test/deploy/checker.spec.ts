@@ -166,6 +166,47 @@ describe('manifest checker', () => {
       { check: 'network', object: 'NetworkPolicy/nats-from-apps', message: /reach StatefulSet\/nats/ },
     ],
     [
+      "the gateway's /metrics port open to outside the cluster",
+      (objects) => {
+        const spec = named(objects, 'NetworkPolicy', 'gateway-from-anywhere').spec as {
+          ingress: { ports: { protocol: string; port: string }[] }[];
+        };
+        spec.ingress[0].ports.push({ protocol: 'TCP', port: 'metrics' });
+      },
+      {
+        check: 'network',
+        object: 'NetworkPolicy/gateway-from-anywhere',
+        message: /outside reach the \/metrics port of Deployment\/gateway/,
+      },
+    ],
+    [
+      'a metrics port that is not METRICS_PORT',
+      (objects) => {
+        const container = firstContainer(objects, 'Deployment', 'pod-lifecycle') as Container & {
+          ports: { name: string; containerPort: number }[];
+        };
+        container.ports = container.ports.map((p) =>
+          p.name === 'metrics' ? { ...p, containerPort: 9999 } : p,
+        );
+      },
+      { check: 'ports', message: /METRICS_PORT 9090 but the container's port "metrics" is 9999/ },
+    ],
+    [
+      'a Service exposing /metrics',
+      (objects) => {
+        (
+          named(objects, 'Service', 'gateway').spec as {
+            ports: { name: string; port: number; targetPort: string }[];
+          }
+        ).ports.push({ name: 'metrics', port: 9090, targetPort: 'metrics' });
+      },
+      {
+        check: 'ports',
+        object: 'Service/gateway',
+        message: /targetPort metrics .* not gateway's HTTP_PORT 8080/,
+      },
+    ],
+    [
       'a NATS server that cannot sync every write',
       (objects) => {
         firstContainer(objects, 'StatefulSet', 'nats').image = 'nats:2.9.10';

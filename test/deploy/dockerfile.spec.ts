@@ -12,7 +12,7 @@ import { type AppInfo, configVariables } from './manifest-checks.js';
  * entry points the manifests run are what `npm run build` produces (npm test builds before jest runs).
  */
 
-const IMAGE = 'node:20-bookworm-slim';
+const IMAGE = 'node:24-bookworm-slim';
 
 interface Instruction {
   stage: number;

@@ -57,6 +57,8 @@ export interface CheckContext {
 
 /** Label of everything the migration Job needs, applied before the rollout (deploy/README.md, "Upgrading"). */
 export const MIGRATE_PHASE_LABEL = 'gpucp.io/rollout-phase';
+/** Name of every app container's /metrics port. */
+export const METRICS_PORT_NAME = 'metrics';
 const NATS_MIN_VERSION = [2, 10] as const;
 
 // --- small typed views of the fields we read ------------------------------------------------------------------
@@ -420,6 +422,10 @@ function checkAppContainer(
     }
   }
 
+  // /metrics: its own port, declared as `metrics` (the NetworkPolicy and the scrape annotations name it), bound
+  // where an in-cluster scraper reaches it; never the HTTP port (the gateway's is public).
+  checkMetricsPort(app, container, config, port, where, findings);
+
   // Services in front of it must target the port it listens on
   for (const service of objects.filter((o) => o.kind === 'Service')) {
     const s = spec<{
@@ -459,6 +465,42 @@ function checkAppContainer(
       message: `terminationGracePeriodSeconds ${termination} is not above preStop ${sleep ?? 0} s + SHUTDOWN_GRACE_MS ${
         grace * 1000
       } ms`,
+    });
+  }
+}
+
+/** Prometheus scrapes each app's own metrics listener (docs/adr/0014-edge-hardening.md). */
+function checkMetricsPort(
+  app: AppInfo,
+  container: Container,
+  config: Record<string, unknown>,
+  httpPort: number,
+  where: string,
+  findings: Finding[],
+): void {
+  const metricsPort = Number(config.METRICS_PORT);
+  const declared = container.ports?.find((p) => p.name === METRICS_PORT_NAME);
+  if (declared?.containerPort !== metricsPort) {
+    findings.push({
+      check: 'ports',
+      object: where,
+      message: `${app.name} serves /metrics on METRICS_PORT ${metricsPort} but the container's port "${METRICS_PORT_NAME}" is ${
+        declared?.containerPort ?? 'not declared'
+      }`,
+    });
+  }
+  if (metricsPort === httpPort) {
+    findings.push({
+      check: 'ports',
+      object: where,
+      message: `METRICS_PORT is HTTP_PORT ${httpPort}: /metrics must not share the app's HTTP port`,
+    });
+  }
+  if (/^(127\.|::1$|localhost$)/.test(String(config.METRICS_HOST))) {
+    findings.push({
+      check: 'ports',
+      object: where,
+      message: `METRICS_HOST ${String(config.METRICS_HOST)} is loopback: no scraper outside the pod reaches /metrics`,
     });
   }
 }
@@ -675,7 +717,15 @@ interface PolicyPeer {
 interface PolicySpec {
   podSelector: Selector;
   policyTypes?: string[];
-  ingress?: { from?: PolicyPeer[]; ports?: object[] }[];
+  ingress?: { from?: PolicyPeer[]; ports?: { port?: number | string }[] }[];
+}
+
+/** Whether a policy port names the workload's /metrics port (by name, or by its number). */
+function isMetricsPort(workload: Workload, port: number | string | undefined): boolean {
+  if (port === METRICS_PORT_NAME) return true;
+  return allContainers(workload.template.spec).some((c) =>
+    (c.ports ?? []).some((p) => p.name === METRICS_PORT_NAME && p.containerPort === port),
+  );
 }
 
 function checkNetwork(objects: K8sObject[], loads: Workload[], ctx: CheckContext, findings: Finding[]): void {
@@ -708,6 +758,19 @@ function checkNetwork(objects: K8sObject[], loads: Workload[], ctx: CheckContext
             (p) =>
               p.ipBlock || (p.namespaceSelector && (isEmptySelector(p.namespaceSelector) || !p.podSelector)),
           );
+        const ports = rule.ports ?? [];
+        const metricsOnly = ports.length > 0 && ports.every((p) => isMetricsPort(workload, p.port));
+        // A scraper in any namespace of the cluster: namespace selectors only, no address block from outside.
+        const inCluster = peers.length > 0 && peers.every((p) => p.namespaceSelector && !p.ipBlock);
+        if (metricsOnly && inCluster) continue;
+        if (open && isPublic && (!ports.length || ports.some((p) => isMetricsPort(workload, p.port)))) {
+          findings.push({
+            check: 'network',
+            object: id(policy),
+            message: `lets traffic from outside reach the /metrics port of ${workload.id}; only in-cluster scrapers may`,
+          });
+          continue;
+        }
         if (open) {
           if (!isPublic) {
             findings.push({
@@ -719,7 +782,10 @@ function checkNetwork(objects: K8sObject[], loads: Workload[], ctx: CheckContext
           continue;
         }
         for (const peer of peers) {
-          const strangers = loads.filter((w) => selectorMatches(peer.podSelector, w.labels) && !internal(w));
+          // A clustered workload's replicas reach each other (NATS routes); nothing else of the deployment may.
+          const strangers = loads.filter(
+            (w) => selectorMatches(peer.podSelector, w.labels) && !internal(w) && w !== workload,
+          );
           const noneSelected = !loads.some((w) => selectorMatches(peer.podSelector, w.labels));
           if (peer.namespaceSelector || strangers.length || noneSelected) {
             findings.push({
@@ -727,7 +793,7 @@ function checkNetwork(objects: K8sObject[], loads: Workload[], ctx: CheckContext
               object: id(policy),
               message: `lets ${
                 strangers.map((w) => w.id).join(', ') || 'pods not of this deployment'
-              } reach ${workload.id}; only the apps and the migration Job may`,
+              } reach ${workload.id}; only the apps, the migration Job and its own replicas may`,
             });
           }
         }

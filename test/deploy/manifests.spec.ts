@@ -1,31 +1,18 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../support/paths.js';
 import { loadCheckContext } from './context.js';
 import { type CheckContext, type K8sObject, checkManifests, formatFindings } from './manifest-checks.js';
-import { findRenderer, renderOverlay, secretsEnvFromExample } from './render.js';
+import { findRenderer, prodSecretFiles, renderOverlay } from './render.js';
 import { validateSchemas } from './schemas.js';
 import { unknownFields } from './strict.js';
 
 const DEPLOY = join(ROOT, 'deploy');
 const OVERLAYS = readdirSync(join(DEPLOY, 'overlays')).sort();
 
-/** The values an operator would put where secrets.env.example leaves them empty. */
-const PROD_SECRETS = { REGISTRY_AUTH_KEYS: `k1:${randomBytes(32).toString('base64')}` };
-
 function render(overlay: string): K8sObject[] {
-  const extra: Record<string, string> =
-    overlay === 'prod'
-      ? {
-          'overlays/prod/secrets.env': secretsEnvFromExample(
-            join(DEPLOY, 'overlays/prod/secrets.env.example'),
-            PROD_SECRETS,
-          ),
-        }
-      : {};
-  return renderOverlay(findRenderer(), DEPLOY, overlay, extra);
+  return renderOverlay(findRenderer(), DEPLOY, overlay, overlay === 'prod' ? prodSecretFiles(DEPLOY) : {});
 }
 
 describe('deploy/ manifests', () => {
@@ -66,9 +53,48 @@ describe('deploy/ manifests', () => {
     expect(formatFindings(checkManifests(objects(overlay), ctx))).toBe('');
   });
 
+  it('runs NATS as one server in dev and as a three-server JetStream cluster in prod, streams on three replicas', () => {
+    const nats = (overlay: string) => {
+      const sts = objects(overlay).find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'nats')!;
+      const spec = sts.spec as {
+        replicas: number;
+        template: { spec: { containers: { args: string[]; ports: { containerPort: number }[] }[] } };
+      };
+      const config = objects(overlay).find(
+        (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('gpucp-config'),
+      )!;
+      return {
+        replicas: spec.replicas,
+        args: spec.template.spec.containers[0].args,
+        ports: spec.template.spec.containers[0].ports.map((p) => p.containerPort),
+        streamReplicas: (config.data as Record<string, string>).NATS_STREAM_REPLICAS ?? '1',
+        budget: kinds(overlay).includes('PodDisruptionBudget/nats'),
+      };
+    };
+    expect(nats('dev')).toMatchObject({
+      replicas: 1,
+      ports: [4222, 8222],
+      streamReplicas: '1',
+      budget: false,
+    });
+    expect(nats('prod')).toMatchObject({
+      replicas: 3,
+      ports: [4222, 8222, 6222],
+      streamReplicas: '3',
+      budget: true,
+      args: expect.arrayContaining([
+        '--cluster_name=gpucp',
+        '--routes=nats://nats-0.nats-headless:6222,nats://nats-1.nats-headless:6222,nats://nats-2.nats-headless:6222',
+      ]) as unknown,
+    });
+  });
+
   it('runs Postgres in the cluster in dev and uses the external one of DATABASE_URL in prod', () => {
     expect(kinds('dev')).toContain('StatefulSet/postgres');
-    expect(kinds('prod').filter((k) => /postgres/i.test(k))).toEqual([]);
+    // Nothing of the in-cluster component; only the egress rule to the external server.
+    expect(kinds('prod').filter((k) => /postgres/i.test(k))).toEqual([
+      'NetworkPolicy/apps-to-external-postgres',
+    ]);
   });
 
   it('exposes the gateway through an Ingress in prod', () => {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,4 +117,30 @@ export function secretsEnvFromExample(examplePath: string, fill: Record<string, 
       return `${match[1]}=${value}`;
     })
     .join('\n');
+}
+
+/**
+ * The git-ignored files the prod overlay reads (secrets.env, nats-credentials.env), made from their examples with
+ * the values an operator would fill in (fresh random ones); `fill` overrides them.
+ */
+export function prodSecretFiles(
+  deployDir: string,
+  fill: Record<string, string> = {},
+): Record<string, string> {
+  const natsPassword = () => `n${randomBytes(24).toString('base64url')}`;
+  const values: Record<string, string> = {
+    REGISTRY_AUTH_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    NATS_PASSWORD_GATEWAY: natsPassword(),
+    NATS_PASSWORD_CLUSTER_SCHEDULER: natsPassword(),
+    NATS_PASSWORD_POD_LIFECYCLE: natsPassword(),
+    NATS_PASSWORD_QUEUE_BROKER: natsPassword(),
+    NATS_PASSWORD_ENDPOINT_AUTOSCALER: natsPassword(),
+    ...fill,
+  };
+  return Object.fromEntries(
+    ['secrets.env', 'nats-credentials.env'].map((file) => [
+      `overlays/prod/${file}`,
+      secretsEnvFromExample(join(deployDir, `overlays/prod/${file}.example`), values),
+    ]),
+  );
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../support/paths.js';
 import { formatFindings, type K8sObject } from './manifest-checks.js';
-import { findRenderer, parseManifests, renderOverlay, secretsEnvFromExample } from './render.js';
+import { findRenderer, parseManifests, prodSecretFiles, renderOverlay } from './render.js';
 import { validateSchemas } from './schemas.js';
 import { unknownFields } from './strict.js';
 
@@ -42,11 +42,7 @@ describe('deploy/runtime/kubernetes', () => {
 
   beforeAll(() => {
     objects = parseManifests(findRenderer().render(join(DEPLOY, 'runtime/kubernetes')));
-    prod = renderOverlay(findRenderer(), DEPLOY, 'prod', {
-      'overlays/prod/secrets.env': secretsEnvFromExample(join(DEPLOY, 'overlays/prod/secrets.env.example'), {
-        REGISTRY_AUTH_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
-      }),
-    });
+    prod = renderOverlay(findRenderer(), DEPLOY, 'prod', prodSecretFiles(DEPLOY));
   });
 
   it('validates against the Kubernetes schemas', async () => {

@@ -11,6 +11,11 @@ interface Reply {
 
 type Family = 'v2' | 'v1' | 'queue' | 'graphql';
 
+/** Secrets alice gives the system: none may show where the key reading them may not see them. */
+const REGISTRY_PASSWORD = 'registry-password-never-shown';
+const TEMPLATE_SECRET = 'template-token-never-shown';
+const ENDPOINT_SECRET = 'endpoint-token-for-managers-only';
+
 /**
  * The 401/403 matrix of the interface over every route family, against all five apps: /v2 REST (bearer), /v1
  * (bearer), the queue routes /v2/{endpoint_id}/… (raw key or bearer) and /graphql (?api_key= or bearer).
@@ -27,6 +32,7 @@ describe('authentication and authorisation over every route family', () => {
   let endpointId: string;
   let clusterId: string;
   let credentialId: string;
+  let templateId: string;
 
   async function send(
     method: string,
@@ -135,10 +141,13 @@ describe('authentication and authorisation over every route family', () => {
       name: 'echo',
       imageName: 'gpucp/echo-worker',
       isServerless: true,
+      env: { API_TOKEN: TEMPLATE_SECRET },
     });
     expect(template.status).toBe(201);
+    templateId = String(template.body.id);
     const saved = await graphql(
-      `mutation { saveEndpoint(input: { name: "e", templateId: "${String(template.body.id)}", gpuIds: "AMPERE_16" }) { id } }`,
+      `mutation { saveEndpoint(input: { name: "e", templateId: "${templateId}", gpuIds: "AMPERE_16", ` +
+        `env: [{ key: "HF_TOKEN", value: "${ENDPOINT_SECRET}" }, { key: "MODE", value: "fast" }] }) { id } }`,
       bearer,
     );
     endpointId = String((saved.body.data as { saveEndpoint: { id: string } }).saveEndpoint.id);
@@ -147,7 +156,7 @@ describe('authentication and authorisation over every route family', () => {
     const credential = await send('POST', '/v1/containerregistryauth', bearer, {
       name: 'registry',
       username: 'alice',
-      password: 'pw',
+      password: REGISTRY_PASSWORD,
     });
     credentialId = String(credential.body.id);
     const cluster = await send('POST', '/v2/clusters', bearer, {
@@ -201,6 +210,82 @@ describe('authentication and authorisation over every route family', () => {
       401,
       'graphql',
     );
+  });
+
+  it("a read-only key sees neither the workers' key nor secret env values; a key that may manage does", async () => {
+    type Env = { key: string; value: string }[];
+    type Listed = { data: { myself: { endpoints: { id: string; aiKey: string | null; env: Env }[] } } };
+    /** The one endpoint, its env in name order (jsonb keeps no order). */
+    const listed = async (key: TestKey) => {
+      const reply = await graphql(
+        'query { myself { endpoints { id aiKey env { key value } } } }',
+        `Bearer ${key.key}`,
+      );
+      expect(reply.status).toBe(200);
+      const [endpoint, ...others] = (reply.body as unknown as Listed).data.myself.endpoints;
+      expect(others).toEqual([]);
+      return { ...endpoint, env: [...endpoint.env].sort((a, b) => a.key.localeCompare(b.key)) };
+    };
+    const managed = await listed(alice);
+    expect(managed).toEqual({
+      id: endpointId,
+      aiKey: expect.stringMatching(/^\S{20,}$/),
+      env: [
+        { key: 'HF_TOKEN', value: ENDPOINT_SECRET },
+        { key: 'MODE', value: 'fast' },
+      ],
+    });
+    const read = await listed(aliceRead);
+    expect(read).toEqual({
+      id: endpointId,
+      aiKey: null,
+      env: [
+        { key: 'HF_TOKEN', value: '********' },
+        { key: 'MODE', value: 'fast' },
+      ],
+    });
+  });
+
+  it('no read route shows a registry password, a sealed blob or a secret env value; GraphQL only to managers', async () => {
+    const every =
+      'query { myself { id endpoints { id name gpuIds templateId aiKey userId env { key value } ' +
+      'networkVolume { id dataCenterId } pods { id desiredStatus status } } } }';
+    const full = await graphql(every, `Bearer ${alice.key}`);
+    const workersKey = String(
+      (full.body.data as { myself: { endpoints: { aiKey: string }[] } }).myself.endpoints[0].aiKey,
+    );
+    const routes = [
+      '/v1/containerregistryauth',
+      `/v1/containerregistryauth/${credentialId}`,
+      '/v1/templates',
+      `/v1/templates/${templateId}`,
+      '/v1/pods',
+      '/v1/networkvolumes',
+      '/v1/user/ssh-keys',
+      '/v2/clusters',
+      `/v2/clusters/${clusterId}`,
+      `/v2/clusters/${clusterId}/pods`,
+      `/v2/${endpointId}/health`,
+    ];
+    for (const key of [alice, aliceRead]) {
+      for (const route of routes) {
+        const reply = await send('GET', route, `Bearer ${key.key}`);
+        const text = JSON.stringify(reply.body);
+        expect({ route, status: reply.status }).toEqual({ route, status: 200 });
+        for (const secret of [REGISTRY_PASSWORD, TEMPLATE_SECRET, ENDPOINT_SECRET, workersKey]) {
+          expect({ route, leaks: text.includes(secret) }).toEqual({ route, leaks: false });
+        }
+        expect({ route, sealed: /sealed/i.test(text) }).toEqual({ route, sealed: false });
+      }
+    }
+    const read = JSON.stringify((await graphql(every, `Bearer ${aliceRead.key}`)).body);
+    for (const text of [JSON.stringify(full.body), read]) {
+      expect(text).not.toMatch(/sealed/i);
+      expect(text).not.toContain(REGISTRY_PASSWORD);
+      expect(text).not.toContain(TEMPLATE_SECRET);
+    }
+    expect(read).not.toContain(ENDPOINT_SECRET);
+    expect(read).not.toContain(workersKey);
   });
 
   it('a key restricted to named endpoints: their job routes only', async () => {

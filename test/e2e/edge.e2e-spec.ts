@@ -177,6 +177,13 @@ describe('the edge', () => {
       });
       expectProblem(reply, 422);
       expect(reply.body.errors).toEqual(['colour: property colour should not exist']);
+      // v1 clients (runpodctl) read `message`; v2 answers the problem alone.
+      expect(reply.body.message).toBe(
+        'the request failed validation: colour: property colour should not exist',
+      );
+      const v2 = await call('GET', '/v2/no/such/route/here', { auth: bearer(alice) });
+      expectProblem(v2, 404);
+      expect(v2.body.message).toBeUndefined();
       const list = await call('GET', '/v1/containerregistryauth', { auth: bearer(alice) });
       expect((list.body as unknown as unknown[]).length).toBe(1);
     });

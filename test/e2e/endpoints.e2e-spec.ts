@@ -211,6 +211,62 @@ describe('endpoints over GraphQL', () => {
     });
   });
 
+  it('updateEndpointTemplate, inline and as the command-line client sends it ($input variables, as saveEndpoint)', async () => {
+    const created = await createEndpoint('switch');
+    const other = (
+      await rest<TemplateView>('POST', '/v1/templates', aliceKey, {
+        name: 'other-worker',
+        imageName: 'gpucp/echo-worker:latest',
+        isServerless: true,
+      })
+    ).body;
+    const inline = await graphql<{ updateEndpointTemplate: { id: string; templateId: string } }>(
+      `mutation { updateEndpointTemplate(input: {templateId: "${other.id}", endpointId: "${created.id}"}) { id templateId } }`,
+      aliceKey,
+    );
+    expect(inline.body).toEqual({
+      data: { updateEndpointTemplate: { id: created.id, templateId: other.id } },
+    });
+
+    const withVariables = async (query: string, variables: Record<string, unknown>) => {
+      const response = await fetch(new URL('/graphql', system.url('gateway')), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${aliceKey}` },
+        body: JSON.stringify({ query, variables }),
+      });
+      return (await response.json()) as {
+        data?: Record<string, { id: string; templateId: string }>;
+        errors?: unknown[];
+      };
+    };
+    const back = await withVariables(
+      'mutation UpdateEndpointTemplate($input: UpdateEndpointTemplateInput!) { updateEndpointTemplate(input: $input) { id templateId } }',
+      { input: { templateId: template.id, endpointId: created.id } },
+    );
+    expect(back).toEqual({ data: { updateEndpointTemplate: { id: created.id, templateId: template.id } } });
+    const saved = await withVariables(
+      'mutation SaveEndpoint($input: EndpointInput!) { saveEndpoint(input: $input) { id templateId } }',
+      { input: { id: created.id, name: 'switch', templateId: other.id, gpuIds: 'AMPERE_16' } },
+    );
+    expect(saved.data?.saveEndpoint).toEqual({ id: created.id, templateId: other.id });
+
+    // The rules of a save: the template must be the caller's and serverless.
+    const podTemplate = (
+      await rest<TemplateView>('POST', '/v1/templates', aliceKey, { name: 'for-pods', imageName: 'alpine:3' })
+    ).body;
+    const refused = await graphql(
+      `mutation { updateEndpointTemplate(input: {templateId: "${podTemplate.id}", endpointId: "${created.id}"}) { id } }`,
+      aliceKey,
+    );
+    expect(refused.text).toContain('is not a serverless template');
+    const bobs = await graphql(
+      `mutation { updateEndpointTemplate(input: {templateId: "${template.id}", endpointId: "${created.id}"}) { id } }`,
+      bobKey,
+    );
+    expect(bobs.body.errors).toBeDefined();
+    expect(bobs.body.data ?? null).toBeNull();
+  });
+
   it('lists the caller’s endpoints with every field clients select (both key transports)', async () => {
     const created = await createEndpoint('listed');
     for (const via of ['query', 'bearer'] as const) {

@@ -10,14 +10,13 @@ import {
   type CommandOutcome,
   type PodView,
 } from '@app/contracts';
-import { userWithKey } from '../support/accounts.js';
-import { closeBus, request } from '../support/bus.js';
-import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { request } from '../support/bus.js';
+import type { RunningSystem } from '../support/system.js';
+import type { TestDatabase } from '../support/test-database.js';
+import { startPodsSystem, stopPodsSystem } from './pods-system.e2e-helpers.js';
 import { testEnv } from '../support/test-env.js';
 import {
   PlacementStandIn,
-  client,
   expectProblem,
   getPod,
   statusEvents,
@@ -64,28 +63,10 @@ describe('cluster member pods', () => {
   }
 
   beforeAll(async () => {
-    db = await createTestDatabase('pods_cluster', { apps: ['gateway', 'pod-lifecycle'] });
-    system = await startApps({
-      apps: ['gateway', 'pod-lifecycle'],
-      databaseUrl: db.url,
-      appEnv: {
-        'pod-lifecycle': { RUNTIME_DRIVER: 'simulated', SIM_PROVISION_MS: '150', SIM_START_MS: '150' },
-      },
-    });
-    placement = await new PlacementStandIn(system.natsPrefix).start();
-    const key = await userWithKey(db.url, 'alice');
-    aliceId = key.userId;
-    alice = client(system, key.key);
-    bob = client(system, (await userWithKey(db.url, 'bob')).key);
+    ({ db, system, placement, alice, aliceId, bob } = await startPodsSystem('pods_cluster'));
   });
 
-  afterAll(async () => {
-    await placement?.stop();
-    await closeBus();
-    await system?.stop();
-    if (system) await deleteStreams(system.natsPrefix);
-    await db?.drop();
-  });
+  afterAll(() => stopPodsSystem({ db, system, placement }));
 
   it('creates the members of a placed cluster (cluster.evt.created) and runs them', async () => {
     const created: ClusterCreatedEvent = {

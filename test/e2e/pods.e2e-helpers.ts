@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from '@jest/globals';
 import { DeliverPolicy, jetstream, type ConsumerMessages } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -218,4 +219,22 @@ export async function statusEvents(
     )
     .filter((e) => e.podId === podId)
     .map(({ status, previousStatus }) => ({ status, previousStatus }));
+}
+
+/** Publishes an event onto the events stream as an owner's outbox does (cluster.evt.created, say). */
+export async function publishEvent(prefix: string, subject: string, payload: unknown): Promise<void> {
+  const nc = await connect({ servers: testEnv().natsUrl.split(','), timeout: 5000 });
+  try {
+    const eventId = randomUUID();
+    const envelope = {
+      eventId,
+      subject,
+      occurredAt: new Date().toISOString(),
+      correlationId: `test-${eventId}`,
+      payload,
+    };
+    await jetstream(nc).publish(`${prefix}.${subject}`, JSON.stringify(envelope), { msgID: eventId });
+  } finally {
+    await nc.close();
+  }
 }

@@ -371,7 +371,7 @@ describe('per-user rate limits', () => {
     await roomInMinute(10);
     /** The value of the sample of `name` carrying every label of `labels`. */
     const metric = async (system: RunningSystem, name: string, labels: string[]): Promise<number> => {
-      const text = await (await fetch(`${system.url('gateway')}/metrics`)).text();
+      const text = await (await fetch(system.metricsUrl('gateway'))).text();
       const line = text
         .split('\n')
         .find((l) => l.startsWith(`${name}{`) && labels.every((label) => l.includes(label)));

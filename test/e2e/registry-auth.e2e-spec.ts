@@ -30,7 +30,8 @@ describe('container registry credentials', () => {
   beforeAll(async () => {
     db = await createTestDatabase('registry_auth');
     system = await startApps({
-      apps: ['gateway', 'pod-lifecycle'],
+      // endpoint-autoscaler answers whether an endpoint uses a template about to be deleted.
+      apps: ['gateway', 'pod-lifecycle', 'endpoint-autoscaler'],
       databaseUrl: db.url,
       env: { LOG_LEVEL: 'debug' },
       appEnv: {

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import pg from 'pg';
 import { userWithKey } from '../support/accounts.js';
 import { ROOT } from '../support/paths.js';
 import { TEST_REGISTRY_AUTH_KEYS, deleteStreams, startApps, type RunningSystem } from '../support/system.js';
@@ -389,7 +392,58 @@ describe('replay tool', () => {
     }
     expect(compared.find((t) => t.table === 'queue_broker.jobs')?.rows).toBe(13);
     expect(result).toMatchObject({ code: 0 });
+    // Nothing of it is left: no stream of its prefix, the payload bucket included, and no database.
+    const { prefix, database } = report as unknown as { prefix: string; database: string };
+    expect(await streamsOf(prefix)).toEqual([]);
+    expect(await databaseExists(database)).toBe(false);
     const text = await cli(['rebuild']);
     expect(text.stdout).toContain('RESULT: no differences');
   }, 300_000);
+
+  it('stops on SIGTERM between two commands and removes its apps, database, streams and bucket', async () => {
+    const child = spawn(process.execPath, [join(ROOT, 'dist/tools/replay/replay.cli.js'), 'rebuild'], {
+      env: { ...process.env, ...appEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.resume();
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Its apps are up once it reads the stream.
+    await until('the rebuild reads the stream', () => /rebuild: \d+ commands/.test(stderr), WAIT_MS);
+    const [, database, prefix] = /database (\S+), NATS prefix (\S+)/.exec(stderr) ?? [];
+    const apps = (await run('pgrep', ['-P', String(child.pid)])).stdout.trim().split('\n').map(Number);
+    expect(apps).toHaveLength(4);
+    expect(await streamsOf(prefix)).not.toEqual([]);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    expect(stderr).toContain('replay: stopped by SIGTERM');
+    for (const pid of apps) expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+    expect(await streamsOf(prefix)).toEqual([]);
+    expect(await databaseExists(database)).toBe(false);
+  }, 120_000);
+
+  async function streamsOf(prefix: string): Promise<string[]> {
+    const nc = await connect({ servers: testEnv().natsUrl.split(',') });
+    try {
+      const names: string[] = [];
+      for await (const name of (await jetstreamManager(nc)).streams.names()) {
+        if (name.startsWith(`${prefix}_`) || name === `KV_${prefix}_payloads`) names.push(name);
+      }
+      return names;
+    } finally {
+      await nc.close();
+    }
+  }
+
+  async function databaseExists(name: string): Promise<boolean> {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      return rows.length > 0;
+    } finally {
+      await client.end();
+    }
+  }
 });

@@ -25,9 +25,10 @@ describe('templates', () => {
   });
 
   beforeAll(async () => {
-    db = await createTestDatabase('templates', { apps: ['gateway', 'pod-lifecycle'] });
+    db = await createTestDatabase('templates', { apps: ['gateway', 'pod-lifecycle', 'endpoint-autoscaler'] });
     system = await startApps({
-      apps: ['gateway', 'pod-lifecycle'],
+      // endpoint-autoscaler answers whether an endpoint uses a template about to be deleted.
+      apps: ['gateway', 'pod-lifecycle', 'endpoint-autoscaler'],
       databaseUrl: db.url,
       appEnv: {
         'pod-lifecycle': { RUNTIME_DRIVER: 'simulated', SIM_PROVISION_MS: '100', SIM_START_MS: '100' },

@@ -4,6 +4,7 @@ import { keysCli, type TestKey } from '../support/accounts.js';
 import { openApiDocument, schemaValidator, type OpenApiDoc } from '../support/openapi.js';
 import { sshPublicKey } from '../e2e/clusters-fixtures.js';
 import { EXPECTED_STATUSES, generateCases, type FuzzCase, type FuzzTargets } from './fuzz/cases.js';
+import { graphqlCases, judgeGraphql } from './fuzz/graphql-cases.js';
 import { closeAgent, sendRaw, type RawReply } from './fuzz/http.js';
 import { snapshot, stateChanges, type StateSnapshot } from './fuzz/state.js';
 import { A100, call, sleep, startFaultSystem, until, type FaultSystem } from './support/fault-system.js';
@@ -76,6 +77,9 @@ beforeAll(async () => {
     templateId: ids.template,
     networkVolumeId: ids.volume,
     containerRegistryAuthId: ids.registry,
+    registryId: ids.registry,
+    // The catalog is everyone's, so "B on A's id" has no A: an unknown GPU type (404) is what remains to test.
+    gpuTypeId: 'fuzz-no-such-gpu',
     endpointId: fs.endpoints.a,
     jobId: ids.job,
     workerId: 'fuzz-worker',
@@ -98,9 +102,46 @@ beforeAll(async () => {
         dataCenterIds: ['US-TX-3'],
         containerDiskInGb: 10,
       },
+      CreatePodV2Dto: {
+        name: 'fuzz-b',
+        image: 'alpine:3',
+        gpu: { id: A100, count: 1 },
+        env: { FUZZ: '1' },
+        ports: ['8888/http'],
+        dataCenterIds: ['US-TX-3'],
+        disk: 10,
+      },
+      PodActionV2Dto: { action: 'stop' },
+      UpdatePodV2Dto: { name: 'fuzz-b2', mounts: {} },
+      CreateEndpointV2Dto: {
+        name: 'fuzz-b',
+        type: 'QUEUE',
+        templateId: ids.template,
+        gpu: { pools: ['AMPERE_16'], count: 1 },
+        workers: { min: 0, max: 1 },
+        scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
+      },
+      UpdateEndpointV2Dto: { workers: { max: 2 } },
       CreateTemplateDto: { name: 'fuzz-b', imageName: 'alpine:3', env: { FUZZ: '1' }, ports: ['22/tcp'] },
+      UpdateTemplateDto: {
+        name: 'fuzz-b2',
+        imageName: 'alpine:3',
+        ports: ['22/tcp'],
+        containerRegistryAuthId: null,
+      },
+      CreateTemplateV2Dto: {
+        name: 'fuzz-b',
+        image: 'alpine:3',
+        env: { FUZZ: '1' },
+        ports: ['22/tcp'],
+        disk: 10,
+      },
+      UpdateTemplateV2Dto: { name: 'fuzz-b2', image: 'alpine:3', args: 'x', registry: null },
       CreateRegistryAuthDto: { name: 'fuzz-b', username: 'b', password: 'secret-b' },
       CreateNetworkVolumeDto: { name: 'fuzz-b', size: 10, dataCenterId: 'US-TX-3' },
+      CreateNetworkVolumeV2Dto: { name: 'fuzz-b', size: 10, dataCenter: 'US-TX-3' },
+      UpdateNetworkVolumeDto: { name: 'fuzz-b2', size: 20 },
+      SshKeySetDto: { keys: [sshPublicKey('b@fuzz')] },
       CreateSshKeyDto: { publicKey: sshPublicKey('b@fuzz'), name: 'fuzz' },
       CreateClusterDto: {
         name: 'fuzz-b',
@@ -123,6 +164,7 @@ beforeAll(async () => {
       'POST /v1/templates': [
         { name: 'b-on-a', imageName: 'alpine:3', containerRegistryAuthId: ids.registry },
       ],
+      'POST /v2/templates': [{ name: 'b-on-a', image: 'alpine:3', registry: ids.registry }],
       'POST /v2/clusters': [
         {
           name: 'b-on-a',
@@ -282,5 +324,39 @@ describe('fuzzing every REST route from the OpenAPI descriptions', () => {
     expect({ failures: failures.length, first: listed }).toEqual({ failures: 0, first: [] });
     expect(changes).toEqual([]);
     expect(outcomes.length).toBeGreaterThan(500);
+  });
+
+  it('refuses every hostile GraphQL document with a 4xx (or GraphQL errors) and changes nothing', async () => {
+    const users = { A: fs.user.key, B: userB.key };
+    const before = await settledSnapshot(users);
+    const cases = graphqlCases(job.endpointId);
+    const failures: string[] = [];
+    const counts: Record<string, number> = { cases: cases.length };
+    for (const fuzz of cases) {
+      const reply = await sendRaw(fs.gateway, {
+        method: 'POST',
+        path: '/graphql',
+        headers: {
+          authorization: `Bearer ${fs.user.key}`,
+          'content-type': fuzz.contentType ?? 'application/json',
+        },
+        body: Buffer.from(fuzz.body),
+      });
+      const bucket = reply.status === 0 ? 'noAnswer' : reply.status >= 500 ? '5xx' : `${reply.status}`;
+      counts[`status.${bucket}`] = (counts[`status.${bucket}`] ?? 0) + 1;
+      const failure = judgeGraphql(reply);
+      if (failure) failures.push(`${fuzz.what}: ${failure} (${reply.text.slice(0, 160)})`);
+    }
+    const changes = stateChanges(before, await snapshot(fs.gateway, fs.sql, users, job));
+    counts['5xx'] = counts['status.5xx'] ?? 0;
+    counts.failures = failures.length;
+    counts.stateChanges = changes.length;
+    recordVerdict({
+      name: 'fuzz: hostile GraphQL documents',
+      pass: !failures.length && !changes.length,
+      counts,
+    });
+    expect(failures).toEqual([]);
+    expect(changes).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import { testEnv } from './test-env.js';
 
 /**
  * Runs the built apps (`dist/apps/<app>/main.js`) as child processes for e2e tests, the way a deployment runs
- * them: one process per app, real Postgres, real NATS, each on a free port of 127.0.0.1.
+ * them: one process per app, real Postgres, real NATS, each on a free port of 127.0.0.1 (and /metrics on another).
  *
  *   const db = await createTestDatabase('pods');
  *   const system = await startApps({ databaseUrl: db.url });
@@ -60,6 +60,8 @@ export interface RunningSystem {
   replicas(app: AppName): number;
   /** `http://127.0.0.1:<port>` of the app's replica (the first by default); the same across restarts. */
   url(app: AppName, replica?: number): string;
+  /** `http://127.0.0.1:<metrics port>/metrics` of the app's replica (METRICS_PORT, apart from its HTTP port). */
+  metricsUrl(app: AppName, replica?: number): string;
   /** The URLs of every replica of the app, in replica order. */
   urls(app: AppName): string[];
   /** Everything the app (or one replica) wrote to stdout and stderr (the last few MB each), across restarts. */
@@ -141,7 +143,10 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
   for (const [i, count] of counts.entries()) {
     if (!Number.isInteger(count) || count < 1) throw new Error(`replicas of ${apps[i]}: ${count}`);
   }
-  const ports = await freePorts(counts.reduce((a, b) => a + b, 0));
+  const total = counts.reduce((a, b) => a + b, 0);
+  const allPorts = await freePorts(total * 2);
+  const ports = allPorts.slice(0, total);
+  const metricsPorts = allPorts.slice(total);
 
   const processes = new Map<AppName, AppProcess[]>();
   apps.forEach((app, i) => {
@@ -156,6 +161,7 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
       REGISTRY_AUTH_KEYS: TEST_REGISTRY_AUTH_KEYS,
       // Tests poll and burst; they get quotas they never reach unless a test sets its own.
       RATE_LIMIT_REST: '100000,1000000,10000000',
+      RATE_LIMIT_GRAPHQL: '100000,1000000,10000000',
       ...options.env,
       ...options.appEnv?.[app],
     });
@@ -163,7 +169,12 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
     const replicas = Array.from({ length: counts[i] }, (_, r) => {
       const label = counts[i] > 1 ? `${app}#${r + 1}` : app;
       const port = ports[first + r];
-      return new AppProcess(label, port, { ...baseEnv, HTTP_PORT: String(port) });
+      const metricsPort = metricsPorts[first + r];
+      return new AppProcess(label, port, metricsPort, {
+        ...baseEnv,
+        HTTP_PORT: String(port),
+        METRICS_PORT: String(metricsPort),
+      });
     });
     processes.set(app, replicas);
   });
@@ -201,6 +212,7 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
     apps,
     replicas: (app) => replicasOf(app).length,
     url: (app, replica = 0) => get(app, replica).url,
+    metricsUrl: (app, replica = 0) => get(app, replica).metricsUrl,
     urls: (app) => replicasOf(app).map((p) => p.url),
     logs: (app, replica) =>
       pick(app, replica)
@@ -232,6 +244,7 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
 /** One app's child process (one replica), restartable, with its output kept in memory. */
 class AppProcess {
   readonly url: string;
+  readonly metricsUrl: string;
   private child?: ChildProcess;
   private exited: Promise<ExitInfo> = Promise.resolve({ code: null, signal: null });
   private running = false;
@@ -243,9 +256,11 @@ class AppProcess {
     /** The app's name, `<app>#<n>` when it runs as replicas (for messages). */
     readonly app: string,
     readonly port: number,
+    metricsPort: number,
     private env: Record<string, string>,
   ) {
     this.url = `http://127.0.0.1:${port}`;
+    this.metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
     this.script = mainScript(app.split('#')[0] as AppName);
   }
 

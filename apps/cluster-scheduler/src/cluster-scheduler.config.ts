@@ -5,6 +5,7 @@ import { BaseConfig } from '@app/config';
 /** cluster-scheduler's settings, validated once at boot (see .env.example). */
 export class ClusterSchedulerConfig extends BaseConfig {
   override HTTP_PORT = 8081;
+  override METRICS_PORT = 9081;
 
   /**
    * The fleet (catalog and hosts) loaded at boot; relative paths resolve against the working directory.

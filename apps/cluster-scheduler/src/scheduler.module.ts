@@ -21,6 +21,7 @@ import { DeleteNetworkVolumeHandler } from './volumes/delete-network-volume/dele
 import { GetNetworkVolumeHandler } from './volumes/get-network-volume/get-network-volume.handler.js';
 import { ListNetworkVolumesHandler } from './volumes/list-network-volumes/list-network-volumes.handler.js';
 import { NetworkVolumesRepository } from './volumes/network-volumes.repository.js';
+import { UpdateNetworkVolumeHandler } from './volumes/update-network-volume/update-network-volume.handler.js';
 
 /** The catalog and fleet, placement, clusters and network volumes: one module, since they share the ledger. */
 @Module({
@@ -44,6 +45,7 @@ import { NetworkVolumesRepository } from './volumes/network-volumes.repository.j
     FollowPodStatusHandler,
     NetworkVolumesRepository,
     CreateNetworkVolumeHandler,
+    UpdateNetworkVolumeHandler,
     DeleteNetworkVolumeHandler,
     GetNetworkVolumeHandler,
     ListNetworkVolumesHandler,

@@ -5,12 +5,7 @@ import { BaseConfig } from '@app/config';
 /** endpoint-autoscaler's settings, validated once at boot (see .env.example). */
 export class EndpointAutoscalerConfig extends BaseConfig {
   override HTTP_PORT = 8084;
-
-  /** Key ring the gateway seals the workers' API keys with (the gateway's REGISTRY_AUTH_KEYS); opens them here. */
-  @Matches(/^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=(,[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=)*$/, {
-    message: 'REGISTRY_AUTH_KEYS must be kid:base64-of-32-bytes, comma-separated (newest first)',
-  })
-  REGISTRY_AUTH_KEYS: string;
+  override METRICS_PORT = 9084;
 
   /** `false` keeps the control loop off (endpoints are still saved, listed and deleted). */
   @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))

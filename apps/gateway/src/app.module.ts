@@ -9,6 +9,7 @@ import { ClustersModule } from './clusters/clusters.module.js';
 import { DATA_SOURCE_SPEC } from './data-source.js';
 import { ProblemFilter } from './edge/problem.filter.js';
 import { GatewayConfig } from './gateway.config.js';
+import { EndpointsModule } from './endpoints/endpoints.module.js';
 import { GatewayGraphqlModule } from './graphql/graphql.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { NetworkVolumesModule } from './network-volumes/network-volumes.module.js';
@@ -39,6 +40,7 @@ export class AppModule {
         NetworkVolumesModule,
         SshKeysModule,
         PodsModule,
+        EndpointsModule,
         TemplatesModule,
         GatewayGraphqlModule,
         JobsModule,

@@ -12,7 +12,7 @@ import {
   ValidatorConstraint,
   type ValidatorConstraintInterface,
 } from 'class-validator';
-import { BaseConfig } from '@app/config';
+import { BaseConfig, IsKeyRing } from '@app/config';
 import {
   DEFAULT_QUOTAS,
   DEFAULT_WINDOW_SECONDS,
@@ -38,11 +38,12 @@ class TestOnlyWindows implements ValidatorConstraintInterface {
 /** The gateway's settings, validated once at boot (see .env.example). */
 export class GatewayConfig extends BaseConfig {
   override HTTP_PORT = 8080;
+  /** The public edge: every interface by default (the internal apps default to loopback). */
+  override HTTP_HOST = '0.0.0.0';
+  override METRICS_PORT = 9080;
 
   /** Key ring sealing registry passwords before they enter a command (`kid:base64key[,...]`, first one seals). */
-  @Matches(/^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=(,[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=)*$/, {
-    message: 'REGISTRY_AUTH_KEYS must be kid:base64-of-32-bytes, comma-separated (newest first)',
-  })
+  @IsKeyRing()
   REGISTRY_AUTH_KEYS: string;
 
   /** Largest JSON body accepted on the REST routes, in bytes. */
@@ -71,6 +72,61 @@ export class GatewayConfig extends BaseConfig {
   @Type(() => Number)
   AUTH_CACHE_TTL_MS = 10_000;
 
+  // Limits of POST /graphql (docs/adr/0014-edge-hardening.md): a document past one is refused with HTTP 400
+  // before anything runs.
+
+  /** Most tokens (names, punctuation, values) a GraphQL document may have; parsing stops past it. */
+  @IsInt()
+  @Min(100)
+  @Max(100_000)
+  @Type(() => Number)
+  GRAPHQL_MAX_TOKENS = 2000;
+
+  /** Most aliases in one operation (fragments included): what multiplies one field into thousands of calls. */
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  @Type(() => Number)
+  GRAPHQL_MAX_ALIASES = 15;
+
+  /** Deepest field nesting of one operation (fragment spreads add levels: a chain of them cannot hide depth). */
+  @IsInt()
+  @Min(2)
+  @Max(100)
+  @Type(() => Number)
+  GRAPHQL_MAX_DEPTH = 8;
+
+  /** Most directives (`@include`, `@skip`, ...) in one operation. */
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  @Type(() => Number)
+  GRAPHQL_MAX_DIRECTIVES = 50;
+
+  /**
+   * Highest cost of one operation: 1 per scalar field, 2 per object field, each level's children weighing 1.5 times
+   * (graphql-armor's cost-limit). `myself { endpoints { ...every field } }` costs about 100.
+   */
+  @IsInt()
+  @Min(10)
+  @Max(1_000_000)
+  @Type(() => Number)
+  GRAPHQL_MAX_COST = 5000;
+
+  /**
+   * What one rate-limit unit of the `graphql` policy buys: an operation counts ceil(cost / this), at least 1, so
+   * an expensive query spends the quota faster than a cheap one.
+   */
+  @IsInt()
+  @Min(1)
+  @Type(() => Number)
+  GRAPHQL_COST_PER_UNIT = 100;
+
+  /** `true` turns on schema introspection and the GraphiQL page on GET /graphql; off in every NODE_ENV otherwise. */
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean({ message: 'GRAPHQL_INTROSPECTION must be true or false' })
+  GRAPHQL_INTROSPECTION = false;
+
   // Per-user rate limits (docs/adr/0004-rate-limits.md). Quotas are `minute,hour,day`; 0 blocks the policy.
 
   /** `false` turns the limiter off: nothing counted, no RateLimit headers, never 429. */
@@ -81,6 +137,10 @@ export class GatewayConfig extends BaseConfig {
   /** Default policy: every authenticated /v1 and /v2 REST route without a policy of its own, per user. */
   @Matches(QUOTAS_PATTERN, { message: QUOTAS_MESSAGE })
   RATE_LIMIT_REST = DEFAULT_QUOTAS.rest;
+
+  /** POST /graphql, per user, counted in cost units (GRAPHQL_COST_PER_UNIT). */
+  @Matches(QUOTAS_PATTERN, { message: QUOTAS_MESSAGE })
+  RATE_LIMIT_GRAPHQL = DEFAULT_QUOTAS.graphql;
 
   /** POST /v2/{endpoint_id}/run, per user and endpoint. */
   @Matches(QUOTAS_PATTERN, { message: QUOTAS_MESSAGE })

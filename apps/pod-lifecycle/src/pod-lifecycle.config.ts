@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { BaseConfig } from '@app/config';
+import { BaseConfig, IsKeyRing } from '@app/config';
 
 export const RUNTIME_DRIVERS = ['simulated', 'local', 'kubernetes'] as const;
 export type RuntimeDriverName = (typeof RUNTIME_DRIVERS)[number];
@@ -11,6 +11,7 @@ const LABEL_KEY = /^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-
 /** pod-lifecycle's settings, validated once at boot (see .env.example and docs/pods.md). */
 export class PodLifecycleConfig extends BaseConfig {
   override HTTP_PORT = 8082;
+  override METRICS_PORT = 9082;
 
   /**
    * Key ring opening sealed registry passwords (`kid:base64key[,...]`, the same ring as the gateway's), used
@@ -18,9 +19,7 @@ export class PodLifecycleConfig extends BaseConfig {
    * (ERROR, naming this variable); every other pod runs.
    */
   @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=(,[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=)*$/, {
-    message: 'REGISTRY_AUTH_KEYS must be kid:base64-of-32-bytes, comma-separated (newest first)',
-  })
+  @IsKeyRing()
   REGISTRY_AUTH_KEYS?: string;
 
   /**

@@ -6,6 +6,7 @@ import { JobStreamChunkEntity } from './jobs/job-stream-chunk.entity.js';
 import { JobEntity } from './jobs/job.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity.js';
+import { WebhookSecretEntity } from './webhooks/webhook-secret.entity.js';
 import { WorkerEntity } from './workers/worker.entity.js';
 
 /** queue-broker owns the `queue_broker` schema; nobody else writes it. */
@@ -20,6 +21,7 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     EndpointCounterEntity,
     WorkerEntity,
     WebhookDeliveryEntity,
+    WebhookSecretEntity,
   ],
   migrations: MIGRATIONS,
 };

@@ -8,7 +8,7 @@ import {
   type ValidationArguments,
   type ValidatorConstraintInterface,
 } from 'class-validator';
-import { BaseConfig } from '@app/config';
+import { BaseConfig, IsAddressList, IsKeyRing } from '@app/config';
 
 /**
  * A take delivered to a broker replica that crashed is applied by another one COMMAND_ACK_WAIT_MS later, its lease
@@ -32,6 +32,7 @@ class LongerThanAckWait implements ValidatorConstraintInterface {
 /** queue-broker's settings, validated once at boot (see .env.example and docs/adr/0008-jobs-and-workers.md). */
 export class QueueBrokerConfig extends BaseConfig {
   override HTTP_PORT = 8083;
+  override METRICS_PORT = 9083;
 
   /** A worker that has not called (ping, take, done) for this long is lost: its leased jobs are queued again. */
   @IsInt()
@@ -55,6 +56,16 @@ export class QueueBrokerConfig extends BaseConfig {
   @Validate(LongerThanAckWait)
   @Type(() => Number)
   LEASE_CONFIRM_GRACE_MS = 60_000;
+
+  /**
+   * A cancelled or timed-out job that the worker's heartbeat still lists this long after job-stop named it is named
+   * again: the stock Python worker drops a stop that arrives before it has created the job's task and runs the job
+   * to its end. Long enough for a heartbeat sent before the stop arrived to be recorded (pings come every 10 s).
+   */
+  @IsInt()
+  @Min(100)
+  @Type(() => Number)
+  STOP_REPEAT_AFTER_MS = 5000;
 
   /** A worker pod registered by the autoscaler counts as initializing for at most this long before it calls. */
   @IsInt()
@@ -86,10 +97,29 @@ export class QueueBrokerConfig extends BaseConfig {
   @Type(() => Number)
   WEBHOOK_MAX_ATTEMPTS = 3;
 
+  /** One delivery attempt, connection to last header byte; the response body is not read beyond a small cap. */
   @IsInt()
   @Min(100)
   @Type(() => Number)
   WEBHOOK_TIMEOUT_MS = 10_000;
+
+  /**
+   * Webhooks never reach loopback, private, link-local, unique-local, multicast or metadata addresses (checked
+   * after name resolution, at connect time) unless they fall in this comma-separated list of addresses and CIDR
+   * blocks: for on-prem receivers, e.g. `10.20.0.0/16`. Empty by default.
+   */
+  @IsAddressList()
+  WEBHOOK_ALLOWED_NETWORKS = '';
+
+  /** After a rotation the previous secret still signs (a second signature) for this long. */
+  @IsInt()
+  @Min(0)
+  @Type(() => Number)
+  WEBHOOK_SECRET_OVERLAP_MS = 24 * 3600_000;
+
+  /** Key ring the gateway seals the endpoints' webhook signing secrets with (the gateway's REGISTRY_AUTH_KEYS). */
+  @IsKeyRing()
+  REGISTRY_AUTH_KEYS: string;
 
   /** Results of /run jobs are kept this long after they finish (the interface: 30 minutes). */
   @IsInt()

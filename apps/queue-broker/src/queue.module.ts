@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CancelJobHandler } from './jobs/cancel-job/cancel-job.handler.js';
 import { EndpointHealthHandler } from './jobs/endpoint-health/endpoint-health.handler.js';
+import { ListWorkersHandler } from './workers/list-workers/list-workers.handler.js';
 import { GetJobHandler } from './jobs/get-job/get-job.handler.js';
 import { JobLifecycle } from './jobs/job-lifecycle.js';
 import { JobSweeper } from './jobs/job-sweeper.js';
@@ -15,6 +16,10 @@ import { SetJobTtlHandler } from './jobs/set-job-ttl/set-job-ttl.handler.js';
 import { SubmitJobHandler } from './jobs/submit-job/submit-job.handler.js';
 import { SweepJobsHandler } from './jobs/sweep-jobs/sweep-jobs.handler.js';
 import { PayloadStore } from './payloads/payload-store.js';
+import { GetWebhookSecretHandler } from './webhooks/get-webhook-secret/get-webhook-secret.handler.js';
+import { RotateWebhookSecretHandler } from './webhooks/rotate-webhook-secret/rotate-webhook-secret.handler.js';
+import { WebhookDeliveriesRepository } from './webhooks/webhook-deliveries.repository.js';
+import { WebhookSecretsRepository } from './webhooks/webhook-secrets.repository.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 import { CollectStopsHandler } from './workers/collect-stops/collect-stops.handler.js';
 import { JobDoneHandler } from './workers/job-done/job-done.handler.js';
@@ -24,7 +29,7 @@ import { RegisterWorkerHandler } from './workers/register-worker/register-worker
 import { TakeJobsHandler } from './workers/take-jobs/take-jobs.handler.js';
 import { WorkersRepository } from './workers/workers.repository.js';
 
-/** The `job` and `worker` domains: jobs, their leases to workers, stream chunks, retention, webhooks. */
+/** The `job` and `worker` domains: jobs, their leases to workers, stream chunks, retention, signed webhooks. */
 @Module({
   providers: [
     JobsRepository,
@@ -35,6 +40,10 @@ import { WorkersRepository } from './workers/workers.repository.js';
     QueueStatsReader,
     JobSweeper,
     WebhookSender,
+    WebhookDeliveriesRepository,
+    WebhookSecretsRepository,
+    RotateWebhookSecretHandler,
+    GetWebhookSecretHandler,
     SubmitJobHandler,
     CancelJobHandler,
     RetryJobHandler,
@@ -44,6 +53,7 @@ import { WorkersRepository } from './workers/workers.repository.js';
     SweepJobsHandler,
     GetJobHandler,
     EndpointHealthHandler,
+    ListWorkersHandler,
     QueueStatsHandler,
     TakeJobsHandler,
     JobDoneHandler,

@@ -1,5 +1,16 @@
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -15,6 +26,34 @@ export class BusConfig {
     message: 'NATS_PREFIX must be 1-32 letters or digits, starting with a letter',
   })
   NATS_PREFIX = 'gpucp';
+
+  /**
+   * Replicas of the JetStream streams and buckets the apps create (and raise existing ones to): 1 on a single
+   * server, 3 on a three-server JetStream cluster (deploy/components/nats-cluster), which then survives the loss
+   * of one server with nothing acknowledged lost.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(5)
+  @Type(() => Number)
+  NATS_STREAM_REPLICAS = 1;
+
+  /**
+   * User and password on the bus, for a NATS server that requires authentication (deploy/ gives every app a user
+   * of its own). Both or neither; unset, the connection is anonymous (a local nats-server on loopback).
+   */
+  @ValidateIf((c: BusConfig) => c.NATS_USER !== undefined || c.NATS_PASSWORD !== undefined)
+  @Matches(/^[^\s,:@]{1,128}$/, {
+    message:
+      'NATS_USER must be 1-128 characters without spaces, commas, colons or @ (and is needed with NATS_PASSWORD)',
+  })
+  NATS_USER?: string;
+
+  @ValidateIf((c: BusConfig) => c.NATS_USER !== undefined || c.NATS_PASSWORD !== undefined)
+  @Matches(/^\S{8,1024}$/, {
+    message: 'NATS_PASSWORD must be 8-1024 characters without spaces (and is needed with NATS_USER)',
+  })
+  NATS_PASSWORD?: string;
 
   /** Request-reply timeout for queries and for waiting on a command's outcome. */
   @IsInt()
@@ -50,8 +89,29 @@ export class BaseConfig extends BusConfig {
   @Type(() => Number)
   HTTP_PORT: number;
 
+  /**
+   * Address the HTTP port binds. Loopback by default: the internal apps serve only probes, and nothing outside the
+   * host should reach them; the gateway (the public edge) overrides it, and a deployment sets it where probes need
+   * it (deploy/: the pod's address, kept in by NetworkPolicy). docs/adr/0014-edge-hardening.md.
+   */
   @IsString()
-  HTTP_HOST = '0.0.0.0';
+  @MinLength(1)
+  HTTP_HOST = '127.0.0.1';
+
+  /**
+   * Port of the separate Prometheus listener serving only `GET /metrics` (never on HTTP_PORT, so the gateway's
+   * public port cannot leak it); each app has its own default (9080-9084), 0 picks a free port.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  @Type(() => Number)
+  METRICS_PORT: number;
+
+  /** Address the metrics port binds: loopback unless a deployment lets its scraper in (deploy/: in-cluster only). */
+  @IsString()
+  @MinLength(1)
+  METRICS_HOST = '127.0.0.1';
 
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
@@ -64,6 +124,17 @@ export class BaseConfig extends BusConfig {
   @Min(0)
   @Type(() => Number)
   SHUTDOWN_GRACE_MS = 10000;
+
+  /**
+   * Work that runs once across replicas (the autoscaler's control loop, the broker's sweeper) is led by the
+   * replica holding a Postgres advisory lock; followers ask for it this often, so a new leader takes over within
+   * about this long after the old one dies.
+   */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  @Type(() => Number)
+  LEADER_CHECK_MS = 1000;
 
   /** Deliveries of one command before it goes to the dead-letter stream. */
   @IsInt()

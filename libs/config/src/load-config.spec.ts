@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from './load-config.js';
 /** Like an app's config: the port has a default. */
 class AppConfig extends BaseConfig {
   override HTTP_PORT = 8080;
+  override METRICS_PORT = 9080;
 }
 
 const DATABASE_URL = 'postgres://app@127.0.0.1:5432/app';
@@ -56,7 +57,9 @@ describe('loadConfig', () => {
       NATS_URL: 'nats://127.0.0.1:4222',
       NATS_PREFIX: 'gpucp',
       HTTP_PORT: 8080,
-      HTTP_HOST: '0.0.0.0',
+      HTTP_HOST: '127.0.0.1',
+      METRICS_PORT: 9080,
+      METRICS_HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       NODE_ENV: 'production',
       SHUTDOWN_GRACE_MS: 10000,
@@ -95,6 +98,27 @@ describe('loadConfig', () => {
     expect(keys).not.toContain('SECRET_TOKEN');
     expect(JSON.stringify(config)).not.toContain('do-not-copy');
     expect(Object.prototype.hasOwnProperty.call(config, 'constructor')).toBe(false);
+  });
+
+  it('takes NATS credentials as a pair, and never quotes a bad password', () => {
+    expect(loadConfig(AppConfig, { DATABASE_URL })).toMatchObject({
+      NATS_USER: undefined,
+      NATS_PASSWORD: undefined,
+    });
+    expect(
+      loadConfig(AppConfig, { DATABASE_URL, NATS_USER: 'gateway', NATS_PASSWORD: 'correct-horse-battery' }),
+    ).toMatchObject({ NATS_USER: 'gateway', NATS_PASSWORD: 'correct-horse-battery' });
+    expect(failure(() => loadConfig(AppConfig, { DATABASE_URL, NATS_USER: 'gateway' })).message).toMatch(
+      /^config: NATS_PASSWORD is not set \(NATS_PASSWORD must be 8-1024 characters/,
+    );
+    expect(
+      failure(() => loadConfig(AppConfig, { DATABASE_URL, NATS_PASSWORD: 'correct-horse-battery' })).message,
+    ).toMatch(/^config: NATS_USER is not set/);
+    const bad = failure(() =>
+      loadConfig(AppConfig, { DATABASE_URL, NATS_USER: 'gw', NATS_PASSWORD: 'has space' }),
+    );
+    expect(bad.message).toMatch(/^config: NATS_PASSWORD \(value not shown\) is invalid: /);
+    expect(bad.message).not.toContain('has space');
   });
 
   it('rejects an invalid FAULT_INJECT and accepts a valid one', () => {

@@ -8,6 +8,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** Variables whose values are secrets: a message about a bad one never quotes it (it would end up in a log). */
+const SECRET_VARIABLE = /PASSWORD|SECRET|TOKEN|_KEYS$/;
+
 /**
  * Validates the environment against `cls` (unknown variables are ignored, defaults apply). The error names the
  * first bad variable in one line, so a misconfigured process fails fast and says why.
@@ -34,10 +37,11 @@ export function loadConfig<T extends object>(
       Object.values(first.constraints ?? {})
         .reverse()
         .join('; ') || 'is invalid';
+    const shown = SECRET_VARIABLE.test(first.property) ? ' (value not shown)' : `=${JSON.stringify(value)}`;
     throw new ConfigError(
       value === undefined
         ? `config: ${first.property} is not set (${why}); see .env.example`
-        : `config: ${first.property}=${JSON.stringify(value)} is invalid: ${why}`,
+        : `config: ${first.property}${shown} is invalid: ${why}`,
     );
   }
   return config;

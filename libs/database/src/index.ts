@@ -5,3 +5,4 @@ export * from './database.module.js';
 export * from './database-errors.js';
 export * from './prepared-query.js';
 export * from './entity-statements.js';
+export * from './advisory-leadership.js';

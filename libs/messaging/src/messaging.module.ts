@@ -8,7 +8,7 @@ import { FaultInjector } from './fault-injector.js';
 import { HandlerRegistry } from './handler-registry.js';
 import { MessageProcessor } from './message-processor.js';
 import { MESSAGING_OPTIONS, type MessagingOptions } from './messaging.options.js';
-import { NatsClient } from './nats-client.js';
+import { NatsClient, natsAuth } from './nats-client.js';
 import { OutboxRelay } from './outbox-relay.service.js';
 import { QueryBus } from './query-bus.js';
 import { QueryServer } from './query-server.service.js';
@@ -36,7 +36,13 @@ export class MessagingModule {
           provide: NatsClient,
           inject: [BaseConfig],
           useFactory: (config: BaseConfig) =>
-            NatsClient.connect(config.NATS_URL, config.NATS_PREFIX, options.app),
+            NatsClient.connect(
+              config.NATS_URL,
+              config.NATS_PREFIX,
+              options.app,
+              natsAuth(config),
+              config.NATS_STREAM_REPLICAS,
+            ),
         },
         NatsLifecycle,
         FaultInjector,

@@ -1,7 +1,36 @@
 import { Logger } from '@nestjs/common';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { BusConfig } from '@app/config';
 import { busMetrics } from '@app/observability';
+
+/** How a process authenticates to NATS: nothing (anonymous) or a user and password. */
+export interface NatsAuth {
+  user?: string;
+  pass?: string;
+}
+
+/** The credentials the bus settings name (NATS_USER, NATS_PASSWORD), or none. */
+export function natsAuth(config: Pick<BusConfig, 'NATS_USER' | 'NATS_PASSWORD'>): NatsAuth {
+  return config.NATS_USER && config.NATS_PASSWORD
+    ? { user: config.NATS_USER, pass: config.NATS_PASSWORD }
+    : {};
+}
+
+/** The options of every process's connection: its servers and name, its credentials, reconnecting forever. */
+export function natsConnectionOptions(servers: string, name: string, auth: NatsAuth = {}): ConnectionOptions {
+  return {
+    servers: servers.split(','),
+    name,
+    ...auth,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    waitOnFirstConnect: false,
+    // Otherwise every request and every subscription timeout captures an Error for its stack in case it fails;
+    // the buses turn NATS failures into DomainErrors carrying the message only, so the stacks were never read.
+    noAsyncTraces: true,
+  };
+}
 
 /**
  * One NATS connection per process, with the JetStream client and manager, and the deployment prefix that every
@@ -15,24 +44,23 @@ export class NatsClient {
     readonly js: JetStreamClient,
     readonly jsm: JetStreamManager,
     readonly prefix: string,
+    /** Replicas of the streams and buckets this process creates (NATS_STREAM_REPLICAS). */
+    readonly streamReplicas = 1,
   ) {
     busMetrics.natsConnected.set(1);
     void this.watchStatus();
   }
 
-  static async connect(servers: string, prefix: string, name: string): Promise<NatsClient> {
-    const nc = await connect({
-      servers: servers.split(','),
-      name,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 500,
-      waitOnFirstConnect: false,
-      // Otherwise every request and every subscription timeout captures an Error for its stack in case it fails;
-      // the buses turn NATS failures into DomainErrors carrying the message only, so the stacks were never read.
-      noAsyncTraces: true,
-    });
+  static async connect(
+    servers: string,
+    prefix: string,
+    name: string,
+    auth: NatsAuth = {},
+    streamReplicas = 1,
+  ): Promise<NatsClient> {
+    const nc = await connect(natsConnectionOptions(servers, name, auth));
     const jsm = await jetstreamManager(nc, { timeout: 5000 });
-    return new NatsClient(nc, jetstream(nc, { timeout: 5000 }), jsm, prefix);
+    return new NatsClient(nc, jetstream(nc, { timeout: 5000 }), jsm, prefix, streamReplicas);
   }
 
   /** `registry-auth.cmd.create` → `<prefix>.registry-auth.cmd.create`. */

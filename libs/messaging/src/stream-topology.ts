@@ -20,6 +20,7 @@ export function streamConfigs(client: NatsClient): (Partial<StreamConfig> & { na
   return [
     {
       name: client.streamName(Streams.Commands),
+      num_replicas: client.streamReplicas,
       subjects: [client.subject('*.cmd.>')],
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
@@ -27,6 +28,7 @@ export function streamConfigs(client: NatsClient): (Partial<StreamConfig> & { na
     },
     {
       name: client.streamName(Streams.Events),
+      num_replicas: client.streamReplicas,
       subjects: [client.subject('*.evt.>')],
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
@@ -35,6 +37,7 @@ export function streamConfigs(client: NatsClient): (Partial<StreamConfig> & { na
     },
     {
       name: client.streamName(Streams.DeadLetters),
+      num_replicas: client.streamReplicas,
       subjects: [`${client.prefix}_dlq.>`],
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
@@ -58,19 +61,29 @@ async function ensureStream(
   client: NatsClient,
   config: Partial<StreamConfig> & { name: string },
 ): Promise<void> {
+  let existing: StreamConfig | undefined;
   try {
-    await client.jsm.streams.info(config.name);
+    existing = (await client.jsm.streams.info(config.name)).config;
   } catch {
-    try {
-      await client.jsm.streams.add(config);
-    } catch (error) {
-      // Another app created it at the same moment ("already in use" or "subjects overlap"): fine if it exists now.
-      const exists = await client.jsm.streams.info(config.name).then(
-        () => true,
-        () => false,
-      );
-      if (!exists) throw error;
+    existing = undefined;
+  }
+  if (existing) {
+    // A deployment moved from one server to a cluster (NATS_STREAM_REPLICAS raised): JetStream re-replicates the
+    // stream in place. Never lowered here: an app started with the default must not shrink a cluster's streams.
+    if ((existing.num_replicas ?? 1) < (config.num_replicas ?? 1)) {
+      await client.jsm.streams.update(config.name, { ...existing, num_replicas: config.num_replicas });
     }
+    return;
+  }
+  try {
+    await client.jsm.streams.add(config);
+  } catch (error) {
+    // Another app created it at the same moment ("already in use" or "subjects overlap"): fine if it exists now.
+    const exists = await client.jsm.streams.info(config.name).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) throw error;
   }
 }
 

@@ -5,6 +5,7 @@ import type { FastifyServerOptions } from 'fastify';
 import type { AppName } from '@app/contracts';
 import { type BaseConfig, ConfigError, loadConfig } from '@app/config';
 import { createRootLogger, startupTasks } from '@app/observability';
+import { boundAddress, closeMetricsServer, isLoopback, startMetricsServer } from './metrics-server.js';
 import { PinoNestLogger } from './pino-nest-logger.js';
 
 export interface BootstrapOptions<C extends BaseConfig> {
@@ -64,7 +65,25 @@ export async function bootstrapApp<C extends BaseConfig>(
   });
   await options.configure?.(app, config);
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
-  log.log(`${options.app} listening on ${await app.getUrl()}`);
+  // A port taken by something else is the likely failure of a new listener: say which setting moves it.
+  const metrics = await startMetricsServer(config.METRICS_PORT, config.METRICS_HOST).catch((error: Error) => {
+    log.error(
+      `cannot serve /metrics on ${config.METRICS_HOST}:${config.METRICS_PORT} (${error.message}); ` +
+        'set METRICS_PORT (0: any free port) or METRICS_HOST',
+    );
+    root.flush();
+    process.exit(1);
+  });
+  // What is really bound (scripts/start.mjs reads `http` and `metrics` from this line), not Nest's getUrl().
+  const http = boundAddress(app.getHttpServer().address());
+  const scrape = boundAddress(metrics.address());
+  log.log({
+    msg:
+      `${options.app} listening on ${http}${isLoopback(http) ? ' (loopback only)' : ''}, ` +
+      `metrics on ${scrape}/metrics${isLoopback(scrape) ? ' (loopback only)' : ''}`,
+    http,
+    metrics: scrape,
+  });
   void startupTasks.settled().then(
     () => log.log(`${options.app} ready`),
     () => undefined,
@@ -81,6 +100,7 @@ export async function bootstrapApp<C extends BaseConfig>(
     deadline.unref();
     app
       .close()
+      .then(() => closeMetricsServer(metrics))
       .then(() => {
         log.log('stopped cleanly');
         root.flush();

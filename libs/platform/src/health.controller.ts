@@ -1,13 +1,13 @@
-import { Controller, Get, Header, HttpCode, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DatabaseHealth } from '@app/database';
 import { NatsClient } from '@app/messaging';
-import { metricsRegistry, startupTasks } from '@app/observability';
+import { startupTasks } from '@app/observability';
 import { Public } from './public.decorator.js';
 
 /**
  * `/healthz` (the process is alive), `/readyz` (start-up finished: consumers bound and, in the scheduler, the fleet
- * loaded; NATS and Postgres reachable, migrations applied), `/metrics`.
+ * loaded; NATS and Postgres reachable, migrations applied). `/metrics` is on a port of its own (metrics-server.ts).
  */
 @Public()
 @Controller()
@@ -35,12 +35,6 @@ export class HealthController {
       status: ok ? 'ready' : 'unavailable',
       checks: { startup: startup ?? 'ok', postgres: database ?? 'ok', nats: nats ?? 'ok' },
     };
-  }
-
-  @Get('metrics')
-  @Header('Content-Type', 'text/plain; version=0.0.4')
-  metrics(): Promise<string> {
-    return metricsRegistry.metrics();
   }
 }
 

@@ -4,4 +4,5 @@ export * from './correlation.middleware.js';
 export * from './pino-nest-logger.js';
 export * from './platform.module.js';
 export * from './bootstrap.js';
+export * from './metrics-server.js';
 export * from './secrets/secret-box.js';

@@ -63,6 +63,8 @@ export interface FaultSystemOptions {
   appEnv?: Partial<Record<AppName, EnvOverrides>>;
   /** Processes of an app (1 by default): replicas on ports of their own, as test/support/system.ts runs them. */
   replicas?: Partial<Record<AppName, number>>;
+  /** NATS of this system (NATS_URL), when not the run's private server: a cluster a scenario runs itself. */
+  natsUrl?: string;
 }
 
 /**
@@ -109,9 +111,13 @@ function endpointView(id: string, ownerId: string): EndpointView {
 }
 
 /** The stand-in endpoint owner; it reconnects forever, so a NATS restart does not silence it. */
-async function serveEndpoints(prefix: string, views: EndpointView[]): Promise<NatsConnection> {
+async function serveEndpoints(
+  prefix: string,
+  views: EndpointView[],
+  natsUrl = testEnv().natsUrl,
+): Promise<NatsConnection> {
   const nc = await connect({
-    servers: testEnv().natsUrl.split(','),
+    servers: natsUrl.split(','),
     name: 'faults-endpoint-owner',
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
@@ -161,6 +167,7 @@ export async function startFaultSystem(label: string, options: FaultSystemOption
   const owner = await serveEndpoints(
     natsPrefix,
     Object.values(endpoints).map((id) => endpointView(id, user.userId)),
+    options.natsUrl,
   );
   const fleet = writeFleet(
     Array.from({ length: FLEET_HOSTS }, (_, i) => ({
@@ -177,7 +184,11 @@ export async function startFaultSystem(label: string, options: FaultSystemOption
       apps: options.apps,
       databaseUrl: db.url,
       natsPrefix,
-      env: { RATE_LIMITS_ENABLED: 'false', ...options.env },
+      env: {
+        RATE_LIMITS_ENABLED: 'false',
+        ...(options.natsUrl ? { NATS_URL: options.natsUrl } : {}),
+        ...options.env,
+      },
       replicas: options.replicas,
       readyTimeoutMs: READY_TIMEOUT_MS,
       appEnv: {

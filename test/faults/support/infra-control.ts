@@ -144,3 +144,8 @@ export const privatePostgres = {
     );
   },
 };
+
+/** The nats-server binary the runner started the private server with (for servers a scenario runs itself). */
+export function natsServerCommand(): string {
+  return control().nats.command;
+}

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
-import { Streams, type AppName, type CommandOutcome } from '@app/contracts';
+import { Streams, payloadBucketName, type AppName, type CommandOutcome } from '@app/contracts';
 import type { NatsClient } from '@app/messaging';
 import { CommandLog } from './command-log.js';
 import { describeFailure } from './outcomes.js';
@@ -34,6 +34,11 @@ export interface RebuildOptions {
   outcomeTimeoutMs: number;
   queryTimeoutMs: number;
   log: (line: string) => void;
+  /**
+   * Stops the rebuild (SIGINT, SIGTERM): the replay stops between two commands and everything the rebuild
+   * created (apps, database, streams, payload bucket) is removed before the promise rejects.
+   */
+  signal?: AbortSignal;
 }
 
 export interface OutcomeMismatch {
@@ -90,8 +95,12 @@ export async function rebuild(options: RebuildOptions): Promise<RebuildReport> {
       REPLAY_MODE: 'true',
       FAULT_INJECT: undefined,
     };
-    for (const app of OWNER_APPS) await migrate(app, env);
-    for (const app of OWNER_APPS) apps.push(await startApp(app, env));
+    for (const app of OWNER_APPS) {
+      options.signal?.throwIfAborted();
+      await migrate(app, env);
+    }
+    // Registered as soon as it is spawned: a stop while it starts still stops it.
+    for (const app of OWNER_APPS) await startApp(app, env, (running) => apps.push(running), options.signal);
     target = await options.connect(prefix);
 
     const log_ = new CommandLog(options.live);
@@ -114,6 +123,7 @@ export async function rebuild(options: RebuildOptions): Promise<RebuildReport> {
       settle,
       outcomeTimeoutMs: options.outcomeTimeoutMs,
       queryTimeoutMs: options.queryTimeoutMs,
+      signal: options.signal,
     };
     const first = await replay(ordered, { ...replayOptions, progressLabel: 'rebuild' });
     await settle();
@@ -260,10 +270,13 @@ function settler(
   return { settle, close: () => connected.then(() => client.end()) };
 }
 
+/** The rebuild's streams, and the payload bucket its queue-broker created (a key-value bucket is a stream too). */
 async function deleteStreams(nats: NatsClient, prefix: string): Promise<void> {
-  for (const name of Object.values(Streams)) {
-    await nats.jsm.streams.delete(`${prefix}_${name}`).catch(() => false);
-  }
+  const names = [
+    ...Object.values(Streams).map((name) => `${prefix}_${name}`),
+    `KV_${payloadBucketName(prefix)}`,
+  ];
+  for (const name of names) await nats.jsm.streams.delete(name).catch(() => false);
 }
 
 const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -318,10 +331,16 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startApp(app: AppName, env: NodeJS.ProcessEnv): Promise<RunningApp> {
+async function startApp(
+  app: AppName,
+  env: NodeJS.ProcessEnv,
+  spawned: (running: RunningApp) => void,
+  signal?: AbortSignal,
+): Promise<void> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [appScript(app, 'main')], {
-    env: { ...env, HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1' },
+    // METRICS_PORT 0: any free port, so a rebuild never collides with the deployment's own listeners.
+    env: { ...env, HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', METRICS_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -335,22 +354,7 @@ async function startApp(app: AppName, env: NodeJS.ProcessEnv): Promise<RunningAp
       resolve();
     }),
   );
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (exited !== undefined)
-      throw new Error(`${app} exited (code ${exited}) while starting: ${output.trim()}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${app} was not ready within 60 s: ${output.trim()}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
+  spawned({
     stop: async () => {
       if (exited !== undefined) return;
       child.kill('SIGTERM');
@@ -358,5 +362,21 @@ async function startApp(app: AppName, env: NodeJS.ProcessEnv): Promise<RunningAp
       await gone;
       clearTimeout(timer);
     },
-  };
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    signal?.throwIfAborted();
+    if (exited !== undefined)
+      throw new Error(`${app} exited (code ${exited}) while starting: ${output.trim()}`);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) return;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${app} was not ready within 60 s: ${output.trim()}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }

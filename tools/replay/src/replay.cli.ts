@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { NatsClient } from '@app/messaging';
+import { NatsClient, natsAuth } from '@app/messaging';
 import { loadConfigOrExit } from '@app/platform';
 import { CommandLog } from './command-log.js';
 import { OwnerUnavailableError, describeFailure, recordedOutcome } from './outcomes.js';
@@ -29,9 +29,11 @@ selection (all optional, combined with AND; bounds inclusive):
   --actor USER                 commands of one user (system: the apps' own)
   --include-replays            also the copies earlier replays recorded
 
-environment: NATS_URL and NATS_PREFIX of the deployment; rebuild also needs DATABASE_URL (the live database)
-and the apps' own settings (REGISTRY_AUTH_KEYS, FLEET_FILE, ...), which it passes to the apps it starts.
-exit status: 0 done, 1 a command failed or the rebuild differs, 2 bad usage.`;
+environment: NATS_URL and NATS_PREFIX of the deployment (NATS_USER and NATS_PASSWORD when it requires them);
+rebuild also needs DATABASE_URL (the live database) and the apps' own settings (FLEET_FILE, ...), which it passes
+to the apps it starts. No key ring: nothing sealed is opened.
+exit status: 0 done, 1 a command failed or the rebuild differs, 2 bad usage, 130/143 stopped by SIGINT/SIGTERM
+(a rebuild removes what it created first).`;
 
 class UsageError extends Error {}
 
@@ -64,6 +66,24 @@ function parse() {
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
+/**
+ * SIGINT and SIGTERM (also through `npm run`, which passes them on) stop a replay or rebuild between two commands;
+ * a rebuild then stops its apps and removes its database, streams and payload bucket. A second signal exits at once.
+ */
+const stop = new AbortController();
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+let stoppedBy: keyof typeof SIGNAL_EXIT | undefined;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stoppedBy) process.exit(SIGNAL_EXIT[signal]);
+    stoppedBy = signal;
+    err(
+      `replay: ${signal}: stopping after the current command and cleaning up (send it again to exit at once)`,
+    );
+    stop.abort(new Error(`stopped by ${signal}`));
+  });
+}
+
 async function main(): Promise<number> {
   const { values, positionals } = parse();
   const [command, ...rest] = positionals;
@@ -73,7 +93,8 @@ async function main(): Promise<number> {
   }
   const selection = parseSelection(values);
   const config = loadConfigOrExit(ReplayConfig);
-  const connect = (prefix: string) => NatsClient.connect(config.NATS_URL, prefix, `replay-tool`);
+  const connect = (prefix: string) =>
+    NatsClient.connect(config.NATS_URL, prefix, `replay-tool`, natsAuth(config));
   const nats = await connect(config.NATS_PREFIX);
   try {
     const log = new CommandLog(nats);
@@ -95,6 +116,7 @@ async function main(): Promise<number> {
           outcomeTimeoutMs: config.COMMAND_TIMEOUT_MS,
           queryTimeoutMs: config.BUS_REQUEST_TIMEOUT_MS,
           progressLabel: 'replay',
+          signal: stop.signal,
         });
         printSummary(summary, values['dry-run'], values.json);
         return summary.failed > 0 ? 1 : 0;
@@ -111,6 +133,7 @@ async function main(): Promise<number> {
           outcomeTimeoutMs: config.COMMAND_TIMEOUT_MS,
           queryTimeoutMs: config.BUS_REQUEST_TIMEOUT_MS,
           log: err,
+          signal: stop.signal,
         });
         printRebuild(report, values.json);
         return rebuildDiffers(report) ? 1 : 0;
@@ -322,6 +345,11 @@ function table(header: string[], rows: string[][]): void {
 const exit = (code: number) => process.stdout.write('', () => process.exit(code));
 
 main().then(exit, (error: unknown) => {
+  if (stoppedBy) {
+    err(`replay: stopped by ${stoppedBy}`);
+    exit(SIGNAL_EXIT[stoppedBy]);
+    return;
+  }
   if (error instanceof UsageError || error instanceof SelectionError) {
     err(`${error.message}\n\n${USAGE}`);
     exit(2);

@@ -26,6 +26,8 @@ export interface ReplayOptions {
   keepIds?: boolean;
   /** Label of the progress output; none when absent. */
   progressLabel?: string;
+  /** Stops between two commands (the one being applied is awaited: its outcome is recorded either way). */
+  signal?: AbortSignal;
 }
 
 export interface ReplayFailure {
@@ -65,6 +67,7 @@ export async function replay(commands: RecordedCommand[], options: ReplayOptions
   const runId = randomBytes(4).toString('hex');
   try {
     for (const [index, command] of commands.entries()) {
+      options.signal?.throwIfAborted();
       const { commandId } = command.envelope;
       const recorded = await recordedOutcome(
         options.target,

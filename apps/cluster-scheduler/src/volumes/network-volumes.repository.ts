@@ -15,6 +15,11 @@ export class NetworkVolumesRepository {
     return manager.findOneBy(NetworkVolumeEntity, { id });
   }
 
+  /** Reads the volume and locks its row for a change. */
+  lockById(id: string, manager: EntityManager): Promise<NetworkVolumeEntity | null> {
+    return manager.findOne(NetworkVolumeEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
   listByOwner(ownerId: string): Promise<NetworkVolumeEntity[]> {
     return this.dataSource.manager.find(NetworkVolumeEntity, {
       where: { ownerId },
@@ -24,6 +29,14 @@ export class NetworkVolumesRepository {
 
   insert(entity: NetworkVolumeEntity, manager: EntityManager): Promise<unknown> {
     return manager.insert(NetworkVolumeEntity, entity);
+  }
+
+  update(entity: NetworkVolumeEntity, manager: EntityManager): Promise<unknown> {
+    return manager.update(
+      NetworkVolumeEntity,
+      { id: entity.id },
+      { name: entity.name, sizeGb: entity.sizeGb },
+    );
   }
 
   delete(id: string, manager: EntityManager): Promise<unknown> {

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { AdvisoryLeadership } from '@app/database';
 import { EndpointAutoscalerConfig } from '../endpoint-autoscaler.config.js';
 import { EndpointsRepository } from '../endpoints/endpoints.repository.js';
 import { autoscalerMetrics } from './autoscaler.metrics.js';
@@ -6,7 +7,8 @@ import { EndpointReconciler } from './endpoint-reconciler.js';
 
 /**
  * The autoscaler's control loop: every AUTOSCALER_TICK_MS it reconciles every endpoint (concurrently; one
- * endpoint's failure is logged and retried on the next tick). A tick never overlaps the previous one.
+ * endpoint's failure is logged and retried on the next tick). A tick never overlaps the previous one. With several
+ * replicas only the leader ticks (a Postgres advisory lock, LEADER_CHECK_MS): two loops would both start workers.
  */
 @Injectable()
 export class ControlLoop implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -14,12 +16,20 @@ export class ControlLoop implements OnApplicationBootstrap, OnApplicationShutdow
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
+  private readonly leadership: AdvisoryLeadership;
 
   constructor(
     private readonly endpoints: EndpointsRepository,
     private readonly reconciler: EndpointReconciler,
     private readonly config: EndpointAutoscalerConfig,
-  ) {}
+  ) {
+    this.leadership = new AdvisoryLeadership({
+      databaseUrl: config.DATABASE_URL,
+      name: 'endpoint-autoscaler/control-loop',
+      checkMs: config.LEADER_CHECK_MS,
+      log: (line) => this.logger.log(line),
+    });
+  }
 
   onApplicationBootstrap(): void {
     if (!this.config.AUTOSCALER_ENABLED) {
@@ -32,14 +42,17 @@ export class ControlLoop implements OnApplicationBootstrap, OnApplicationShutdow
       );
       return;
     }
-    this.logger.log(`control loop every ${this.config.AUTOSCALER_TICK_MS} ms`);
-    this.schedule(0);
+    this.logger.log(`control loop every ${this.config.AUTOSCALER_TICK_MS} ms, on the leading replica`);
+    this.leadership.start();
+    // The first tick as soon as the first check says whether this replica leads.
+    void this.leadership.settled().then(() => this.schedule(0));
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    await this.leadership.stop();
   }
 
   /** One pass over every endpoint (exposed for tests and benchmarks). */
@@ -63,6 +76,7 @@ export class ControlLoop implements OnApplicationBootstrap, OnApplicationShutdow
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
+      if (!this.leadership.isLeader) return this.schedule(this.config.AUTOSCALER_TICK_MS);
       this.running = this.tick()
         .catch((error: Error) => this.logger.warn(`control loop tick failed: ${error.message}`))
         .finally(() => this.schedule(this.config.AUTOSCALER_TICK_MS));

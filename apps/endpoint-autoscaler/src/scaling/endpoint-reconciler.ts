@@ -15,11 +15,10 @@ import {
   type QueueStats,
 } from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
-import { SecretBox } from '@app/platform';
 import { EndpointAutoscalerConfig } from '../endpoint-autoscaler.config.js';
 import type { EndpointEntity } from '../endpoints/endpoint.entity.js';
 import { EndpointsRepository } from '../endpoints/endpoints.repository.js';
-import { workerEnv } from '../workers/worker-env.js';
+import { workerEnv, workerSecretEnv } from '../workers/worker-env.js';
 import { WorkerEntity, type WorkerDesired } from '../workers/worker.entity.js';
 import { WorkersRepository } from '../workers/workers.repository.js';
 import { autoscalerMetrics } from './autoscaler.metrics.js';
@@ -51,7 +50,6 @@ interface Observed {
 @Injectable()
 export class EndpointReconciler {
   private readonly logger = new Logger('autoscaler');
-  private readonly box: SecretBox;
   /** Pod commands this process has issued and not yet seen answered (podId → since). */
   private readonly inFlight = new Map<string, number>();
   /** Endpoint id → time before which no new worker is created (after a failed create). */
@@ -65,9 +63,7 @@ export class EndpointReconciler {
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
     private readonly config: EndpointAutoscalerConfig,
-  ) {
-    this.box = new SecretBox(config.REGISTRY_AUTH_KEYS);
-  }
+  ) {}
 
   async reconcile(endpoint: EndpointEntity, now: Date): Promise<void> {
     const actor: Actor = { userId: endpoint.ownerId, kind: 'system' };
@@ -547,7 +543,10 @@ export class EndpointReconciler {
     }
   }
 
-  /** The worker pod: the endpoint's template, tiers, regions and volume, plus the worker environment. */
+  /**
+   * The worker pod: the endpoint's template, tiers, regions and volume, plus the worker environment; the workers'
+   * key goes as the gateway sealed it (`secretEnv`), so neither this process nor the recorded command has it in clear.
+   */
   private async podSpec(endpoint: EndpointEntity, worker: WorkerEntity): Promise<CreatePodCommand> {
     const placement = await this.placement.placementFor(endpoint);
     const env = workerEnv({
@@ -555,7 +554,6 @@ export class EndpointReconciler {
       podId: worker.podId,
       queueUrl: this.config.QUEUE_PUBLIC_URL,
       gpu: endpoint.gpuIds[0],
-      aiKey: this.box.open(endpoint.aiKeySealed, endpoint.id),
       pingIntervalMs: this.config.WORKER_PING_INTERVAL_MS,
     });
     return {
@@ -569,6 +567,7 @@ export class EndpointReconciler {
         ? { networkVolumeId: endpoint.networkVolumeId, volumeMountPath: this.config.WORKER_VOLUME_MOUNT_PATH }
         : {}),
       env: { ...endpoint.env, ...env },
+      secretEnv: workerSecretEnv(endpoint),
     };
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { workerEnv } from './worker-env.js';
+import { workerEnv, workerSecretEnv } from './worker-env.js';
 
 describe('workerEnv (compatibility.md §2)', () => {
   it('builds the webhook URLs the worker SDKs expect, with $ID and $RUNPOD_POD_ID left for them', () => {
@@ -9,7 +9,6 @@ describe('workerEnv (compatibility.md §2)', () => {
         podId: 'pod1',
         queueUrl: 'http://gw:8080/',
         gpu: 'AMPERE_16',
-        aiKey: 'cpk_x',
         pingIntervalMs: 10000,
       }),
     ).toEqual({
@@ -18,9 +17,14 @@ describe('workerEnv (compatibility.md §2)', () => {
       RUNPOD_WEBHOOK_POST_STREAM: 'http://gw:8080/v2/ep1/job-stream/$RUNPOD_POD_ID/$ID?gpu=AMPERE_16',
       RUNPOD_WEBHOOK_PING: 'http://gw:8080/v2/ep1/ping/$RUNPOD_POD_ID',
       RUNPOD_POD_ID: 'pod1',
-      RUNPOD_AI_API_KEY: 'cpk_x',
       RUNPOD_ENDPOINT_ID: 'ep1',
       RUNPOD_PING_INTERVAL: '10000',
+    });
+  });
+
+  it('passes the key on as the gateway sealed it, bound to the endpoint', () => {
+    expect(workerSecretEnv({ id: 'ep1', aiKeySealed: 'v1.k1.iv.tag.ct' })).toEqual({
+      RUNPOD_AI_API_KEY: { sealed: 'v1.k1.iv.tag.ct', context: 'ep1' },
     });
   });
 });

@@ -1,3 +1,5 @@
+import type { SealedEnv } from '@app/contracts';
+
 /** What the worker environment (compatibility.md §2) is built from. */
 export interface WorkerEnvSpec {
   endpointId: string;
@@ -6,13 +8,15 @@ export interface WorkerEnvSpec {
   queueUrl: string;
   /** The `gpu` query value workers report. */
   gpu: string;
-  aiKey: string;
   pingIntervalMs: number;
 }
 
+/** The variable carrying the workers' API key: only ever sealed on its way to the runtime (`workerSecretEnv`). */
+export const WORKER_KEY_ENV = 'RUNPOD_AI_API_KEY';
+
 /**
- * The platform's worker variables. `$ID` and `$RUNPOD_POD_ID` stay literal: the worker SDKs substitute them
- * (worker id, job id). These win over the template's and the endpoint's env.
+ * The platform's worker variables, but the key. `$ID` and `$RUNPOD_POD_ID` stay literal: the worker SDKs
+ * substitute them (worker id, job id). These win over the template's and the endpoint's env.
  */
 export function workerEnv(spec: WorkerEnvSpec): Record<string, string> {
   const base = `${spec.queueUrl.replace(/\/+$/, '')}/v2/${spec.endpointId}`;
@@ -23,8 +27,15 @@ export function workerEnv(spec: WorkerEnvSpec): Record<string, string> {
     RUNPOD_WEBHOOK_POST_STREAM: `${base}/job-stream/$RUNPOD_POD_ID/$ID?gpu=${gpu}`,
     RUNPOD_WEBHOOK_PING: `${base}/ping/$RUNPOD_POD_ID`,
     RUNPOD_POD_ID: spec.podId,
-    RUNPOD_AI_API_KEY: spec.aiKey,
     RUNPOD_ENDPOINT_ID: spec.endpointId,
     RUNPOD_PING_INTERVAL: String(spec.pingIntervalMs),
   };
+}
+
+/**
+ * The workers' key as the gateway sealed it (bound to the endpoint id), passed on unopened: the autoscaler never
+ * sees it in clear, and the pod create command records only the sealed form (docs/adr/0015).
+ */
+export function workerSecretEnv(endpoint: { id: string; aiKeySealed: string }): SealedEnv {
+  return { [WORKER_KEY_ENV]: { sealed: endpoint.aiKeySealed, context: endpoint.id } };
 }

@@ -12,3 +12,12 @@ export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 export function isApiKeyScope(value: string): value is ApiKeyScope {
   return (API_KEY_SCOPES as readonly string[]).includes(value);
 }
+
+/**
+ * Whether a key of this scope may change what its user owns (create, modify, delete), and so see the secrets that
+ * come with managing it (an endpoint's workers' key). Only `full`: `read` reads, `endpoints` and `worker` keys
+ * only use job routes.
+ */
+export function scopeMayManage(scope: ApiKeyScope): boolean {
+  return scope === 'full';
+}

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type Repository } from 'typeorm';
+import { DataSource, In, Not, type Repository } from 'typeorm';
 import { SshKeyEntity } from './ssh-key.entity.js';
 
 @Injectable()
 export class SshKeysRepository {
   private readonly repo: Repository<SshKeyEntity>;
 
-  constructor(dataSource: DataSource) {
+  constructor(private readonly dataSource: DataSource) {
     this.repo = dataSource.getRepository(SshKeyEntity);
   }
 
@@ -32,5 +32,16 @@ export class SshKeysRepository {
 
   async delete(id: string): Promise<void> {
     await this.repo.delete({ id });
+  }
+
+  /**
+   * Makes `keep` (ids of rows already there) plus `add` the user's whole set, in one transaction: a concurrent
+   * reader sees the old set or the new one, never a mix.
+   */
+  async replaceForUser(userId: string, keep: string[], add: SshKeyEntity[]): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.delete(SshKeyEntity, keep.length ? { userId, id: Not(In(keep)) } : { userId });
+      if (add.length) await manager.insert(SshKeyEntity, add);
+    });
   }
 }

@@ -18,6 +18,11 @@ export interface AuthRule {
   endpointParam?: string;
   /** A worker route (job-take, job-done, ping, ...): keys of scope `worker` are accepted for their endpoint. */
   worker?: boolean;
+  /**
+   * Manages the endpoint rather than using its queue (its webhook signing secret): keys of scope `endpoints`, which
+   * only submit and read jobs, are refused even for their own endpoints.
+   */
+  manage?: boolean;
 }
 
 export const AUTH_RULE = Symbol('gateway:auth-rule');
@@ -52,4 +57,11 @@ export const CurrentActor = createParamDecorator((_: unknown, context: Execution
   const request = httpRequestOf<AuthenticatedRequest>(context);
   if (!request.principal) throw new Error('CurrentActor used on a route without authentication');
   return actorOf(request.principal);
+});
+
+/** The authenticated key and its user, for a handler whose answer depends on the key's scope. */
+export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
+  const request = httpRequestOf<AuthenticatedRequest>(context);
+  if (!request.principal) throw new Error('CurrentPrincipal used on a route without authentication');
+  return request.principal;
 });

@@ -104,6 +104,22 @@ describe('authorize', () => {
       'FORBIDDEN',
     ],
     [
+      'endpoints, managing its endpoint (the webhook secret)',
+      principal('endpoints', ['e1']),
+      { ...queue, access: 'write' as const, manage: true },
+      'GET',
+      { endpointId: 'e1' },
+      'FORBIDDEN',
+    ],
+    [
+      'full, managing an endpoint',
+      principal('full'),
+      { ...queue, manage: true },
+      'GET',
+      { endpointId: 'e1' },
+      undefined,
+    ],
+    [
       'worker, its worker route',
       principal('worker', ['e1']),
       { ...queue, worker: true },

@@ -1,4 +1,4 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Actor, CpuTypeView, DataCenterView, GpuTypeView } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
@@ -20,6 +20,15 @@ export class CatalogController {
   })
   gpus(@CurrentActor() actor: Actor): Promise<GpuTypeView[]> {
     return this.catalog.gpuTypes(actor);
+  }
+
+  @Get('gpus/:gpuTypeId')
+  @Operation('Get a GPU type', {
+    returns: 'GpuTypeView',
+    description: 'The id as the list names it, URL-encoded (`NVIDIA%20A100%2080GB%20PCIe`).',
+  })
+  gpu(@Param('gpuTypeId') id: string, @CurrentActor() actor: Actor): Promise<GpuTypeView> {
+    return this.catalog.gpuType(id, actor);
   }
 
   @Get('cpus')

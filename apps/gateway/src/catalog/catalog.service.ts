@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  DomainError,
   Subjects,
   type Actor,
   type CpuTypeView,
@@ -15,6 +16,13 @@ export class CatalogService {
 
   gpuTypes(actor: Actor): Promise<GpuTypeView[]> {
     return this.queries.query(Subjects.catalog.gpuTypes, {}, actor);
+  }
+
+  /** One GPU type by id (`GET /v2/catalog/gpus/{id}`, which SkyPilot asks before creating a pod); 404 if none. */
+  async gpuType(id: string, actor: Actor): Promise<GpuTypeView> {
+    const gpu = (await this.gpuTypes(actor)).find((g) => g.id === id);
+    if (!gpu) throw DomainError.notFound('GPU type', id);
+    return gpu;
   }
 
   cpuTypes(actor: Actor): Promise<CpuTypeView[]> {

@@ -5,7 +5,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DomainError } from '@app/contracts';
 import { BusConfig, ConfigModule, MigrationConfig } from '@app/config';
 import { DatabaseModule } from '@app/database';
-import { NatsClient } from '@app/messaging';
+import { NatsClient, natsAuth } from '@app/messaging';
 import { loadConfigOrExit } from '@app/platform';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { AccountsService } from '../accounts/accounts.service.js';
@@ -47,7 +47,12 @@ async function connectBus(bus: BusConfig): Promise<NatsClient | null> {
   const timeout = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), NATS_CONNECT_TIMEOUT_MS);
   });
-  const connecting = NatsClient.connect(bus.NATS_URL, bus.NATS_PREFIX, 'gateway-keys-cli').catch(() => null);
+  const connecting = NatsClient.connect(
+    bus.NATS_URL,
+    bus.NATS_PREFIX,
+    'gateway-keys-cli',
+    natsAuth(bus),
+  ).catch(() => null);
   const nats = await Promise.race([connecting, timeout]);
   clearTimeout(timer);
   // Connected after all, too late: close it so the process can exit.

@@ -47,9 +47,14 @@ export function graphqlCodeFor(code: ErrorCode): string {
 /**
  * Errors about the key itself keep their HTTP status (401, 403): the GraphQL clients tell an authentication
  * failure by the status (the Python SDK raises AuthenticationError on 401) and print `errors[0].message`
- * otherwise. Every other execution error is answered 200 with `errors`, as GraphQL over HTTP expects.
+ * otherwise. So does the rate limit (429, with Retry-After), which refuses the whole operation, as on REST. Every
+ * other execution error is answered 200 with `errors`, as GraphQL over HTTP expects.
  */
-const STATUS_KEPT: ReadonlySet<ErrorCode> = new Set([ErrorCode.Unauthenticated, ErrorCode.Forbidden]);
+const STATUS_KEPT: ReadonlySet<ErrorCode> = new Set([
+  ErrorCode.Unauthenticated,
+  ErrorCode.Forbidden,
+  ErrorCode.RateLimited,
+]);
 
 /** Turns anything a resolver (or a guard before it) threw into a GraphQL error; never leaks a stack. */
 export function toGraphQLError(error: unknown, logger: Logger): GraphQLError {

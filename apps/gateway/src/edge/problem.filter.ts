@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { toGraphQLError } from './graphql-errors.js';
-import { PROBLEM_CONTENT_TYPE } from './problem.js';
+import { PROBLEM_CONTENT_TYPE, problemBodyFor } from './problem.js';
 import { toProblem } from './to-problem.js';
 
 /**
@@ -24,7 +24,10 @@ export function sendProblem(reply: FastifyReply, error: unknown, logger: Logger)
   if (mapped.errorId) logger.error({ errorId: mapped.errorId, err: error }, 'unexpected error');
   if (reply.sent) return;
   for (const [name, value] of Object.entries(mapped.headers ?? {})) void reply.header(name, value);
-  void reply.status(mapped.problem.status).header('content-type', PROBLEM_CONTENT_TYPE).send(mapped.problem);
+  void reply
+    .status(mapped.problem.status)
+    .header('content-type', PROBLEM_CONTENT_TYPE)
+    .send(problemBodyFor(reply.request.url, mapped.problem));
 }
 
 /**

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { BadRequestException, NotFoundException } from '@nestjs/common';
 import { ALL_ERROR_CODES, DomainError, ErrorCode } from '@app/contracts';
 import { httpStatusFor } from './http-status.js';
+import { problemBodyFor } from './problem.js';
 import { toProblem } from './to-problem.js';
 
 describe('toProblem', () => {
@@ -67,5 +68,32 @@ describe('toProblem', () => {
     expect(mapped.problem).toMatchObject({ status: 503, title: 'Service Unavailable' });
     expect(mapped.headers).toEqual({ 'retry-after': '5' });
     expect(mapped.errorId).toBeUndefined();
+  });
+});
+
+describe('problemBodyFor', () => {
+  const body = {
+    title: 'Unprocessable Entity',
+    status: 422,
+    detail: 'bad',
+    errors: ['a must be x', 'b must be y'],
+  };
+
+  it('adds `message` on /v1 routes, for the clients that read it', () => {
+    expect(problemBodyFor('/v1/pods', body)).toEqual({ ...body, message: 'bad: a must be x; b must be y' });
+    expect(
+      problemBodyFor('/v1/pods/p1/stop?x=1', { title: 'Not Found', status: 404, detail: 'no pod p1' }),
+    ).toEqual({
+      title: 'Not Found',
+      status: 404,
+      detail: 'no pod p1',
+      message: 'no pod p1',
+    });
+  });
+
+  it('leaves every other route with the problem alone', () => {
+    expect(problemBodyFor('/v2/pods', body)).toBe(body);
+    expect(problemBodyFor('/v1x', body)).toBe(body);
+    expect(problemBodyFor('/graphql', body)).toBe(body);
   });
 });

@@ -1,6 +1,12 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { EndpointsService } from './endpoints.service.js';
+import { ServerlessV2Controller } from './serverless-v2.controller.js';
 
-@Module({ imports: [AccountsModule], providers: [EndpointsService], exports: [EndpointsService] })
+@Module({
+  imports: [AccountsModule],
+  controllers: [ServerlessV2Controller],
+  providers: [EndpointsService],
+  exports: [EndpointsService],
+})
 export class EndpointsModule {}

@@ -4,11 +4,13 @@ import {
   DomainError,
   ErrorCode,
   Subjects,
+  maskEnv,
   newEndpointId,
   type Actor,
   type EndpointView,
   type NetworkVolumeView,
   type SaveEndpointCommand,
+  type WorkerList,
 } from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
 import { SecretBox } from '@app/platform';
@@ -55,12 +57,16 @@ export class EndpointsService {
     return { view, aiKey: this.openKey(view), networkVolume };
   }
 
-  async list(actor: Actor): Promise<EndpointDetails[]> {
+  /**
+   * The actor's endpoints. Their secrets (the workers' key, secret-looking env values) only with `secrets`: for a
+   * key that may manage the endpoints; a read-only key gets null and masks (docs/adr/0014-edge-hardening.md).
+   */
+  async list(actor: Actor, { secrets }: { secrets: boolean }): Promise<EndpointDetails[]> {
     const views = await this.queries.query(Subjects.endpoint.list, {}, actor);
     return Promise.all(
       views.map(async (view) => ({
-        view,
-        aiKey: this.openKey(view),
+        view: secrets ? view : { ...view, env: maskEnv(view.env ?? {}) },
+        aiKey: secrets ? this.openKey(view) : null,
         networkVolume: view.networkVolumeId
           ? await this.findNetworkVolume(view.networkVolumeId, actor)
           : null,
@@ -68,8 +74,45 @@ export class EndpointsService {
     );
   }
 
-  /** Deletes the endpoint (workersMin and workersMax must be 0), then revokes its workers' key. */
+  /** One endpoint of the actor's (404/403 otherwise), its secrets as `list` gives them. */
+  async get(id: string, actor: Actor, { secrets }: { secrets: boolean }): Promise<EndpointDetails> {
+    const view = await this.queries.query(Subjects.endpoint.get, { id }, actor);
+    return {
+      view: secrets ? view : { ...view, env: maskEnv(view.env ?? {}) },
+      aiKey: secrets ? this.openKey(view) : null,
+      networkVolume: view.networkVolumeId ? await this.findNetworkVolume(view.networkVolumeId, actor) : null,
+    };
+  }
+
+  /** An update that sends only what changes: `toCommand` fills the rest from the endpoint's current record. */
+  async update(
+    id: string,
+    toCommand: (current: EndpointView) => SaveEndpointCommand,
+    actor: Actor,
+  ): Promise<EndpointDetails> {
+    const current = await this.queries.query(Subjects.endpoint.get, { id }, actor);
+    return this.save(toCommand(current), actor);
+  }
+
+  /** The endpoint's live workers (queue-broker), once the endpoint is known to be the actor's. */
+  async workers(id: string, actor: Actor): Promise<WorkerList> {
+    await this.queries.query(Subjects.endpoint.get, { id }, actor);
+    return this.queries.query(Subjects.worker.list, { endpointId: id }, actor);
+  }
+
+  /** A worker's logs: the endpoint is the actor's (404/403 otherwise), but logs are not served yet. */
+  async workerLogs(id: string, actor: Actor): Promise<never> {
+    await this.queries.query(Subjects.endpoint.get, { id }, actor);
+    throw new DomainError(ErrorCode.NotAvailable, 'worker logs are not available in this deployment yet');
+  }
+
+  /**
+   * Deletes the endpoint (workersMin and workersMax must be 0), then revokes its workers' key. The endpoint is
+   * asked for first, so an unknown or another user's id answers 404/403 without recording a command that can
+   * only fail (as get, update and the workers' list do).
+   */
   async delete(id: string, actor: Actor): Promise<void> {
+    await this.queries.query(Subjects.endpoint.get, { id }, actor);
     await this.commands.execute(Subjects.endpoint.delete, { id }, actor);
     await this.accounts.revokeWorkerKeys(id);
   }

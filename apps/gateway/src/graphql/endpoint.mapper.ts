@@ -40,7 +40,12 @@ export function toEndpointModel(view: EndpointView, extras: EndpointExtras): End
     workersStandby: workers.filter((w) => w.desiredStatus === 'EXITED').length,
     networkVolumeId: view.networkVolumeId,
     networkVolume: extras.networkVolume
-      ? { id: extras.networkVolume.id, dataCenterId: extras.networkVolume.dataCenterId }
+      ? {
+          id: extras.networkVolume.id,
+          name: extras.networkVolume.name,
+          size: extras.networkVolume.size,
+          dataCenterId: extras.networkVolume.dataCenterId,
+        }
       : null,
     allowedCudaVersions: view.allowedCudaVersions || null,
     aiKey: extras.aiKey,

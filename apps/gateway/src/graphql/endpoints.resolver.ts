@@ -1,24 +1,32 @@
-import { Args, Mutation, Query, Resolver } from '@nestjs/graphql';
-import type { Actor } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Args, Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import type { Actor, SaveEndpointCommand } from '@app/contracts';
+import type { Principal } from '../accounts/accounts.service.js';
+import { scopeMayManage } from '../accounts/api-key-scope.js';
+import { actorOf, Auth, CurrentActor, CurrentPrincipal } from '../auth/auth.decorators.js';
 import { EndpointsService, type EndpointDetails } from '../endpoints/endpoints.service.js';
 import { toEndpointModel, toSaveCommand } from './endpoint.mapper.js';
-import { EndpointInput } from './inputs/endpoint.input.js';
+import { EndpointInput, UpdateEndpointTemplateInput } from './inputs/endpoint.input.js';
 import { EndpointModel } from './models/endpoint.model.js';
 import { MyselfModel } from './models/myself.model.js';
 
 const toModel = (details: EndpointDetails): EndpointModel => toEndpointModel(details.view, details);
 
-/** Endpoint management: `saveEndpoint`, `deleteEndpoint`, and `myself { endpoints }`. */
+/** Endpoint management: `saveEndpoint`, `updateEndpointTemplate`, `deleteEndpoint`, and `myself { endpoints }`. */
 @Auth({ key: 'query-or-bearer' })
-@Resolver()
+@Resolver(() => MyselfModel)
 export class EndpointsResolver {
   constructor(private readonly endpoints: EndpointsService) {}
 
-  @Query(() => MyselfModel, { description: 'The calling user, with their serverless endpoints' })
-  async myself(@CurrentActor() actor: Actor): Promise<MyselfModel> {
-    const endpoints = await this.endpoints.list(actor);
-    return { id: actor.userId, endpoints: endpoints.map(toModel), serverlessDiscount: null };
+  @Query(() => MyselfModel, { description: 'The calling user; each of its lists is read when selected' })
+  myself(@CurrentActor() actor: Actor): MyselfModel {
+    return { id: actor.userId, serverlessDiscount: null };
+  }
+
+  /** A read-only key sees no secret: `aiKey` null, secret-looking `env` values masked. */
+  @ResolveField('endpoints', () => [EndpointModel], { description: "The user's serverless endpoints" })
+  async myEndpoints(@CurrentPrincipal() principal: Principal): Promise<EndpointModel[]> {
+    const secrets = scopeMayManage(principal.key.scope);
+    return (await this.endpoints.list(actorOf(principal), { secrets })).map(toModel);
   }
 
   @Mutation(() => EndpointModel, { description: 'Creates an endpoint, or modifies it when input.id is set' })
@@ -27,6 +35,25 @@ export class EndpointsResolver {
     @CurrentActor() actor: Actor,
   ): Promise<EndpointModel> {
     return toModel(await this.endpoints.save(toSaveCommand(input), actor));
+  }
+
+  /** The same update as saveEndpoint with only the template changed (its rules: the caller's, serverless). */
+  @Mutation(() => EndpointModel, { description: "Changes the template an endpoint's workers run" })
+  async updateEndpointTemplate(
+    @Args('input') input: UpdateEndpointTemplateInput,
+    @CurrentActor() actor: Actor,
+  ): Promise<EndpointModel> {
+    const details = await this.endpoints.update(
+      input.endpointId,
+      (current) => ({
+        id: current.id,
+        name: current.name,
+        templateId: input.templateId,
+        gpuIds: current.gpuIds as SaveEndpointCommand['gpuIds'],
+      }),
+      actor,
+    );
+    return toModel(details);
   }
 
   @Mutation(() => Boolean, {

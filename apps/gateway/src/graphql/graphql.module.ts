@@ -1,14 +1,30 @@
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Module } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EndpointsModule } from '../endpoints/endpoints.module.js';
+import { CatalogModule } from '../catalog/catalog.module.js';
 import { GatewayConfig } from '../gateway.config.js';
+import { PodsModule } from '../pods/pods.module.js';
+import { NetworkVolumesModule } from '../network-volumes/network-volumes.module.js';
+import { RegistryAuthModule } from '../registry-auth/registry-auth.module.js';
+import { SshKeysModule } from '../ssh-keys/ssh-keys.module.js';
+import { TemplatesModule } from '../templates/templates.module.js';
+import type { GatewayGraphqlContext } from './graphql-context.js';
+import { graphqlCostPlugin } from './graphql-cost.plugin.js';
+import { formatGraphqlError, limitRules } from './graphql-limits.js';
+import { AccountResolver } from './account.resolver.js';
 import { EndpointsResolver } from './endpoints.resolver.js';
+import { GpuTypePriceResolver, PodMachineResolver, PodsResolver } from './pods.resolver.js';
+import { NetworkVolumesResolver } from './network-volumes.resolver.js';
+import { RegistryAuthResolver } from './registry-auth.resolver.js';
+import { TemplatesResolver } from './templates.resolver.js';
 
 /**
  * `POST /graphql` (code-first, Apollo on Fastify). Errors: `errors[].message` + `extensions.code` (the table in
- * edge/graphql-errors.ts); HTTP 401/403 for a missing, bad or insufficient key, 200 for every other execution
- * error; stack traces only with NODE_ENV=development.
+ * edge/graphql-errors.ts); HTTP 401/403 for a missing, bad or insufficient key, 429 past the rate limit, 400 for
+ * a document past a limit (graphql-limits.ts), 200 for every other execution error. Never a stack trace, in any
+ * NODE_ENV; introspection and the GraphiQL page only with GRAPHQL_INTROSPECTION=true (docs/adr/0014).
  */
 @Module({
   imports: [
@@ -19,16 +35,43 @@ import { EndpointsResolver } from './endpoints.resolver.js';
         path: '/graphql',
         autoSchemaFile: true,
         sortSchema: true,
-        graphiql: false,
-        introspection: config.NODE_ENV !== 'production',
-        includeStacktraceInErrorResponses: config.NODE_ENV === 'development',
-        // Keep 401/403 set by an error's extensions.http (the driver would reset them to 200).
+        graphiql: config.GRAPHQL_INTROSPECTION,
+        introspection: config.GRAPHQL_INTROSPECTION,
+        includeStacktraceInErrorResponses: false,
+        parseOptions: { maxTokens: config.GRAPHQL_MAX_TOKENS },
+        validationRules: limitRules({
+          maxAliases: config.GRAPHQL_MAX_ALIASES,
+          maxDepth: config.GRAPHQL_MAX_DEPTH,
+          maxDirectives: config.GRAPHQL_MAX_DIRECTIVES,
+          maxCost: config.GRAPHQL_MAX_COST,
+        }),
+        plugins: [graphqlCostPlugin()],
+        // Without introspection, no "Did you mean ...?" either: it would spell out the schema field by field.
+        hideSchemaDetailsFromClientErrors: !config.GRAPHQL_INTROSPECTION,
+        formatError: formatGraphqlError,
+        context: (req: FastifyRequest, reply: FastifyReply): GatewayGraphqlContext => ({ req, reply }),
+        // Keep 401/403/429 set by an error's extensions.http (the driver would reset them to 200).
         preserveHttpStatusForExecutionErrors: false,
         autoTransformHttpErrors: false,
       }),
     }),
     EndpointsModule,
+    NetworkVolumesModule,
+    RegistryAuthModule,
+    TemplatesModule,
+    SshKeysModule,
+    PodsModule,
+    CatalogModule,
   ],
-  providers: [EndpointsResolver],
+  providers: [
+    AccountResolver,
+    EndpointsResolver,
+    NetworkVolumesResolver,
+    RegistryAuthResolver,
+    TemplatesResolver,
+    PodsResolver,
+    PodMachineResolver,
+    GpuTypePriceResolver,
+  ],
 })
 export class GatewayGraphqlModule {}

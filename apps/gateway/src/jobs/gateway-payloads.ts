@@ -20,6 +20,7 @@ export class GatewayPayloads implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const kv = await new Kvm(this.nats.js).create(payloadBucketName(this.nats.prefix), {
       history: 1,
+      replicas: this.nats.streamReplicas,
       ttl: BLOB_TTL_MS,
     });
     const { inlineLimit, chunkBytes } = PayloadBlobs.limitsFor(this.nats.nc.info?.max_payload ?? 1024 * 1024);

@@ -10,6 +10,8 @@ import { JobViews } from './job-views.js';
 import { JobsEdgeConfig } from './jobs-edge.config.js';
 import { JobsController } from './jobs.controller.js';
 import { JobsService } from './jobs.service.js';
+import { WebhookSecretsController } from './webhook-secrets.controller.js';
+import { WebhookSecretsService } from './webhook-secrets.service.js';
 
 /**
  * The queue routes (`/v2/{endpoint_id}/run` …) and the worker routes (`job-take` …): both are thin; the jobs and
@@ -17,7 +19,7 @@ import { JobsService } from './jobs.service.js';
  * (`job-take`, `ping`) never compete with the job routes' (`status`, `stream`).
  */
 @Module({
-  controllers: [WorkersController, JobsController],
+  controllers: [WorkersController, JobsController, WebhookSecretsController],
   providers: [
     { provide: JobsEdgeConfig, useFactory: () => loadConfigOrExit(JobsEdgeConfig) },
     EmptyQueues,
@@ -27,6 +29,7 @@ import { JobsService } from './jobs.service.js';
     JobViews,
     JobsService,
     WorkersService,
+    WebhookSecretsService,
   ],
   exports: [EndpointAccess],
 })

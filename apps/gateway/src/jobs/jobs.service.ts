@@ -21,6 +21,7 @@ import { GatewayPayloads } from './gateway-payloads.js';
 import { JobSignals, type Watcher } from './job-signals.js';
 import { JobViews } from './job-views.js';
 import { JobsEdgeConfig } from './jobs-edge.config.js';
+import { WebhookSecretsService } from './webhook-secrets.service.js';
 
 /** The queue routes: thin translations into the broker's commands and queries, plus the sync waits. */
 @Injectable()
@@ -32,6 +33,7 @@ export class JobsService {
     private readonly payloads: GatewayPayloads,
     private readonly signals: JobSignals,
     private readonly views: JobViews,
+    private readonly webhookSecrets: WebhookSecretsService,
     @Inject(JobsEdgeConfig) private readonly config: JobsEdgeConfig,
   ) {}
 
@@ -144,6 +146,8 @@ export class JobsService {
     }
     const packed = await this.payloads.packJson(`in-${commandId}`, json);
     const webhook = dto.webhook ?? dto.webhookV2;
+    // Its delivery will be signed: the endpoint gets its secret before the first job that needs it.
+    if (webhook) await this.webhookSecrets.ensure(endpointId, actor);
     const payload: SubmitJobCommand = {
       endpointId,
       sync,

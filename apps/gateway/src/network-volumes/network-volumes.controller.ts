@@ -1,6 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { CreateNetworkVolumeDto, type Actor, type NetworkVolumeView } from '@app/contracts';
+import {
+  CreateNetworkVolumeDto,
+  UpdateNetworkVolumeDto,
+  type Actor,
+  type NetworkVolumeView,
+} from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { NetworkVolumesService } from './network-volumes.service.js';
@@ -29,6 +34,19 @@ export class NetworkVolumesController {
   @Operation('Get a network volume', { returns: 'NetworkVolumeView' })
   get(@Param('networkVolumeId') id: string, @CurrentActor() actor: Actor): Promise<NetworkVolumeView> {
     return this.volumes.get(id, actor);
+  }
+
+  @Patch(':networkVolumeId')
+  @Operation('Rename or grow a network volume', {
+    returns: 'NetworkVolumeView',
+    errors: { 400: 'size is smaller than the current size: a volume only grows' },
+  })
+  update(
+    @Param('networkVolumeId') id: string,
+    @Body() dto: UpdateNetworkVolumeDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<NetworkVolumeView> {
+    return this.volumes.update(id, dto, actor);
   }
 
   @Delete(':networkVolumeId')

@@ -1,8 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { Subjects, type Actor, type CreateNetworkVolumeDto, type NetworkVolumeView } from '@app/contracts';
+import {
+  Subjects,
+  type Actor,
+  type CreateNetworkVolumeDto,
+  type NetworkVolumeView,
+  type UpdateNetworkVolumeDto,
+} from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
 
-/** Network volumes, owned by cluster-scheduler. */
+/** Network volumes, owned by cluster-scheduler: the use cases behind v1, v2 and GraphQL. */
 @Injectable()
 export class NetworkVolumesService {
   constructor(
@@ -16,6 +22,11 @@ export class NetworkVolumesService {
       { name: dto.name, size: dto.size, dataCenterId: dto.dataCenterId },
       actor,
     );
+  }
+
+  /** Rename, grow, or both (the owner refuses a shrink). */
+  update(id: string, dto: UpdateNetworkVolumeDto, actor: Actor): Promise<NetworkVolumeView> {
+    return this.commands.execute(Subjects.volume.update, { id, name: dto.name, size: dto.size }, actor);
   }
 
   list(actor: Actor): Promise<NetworkVolumeView[]> {

@@ -4,20 +4,31 @@ import type {
   CpuTypeView,
   DataCenterView,
   EndpointHealth,
+  EndpointV2List,
+  EndpointV2View,
   GpuTypeView,
   JobAccepted,
   JobDoneResult,
   JobStreamResult,
   JobView,
+  NetworkVolumeList,
   NetworkVolumeView,
+  PodV2List,
+  PodV2View,
   PodView,
   PurgeResult,
   RegistryAuthView,
+  RegistryList,
+  SshKeySet,
   SshKeyView,
   StopsResult,
   StreamRead,
   TakenJob,
+  TemplateList,
+  TemplateV2View,
   TemplateView,
+  WebhookSecret,
+  WorkerList,
 } from '@app/contracts';
 
 /** The error body of every REST route (`#/components/schemas/Problem`). */
@@ -43,21 +54,32 @@ export interface ResponseViews {
   CpuTypeView: CpuTypeView;
   DataCenterView: DataCenterView;
   EndpointHealth: EndpointHealth;
+  EndpointV2List: EndpointV2List;
+  EndpointV2View: EndpointV2View;
   GpuTypeView: GpuTypeView;
   JobAccepted: JobAccepted;
   JobDoneResult: JobDoneResult;
   JobStreamResult: JobStreamResult;
   JobView: JobView;
+  NetworkVolumeList: NetworkVolumeList;
   NetworkVolumeView: NetworkVolumeView;
   PingResult: PingResult;
+  PodV2List: PodV2List;
+  PodV2View: PodV2View;
   PodView: PodView;
   PurgeResult: PurgeResult;
   RegistryAuthView: RegistryAuthView;
+  RegistryList: RegistryList;
+  SshKeySet: SshKeySet;
   SshKeyView: SshKeyView;
   StopsResult: StopsResult;
   StreamRead: StreamRead;
   TakenJob: TakenJob;
+  TemplateList: TemplateList;
+  TemplateV2View: TemplateV2View;
   TemplateView: TemplateView;
+  WebhookSecret: WebhookSecret;
+  WorkerList: WorkerList;
 }
 
 export type ViewName = keyof ResponseViews;

@@ -23,6 +23,8 @@ export interface OperationMetadata {
   array?: boolean;
   /** The route may also answer 204 with no body (a long poll that found nothing). */
   orNoContent?: boolean;
+  /** A route of the interface this deployment does not serve yet: it documents no success, only its 501. */
+  unavailable?: boolean;
   errors?: OperationErrors;
 }
 
@@ -46,6 +48,7 @@ type HandlerReturning<T> = (
 interface BaseOptions {
   description?: string;
   errors?: OperationErrors;
+  unavailable?: boolean;
 }
 
 /**

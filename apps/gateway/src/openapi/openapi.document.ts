@@ -9,7 +9,7 @@ import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { format, resolveConfig } from 'prettier';
 import { createGenerator, type Definition } from 'ts-json-schema-generator';
 import { loadConfig } from '@app/config';
-import { ENV_NAME } from '@app/contracts';
+import { ENV_NAME, WEBHOOK_URL_MAX, WEBHOOK_URL_PATTERN } from '@app/contracts';
 import { IS_PUBLIC } from '@app/platform';
 import { AppModule } from '../app.module.js';
 import { AUTH_RULE, type AuthRule } from '../auth/auth.decorators.js';
@@ -41,18 +41,19 @@ import { operationMetadata, type OperationMetadata } from './openapi.decorators.
 
 // ---- what the documents contain beyond the routes -----------------------------------------------------------------
 
-/** Routes of every app that are not part of the REST interfaces (probes and metrics). */
-export const NON_API_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
+/** Routes of every app that are not part of the REST interfaces (the probes; /metrics has a port of its own). */
+export const NON_API_PATHS: readonly string[] = ['/healthz', '/readyz'];
 
 const INFO: Record<OpenApiInterface, { title: string; version: string; description: string }> = {
   v2: {
     title: 'GPU control plane: REST interface v2',
     version: '2.0.0',
     description:
-      'Clusters and the catalog under {base_url}/v2, and the job operations of queue-based serverless endpoints ' +
-      'with the worker protocol under {queue_url}/v2/{endpointId} (one gateway serves both). Wire-compatible ' +
-      'with the RunPod clients and workers. Every error body is application/problem+json {title, status, ' +
-      'detail, errors?}. Endpoint management is GraphQL at /graphql (not described here).',
+      'Pods, serverless endpoints, clusters and the catalog under {base_url}/v2, and the job operations of ' +
+      'queue-based serverless endpoints with the worker protocol under {queue_url}/v2/{endpointId} (one gateway ' +
+      'serves both). Wire-compatible with the RunPod clients and workers. Every error body is ' +
+      'application/problem+json {title, status, detail, errors?}. Endpoints are also managed over GraphQL at ' +
+      '/graphql (not described here).',
   },
   v1: {
     title: 'GPU control plane: REST interface v1',
@@ -221,6 +222,13 @@ function requestBodySchemas(): Record<string, Json> {
         propertyNames: { pattern: ENV_NAME.source },
         additionalProperties: { type: 'string', maxLength: 32 * 1024 },
       }),
+      // What a JSON Schema can say of it; that the URL parses is checked too (webhook.contracts.ts).
+      isWebhookUrl: () => ({
+        type: 'string',
+        format: 'uri',
+        pattern: WEBHOOK_URL_PATTERN,
+        maxLength: WEBHOOK_URL_MAX,
+      }),
     },
   }) as Record<string, Json>;
   for (const schema of Object.values(schemas)) {
@@ -374,19 +382,25 @@ function buildOperation(path: string, scanned: Json, facts: RouteFacts): Json {
     : {};
 
   const responses: Record<string, Json> = {};
-  const successes = Object.keys((scanned.responses ?? {}) as Json).filter((status) => /^2\d\d$/.test(status));
-  if (successes.length !== 1)
-    throw new Error(`${path}: expected one success status, found ${successes.join(', ')}`);
-  const success = successes[0];
-  const content = bodyFor(meta);
-  if (success === '204' && content)
-    throw new Error(`${path}: answers 204 but documents a body (${meta.returns})`);
-  if (success !== '204' && !content) throw new Error(`${path}: answers ${success} but documents no body`);
-  responses[success] = {
-    description: meta.returns ? `${meta.returns}${meta.array ? '[]' : ''}` : 'No content',
-    ...(Object.keys(rateHeaders).length ? { headers: rateHeaders } : {}),
-    ...(content ? { content } : {}),
-  };
+  if (meta.unavailable) {
+    if (!meta.errors?.[501] || meta.returns) throw new Error(`${path}: unavailable documents only its 501`);
+  } else {
+    const successes = Object.keys((scanned.responses ?? {}) as Json).filter((status) =>
+      /^2\d\d$/.test(status),
+    );
+    if (successes.length !== 1)
+      throw new Error(`${path}: expected one success status, found ${successes.join(', ')}`);
+    const success = successes[0];
+    const content = bodyFor(meta);
+    if (success === '204' && content)
+      throw new Error(`${path}: answers 204 but documents a body (${meta.returns})`);
+    if (success !== '204' && !content) throw new Error(`${path}: answers ${success} but documents no body`);
+    responses[success] = {
+      description: meta.returns ? `${meta.returns}${meta.array ? '[]' : ''}` : 'No content',
+      ...(Object.keys(rateHeaders).length ? { headers: rateHeaders } : {}),
+      ...(content ? { content } : {}),
+    };
+  }
   if (meta.orNoContent) responses['204'] = { description: 'Nothing came within the long poll' };
 
   const errors: Record<number, string[]> = {};

@@ -1,6 +1,13 @@
 import { Module } from '@nestjs/common';
+import { SshKeysModule } from '../ssh-keys/ssh-keys.module.js';
+import { PodsV2Controller } from './pods-v2.controller.js';
 import { PodsController } from './pods.controller.js';
 import { PodsService } from './pods.service.js';
 
-@Module({ controllers: [PodsController], providers: [PodsService] })
+@Module({
+  imports: [SshKeysModule],
+  controllers: [PodsController, PodsV2Controller],
+  providers: [PodsService],
+  exports: [PodsService],
+})
 export class PodsModule {}

@@ -72,6 +72,22 @@ describe('RateLimitCountersRepository', () => {
     expect(rows).toEqual([{ minute_count: 2, last_admitted: false }]);
   });
 
+  it('counts every unit of a weighted request (a GraphQL operation), first on the row and after', async () => {
+    const repo = repository();
+    const quotas = { minute: 5, hour: 100, day: 1000 };
+    const first = await repo.hit(hit('u-units', quotas, { policy: 'graphql' }), () => false, 3);
+    expect(first?.admitted).toBe(true);
+    expect(first?.windows.minute.count).toBe(3);
+    // Admitted while the window has room at all: 3 + 4 takes it past the quota, and the next one waits.
+    const second = await repo.hit(hit('u-units', quotas, { policy: 'graphql' }), () => false, 4);
+    expect(second?.admitted).toBe(true);
+    expect(second?.windows.minute.count).toBe(7);
+    expect(second?.windows.hour.count).toBe(7);
+    const refused = await repo.hit(hit('u-units', quotas, { policy: 'graphql' }), () => false, 1);
+    expect(refused?.admitted).toBe(false);
+    expect(refused?.windows.minute.count).toBe(7);
+  });
+
   it('answers with the database clock and window starts aligned to the window length', async () => {
     const repo = repository();
     const before = Date.now() / 1000;

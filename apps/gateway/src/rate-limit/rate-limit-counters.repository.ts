@@ -21,7 +21,7 @@ const SCHEMA = DATA_SOURCE_SPEC.schema;
 const COUNTERS = `"${SCHEMA}"."rate_limit_counters"`;
 const OVERRIDES = `"${SCHEMA}"."rate_limit_overrides"`;
 
-/** $4..$6: window lengths; $7..$9: default quotas (minute, hour, day). */
+/** $4..$6: window lengths; $7..$9: default quotas (minute, hour, day); $10: the request's units. */
 const WINDOW_PARAM: Record<RateLimitWindow, { length: string; quota: string }> = {
   minute: { length: '$4::int', quota: '$7::int' },
   hour: { length: '$5::int', quota: '$8::int' },
@@ -32,7 +32,10 @@ const WINDOW_PARAM: Record<RateLimitWindow, { length: string; quota: string }> =
 const current = (w: RateLimitWindow) =>
   `(CASE WHEN c.${w}_start >= excluded.${w}_start THEN c.${w}_count ELSE 0 END)`;
 
-/** Room left in every window: the request is admitted only if so, and then counted in all three. */
+/**
+ * Room left in every window: the request is admitted only if so, and then counted in all three with all its units
+ * (a weighted GraphQL operation may so take a window past its quota; the requests after it wait for the window).
+ */
 const ADMIT_EXISTING = RATE_LIMIT_WINDOWS.map((w) => `${current(w)} < excluded.${w}_quota`).join(' AND ');
 
 /**
@@ -58,12 +61,12 @@ fresh AS (
 INSERT INTO ${COUNTERS} AS c (user_id, policy, scope_key,
   ${RATE_LIMIT_WINDOWS.map((w) => `${w}_start, ${w}_count, ${w}_quota`).join(', ')}, last_admitted, updated_at)
 SELECT $1, $2, $3,
-  ${RATE_LIMIT_WINDOWS.map((w) => `${w}_start, admit::int, ${w}_quota`).join(', ')}, admit, clock_timestamp()
+  ${RATE_LIMIT_WINDOWS.map((w) => `${w}_start, admit::int * $10::int, ${w}_quota`).join(', ')}, admit, clock_timestamp()
 FROM fresh
 ON CONFLICT (user_id, policy, scope_key) DO UPDATE SET
   ${RATE_LIMIT_WINDOWS.map(
     (w) =>
-      `${w}_start = greatest(c.${w}_start, excluded.${w}_start), ${w}_count = ${current(w)} + (${ADMIT_EXISTING})::int, ${w}_quota = excluded.${w}_quota`,
+      `${w}_start = greatest(c.${w}_start, excluded.${w}_start), ${w}_count = ${current(w)} + (${ADMIT_EXISTING})::int * $10::int, ${w}_quota = excluded.${w}_quota`,
   ).join(',\n  ')},
   last_admitted = (${ADMIT_EXISTING}),
   updated_at = excluded.updated_at
@@ -158,11 +161,11 @@ export class RateLimitCountersRepository implements OnApplicationShutdown {
   }
 
   /**
-   * Counts the request if every window has room; answers the verdict and the counters after it. `skip` is asked
-   * once a connection is had: when it says so (the store failed meanwhile), null is answered without a query,
-   * so requests queued behind a failing store do not each wait for their own timeout.
+   * Counts the request (`units` of it) if every window has room; answers the verdict and the counters after it.
+   * `skip` is asked once a connection is had: when it says so (the store failed meanwhile), null is answered
+   * without a query, so requests queued behind a failing store do not each wait for their own timeout.
    */
-  async hit(hit: CounterHit, skip: () => boolean = () => false): Promise<CounterSnapshot | null> {
+  async hit(hit: CounterHit, skip: () => boolean = () => false, units = 1): Promise<CounterSnapshot | null> {
     const client = await this.pool.connect();
     let rows: HitRow[];
     try {
@@ -176,6 +179,7 @@ export class RateLimitCountersRepository implements OnApplicationShutdown {
         hit.scopeKey,
         ...RATE_LIMIT_WINDOWS.map((w) => hit.windowSeconds[w]),
         ...RATE_LIMIT_WINDOWS.map((w) => hit.defaultQuotas[w]),
+        units,
       ]));
     } catch (error) {
       // The connection's state is unknown after a timeout: do not pool it again.

@@ -48,6 +48,16 @@ describe('LocalCounters', () => {
     expect(refused.windows.minute.count).toBe(5);
   });
 
+  it('counts every unit of a weighted request, admitting it while a window has room at all', () => {
+    const local = installed([2, 10, 10]);
+    const heavy = local.admit(KEY, LOCAL_MS + 5, 4);
+    expect(heavy.admitted).toBe(true);
+    expect(heavy.windows.minute).toMatchObject({ count: 6, quota: 5 });
+    expect(heavy.windows.hour.count).toBe(14);
+    expect(local.admit(KEY, LOCAL_MS + 6).admitted).toBe(false);
+    expect(local.beginFlush(LOCAL_MS + 100)).toEqual([{ hit: HIT, increment: 4 }]);
+  });
+
   it('starts a window that passed since the store answered from what was admitted here', () => {
     const local = new LocalCounters(60_000);
     local.install(KEY, HIT, shared([5, 10, 10]), LOCAL_MS, LOCAL_MS);

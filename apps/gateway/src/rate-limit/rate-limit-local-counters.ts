@@ -75,10 +75,11 @@ export class LocalCounters {
 
   /**
    * Decides a request on a fresh counter: admitted if every window has room for the shared total plus what this
-   * replica admitted since; an admitted request is counted here and sent with the next flush. Answers what the
-   * store would have answered (its clock, counts after this request), for `decide`.
+   * replica admitted since; an admitted request is counted here (all its `units`, as the store's statement counts
+   * them) and sent with the next flush. Answers what the store would have answered (its clock, counts after this
+   * request), for `decide`.
    */
-  admit(key: string, nowMs: number): CounterSnapshot {
+  admit(key: string, nowMs: number, units = 1): CounterSnapshot {
     const counter = this.counters.get(key);
     if (!counter) throw new Error(`no local counter ${key}`);
     counter.touched = true;
@@ -97,8 +98,8 @@ export class LocalCounters {
       if (base + local >= shared.quota) admitted = false;
     }
     if (admitted) {
-      counter.pending++;
-      for (const w of RATE_LIMIT_WINDOWS) windows[w].count++;
+      counter.pending += units;
+      for (const w of RATE_LIMIT_WINDOWS) windows[w].count += units;
     }
     return { admitted, now, windows };
   }

@@ -1,7 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadConfig } from '@app/config';
 import { GatewayConfig } from '../gateway.config.js';
-import { POLICY_VARIABLES, RATE_LIMIT_POLICY_NAMES, policiesFrom, scopeOf } from './rate-limit-policies.js';
+import {
+  POLICY_VARIABLES,
+  RATE_LIMIT_POLICY_NAMES,
+  costUnits,
+  policiesFrom,
+  scopeOf,
+} from './rate-limit-policies.js';
 
 const BASE = {
   DATABASE_URL: 'postgres://gw@127.0.0.1:5432/gw',
@@ -71,7 +77,29 @@ describe('rate-limit configuration', () => {
     expect(failure({ NODE_ENV: 'test', RATE_LIMIT_WINDOW_SECONDS: '0,6,12' })).toContain('positive integers');
   });
 
-  it('counts the queue policies per endpoint and the REST policy per user', () => {
-    expect(RATE_LIMIT_POLICY_NAMES.filter((name) => scopeOf(name) === 'user')).toEqual(['rest']);
+  it('counts the queue policies per endpoint, the REST and GraphQL policies per user', () => {
+    expect(RATE_LIMIT_POLICY_NAMES.filter((name) => scopeOf(name) === 'user')).toEqual(['rest', 'graphql']);
+  });
+
+  it('has a GraphQL policy of its own, RATE_LIMIT_GRAPHQL', () => {
+    const config = loadConfig(GatewayConfig, { ...BASE, RATE_LIMIT_GRAPHQL: '7,8,9' });
+    expect(policiesFrom(config).get('graphql')?.quotas).toEqual({ minute: 7, hour: 8, day: 9 });
+    expect(POLICY_VARIABLES.graphql).toBe('RATE_LIMIT_GRAPHQL');
+  });
+});
+
+describe('costUnits', () => {
+  it('counts ceil(cost / GRAPHQL_COST_PER_UNIT), at least one unit', () => {
+    expect(costUnits(1, 100)).toBe(1);
+    expect(costUnits(100, 100)).toBe(1);
+    expect(costUnits(100.5, 100)).toBe(2);
+    expect(costUnits(4999, 100)).toBe(50);
+    expect(costUnits(12, 5)).toBe(3);
+  });
+
+  it('counts one unit when the cost is unknown or nothing', () => {
+    expect(costUnits(undefined, 100)).toBe(1);
+    expect(costUnits(0, 100)).toBe(1);
+    expect(costUnits(Number.NaN, 100)).toBe(1);
   });
 });

@@ -3,7 +3,8 @@
  *
  * Every policy counts requests per user in three fixed windows, `minute`, `hour` and `day`, aligned to the
  * Unix epoch (so to UTC minutes, hours and days). `rest` covers every authenticated REST route that names no
- * other policy; the `queue.*` policies count per user AND per serverless endpoint, one policy per job operation.
+ * other policy; `graphql` every GraphQL operation, weighted by its cost (docs/adr/0014-edge-hardening.md); the
+ * `queue.*` policies count per user AND per serverless endpoint, one policy per job operation.
  */
 
 /** The windows, in the order the headers list them. */
@@ -12,6 +13,7 @@ export type RateLimitWindow = (typeof RATE_LIMIT_WINDOWS)[number];
 
 export const RATE_LIMIT_POLICY_NAMES = [
   'rest',
+  'graphql',
   'queue.run',
   'queue.runsync',
   'queue.status',
@@ -31,6 +33,7 @@ export type RateLimitScope = 'user' | 'user-endpoint';
 export function scopeOf(policy: RateLimitPolicyName): RateLimitScope {
   switch (policy) {
     case 'rest':
+    case 'graphql':
       return 'user';
     case 'queue.run':
     case 'queue.runsync':
@@ -58,6 +61,7 @@ export interface RateLimitPolicy {
 /** The environment variable holding each policy's quotas, `minute,hour,day`. */
 export const POLICY_VARIABLES: Readonly<Record<RateLimitPolicyName, string>> = {
   rest: 'RATE_LIMIT_REST',
+  graphql: 'RATE_LIMIT_GRAPHQL',
   'queue.run': 'RATE_LIMIT_QUEUE_RUN',
   'queue.runsync': 'RATE_LIMIT_QUEUE_RUNSYNC',
   'queue.status': 'RATE_LIMIT_QUEUE_STATUS',
@@ -69,6 +73,8 @@ export const POLICY_VARIABLES: Readonly<Record<RateLimitPolicyName, string>> = {
 /** Default quotas `minute,hour,day` of each policy (the values documented in the README and the ADR). */
 export const DEFAULT_QUOTAS: Readonly<Record<RateLimitPolicyName, string>> = {
   rest: '300,6000,50000',
+  // Counted in cost units (GRAPHQL_COST_PER_UNIT): endpoint management is rare, a typical query is one unit.
+  graphql: '300,6000,50000',
   'queue.run': '1200,30000,500000',
   'queue.runsync': '1200,30000,500000',
   'queue.status': '6000,150000,2000000',
@@ -94,6 +100,7 @@ export function parsePerWindow(value: string): PerWindow {
 /** What the limiter needs from the gateway's config. */
 export interface RateLimitSettingsSource {
   RATE_LIMIT_REST: string;
+  RATE_LIMIT_GRAPHQL: string;
   RATE_LIMIT_QUEUE_RUN: string;
   RATE_LIMIT_QUEUE_RUNSYNC: string;
   RATE_LIMIT_QUEUE_STATUS: string;
@@ -110,6 +117,7 @@ export function policiesFrom(
   const windowSeconds = parsePerWindow(source.RATE_LIMIT_WINDOW_SECONDS);
   const quotasOf: Record<RateLimitPolicyName, string> = {
     rest: source.RATE_LIMIT_REST,
+    graphql: source.RATE_LIMIT_GRAPHQL,
     'queue.run': source.RATE_LIMIT_QUEUE_RUN,
     'queue.runsync': source.RATE_LIMIT_QUEUE_RUNSYNC,
     'queue.status': source.RATE_LIMIT_QUEUE_STATUS,
@@ -123,4 +131,13 @@ export function policiesFrom(
       { name, scope: scopeOf(name), quotas: parsePerWindow(quotasOf[name]), windowSeconds },
     ]),
   );
+}
+
+/**
+ * Units one GraphQL operation counts under the `graphql` policy: ceil(cost / costPerUnit), at least 1 (an
+ * operation whose cost is unknown, or 0, still costs the server a request).
+ */
+export function costUnits(cost: number | undefined, costPerUnit: number): number {
+  if (cost === undefined || !Number.isFinite(cost) || cost <= 0) return 1;
+  return Math.max(1, Math.ceil(cost / costPerUnit));
 }

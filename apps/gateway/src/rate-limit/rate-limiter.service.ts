@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, type ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { type GqlContextType, GqlExecutionContext } from '@nestjs/graphql';
 import type { FastifyReply } from 'fastify';
 import { DomainError, ErrorCode } from '@app/contracts';
 import type { Principal } from '../accounts/accounts.service.js';
@@ -17,7 +18,13 @@ import {
   rateLimitPolicyField,
 } from './rate-limit.headers.js';
 import { rateLimitMetrics } from './rate-limit.metrics.js';
-import { policiesFrom, type RateLimitPolicy, type RateLimitPolicyName } from './rate-limit-policies.js';
+import type { GatewayGraphqlContext } from '../graphql/graphql-context.js';
+import {
+  costUnits,
+  policiesFrom,
+  type RateLimitPolicy,
+  type RateLimitPolicyName,
+} from './rate-limit-policies.js';
 
 const DEFAULT_RULE: RateLimitPolicyRule = { policy: 'rest' };
 
@@ -51,6 +58,7 @@ export class RateLimiter implements BeforeApplicationShutdown {
   private readonly policies: ReadonlyMap<RateLimitPolicyName, RateLimitPolicy>;
   private readonly backoffMs: number;
   private readonly flushMs: number;
+  private readonly costPerUnit: number;
   /** Until when (epoch ms) the store is not asked after a failure. */
   private backoffUntil = 0;
   private readonly local: LocalCounters;
@@ -75,6 +83,7 @@ export class RateLimiter implements BeforeApplicationShutdown {
     this.enabled = config.RATE_LIMITS_ENABLED;
     this.policies = policiesFrom(config);
     this.backoffMs = config.RATE_LIMIT_STORE_BACKOFF_MS;
+    this.costPerUnit = config.GRAPHQL_COST_PER_UNIT;
     this.flushMs = config.RATE_LIMIT_FLUSH_MS;
     // Older than one flush interval plus the longest a flush may take: the flushes have stopped refreshing it.
     this.local = new LocalCounters(config.RATE_LIMIT_FLUSH_MS + config.RATE_LIMIT_STORE_TIMEOUT_MS);
@@ -89,30 +98,67 @@ export class RateLimiter implements BeforeApplicationShutdown {
   }
 
   /**
-   * Counts the request under its route's policy and sets the RateLimit and RateLimit-Policy headers; throws
-   * RATE_LIMITED (429, with Retry-After) when a window is full. Exempt users, `@NoRateLimit()` routes and
-   * non-HTTP contexts are neither counted nor given headers.
+   * Counts the request under its route's policy (a GraphQL operation under `graphql`) and sets the RateLimit and
+   * RateLimit-Policy headers; throws RATE_LIMITED (429, with Retry-After) when a window is full. Exempt users,
+   * `@NoRateLimit()` routes and other contexts (NATS handlers) are neither counted nor given headers.
    */
   async enforce(
     context: ExecutionContext,
     principal: Principal,
     auth: { endpointParam?: string },
   ): Promise<void> {
-    if (!this.enabled || context.getType() !== 'http') return;
+    if (!this.enabled) return;
+    const type = context.getType<GqlContextType>();
+    if (type === 'graphql') return this.enforceGraphql(context, principal);
+    if (type !== 'http') return;
     const rule = this.rules.of(context);
     if (!rule) return;
+    const policy = this.policyNamed(rule.policy);
+    const http = context.switchToHttp();
+    const scopeKey = principal.user.rateLimitExempt
+      ? ''
+      : this.scopeKey(policy, rule, auth, http.getRequest<LimitedRequest>());
+    await this.limit(policy, principal, scopeKey, 1, http.getResponse<FastifyReply>());
+  }
+
+  /**
+   * A GraphQL operation counts once under `graphql`, with the units its cost is worth (docs/adr/0014), however
+   * many top-level fields it selects: each of their resolvers is guarded, the first one decides, the others
+   * await that verdict (and throw the same 429).
+   */
+  private enforceGraphql(context: ExecutionContext, principal: Principal): Promise<void> {
+    if (!this.rules.of(context)) return Promise.resolve();
+    const graphql = GqlExecutionContext.create(context).getContext<GatewayGraphqlContext>();
+    graphql.rateLimit ??= this.limit(
+      this.policyNamed('graphql'),
+      principal,
+      '',
+      costUnits(graphql.cost, this.costPerUnit),
+      graphql.reply,
+    );
+    return graphql.rateLimit;
+  }
+
+  private policyNamed(name: RateLimitPolicyName): RateLimitPolicy {
+    const policy = this.policies.get(name);
+    if (!policy) throw new Error(`unknown rate-limit policy ${name}`);
+    return policy;
+  }
+
+  /** Counts `units` of the caller's request under `policy`, sets the headers on `reply`; throws a 429. */
+  private async limit(
+    policy: RateLimitPolicy,
+    principal: Principal,
+    scopeKey: string,
+    units: number,
+    reply: FastifyReply,
+  ): Promise<void> {
     if (principal.user.rateLimitExempt) {
-      rateLimitMetrics.requests.inc({ policy: rule.policy, outcome: 'exempt' });
+      rateLimitMetrics.requests.inc({ policy: policy.name, outcome: 'exempt' });
       return;
     }
-    const policy = this.policies.get(rule.policy);
-    if (!policy) throw new Error(`unknown rate-limit policy ${rule.policy}`);
-    const http = context.switchToHttp();
-    const scopeKey = this.scopeKey(policy, rule, auth, http.getRequest<LimitedRequest>());
-
-    const decision = await this.count(policy, principal.user.id, scopeKey);
+    const decision = await this.count(policy, principal.user.id, scopeKey, units);
     if (!decision) return;
-    const reply = http.getResponse<FastifyReply>();
     void reply.header(RATE_LIMIT_HEADER, rateLimitField(decision.windows));
     void reply.header(RATE_LIMIT_POLICY_HEADER, rateLimitPolicyField(decision.windows));
     if (decision.admitted) {
@@ -122,11 +168,17 @@ export class RateLimiter implements BeforeApplicationShutdown {
     rateLimitMetrics.requests.inc({ policy: policy.name, outcome: 'limited' });
     const { window, alsoFull } = decision.exceeded ?? { window: decision.windows[0], alsoFull: [] };
     void reply.header(RETRY_AFTER_HEADER, String(window.resetSeconds));
-    const what = policy.scope === 'user-endpoint' ? `${policy.name} on endpoint ${scopeKey}` : 'this API';
+    const what =
+      policy.scope === 'user-endpoint'
+        ? `${policy.name} on endpoint ${scopeKey}`
+        : policy.name === 'graphql'
+          ? 'GraphQL'
+          : 'this API';
+    const counted = policy.name === 'graphql' ? 'cost units' : 'requests';
     const also = alsoFull.length ? ` (the ${alsoFull.join(' and ')} window is full too)` : '';
     throw new DomainError(
       ErrorCode.RateLimited,
-      `rate limit exceeded: the ${window.name} window of ${what} allows ${window.quota} requests per ` +
+      `rate limit exceeded: the ${window.name} window of ${what} allows ${window.quota} ${counted} per ` +
         `${window.windowSeconds} s per user${also}; retry after ${window.resetSeconds} s`,
     );
   }
@@ -160,6 +212,7 @@ export class RateLimiter implements BeforeApplicationShutdown {
     policy: RateLimitPolicy,
     userId: string,
     scopeKey: string,
+    units: number,
   ): Promise<RateLimitDecision | null> {
     const failOpen = () => {
       rateLimitMetrics.requests.inc({ policy: policy.name, outcome: 'fail_open' });
@@ -175,14 +228,14 @@ export class RateLimiter implements BeforeApplicationShutdown {
     };
     const key = counterKey(hit);
     if (this.local.isFresh(key, Date.now()))
-      return decide(this.local.admit(key, Date.now()), policy.windowSeconds);
+      return decide(this.local.admit(key, Date.now(), units), policy.windowSeconds);
     const pending = this.refreshing.get(key);
     if (pending) {
       // Another request of this counter is asking the store: decide from its answer, locally.
       if (!(await pending) || !this.local.isFresh(key, Date.now())) return failOpen();
-      return decide(this.local.admit(key, Date.now()), policy.windowSeconds);
+      return decide(this.local.admit(key, Date.now(), units), policy.windowSeconds);
     }
-    const asking = this.exactHit(key, hit);
+    const asking = this.exactHit(key, hit, units);
     this.refreshing.set(key, asking);
     try {
       const snapshot = await asking;
@@ -193,11 +246,11 @@ export class RateLimiter implements BeforeApplicationShutdown {
   }
 
   /** The exact statement for a counter not known here (or stale): counts this request, refreshes the counter. */
-  private async exactHit(key: string, hit: CounterHit): Promise<CounterSnapshot | null> {
+  private async exactHit(key: string, hit: CounterHit, units: number): Promise<CounterSnapshot | null> {
     const stopTimer = rateLimitMetrics.storeSeconds.startTimer();
     const sentAt = Date.now();
     try {
-      const snapshot = await this.counters.hit(hit, () => Date.now() < this.backoffUntil);
+      const snapshot = await this.counters.hit(hit, () => Date.now() < this.backoffUntil, units);
       if (!snapshot) return null;
       stopTimer();
       this.local.install(key, hit, snapshot, sentAt, Date.now());

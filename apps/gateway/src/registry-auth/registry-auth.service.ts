@@ -25,6 +25,15 @@ export class RegistryAuthService {
     );
   }
 
+  /** New username and password of an existing credential (GraphQL `updateRegistryAuth`); sealed here too. */
+  update(id: string, username: string, password: string, actor: Actor): Promise<RegistryAuthView> {
+    return this.commands.execute(
+      Subjects.registryAuth.update,
+      { id, username, passwordSealed: this.box.seal(password) },
+      actor,
+    );
+  }
+
   list(actor: Actor): Promise<RegistryAuthView[]> {
     return this.queries.query(Subjects.registryAuth.list, {}, actor);
   }

@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { CreateTemplateDto, type Actor, type TemplateView } from '@app/contracts';
+import { CreateTemplateDto, UpdateTemplateDto, type Actor, type TemplateView } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { TemplatesService } from './templates.service.js';
@@ -35,6 +35,23 @@ export class TemplatesController {
   @Operation('Get a template', { returns: 'TemplateView' })
   get(@Param('templateId') id: string, @CurrentActor() actor: Actor): Promise<TemplateView> {
     return this.templates.get(id, actor);
+  }
+
+  @Patch(':templateId')
+  @Operation('Update a template', {
+    returns: 'TemplateView',
+    description: 'Only the fields present change; pods and endpoints already created keep what they copied.',
+    errors: {
+      404: 'containerRegistryAuthId names no credential of yours',
+      409: 'you already have a template with this name',
+    },
+  })
+  update(
+    @Param('templateId') id: string,
+    @Body() dto: UpdateTemplateDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<TemplateView> {
+    return this.templates.update(id, dto, actor);
   }
 
   /** 204; 400 while a pod uses the template. */

@@ -5,6 +5,8 @@ import {
   decide,
   isLive,
   observe,
+  publishedActions,
+  publishedRefusalMessage,
   refusalMessage,
   type Decision,
 } from './pod-status-machine.js';
@@ -71,6 +73,30 @@ describe('pod status machine', () => {
     );
     expect(refusalMessage('p1', Terminated, 'start')).toBe(
       'cannot start pod p1: it is TERMINATED; no action is allowed any more',
+    );
+  });
+
+  it('publishes the v2 actions of RunPod, each a transition of the table, never terminate for a member', () => {
+    expect(publishedActions(Running, false)).toEqual(['stop', 'restart', 'terminate']);
+    expect(publishedActions(Exited, false)).toEqual(['start', 'terminate']);
+    expect(publishedActions(Err, false)).toEqual(['start', 'terminate']);
+    expect(publishedActions(Provisioning, false)).toEqual(['stop', 'terminate']);
+    expect(publishedActions(Starting, false)).toEqual(['stop', 'terminate']);
+    expect(publishedActions(Terminated, false)).toEqual([]);
+    expect(publishedActions(Running, true)).toEqual(['stop', 'restart']);
+    for (const status of POD_STATUSES) {
+      for (const action of publishedActions(status, false)) {
+        expect(decide(status, action === 'restart' ? 'reset' : action).kind).toBe('transition');
+      }
+    }
+  });
+
+  it("names the v2 refusal in RunPod's words, and sends a member to its cluster", () => {
+    expect(publishedRefusalMessage('p1', Exited, null, 'reset')).toBe(
+      'cannot restart pod p1: it is EXITED; allowed actions: start, terminate',
+    );
+    expect(publishedRefusalMessage('p1', Running, 'c1', 'terminate')).toBe(
+      'cannot terminate pod p1: it is a member of cluster c1; delete the cluster instead',
     );
   });
 

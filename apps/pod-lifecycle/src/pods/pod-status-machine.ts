@@ -1,4 +1,4 @@
-import { PodStatus, type ObservedStatus, type PodAction } from '@app/contracts';
+import { PodStatus, type ObservedStatus, type PodAction, type PublishedPodAction } from '@app/contracts';
 
 /**
  * The pod status machine: the one place that says what each status allows. docs/pods.md carries the same
@@ -68,6 +68,48 @@ export function decide(status: PodStatus, action: PodAction): Decision {
 /** The actions that change a pod in `status` (what users are told they may do; no-ops are not listed). */
 export function allowedActions(status: PodStatus): PodAction[] {
   return ACTION_ORDER.filter((action) => ACTIONS[status][action].kind === 'transition');
+}
+
+/**
+ * What the management API v2 publishes in a pod's `actions` and accepts at `POST /v2/pods/{id}/action`: RunPod's
+ * documented set, narrower than the table above (no no-ops, restart only of a RUNNING pod). Every entry is a
+ * transition of the table (pod-status-machine.spec.ts checks it). A cluster member is never terminated on its
+ * own: deleting its cluster does that.
+ */
+const PUBLISHED: Record<PodStatus, PublishedPodAction[]> = {
+  [PodStatus.Provisioning]: ['stop', 'terminate'],
+  [PodStatus.Starting]: ['stop', 'terminate'],
+  [PodStatus.Running]: ['stop', 'restart', 'terminate'],
+  [PodStatus.Exited]: ['start', 'terminate'],
+  [PodStatus.Error]: ['start', 'terminate'],
+  [PodStatus.Terminated]: [],
+};
+
+/** RunPod's v2 name of one of our actions. */
+export function publishedName(action: PodAction): PublishedPodAction {
+  return action === 'reset' ? 'restart' : action;
+}
+
+export function publishedActions(status: PodStatus, clusterMember: boolean): PublishedPodAction[] {
+  return PUBLISHED[status].filter((action) => !(clusterMember && action === 'terminate'));
+}
+
+/** The v2 409 message: why the action is not among the pod's published ones. */
+export function publishedRefusalMessage(
+  podId: string,
+  status: PodStatus,
+  clusterId: string | null,
+  action: PodAction,
+): string {
+  const name = publishedName(action);
+  if (clusterId && name === 'terminate') {
+    return `cannot terminate pod ${podId}: it is a member of cluster ${clusterId}; delete the cluster instead`;
+  }
+  const allowed = publishedActions(status, clusterId !== null);
+  return (
+    `cannot ${name} pod ${podId}: it is ${status}; ` +
+    (allowed.length ? `allowed actions: ${allowed.join(', ')}` : 'no action is allowed any more')
+  );
 }
 
 /**

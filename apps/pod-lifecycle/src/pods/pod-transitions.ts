@@ -16,7 +16,13 @@ import { ownedPod } from './pod.access.js';
 import type { PodEntity } from './pod.entity.js';
 import { toPodView, toStatusChangedEvent } from './pod.mapper.js';
 import { PodRepository } from './pod.repository.js';
-import { decide, refusalMessage } from './pod-status-machine.js';
+import {
+  decide,
+  publishedActions,
+  publishedName,
+  publishedRefusalMessage,
+  refusalMessage,
+} from './pod-status-machine.js';
 
 /** What a handler writing a status needs: the transaction, the outbox and the command's time. */
 export interface StatusWriter {
@@ -54,15 +60,25 @@ export class PodTransitions {
   /**
    * A user action: 404/403, then the status machine. A refused action throws INVALID_STATE (409, naming the
    * status and the allowed actions); a no-op answers the pod as it is; a transition runs `effect` (which may
-   * reserve capacity and must set the new status through `changeStatus`).
+   * reserve capacity and must set the new status through `changeStatus`). With `publishedOnly` (v2) the action
+   * must first be one of the pod's published actions.
    */
   async act(
-    ctx: CommandContext<{ podId: string }>,
+    ctx: CommandContext<{ podId: string; publishedOnly?: boolean }>,
     action: PodAction,
     effect: (pod: PodEntity, to: PodStatus) => Promise<void>,
   ): Promise<PodView> {
     const { podId } = ctx.payload;
     const pod = ownedPod(await this.pods.lockById(podId, ctx.manager), podId, ctx.envelope.actor);
+    if (
+      ctx.payload.publishedOnly &&
+      !publishedActions(pod.status, pod.clusterId !== null).includes(publishedName(action))
+    ) {
+      throw new DomainError(
+        ErrorCode.InvalidState,
+        publishedRefusalMessage(pod.id, pod.status, pod.clusterId, action),
+      );
+    }
     const decision = decide(pod.status, action);
     switch (decision.kind) {
       case 'refused':

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { ClusterMemberSpec, PodStatus } from '@app/contracts';
+import type { ClusterMemberSpec, PodStatus, SealedEnv } from '@app/contracts';
 
 export type PodMounts = NonNullable<ClusterMemberSpec['mounts']>;
 
@@ -26,9 +26,16 @@ export class PodEntity {
   @Column({ type: 'text', nullable: true })
   args: string | null;
 
-  /** As given (unmasked: the container needs it); masked only in views. */
+  /** As given (unmasked: the container needs it; it is the user's own data); masked only in views. */
   @Column({ type: 'jsonb' })
   env: Record<string, string>;
+
+  /**
+   * What the platform injects that is secret (a worker's key), sealed exactly as `pod.cmd.create` carried it (so a
+   * replay stores the same bytes); opened only when the runtime driver is handed the pod. Wins over `env`.
+   */
+  @Column({ name: 'secret_env', type: 'jsonb', default: () => "'{}'" })
+  secretEnv: SealedEnv;
 
   @Column({ type: 'jsonb' })
   ports: string[];

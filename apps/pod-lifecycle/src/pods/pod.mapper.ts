@@ -1,14 +1,16 @@
-import type { PodStatusChangedEvent, PodView } from '@app/contracts';
-import { maskEnv } from '../common/mask-env.js';
+import { MASK, maskEnv, type PodStatusChangedEvent, type PodView } from '@app/contracts';
 import type { PodEntity } from './pod.entity.js';
-import { allowedActions } from './pod-status-machine.js';
+import { allowedActions, publishedActions } from './pod-status-machine.js';
 
 /** `{"22/tcp": 40122}` → `{"22": 40122}` (RunPod's shape). */
 function publicPorts(mappings: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(mappings).map(([spec, port]) => [spec.split('/')[0], port]));
 }
 
-/** What users see of a pod: secret-looking env values masked, never a registry password. */
+/**
+ * What users see of a pod: secret-looking env values masked, the platform's secret variables listed by name only
+ * (always masked), never a registry password.
+ */
 export function toPodView(pod: PodEntity): PodView {
   return {
     id: pod.id,
@@ -17,7 +19,10 @@ export function toPodView(pod: PodEntity): PodView {
     image: pod.image,
     imageName: pod.image,
     dockerArgs: pod.args,
-    env: maskEnv(pod.env),
+    env: {
+      ...maskEnv(pod.env),
+      ...Object.fromEntries(Object.keys(pod.secretEnv).map((name) => [name, MASK])),
+    },
     ports: pod.ports,
     portMappings: publicPorts(pod.portMappings),
     publicIp: pod.publicIp,
@@ -44,6 +49,7 @@ export function toPodView(pod: PodEntity): PodView {
     lastStartedAt: pod.lastStartedAt?.toISOString() ?? null,
     createdAt: pod.createdAt.toISOString(),
     allowedActions: allowedActions(pod.status),
+    actions: publishedActions(pod.status, pod.clusterId !== null),
   };
 }
 

@@ -43,6 +43,15 @@ export class PodRepository {
     return this.dataSource.manager.find(PodEntity, { where: { status: In(LIVE) }, order: { id: 'ASC' } });
   }
 
+  /** Pods whose env has the variable `name` (any value). */
+  listWithEnvVar(name: string): Promise<PodEntity[]> {
+    return this.dataSource.manager
+      .createQueryBuilder(PodEntity, 'pod')
+      .where('pod.env ? :name', { name })
+      .orderBy('pod.id', 'ASC')
+      .getMany();
+  }
+
   /** Whether a pod that is not terminated uses the template. */
   async templateInUse(templateId: string, manager: EntityManager): Promise<string | null> {
     const pod = await manager.findOne(PodEntity, {

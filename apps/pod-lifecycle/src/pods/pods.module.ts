@@ -9,10 +9,13 @@ import { ListPodsByClusterHandler } from './list-pods-by-cluster/list-pods-by-cl
 import { ObservePodHandler } from './observe-pod/observe-pod.handler.js';
 import { PodTransitions } from './pod-transitions.js';
 import { ResetPodHandler } from './reset-pod/reset-pod.handler.js';
+import { LegacyWorkerKeys } from './seal-pod-env/legacy-worker-keys.service.js';
+import { SealPodEnvHandler } from './seal-pod-env/seal-pod-env.handler.js';
 import { StartPodHandler } from './start-pod/start-pod.handler.js';
 import { StopPodHandler } from './stop-pod/stop-pod.handler.js';
 import { TerminateClusterMembersHandler } from './terminate-cluster-members/terminate-cluster-members.handler.js';
 import { TerminatePodHandler } from './terminate-pod/terminate-pod.handler.js';
+import { UpdatePodHandler } from './update-pod/update-pod.handler.js';
 
 @Module({
   imports: [PersistenceModule],
@@ -23,8 +26,11 @@ import { TerminatePodHandler } from './terminate-pod/terminate-pod.handler.js';
     StopPodHandler,
     ResetPodHandler,
     TerminatePodHandler,
+    UpdatePodHandler,
     ObservePodHandler,
     HostFailedHandler,
+    SealPodEnvHandler,
+    LegacyWorkerKeys,
     GetPodHandler,
     ListPodsHandler,
     ListPodsByClusterHandler,

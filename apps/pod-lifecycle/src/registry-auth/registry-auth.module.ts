@@ -4,11 +4,13 @@ import { CreateRegistryAuthHandler } from './create-registry-auth/create-registr
 import { DeleteRegistryAuthHandler } from './delete-registry-auth/delete-registry-auth.handler.js';
 import { GetRegistryAuthHandler } from './get-registry-auth/get-registry-auth.handler.js';
 import { ListRegistryAuthHandler } from './list-registry-auth/list-registry-auth.handler.js';
+import { UpdateRegistryAuthHandler } from './update-registry-auth/update-registry-auth.handler.js';
 
 @Module({
   imports: [PersistenceModule],
   providers: [
     CreateRegistryAuthHandler,
+    UpdateRegistryAuthHandler,
     DeleteRegistryAuthHandler,
     ListRegistryAuthHandler,
     GetRegistryAuthHandler,

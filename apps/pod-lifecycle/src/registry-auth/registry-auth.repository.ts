@@ -44,6 +44,14 @@ export class RegistryAuthRepository {
     return manager.insert(RegistryAuthEntity, entity);
   }
 
+  updateSecret(entity: RegistryAuthEntity, manager: EntityManager): Promise<unknown> {
+    return manager.update(
+      RegistryAuthEntity,
+      { id: entity.id },
+      { username: entity.username, passwordSealed: entity.passwordSealed },
+    );
+  }
+
   delete(id: string, manager: EntityManager): Promise<unknown> {
     return manager.delete(RegistryAuthEntity, { id });
   }

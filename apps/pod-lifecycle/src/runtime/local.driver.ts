@@ -13,7 +13,7 @@ import {
 import { join, resolve } from 'node:path';
 import { PodStatus, type ObservedStatus } from '@app/contracts';
 import { LocalImageCatalog } from './local-image-catalog.js';
-import type { ObservationSink, PodRun, RuntimeDriver } from './runtime-driver.js';
+import { containerEnv, type ObservationSink, type PodRun, type RuntimeDriver } from './runtime-driver.js';
 
 export interface LocalDriverOptions {
   /** Root of the pods' working directories: `<podsDir>/<podId>/` is a pod's container disk. */
@@ -144,7 +144,7 @@ export class LocalDriver implements RuntimeDriver {
     try {
       child = spawn(argv[0], argv.slice(1), {
         cwd: dir,
-        env: { PATH: this.options.path, HOME: dir, ...run.env },
+        env: { PATH: this.options.path, HOME: dir, ...containerEnv(run) },
         stdio: ['ignore', log, log],
         detached: true,
       });

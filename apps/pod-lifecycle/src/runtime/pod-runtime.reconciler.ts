@@ -16,6 +16,7 @@ import { isLive } from '../pods/pod-status-machine.js';
 import { RegistryAuthRepository } from '../registry-auth/registry-auth.repository.js';
 import { ObservationReporter } from './observation-reporter.js';
 import { RUNTIME_DRIVER, type PodRun, type PullSecret, type RuntimeDriver } from './runtime-driver.js';
+import { sealedSecretEnv } from './sealed-secret-env.js';
 
 /**
  * Keeps the runtime in line with the pods' statuses. It follows pod-lifecycle's own `pod.evt.status-changed`
@@ -78,6 +79,8 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
       image: pod.image,
       args: pod.args,
       env: { ...pod.env, ...runtimeEnv(pod) },
+      // Still sealed: the driver opens them when it creates the container (or hands them to a Kubernetes Secret).
+      secretEnv: sealedSecretEnv(pod.secretEnv, this.box),
       ports: pod.ports,
       portMappings: pod.portMappings,
       gpuTypeId: pod.gpuTypeId,

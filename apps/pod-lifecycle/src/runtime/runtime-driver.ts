@@ -44,8 +44,10 @@ export interface PodRun {
   image: string;
   /** Arguments to the entrypoint (`dockerArgs`). */
   args: string | null;
-  /** The container's full environment (the pod's env plus the RUNPOD_* variables), unmasked. */
+  /** The container's environment (the pod's env plus the RUNPOD_* variables), unmasked; without `secretEnv`. */
   env: Record<string, string>;
+  /** The platform's secret variables (a worker's key): they win over `env`; opened only when the driver asks. */
+  secretEnv: SecretEnv;
   ports: string[];
   portMappings: Record<string, number>;
   gpuTypeId: string | null;
@@ -68,6 +70,22 @@ export interface PullSecret {
   registryAuthId: string;
   username: string;
   password(): string;
+}
+
+/**
+ * Secret environment variables, sealed until `open()` decrypts them (on each call; it throws naming the variable
+ * when one cannot be opened). Never log the values, never keep them, never put them in a report; a driver that
+ * can hand them to its runtime by reference (a Kubernetes Secret) does so rather than inline them.
+ */
+export interface SecretEnv {
+  /** The variables' names, sorted. */
+  readonly names: readonly string[];
+  open(): Record<string, string>;
+}
+
+/** What a process-running driver passes to the container: `env`, with the secret variables opened over it. */
+export function containerEnv(run: PodRun): Record<string, string> {
+  return { ...run.env, ...run.secretEnv.open() };
 }
 
 /** What a driver saw of one run of a pod's container. */

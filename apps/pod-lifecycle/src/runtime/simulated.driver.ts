@@ -41,7 +41,7 @@ function truthy(value: string | undefined): boolean {
  * (SIM_START_MS) → RUNNING; the pod's env may override both delays (same names). Faults: `SIM_FAIL_START=1` in the pod env or `sim-fail-start` in the image name →
  * ERROR instead of RUNNING; `SIM_EXIT_AFTER_MS=<ms>` (+ `SIM_EXIT_CODE`, default 0) → the container ends on its
  * own that long after RUNNING (EXITED for code 0, ERROR otherwise); a registry credential that cannot be opened
- * → ERROR at pull. A dead host is `pod.cmd.host-failed`, handled by the status machine, not here.
+ * → ERROR at pull, a secret variable that cannot be opened → ERROR at start. A dead host is `pod.cmd.host-failed`, handled by the status machine, not here.
  */
 export class SimulatedDriver implements RuntimeDriver {
   readonly name = 'simulated';
@@ -122,6 +122,13 @@ export class SimulatedDriver implements RuntimeDriver {
   }
 
   private start(run: PodRun): boolean {
+    try {
+      // Creating the container is when a real runtime needs the secret variables; here they only must open.
+      run.secretEnv.open();
+    } catch (error) {
+      this.report(run, PodStatus.Error, { reason: `cannot start: ${(error as Error).message}` });
+      return false;
+    }
     if (truthy(run.env[SIM_FAIL_START]) || run.image.includes(SIM_FAIL_IMAGE_MARKER)) {
       this.report(run, PodStatus.Error, { reason: 'simulated start failure: the container did not start' });
       return false;

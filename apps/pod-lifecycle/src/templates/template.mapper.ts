@@ -1,5 +1,4 @@
-import type { TemplateView } from '@app/contracts';
-import { maskEnv } from '../common/mask-env.js';
+import { maskEnv, type TemplateView } from '@app/contracts';
 import type { TemplateEntity } from './template.entity.js';
 
 export function toTemplateView(entity: TemplateEntity): TemplateView {

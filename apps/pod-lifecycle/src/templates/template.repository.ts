@@ -46,6 +46,10 @@ export class TemplateRepository {
     return manager.insert(TemplateEntity, entity);
   }
 
+  save(entity: TemplateEntity, manager: EntityManager): Promise<unknown> {
+    return manager.save(TemplateEntity, entity);
+  }
+
   delete(id: string, manager: EntityManager): Promise<unknown> {
     return manager.delete(TemplateEntity, { id });
   }

@@ -4,9 +4,16 @@ import { CreateTemplateHandler } from './create-template/create-template.handler
 import { DeleteTemplateHandler } from './delete-template/delete-template.handler.js';
 import { GetTemplateHandler } from './get-template/get-template.handler.js';
 import { ListTemplatesHandler } from './list-templates/list-templates.handler.js';
+import { UpdateTemplateHandler } from './update-template/update-template.handler.js';
 
 @Module({
   imports: [PersistenceModule],
-  providers: [CreateTemplateHandler, DeleteTemplateHandler, GetTemplateHandler, ListTemplatesHandler],
+  providers: [
+    CreateTemplateHandler,
+    UpdateTemplateHandler,
+    DeleteTemplateHandler,
+    GetTemplateHandler,
+    ListTemplatesHandler,
+  ],
 })
 export class TemplatesModule {}

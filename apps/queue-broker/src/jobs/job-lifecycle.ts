@@ -62,6 +62,7 @@ export class JobLifecycle {
       await tx.manager.insert(WebhookDeliveryEntity, {
         id: deriveId(tx.envelope.commandId, `webhook/${job.id}`, 24),
         jobId: job.id,
+        endpointId: job.endpointId,
         url: job.webhook,
         body: webhookBody(job, tx.now),
         attempts: 0,

@@ -5,6 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { Subjects, type Actor } from '@app/contracts';
+import { AdvisoryLeadership } from '@app/database';
 import { CommandBus } from '@app/messaging';
 import { QueueBrokerConfig } from '../queue-broker.config.js';
 import { JobsRepository } from './jobs.repository.js';
@@ -13,7 +14,9 @@ const SYSTEM: Actor = { userId: 'system', kind: 'system' };
 
 /**
  * Every SWEEP_INTERVAL_MS: a cheap read says whether anything is due (a lost worker, a timeout, an expiry); only
- * then is a `job.cmd.sweep` command issued, so the command log records each sweep that changed something.
+ * then is a `job.cmd.sweep` command issued, so the command log records each sweep that changed something. With
+ * several replicas only the leader sweeps (a Postgres advisory lock): a second sweep would find nothing to do
+ * but costs a command.
  */
 @Injectable()
 export class JobSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -21,19 +24,29 @@ export class JobSweeper implements OnApplicationBootstrap, BeforeApplicationShut
   private timer?: NodeJS.Timeout;
   private running: Promise<void> | null = null;
   private readonly startedAt = Date.now();
+  private readonly leadership: AdvisoryLeadership;
 
   constructor(
     private readonly jobs: JobsRepository,
     private readonly commands: CommandBus,
     private readonly config: QueueBrokerConfig,
-  ) {}
+  ) {
+    this.leadership = new AdvisoryLeadership({
+      databaseUrl: config.DATABASE_URL,
+      name: 'queue-broker/sweeper',
+      checkMs: config.LEADER_CHECK_MS,
+      log: (line) => this.logger.log(line),
+    });
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.REPLAY_MODE) {
       this.logger.log('REPLAY_MODE: the sweeper is off (sweeps are replayed from the command log)');
       return;
     }
+    this.leadership.start();
     this.timer = setInterval(() => {
+      if (!this.leadership.isLeader) return;
       this.running ??= this.tick().finally(() => (this.running = null));
     }, this.config.SWEEP_INTERVAL_MS);
   }
@@ -41,6 +54,7 @@ export class JobSweeper implements OnApplicationBootstrap, BeforeApplicationShut
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.running;
+    await this.leadership.stop();
   }
 
   private async tick(): Promise<void> {

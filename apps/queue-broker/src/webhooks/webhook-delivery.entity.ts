@@ -15,6 +15,10 @@ export class WebhookDeliveryEntity {
   @Column({ name: 'job_id', type: 'text' })
   jobId: string;
 
+  /** Whose secret signs it (null on rows written before signing existed: they are sent unsigned). */
+  @Column({ name: 'endpoint_id', type: 'text', nullable: true })
+  endpointId: string | null;
+
   @Column({ type: 'text' })
   url: string;
 

@@ -4,28 +4,37 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { listSetting } from '@app/config';
+import { SecretBox } from '@app/platform';
 import { QueueBrokerConfig } from '../queue-broker.config.js';
-import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
+import { WebhookDeliveriesRepository, type DueDelivery } from './webhook-deliveries.repository.js';
+import { signedHeaders } from './webhook-signer.js';
+import { WebhookTransport, redactedUrl } from './webhook-transport.js';
 
 const BATCH = 20;
 
 /**
  * Delivers the webhook rows that terminal transitions write (an outbox of their own): POSTs the final status
- * object, expects a 2xx, and retries up to WEBHOOK_MAX_ATTEMPTS in all, WEBHOOK_RETRY_INTERVAL_MS apart. Rows are
- * claimed with SKIP LOCKED plus a lease (`locked_until`), so replicas share the work and a crash mid-delivery only
- * delays it. Never runs inside a command handler.
+ * object, signed (Standard Webhooks) with the endpoint's secret, expects a 2xx, and retries up to
+ * WEBHOOK_MAX_ATTEMPTS in all, WEBHOOK_RETRY_INTERVAL_MS apart. Rows are claimed with SKIP LOCKED plus a lease
+ * (`locked_until`), so replicas share the work and a crash mid-delivery only delays it. Never runs inside a
+ * command handler. Where a webhook may go is the transport's business (webhook-transport.ts).
  */
 @Injectable()
 export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('webhooks');
+  private readonly transport: WebhookTransport;
+  private readonly box: SecretBox;
   private timer?: NodeJS.Timeout;
   private running: Promise<void> | null = null;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly deliveries: WebhookDeliveriesRepository,
     private readonly config: QueueBrokerConfig,
-  ) {}
+  ) {
+    this.transport = new WebhookTransport(listSetting(config.WEBHOOK_ALLOWED_NETWORKS));
+    this.box = new SecretBox(config.REGISTRY_AUTH_KEYS);
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.REPLAY_MODE) {
@@ -47,69 +56,55 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
 
   private async drain(): Promise<void> {
     for (;;) {
-      const due = await this.claim();
+      const due = await this.deliveries.claim(BATCH, this.config.WEBHOOK_TIMEOUT_MS + 5000);
       if (!due.length) return;
       await Promise.all(due.map((row) => this.deliver(row)));
       if (due.length < BATCH) return;
     }
   }
 
-  private async claim(): Promise<WebhookDeliveryEntity[]> {
-    const lease = this.config.WEBHOOK_TIMEOUT_MS + 5000;
-    const rows = await this.dataSource.query<
-      [{ id: string; job_id: string; url: string; body: unknown; attempts: number }[], number]
-    >(
-      `UPDATE queue_broker.webhook_deliveries SET locked_until = now() + $1 * interval '1 millisecond'
-       WHERE id IN (
-         SELECT id FROM queue_broker.webhook_deliveries
-         WHERE delivered_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= now()
-           AND (locked_until IS NULL OR locked_until < now())
-         ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING id, job_id, url, body, attempts`,
-      [lease, BATCH],
-    );
-    return rows[0].map((r) =>
-      Object.assign(new WebhookDeliveryEntity(), {
-        id: r.id,
-        jobId: r.job_id,
-        url: r.url,
-        body: r.body,
-        attempts: r.attempts,
-      }),
-    );
-  }
-
-  private async deliver(row: WebhookDeliveryEntity): Promise<void> {
+  private async deliver(row: DueDelivery): Promise<void> {
     const attempt = row.attempts + 1;
     let failure: string | null = null;
     try {
-      const response = await fetch(row.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(row.body),
-        signal: AbortSignal.timeout(this.config.WEBHOOK_TIMEOUT_MS),
+      const body = JSON.stringify(row.body);
+      const headers = {
+        'content-type': 'application/json',
+        ...signedHeaders(row.id, new Date(), body, this.secretsOf(row)),
+      };
+      const status = await this.transport.post({
+        url: row.url,
+        body,
+        headers,
+        timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
       });
-      await response.body?.cancel();
-      if (response.status < 200 || response.status > 299) failure = `answered ${response.status}`;
+      if (status >= 300 && status < 400) failure = `answered ${status} (redirects are not followed)`;
+      else if (status < 200 || status > 299) failure = `answered ${status}`;
     } catch (error) {
       failure = (error as Error).message;
     }
-    const repository = this.dataSource.getRepository(WebhookDeliveryEntity);
+    const at = new Date();
     if (failure === null) {
-      await repository.update(row.id, { attempts: attempt, deliveredAt: new Date(), lockedUntil: null });
+      await this.deliveries.delivered(row.id, attempt, at);
       return;
     }
     const giveUp = attempt >= this.config.WEBHOOK_MAX_ATTEMPTS;
     this.logger.warn(
-      `webhook of job ${row.jobId} to ${row.url} failed (attempt ${attempt}): ${failure}${giveUp ? '; giving up' : ''}`,
+      `webhook of job ${row.jobId} to ${redactedUrl(row.url)} failed (attempt ${attempt}): ${failure}` +
+        (giveUp ? '; giving up' : ''),
     );
-    await repository.update(row.id, {
-      attempts: attempt,
-      lastError: failure.slice(0, 1000),
-      lockedUntil: null,
-      ...(giveUp
-        ? { gaveUpAt: new Date() }
-        : { nextAttemptAt: new Date(Date.now() + this.config.WEBHOOK_RETRY_INTERVAL_MS) }),
-    });
+    const retryAt = giveUp ? null : new Date(at.getTime() + this.config.WEBHOOK_RETRY_INTERVAL_MS);
+    await this.deliveries.failed(row.id, attempt, failure, at, retryAt);
+  }
+
+  /** The secrets that sign this delivery: the current one, and the previous one during the overlap. */
+  private secretsOf(row: DueDelivery): string[] {
+    if (!row.endpointId || !row.secretSealed) return [];
+    const secrets = [this.box.open(row.secretSealed, row.endpointId)];
+    const overlapEnds = (row.rotatedAt?.getTime() ?? 0) + this.config.WEBHOOK_SECRET_OVERLAP_MS;
+    if (row.previousSealed && Date.now() < overlapEnds) {
+      secrets.push(this.box.open(row.previousSealed, row.endpointId));
+    }
+    return secrets;
   }
 }

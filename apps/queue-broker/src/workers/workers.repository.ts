@@ -35,6 +35,16 @@ const TOUCH = `
 const TOUCH_POLLING = `${TOUCH}
   RETURNING (workers.lost_at IS NULL AND workers.last_seen_at >= $6) AS alive`;
 
+/**
+ * A worker of endpoint $1 still counted: not lost, seen since $2, or registered since $3 and not yet calling. The
+ * one definition behind /health's counts and the workers list, so both always agree.
+ */
+const ALIVE = `w.endpoint_id = $1 AND w.lost_at IS NULL
+  AND ((w.last_seen_at IS NOT NULL AND w.last_seen_at >= $2) OR (w.last_seen_at IS NULL AND w.registered_at >= $3))`;
+
+/** The jobs worker `w` holds. */
+const LEASED = '(SELECT COUNT(*) FROM queue_broker.jobs j WHERE j.lease_worker_id = w.id)';
+
 @Injectable()
 export class WorkersRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -141,15 +151,28 @@ export class WorkersRepository {
          COUNT(*) FILTER (WHERE NOT unhealthy AND leased = 0 AND first_poll_at IS NOT NULL)::int AS idle,
          COUNT(*) FILTER (WHERE NOT unhealthy AND leased = 0 AND first_poll_at IS NULL)::int AS initializing,
          COALESCE(array_agg(id ORDER BY id) FILTER (WHERE recycle_requested), '{}') AS recycle
-       FROM (
-         SELECT w.*, (SELECT COUNT(*) FROM queue_broker.jobs j WHERE j.lease_worker_id = w.id) AS leased
-         FROM queue_broker.workers w
-         WHERE w.endpoint_id = $1 AND w.lost_at IS NULL
-           AND ((w.last_seen_at IS NOT NULL AND w.last_seen_at >= $2)
-             OR (w.last_seen_at IS NULL AND w.registered_at >= $3))
-       ) x`,
+       FROM (SELECT w.*, ${LEASED} AS leased FROM queue_broker.workers w WHERE ${ALIVE}) x`,
       [endpointId, lostBefore, initSince],
     );
     return rows[0];
+  }
+
+  /** The endpoint's live workers (as `counts` sees them) with the jobs each holds, oldest first. */
+  listAlive(
+    endpointId: string,
+    lostBefore: Date,
+    initSince: Date,
+  ): Promise<(WorkerEntity & { leased: number })[]> {
+    return this.dataSource.query(
+      `SELECT w.id, w.endpoint_id AS "endpointId", w.registered_at AS "registeredAt",
+         w.last_seen_at AS "lastSeenAt", w.first_poll_at AS "firstPollAt", w.unhealthy,
+         w.unhealthy_reason AS "unhealthyReason", w.lost_at AS "lostAt",
+         w.recycle_requested AS "recycleRequested", w.version,
+         ${LEASED}::int AS leased
+       FROM queue_broker.workers w
+       WHERE ${ALIVE}
+       ORDER BY w.registered_at, w.id`,
+      [endpointId, lostBefore, initSince],
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 
 /** An OpenSSH public key line: `<type> <base64> [comment]`. The gateway also checks the blob names the same type. */
 export const SSH_PUBLIC_KEY =
@@ -31,4 +31,27 @@ export interface SshKeyView {
   fingerprint: string;
   publicKey: string;
   createdAt: string;
+}
+
+/** The most keys one account may register (every key travels into each pod's PUBLIC_KEY). */
+export const MAX_SSH_KEYS = 10;
+
+/**
+ * Body of `PUT /v2/account/ssh-keys`, and its answer (and `GET`'s): the account's whole set of public keys as
+ * authorized_keys lines. A PUT replaces the set; `[]` removes every key.
+ */
+export class SshKeySetDto {
+  @IsArray()
+  @ArrayMaxSize(MAX_SSH_KEYS)
+  @IsString({ each: true })
+  @MaxLength(16 * 1024, { each: true })
+  @Matches(SSH_PUBLIC_KEY, {
+    each: true,
+    message: 'each key must be an OpenSSH public key line such as "ssh-ed25519 AAAA... you@host"',
+  })
+  keys: string[];
+}
+
+export interface SshKeySet {
+  keys: string[];
 }

@@ -15,9 +15,10 @@ import { IsEnvRecord } from '../pods/string-record.js';
 
 /**
  * The container settings a pod and a template share (RunPod's REST field names); every one optional here, since a
- * pod may take them from its template.
+ * pod may take them from its template. The registry credential apart (ContainerSettingsDto): a template update
+ * also takes `null` for it.
  */
-export abstract class ContainerSettingsDto {
+export abstract class ContainerFieldsDto {
   /** Arguments passed to the container entrypoint. */
   @IsOptional()
   @IsString()
@@ -46,7 +47,10 @@ export abstract class ContainerSettingsDto {
   @IsString()
   @MaxLength(255)
   volumeMountPath?: string;
+}
 
+/** The container settings with the registry credential that pulls a private image. */
+export abstract class ContainerSettingsDto extends ContainerFieldsDto {
   /** A registry credential of the caller's, to pull a private image. */
   @IsOptional()
   @IsString()

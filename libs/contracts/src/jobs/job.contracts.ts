@@ -18,6 +18,7 @@ import {
 } from 'class-validator';
 import { JobLimits, type JobStatus } from './job.model.js';
 import type { BlobRef } from './payload-blobs.js';
+import { IsWebhookUrl } from './webhook.contracts.js';
 
 const ID_MAX = 200;
 
@@ -47,14 +48,12 @@ export class RunJobDto {
   input: unknown;
 
   @IsOptional()
-  @IsString()
-  @MaxLength(2048)
+  @IsWebhookUrl()
   webhook?: string;
 
   /** Sent by the JS SDK's type; treated like `webhook`. */
   @IsOptional()
-  @IsString()
-  @MaxLength(2048)
+  @IsWebhookUrl()
   webhookV2?: string;
 
   @IsOptional()
@@ -97,8 +96,7 @@ export class SubmitJobCommand extends EndpointScoped {
   inputBlob?: BlobRef;
 
   @IsOptional()
-  @IsString()
-  @MaxLength(2048)
+  @IsWebhookUrl()
   webhook?: string;
 
   @IsOptional()

@@ -3,6 +3,7 @@ import {
   DeleteRegistryAuthCommand,
   GetRegistryAuthQuery,
   ListRegistryAuthQuery,
+  UpdateRegistryAuthCommand,
 } from '../registry-auth/registry-auth.commands.js';
 import type { RegistryAuthView } from '../registry-auth/registry-auth.dto.js';
 import {
@@ -20,6 +21,9 @@ import {
   ObservePodCommand,
   type ObservePodResult,
   PodActionCommand,
+  SealPodEnvCommand,
+  type SealPodEnvResult,
+  UpdatePodCommand,
 } from '../pods/pod.commands.js';
 import type { PodView } from '../pods/pod.dto.js';
 import {
@@ -27,6 +31,7 @@ import {
   DeleteTemplateCommand,
   GetTemplateQuery,
   ListTemplatesQuery,
+  UpdateTemplateCommand,
 } from '../templates/template.commands.js';
 import type { TemplateView } from '../templates/template.dto.js';
 import {
@@ -50,6 +55,7 @@ import {
   DeleteNetworkVolumeCommand,
   GetNetworkVolumeQuery,
   ListNetworkVolumesQuery,
+  UpdateNetworkVolumeCommand,
   type NetworkVolumeView,
 } from '../volumes/network-volume.contracts.js';
 import {
@@ -84,6 +90,12 @@ import {
   type StreamRead,
   type TakeResult,
 } from '../jobs/job.contracts.js';
+import { ListWorkersQuery, type WorkerList } from '../jobs/worker-list.contracts.js';
+import {
+  GetWebhookSecretQuery,
+  RotateWebhookSecretCommand,
+  type WebhookSecretView,
+} from '../jobs/webhook.contracts.js';
 import type { Packed } from '../jobs/payload-blobs.js';
 import { Subjects } from './subjects.js';
 
@@ -98,6 +110,7 @@ export interface CommandContracts {
   [Subjects.job.setTtl]: { payload: SetJobTtlCommand; result: JobAccepted };
   [Subjects.job.readStream]: { payload: JobRefCommand; result: Packed<StreamRead> };
   [Subjects.job.sweep]: { payload: SweepJobsCommand; result: Record<string, number> };
+  [Subjects.job.rotateWebhookSecret]: { payload: RotateWebhookSecretCommand; result: WebhookSecretView };
   [Subjects.worker.take]: { payload: TakeJobsCommand; result: Packed<TakeResult> };
   [Subjects.worker.done]: { payload: JobDoneCommand; result: JobDoneResult };
   [Subjects.worker.stream]: { payload: JobStreamCommand; result: JobStreamResult };
@@ -109,17 +122,22 @@ export interface CommandContracts {
   [Subjects.cluster.create]: { payload: CreateClusterCommand; result: ClusterView };
   [Subjects.cluster.delete]: { payload: DeleteClusterCommand; result: null };
   [Subjects.volume.create]: { payload: CreateNetworkVolumeCommand; result: NetworkVolumeView };
+  [Subjects.volume.update]: { payload: UpdateNetworkVolumeCommand; result: NetworkVolumeView };
   [Subjects.volume.delete]: { payload: DeleteNetworkVolumeCommand; result: null };
   [Subjects.registryAuth.create]: { payload: CreateRegistryAuthCommand; result: RegistryAuthView };
+  [Subjects.registryAuth.update]: { payload: UpdateRegistryAuthCommand; result: RegistryAuthView };
   [Subjects.registryAuth.delete]: { payload: DeleteRegistryAuthCommand; result: null };
   [Subjects.pod.create]: { payload: CreatePodCommand; result: PodView };
   [Subjects.pod.start]: { payload: PodActionCommand; result: PodView };
   [Subjects.pod.stop]: { payload: PodActionCommand; result: PodView };
   [Subjects.pod.reset]: { payload: PodActionCommand; result: PodView };
   [Subjects.pod.terminate]: { payload: PodActionCommand; result: PodView };
+  [Subjects.pod.update]: { payload: UpdatePodCommand; result: PodView };
   [Subjects.pod.observe]: { payload: ObservePodCommand; result: ObservePodResult };
   [Subjects.pod.hostFailed]: { payload: HostFailedCommand; result: HostFailedResult };
+  [Subjects.pod.sealEnv]: { payload: SealPodEnvCommand; result: SealPodEnvResult };
   [Subjects.template.create]: { payload: CreateTemplateCommand; result: TemplateView };
+  [Subjects.template.update]: { payload: UpdateTemplateCommand; result: TemplateView };
   [Subjects.template.delete]: { payload: DeleteTemplateCommand; result: null };
   [Subjects.endpoint.save]: { payload: SaveEndpointCommand; result: EndpointView };
   [Subjects.endpoint.delete]: { payload: DeleteEndpointCommand; result: null };
@@ -130,6 +148,8 @@ export interface QueryContracts {
   [Subjects.job.get]: { payload: GetJobQuery; result: Packed<JobRead> };
   [Subjects.job.health]: { payload: EndpointJobsQuery; result: EndpointHealth };
   [Subjects.job.queueStats]: { payload: EndpointJobsQuery; result: QueueStats };
+  [Subjects.job.webhookSecret]: { payload: GetWebhookSecretQuery; result: WebhookSecretView | null };
+  [Subjects.worker.list]: { payload: ListWorkersQuery; result: WorkerList };
   [Subjects.endpoint.get]: { payload: GetEndpointQuery; result: EndpointView };
   [Subjects.endpoint.list]: { payload: ListEndpointsQuery; result: EndpointView[] };
   [Subjects.cluster.get]: { payload: GetClusterQuery; result: ClusterView };
@@ -165,6 +185,7 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.job.setTtl]: SetJobTtlCommand,
   [Subjects.job.readStream]: JobRefCommand,
   [Subjects.job.sweep]: SweepJobsCommand,
+  [Subjects.job.rotateWebhookSecret]: RotateWebhookSecretCommand,
   [Subjects.worker.take]: TakeJobsCommand,
   [Subjects.worker.done]: JobDoneCommand,
   [Subjects.worker.stream]: JobStreamCommand,
@@ -176,17 +197,22 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.cluster.create]: CreateClusterCommand,
   [Subjects.cluster.delete]: DeleteClusterCommand,
   [Subjects.volume.create]: CreateNetworkVolumeCommand,
+  [Subjects.volume.update]: UpdateNetworkVolumeCommand,
   [Subjects.volume.delete]: DeleteNetworkVolumeCommand,
   [Subjects.registryAuth.create]: CreateRegistryAuthCommand,
+  [Subjects.registryAuth.update]: UpdateRegistryAuthCommand,
   [Subjects.registryAuth.delete]: DeleteRegistryAuthCommand,
   [Subjects.pod.create]: CreatePodCommand,
   [Subjects.pod.start]: PodActionCommand,
   [Subjects.pod.stop]: PodActionCommand,
   [Subjects.pod.reset]: PodActionCommand,
   [Subjects.pod.terminate]: PodActionCommand,
+  [Subjects.pod.update]: UpdatePodCommand,
   [Subjects.pod.observe]: ObservePodCommand,
   [Subjects.pod.hostFailed]: HostFailedCommand,
+  [Subjects.pod.sealEnv]: SealPodEnvCommand,
   [Subjects.template.create]: CreateTemplateCommand,
+  [Subjects.template.update]: UpdateTemplateCommand,
   [Subjects.template.delete]: DeleteTemplateCommand,
   [Subjects.endpoint.save]: SaveEndpointCommand,
   [Subjects.endpoint.delete]: DeleteEndpointCommand,
@@ -196,6 +222,8 @@ export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> 
   [Subjects.job.get]: GetJobQuery,
   [Subjects.job.health]: EndpointJobsQuery,
   [Subjects.job.queueStats]: EndpointJobsQuery,
+  [Subjects.job.webhookSecret]: GetWebhookSecretQuery,
+  [Subjects.worker.list]: ListWorkersQuery,
   [Subjects.endpoint.get]: GetEndpointQuery,
   [Subjects.endpoint.list]: ListEndpointsQuery,
   [Subjects.cluster.get]: GetClusterQuery,

@@ -9,6 +9,7 @@ describe('partitionKeyOf', () => {
     [Subjects.job.cancel, { endpointId: 'ep', jobId: 'j1' }, 'j1'],
     [Subjects.job.setTtl, { endpointId: 'ep', jobId: 'j1', ttlMs: 60_000 }, 'j1'],
     [Subjects.job.purge, { endpointId: 'ep' }, 'ep'],
+    [Subjects.job.rotateWebhookSecret, { endpointId: 'ep', secretSealed: 's' }, 'ep'],
     // A submit names no job yet: its own command id spreads submits over the lanes.
     [Subjects.job.submit, { endpointId: 'ep', sync: false, input: {} }, 'cmd-1'],
     [Subjects.job.sweep, {}, 'cmd-1'],

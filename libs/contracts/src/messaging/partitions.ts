@@ -9,7 +9,8 @@ import { Domain, Subjects, domainOf } from './subjects.js';
  *   leased to that worker; takes claim queued jobs with SKIP LOCKED, so workers of one endpoint never wait on
  *   each other, and two lanes never lock the same worker row in opposite orders.
  * - job commands: the job (a submit names none yet: its command id, since its job id derives from it); purge and
- *   sweep, which lock many jobs, a lane of their own per endpoint or command.
+ *   sweep, which lock many jobs, a lane of their own per endpoint or command; a webhook secret rotation, the
+ *   endpoint's lane (two rotations apply in the order they were recorded).
  *
  * Domains not listed keep one lane: their commands are rare, and their rules (placement, pod status) were written
  * for one writer per app.
@@ -17,7 +18,11 @@ import { Domain, Subjects, domainOf } from './subjects.js';
 const PARTITIONED: Partial<Record<Domain, (subject: string, payload: Record<string, unknown>) => unknown>> = {
   [Domain.Worker]: (_subject, p) => p.workerId,
   [Domain.Job]: (subject, p) =>
-    subject === Subjects.job.submit ? undefined : subject === Subjects.job.purge ? p.endpointId : p.jobId,
+    subject === Subjects.job.submit
+      ? undefined
+      : subject === Subjects.job.purge || subject === Subjects.job.rotateWebhookSecret
+        ? p.endpointId
+        : p.jobId,
 };
 
 /** The lane key of a command, or null when its domain keeps one lane. */

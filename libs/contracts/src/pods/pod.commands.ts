@@ -1,16 +1,102 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { MountsDto } from '../clusters/cluster.dto.js';
 import { CreatePodDto } from './pod.dto.js';
 import { PodStatus } from './pod-status.js';
+import { IsSealedEnv, type SealedEnv } from './sealed-env.js';
 
-/** `pod.cmd.create`: a standalone pod (placed through `placement.cmd.reserve`). Same fields as the REST body. */
-export class CreatePodCommand extends CreatePodDto {}
+/** `pod.cmd.create`: a standalone pod (placed through `placement.cmd.reserve`). The REST body's fields, plus: */
+export class CreatePodCommand extends CreatePodDto {
+  /**
+   * Environment the platform injects that is secret (a serverless worker's RUNPOD_AI_API_KEY), sealed: recorded
+   * and stored only sealed, opened by pod-lifecycle when it hands the pod to the runtime. Wins over `env`.
+   * Only system actors may set it (the REST body, CreatePodDto, has no such field).
+   */
+  @IsOptional()
+  @IsSealedEnv()
+  secretEnv?: SealedEnv;
+
+  /**
+   * The interface's mounts (the management API v2 sends them; /v1 has `networkVolumeId` and `volumeMountPath`).
+   * pod-lifecycle applies the interface's rules: both kinds → 400, persistent on a CPU pod → 400.
+   */
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => MountsDto)
+  mounts?: MountsDto;
+
+  /** Exposes 22/tcp and sets PUBLIC_KEY from `sshPublicKeys` (the account's keys; none → 400). */
+  @IsOptional()
+  @IsBoolean()
+  startSsh?: boolean;
+
+  /** Exposes 8888/http and sets a JUPYTER_PASSWORD (derived from the command id) unless `env` has one. */
+  @IsOptional()
+  @IsBoolean()
+  startJupyter?: boolean;
+
+  /**
+   * The account's SSH public keys, which the gateway (owner of accounts) resolves when `startSsh` is true, so
+   * pod-lifecycle never reads the gateway's tables (as for clusters).
+   */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(64)
+  @IsString({ each: true })
+  @MaxLength(16 * 1024, { each: true })
+  sshPublicKeys?: string[];
+}
 
 /** `pod.cmd.start` / `stop` / `reset` / `terminate`: a user's action on one pod. */
 export class PodActionCommand {
   @IsString()
   @IsNotEmpty()
   podId: string;
+
+  /**
+   * The management API v2's rules: the action must be one of the pod's published `actions` (a no-op such as
+   * stopping an EXITED pod, restarting a stopped one or terminating a cluster member is refused with 409 instead
+   * of answered as the pod). Absent for /v1 and GraphQL, which keep their no-ops.
+   */
+  @IsOptional()
+  @IsBoolean()
+  publishedOnly?: boolean;
+}
+
+/**
+ * `pod.cmd.update` (`PATCH /v2/pods/{id}`): a new name and the interface's mount update rules; absent fields and
+ * an empty `mounts` change nothing. A new mount path takes effect at the container's next start.
+ */
+export class UpdatePodCommand {
+  @IsString()
+  @IsNotEmpty()
+  podId: string;
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(191)
+  name?: string;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => MountsDto)
+  mounts?: MountsDto;
 }
 
 /** The statuses a runtime driver may report: it never decides PROVISIONING or TERMINATED. */
@@ -58,6 +144,25 @@ export interface ObservePodResult {
   status: PodStatus | null;
 }
 
+/**
+ * `pod.cmd.seal-env`: moves variables of a pod's `env` into its `secretEnv`, sealed (pod-lifecycle issues it at boot
+ * for worker pods created before worker keys were sealed; system actors only). Recorded, so a replay stores the same
+ * sealed bytes. A name the pod's env no longer has, or already sealed, is left alone.
+ */
+export class SealPodEnvCommand {
+  @IsString()
+  @IsNotEmpty()
+  podId: string;
+
+  @IsSealedEnv()
+  secretEnv: SealedEnv;
+}
+
+export interface SealPodEnvResult {
+  /** The variables moved out of `env`. */
+  sealed: string[];
+}
+
 /** `pod.cmd.host-failed`: an operator (or a fleet monitor) reports a dead host; its live pods go to ERROR. */
 export class HostFailedCommand {
   @IsString()
@@ -81,11 +186,16 @@ export class GetPodQuery {
   podId: string;
 }
 
-/** The caller's pods (terminated ones only when `includeTerminated`). */
+/** The caller's pods (terminated ones only when `includeTerminated`; cluster members unless `standaloneOnly`). */
 export class ListPodsQuery {
   @IsOptional()
   @IsBoolean()
   includeTerminated?: boolean;
+
+  /** The management API v2 lists cluster members only on request (`?includeClusterPods=true`). */
+  @IsOptional()
+  @IsBoolean()
+  standaloneOnly?: boolean;
 }
 
 /** The member pods of a cluster (rank order), as the same PodView; a user sees only their own cluster's pods. */

@@ -17,6 +17,13 @@ import type { PodStatus } from './pod-status.js';
 export const POD_ACTIONS = ['start', 'stop', 'reset', 'terminate'] as const;
 export type PodAction = (typeof POD_ACTIONS)[number];
 
+/**
+ * The actions the management API v2 publishes in a pod's `actions` and takes at `POST /v2/pods/{id}/action`
+ * (RunPod's names: `restart` is our `reset`, the container recreated with its disk wiped).
+ */
+export const PUBLISHED_POD_ACTIONS = ['start', 'stop', 'restart', 'terminate'] as const;
+export type PublishedPodAction = (typeof PUBLISHED_POD_ACTIONS)[number];
+
 export const COMPUTE_TYPES = ['GPU', 'CPU'] as const;
 export type ComputeType = (typeof COMPUTE_TYPES)[number];
 
@@ -133,4 +140,9 @@ export interface PodView {
   createdAt: string;
   /** The actions the current status allows. */
   allowedActions: PodAction[];
+  /**
+   * The actions the management API v2 accepts now (any other answers 409 there): RUNNING stop/restart/terminate;
+   * EXITED, ERROR start/terminate; PROVISIONING, STARTING stop/terminate; never terminate for a cluster member.
+   */
+  actions: PublishedPodAction[];
 }

@@ -20,6 +20,25 @@ export class CreateRegistryAuthCommand {
   passwordSealed: string;
 }
 
+/**
+ * `registry-auth.cmd.update` (GraphQL `updateRegistryAuth`): new username and password of an existing credential;
+ * the name stays. The password is sealed by the gateway, as on create.
+ */
+export class UpdateRegistryAuthCommand {
+  @IsString()
+  @IsNotEmpty()
+  id: string;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
+  username: string;
+
+  @IsString()
+  @Matches(/^v1\./, { message: 'passwordSealed must be a sealed secret' })
+  passwordSealed: string;
+}
+
 export class DeleteRegistryAuthCommand {
   @IsString()
   @IsNotEmpty()

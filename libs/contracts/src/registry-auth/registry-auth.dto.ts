@@ -23,3 +23,8 @@ export interface RegistryAuthView {
   id: string;
   name: string;
 }
+
+/** `GET /v2/registries`: v2 lists are wrapped in an object named after the resource. */
+export interface RegistryList {
+  registries: RegistryAuthView[];
+}

@@ -1,8 +1,15 @@
 import { IsNotEmpty, IsString } from 'class-validator';
-import { CreateTemplateDto } from './template.dto.js';
+import { CreateTemplateDto, UpdateTemplateDto } from './template.dto.js';
 
 /** `template.cmd.create`: same fields as the REST body. */
 export class CreateTemplateCommand extends CreateTemplateDto {}
+
+/** `template.cmd.update`: the fields of `PATCH /v1/templates/{id}` that are present, for the template `id`. */
+export class UpdateTemplateCommand extends UpdateTemplateDto {
+  @IsString()
+  @IsNotEmpty()
+  id: string;
+}
 
 export class DeleteTemplateCommand {
   @IsString()

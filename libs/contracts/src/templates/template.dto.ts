@@ -1,5 +1,5 @@
-import { IsBoolean, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { ContainerSettingsDto } from '../common/container-settings.dto.js';
+import { IsBoolean, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { ContainerFieldsDto, ContainerSettingsDto } from '../common/container-settings.dto.js';
 
 /** Body of `POST /v1/templates` (field names as RunPod's REST API). */
 export class CreateTemplateDto extends ContainerSettingsDto {
@@ -14,6 +14,40 @@ export class CreateTemplateDto extends ContainerSettingsDto {
   imageName: string;
 
   /** A template for serverless endpoints' workers (true) or for pods (false, default). */
+  @IsOptional()
+  @IsBoolean()
+  isServerless?: boolean;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  readme?: string;
+}
+
+/**
+ * Body of `PATCH /v1/templates/{id}`: only the fields present change. `containerRegistryAuthId: null` removes the
+ * credential; `env` and `ports` replace the whole set.
+ */
+export class UpdateTemplateDto extends ContainerFieldsDto {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(191)
+  name?: string;
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  imageName?: string;
+
+  /** A credential id, or null for none. */
+  @ValidateIf((_, value) => value !== null && value !== undefined)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  containerRegistryAuthId?: string | null;
+
   @IsOptional()
   @IsBoolean()
   isServerless?: boolean;

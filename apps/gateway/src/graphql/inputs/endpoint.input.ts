@@ -142,3 +142,19 @@ export class EndpointInput {
   @Type(() => EnvironmentVariableInput)
   env?: EnvironmentVariableInput[] | null;
 }
+
+/** `updateEndpointTemplate(input: {templateId, endpointId})`: the endpoint's workers run another template. */
+@InputType('UpdateEndpointTemplateInput')
+export class UpdateEndpointTemplateInput {
+  @Field(() => String)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  templateId: string;
+
+  @Field(() => String)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  endpointId: string;
+}

@@ -64,7 +64,10 @@ export class EndpointModel {
   @Field(() => String, { nullable: true })
   allowedCudaVersions: string | null;
 
-  /** The workers' API key (RUNPOD_AI_API_KEY): it may only take and report this endpoint's jobs. */
+  /**
+   * The workers' API key (RUNPOD_AI_API_KEY): it may only take and report this endpoint's jobs. Only for a key that
+   * may manage the endpoint; null for a read-only key.
+   */
   @Field(() => String, { nullable: true })
   aiKey: string | null;
 
@@ -74,6 +77,7 @@ export class EndpointModel {
   @Field(() => Int)
   version: number;
 
+  /** Extra worker environment; to a read-only key, values of secret-looking names are masked. */
   @Field(() => [EnvironmentVariableModel])
   env: EnvironmentVariableModel[];
 

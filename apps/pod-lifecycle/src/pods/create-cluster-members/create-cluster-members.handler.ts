@@ -36,6 +36,7 @@ function memberPod(cluster: ClusterCreatedEvent, member: ClusterMemberSpec, now:
     image: member.image,
     args: member.args ?? null,
     env: member.env,
+    secretEnv: {},
     ports: member.ports,
     portMappings: {},
     publicIp: null,

@@ -22,6 +22,8 @@ import { PodEntity } from '../pod.entity.js';
 import { toPodView, toStatusChangedEvent } from '../pod.mapper.js';
 import { PodRepository } from '../pod.repository.js';
 import { applyPlacement } from '../pod-transitions.js';
+import { withAccessSetup } from './pod-access-setup.js';
+import { createMounts } from './pod-mounts.js';
 
 /** The pod's configuration once the template's defaults and the request are merged and checked. */
 interface Resolved {
@@ -55,6 +57,11 @@ export class CreatePodHandler {
   @CommandHandler(Subjects.pod.create)
   async handle(ctx: CommandContext<CreatePodCommand>): Promise<PodView> {
     const { envelope, payload, manager } = ctx;
+    const secretEnv = payload.secretEnv ?? {};
+    if (Object.keys(secretEnv).length && envelope.actor.kind !== 'system') {
+      // Defence in depth: a sealed value opens into the pod whoever asks, so only the platform may hand one over.
+      throw new DomainError(ErrorCode.Forbidden, 'secretEnv is set by the platform only');
+    }
     const template = payload.templateId
       ? ownedTemplate(
           await this.templates.lockById(payload.templateId, manager),
@@ -62,25 +69,28 @@ export class CreatePodHandler {
           envelope.actor,
         )
       : null;
-    const resolved = resolve(payload, template);
+    const merged = resolve(payload, template);
+    const resolved = { ...merged, ...withAccessSetup(payload, envelope.commandId, merged.ports, merged.env) };
+    const storage = createMounts(payload, resolved.gpuCount === 0);
     if (resolved.registryAuthId) {
       const id = resolved.registryAuthId;
       ownedRegistryAuth(await this.registryAuths.lockById(id, manager, 'share'), id, envelope.actor);
     }
     const podId = deriveId(envelope.commandId, 'pod');
-    const placement = await this.place(envelope, podId, payload, resolved);
+    const placement = await this.place(envelope, podId, payload, resolved, storage.networkVolumeId);
     const pod = Object.assign(new PodEntity(), {
       id: podId,
       ownerId: envelope.actor.userId,
       name: payload.name,
       image: resolved.image,
       args: resolved.args,
-      env: resolved.env,
+      env: withoutNames(resolved.env, Object.keys(secretEnv)),
+      secretEnv,
       ports: resolved.ports,
       portMappings: {},
       publicIp: null,
       containerDiskGb: resolved.containerDiskGb,
-      volumeMountPath: resolved.volumeMountPath,
+      volumeMountPath: storage.volumeMountPath ?? resolved.volumeMountPath,
       gpuTypeId: null,
       gpuCount: resolved.gpuCount,
       cpuTypeId: resolved.cpuTypeId,
@@ -90,10 +100,10 @@ export class CreatePodHandler {
       clusterRank: null,
       clusterRole: null,
       overlayIp: null,
-      mounts: null,
+      mounts: storage.mounts,
       templateId: template?.id ?? null,
       registryAuthId: resolved.registryAuthId,
-      networkVolumeId: payload.networkVolumeId ?? null,
+      networkVolumeId: storage.networkVolumeId,
       status: PodStatus.Provisioning,
       desiredStatus: PodStatus.Running,
       statusReason: null,
@@ -115,6 +125,7 @@ export class CreatePodHandler {
     podId: string,
     payload: CreatePodCommand,
     resolved: Resolved,
+    networkVolumeId: string | null,
   ): Promise<PlacementView> {
     const base: Omit<ReservePodCommand, 'gpuTypeId'> = {
       podId,
@@ -122,7 +133,7 @@ export class CreatePodHandler {
       gpuCount: resolved.gpuCount,
       ...(resolved.cpuTypeId ? { cpuTypeId: resolved.cpuTypeId } : {}),
       ...(payload.dataCenterIds?.length ? { dataCenterIds: payload.dataCenterIds } : {}),
-      ...(payload.networkVolumeId ? { networkVolumeId: payload.networkVolumeId } : {}),
+      ...(networkVolumeId ? { networkVolumeId } : {}),
       ports: resolved.ports,
     };
     const attempts = resolved.gpuTypeIds.length ? resolved.gpuTypeIds : [null];
@@ -158,6 +169,11 @@ export class CreatePodHandler {
     }
     throw refusal ?? new DomainError(ErrorCode.CapacityUnavailable, 'no capacity for this pod');
   }
+}
+
+/** `env` without the variables `secretEnv` sets (those win, and nothing stays in clear beside their sealed form). */
+function withoutNames(env: Record<string, string>, names: string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !names.includes(name)));
 }
 
 /** Merges the template's defaults with the request and checks what validation alone cannot (422). */

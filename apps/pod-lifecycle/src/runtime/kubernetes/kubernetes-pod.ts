@@ -1,6 +1,6 @@
-import type { V1ContainerPort, V1Pod, V1Secret, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1ContainerPort, V1EnvVar, V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { PodStatus, type ObservedStatus } from '@app/contracts';
-import type { PodRun, PullSecret } from '../runtime-driver.js';
+import type { PodRun } from '../runtime-driver.js';
 
 /** Labels on every object the driver creates: selection by pod and recognition of a run. */
 export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
@@ -43,6 +43,11 @@ export function pullSecretName(podId: string, generation: number): string {
   return dnsName('gpucp-pull', podId, `g${generation}`);
 }
 
+/** The Secret holding the secret variables of run `generation` of a pod (the pod spec refers to its keys). */
+export function envSecretName(podId: string, generation: number): string {
+  return dnsName('gpucp-env', podId, `g${generation}`);
+}
+
 /** A label value: at most 63 characters of A-Z a-z 0-9 . _ -, starting and ending alphanumerically. */
 export function labelValue(value: string): string {
   return value
@@ -59,7 +64,8 @@ export function podSelector(podId: string): string {
 /** Selects every object the driver made in the namespace. */
 export const MANAGED_SELECTOR = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
 
-function labels(run: PodRun): Record<string, string> {
+/** The labels of every object of one run: selection by pod (`podSelector`) and by generation. */
+export function runLabels(run: Pick<PodRun, 'podId' | 'generation' | 'diskEpoch'>): Record<string, string> {
   return {
     [LABEL_MANAGED_BY]: MANAGED_BY,
     [LABEL_POD_ID]: labelValue(run.podId),
@@ -99,35 +105,22 @@ export function containerPorts(ports: string[]): V1ContainerPort[] {
   return result;
 }
 
-/** The `kubernetes.io/dockerconfigjson` secret of a run; opens the password (may throw). */
-export function pullSecretManifest(
-  run: PodRun,
-  secret: PullSecret,
-  registry: string,
-  options: KubernetesPodOptions,
-): V1Secret {
-  const password = secret.password();
-  if (!password) throw new Error('empty password');
-  const auth = Buffer.from(`${secret.username}:${password}`).toString('base64');
-  const config = { auths: { [registry]: { username: secret.username, password, auth } } };
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: {
-      name: pullSecretName(run.podId, run.generation),
-      namespace: options.namespace,
-      labels: labels(run),
-    },
-    type: 'kubernetes.io/dockerconfigjson',
-    data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
-  };
-}
-
-/** The registry of an image reference (Docker Hub when the first part is not a host). */
-export function imageRegistry(image: string): string {
-  const first = image.split('/')[0];
-  const isHost = image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
-  return isHost ? first : 'https://index.docker.io/v1/';
+/**
+ * The container's variables, by name: plain ones inline, the secret ones (which win) only as references to the
+ * run's Secret (`envSecretManifest`), so no secret value is ever in the pod spec.
+ */
+export function containerEnvVars(run: PodRun): V1EnvVar[] {
+  const secret = new Set(run.secretEnv.names);
+  const secretName = envSecretName(run.podId, run.generation);
+  return [
+    ...Object.entries(run.env)
+      .filter(([name]) => !secret.has(name))
+      .map(([name, value]) => ({ name, value })),
+    ...run.secretEnv.names.map((name) => ({
+      name,
+      valueFrom: { secretKeyRef: { name: secretName, key: name } },
+    })),
+  ].sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** The Kubernetes pod of one run of a pod. */
@@ -162,7 +155,7 @@ export function podManifest(run: KubernetesPodRun, options: KubernetesPodOptions
     metadata: {
       name: kubePodName(run.podId, run.generation),
       namespace: options.namespace,
-      labels: labels(run),
+      labels: runLabels(run),
     },
     spec: {
       // The status machine decides what happens after the container ends; Kubernetes never restarts it.
@@ -177,9 +170,7 @@ export function podManifest(run: KubernetesPodRun, options: KubernetesPodOptions
           name: CONTAINER_NAME,
           image: run.image,
           ...(args.length ? { args } : {}),
-          env: Object.entries(run.env)
-            .sort(([a], [b]) => a.localeCompare(b))
-            .map(([name, value]) => ({ name, value })),
+          env: containerEnvVars(run),
           ports: containerPorts(run.ports),
           ...(gpus ? { resources: { requests: gpus, limits: gpus } } : {}),
           volumeMounts,

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, KubeConfig, type V1ContainerStatus, type V1Pod } from '@kubernetes/client-node';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PodStatus } from '@app/contracts';
-import type { Observation, ObservationSink } from '../runtime-driver.js';
+import { FakeKubeApi } from '../../../../../test/support/fake-kube-api.js';
+import type { Observation, ObservationSink, SecretEnv } from '../runtime-driver.js';
 import {
+  envSecretName,
   GPU_RESOURCE,
   kubePodName,
   observePod,
@@ -15,153 +15,17 @@ import { KubernetesDriver } from './kubernetes.driver.js';
 
 const NS = 'gpucp-pods';
 
-interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; [key: string]: unknown };
-  [key: string]: unknown;
-}
-
-interface RecordedRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  body: KubeObject | null;
-}
-
-/**
- * A fake Kubernetes API server: pods and secrets of namespaces, in memory. It answers like the real one (201 on
- * create with uid, resourceVersion and a Pending status for pods; 404/409 with a Status object; label selectors
- * `k=v,...` on lists) and records every request.
- */
-class FakeKubeApi {
-  readonly requests: RecordedRequest[] = [];
-  private readonly objects = new Map<string, KubeObject>();
-  private version = 1;
-  private server: Server | null = null;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
-  }
-
-  pod(name: string): KubeObject | undefined {
-    return this.objects.get(`pods/${NS}/${name}`);
-  }
-
-  names(kind: 'pods' | 'secrets'): string[] {
-    return [...this.objects.keys()].filter((k) => k.startsWith(`${kind}/`)).map((k) => k.split('/')[2]);
-  }
-
-  /** What the kubelet would write: the pod's phase and its container's state. */
-  setStatus(name: string, phase: string, container?: Partial<V1ContainerStatus>): void {
-    const pod = this.pod(name);
-    if (!pod) throw new Error(`no pod ${name}`);
-    pod.status = {
-      phase,
-      ...(container
-        ? {
-            containerStatuses: [
-              { name: 'pod', image: 'x', imageID: '', restartCount: 0, ready: false, ...container },
-            ],
-          }
-        : {}),
-    };
-    pod.metadata.resourceVersion = String(++this.version);
-  }
-
-  creates(kind: 'pods' | 'secrets'): KubeObject[] {
-    return this.requests
-      .filter((r) => r.method === 'POST' && r.path === `/api/v1/namespaces/${NS}/${kind}`)
-      .map((r) => r.body as KubeObject);
-  }
-
-  deletes(kind: 'pods' | 'secrets'): string[] {
-    return this.requests
-      .filter((r) => r.method === 'DELETE' && r.path.startsWith(`/api/v1/namespaces/${NS}/${kind}/`))
-      .map((r) => r.path.split('/').pop() as string);
-  }
-
-  private handle(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://fake');
-      const text = Buffer.concat(chunks).toString('utf8');
-      const body = text ? (JSON.parse(text) as KubeObject) : null;
-      const method = req.method ?? 'GET';
-      this.requests.push({ method, path: url.pathname, query: url.searchParams, body });
-      const match = /^\/api\/v1\/namespaces\/([^/]+)\/(pods|secrets)(?:\/([^/]+))?$/.exec(url.pathname);
-      if (!match)
-        return this.send(res, 404, this.status(404, 'NotFound', `the server could not find ${url.pathname}`));
-      const [, namespace, kind, name] = match;
-      const kindName = kind === 'pods' ? 'Pod' : 'Secret';
-      const key = (n: string): string => `${kind}/${namespace}/${n}`;
-      if (!name && method === 'GET') {
-        const wanted = (url.searchParams.get('labelSelector') ?? '')
-          .split(',')
-          .filter(Boolean)
-          .map((term) => term.split('='));
-        const items = [...this.objects.entries()]
-          .filter(([k]) => k.startsWith(`${kind}/${namespace}/`))
-          .map(([, o]) => o)
-          .filter((o) => wanted.every(([k, v]) => o.metadata.labels?.[k] === v));
-        return this.send(res, 200, {
-          apiVersion: 'v1',
-          kind: `${kindName}List`,
-          metadata: { resourceVersion: String(this.version) },
-          items,
-        });
-      }
-      if (!name && method === 'POST' && body) {
-        if (this.objects.has(key(body.metadata.name))) {
-          return this.send(
-            res,
-            409,
-            this.status(409, 'AlreadyExists', `${kind} "${body.metadata.name}" already exists`),
-          );
-        }
-        const stored: KubeObject = {
-          ...body,
-          metadata: {
-            ...body.metadata,
-            namespace,
-            uid: `uid-${++this.version}`,
-            resourceVersion: String(this.version),
-            creationTimestamp: new Date().toISOString(),
-          },
-          ...(kind === 'pods' ? { status: { phase: 'Pending' } } : {}),
-        };
-        this.objects.set(key(body.metadata.name), stored);
-        return this.send(res, 201, stored);
-      }
-      const existing = name ? this.objects.get(key(name)) : undefined;
-      if (!name || !existing) {
-        return this.send(res, 404, this.status(404, 'NotFound', `${kind} "${name ?? ''}" not found`));
-      }
-      if (method === 'GET') return this.send(res, 200, existing);
-      if (method === 'DELETE') {
-        this.objects.delete(key(name));
-        return this.send(res, 200, existing);
-      }
-      return this.send(res, 405, this.status(405, 'MethodNotAllowed', `${method} is not supported`));
-    });
-  }
-
-  private status(code: number, reason: string, message: string): object {
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-  }
-
-  private send(res: ServerResponse, code: number, body: object): void {
-    res.writeHead(code, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  }
+/** Secret variables as the reconciler hands them over: opened only when asked. */
+function secretEnv(values: Record<string, string>): SecretEnv & { opened: number } {
+  const env = {
+    names: Object.keys(values).sort(),
+    opened: 0,
+    open: () => {
+      env.opened += 1;
+      return { ...values };
+    },
+  };
+  return env;
 }
 
 class Sink implements ObservationSink {
@@ -186,6 +50,7 @@ function run(overrides: Partial<KubernetesPodRun> = {}): KubernetesPodRun {
     gpuCount: 2,
     hostId: 'eu-ro-1-h00001',
     containerDiskGb: 20,
+    secretEnv: secretEnv({}),
     pullSecret: null,
     ...overrides,
   };
@@ -197,7 +62,7 @@ describe('KubernetesDriver against a fake Kubernetes API', () => {
   let driver: KubernetesDriver;
 
   beforeEach(async () => {
-    api = new FakeKubeApi();
+    api = new FakeKubeApi(NS);
     await api.start();
     const config = new KubeConfig();
     config.loadFromOptions({
@@ -285,6 +150,100 @@ describe('KubernetesDriver against a fake Kubernetes API', () => {
     ]);
     // Freshly created: Pending, not scheduled yet → PROVISIONING, nothing reported.
     expect(sink.reports).toEqual([]);
+  });
+
+  it('puts secret variables in a Secret of the run that the pod spec refers to, never in the spec itself', async () => {
+    const key = 'cpk_worker_key_in_clear';
+    const env = secretEnv({ RUNPOD_AI_API_KEY: key });
+    await driver.ensureRunning(
+      run({ secretEnv: env, pullSecret: { registryAuthId: 'ra1', username: 'robot', password: () => 'pw' } }),
+    );
+
+    const secretName = envSecretName('p1', 1);
+    const secret = api.creates('secrets').find((s) => s.metadata.name === secretName)!;
+    expect(secret).toMatchObject({
+      type: 'Opaque',
+      immutable: true,
+      metadata: { labels: { 'gpucp.io/pod-id': 'p1', 'gpucp.io/generation': '1' } },
+      data: { RUNPOD_AI_API_KEY: Buffer.from(key).toString('base64') },
+    });
+    const [created] = api.creates('pods') as unknown as V1Pod[];
+    expect(created.spec!.containers[0].env).toEqual([
+      { name: 'HF_TOKEN', value: 'hf-secret' },
+      {
+        name: 'RUNPOD_AI_API_KEY',
+        valueFrom: { secretKeyRef: { name: secretName, key: 'RUNPOD_AI_API_KEY' } },
+      },
+      { name: 'RUNPOD_DC_ID', value: 'EU-RO-1' },
+      { name: 'RUNPOD_POD_ID', value: 'p1' },
+    ]);
+    expect(JSON.stringify(created)).not.toContain(key);
+    expect(JSON.stringify(created)).not.toContain(Buffer.from(key).toString('base64'));
+    expect(env.opened).toBe(1);
+
+    // Secrets first (the kubelet must find them), then the pod, then the pod owns them.
+    const order = api.requests.map((r) => `${r.method} ${r.path.split('/').slice(5).join('/')}`);
+    expect(order.filter((r) => !r.startsWith('GET') && !r.startsWith('DELETE'))).toEqual([
+      'POST secrets',
+      'POST secrets',
+      'POST pods',
+      `PATCH secrets/${pullSecretName('p1', 1)}`,
+      `PATCH secrets/${secretName}`,
+    ]);
+    expect(api.requests.filter((r) => r.method === 'PATCH').map((r) => r.contentType)).toEqual([
+      expect.stringMatching(/^application\/json-patch\+json/),
+      expect.stringMatching(/^application\/json-patch\+json/),
+    ]);
+    const podUid = api.pod(name)!.metadata.uid;
+    for (const secretOfRun of [secretName, pullSecretName('p1', 1)]) {
+      expect(api.get('secrets', secretOfRun)!.metadata.ownerReferences).toEqual([
+        { apiVersion: 'v1', kind: 'Pod', name, uid: podUid },
+      ]);
+    }
+  });
+
+  it("a Kubernetes pod deleted behind the driver's back takes its Secrets with it (owner references)", async () => {
+    await driver.ensureRunning(run({ secretEnv: secretEnv({ RUNPOD_AI_API_KEY: 'k' }) }));
+    expect(api.names('secrets')).toEqual([envSecretName('p1', 1)]);
+    await fetch(`${api.url}/api/v1/namespaces/${NS}/pods/${name}`, { method: 'DELETE' });
+    expect(api.names('secrets')).toEqual([]);
+  });
+
+  it('a secret variable that cannot be opened reports ERROR and creates nothing', async () => {
+    const env: SecretEnv = {
+      names: ['RUNPOD_AI_API_KEY'],
+      open: () => {
+        throw new Error('secret variable RUNPOD_AI_API_KEY cannot be opened: REGISTRY_AUTH_KEYS is not set');
+      },
+    };
+    await driver.ensureRunning(run({ secretEnv: env }));
+    expect(api.creates('pods')).toEqual([]);
+    expect(api.creates('secrets')).toEqual([]);
+    expect(sink.reports).toEqual([
+      {
+        podId: 'p1',
+        generation: 1,
+        status: PodStatus.Error,
+        reason:
+          'cannot start: secret variable RUNPOD_AI_API_KEY cannot be opened: REGISTRY_AUTH_KEYS is not set',
+      },
+    ]);
+  });
+
+  it('a new run replaces the Secrets of the previous one; stop deletes them; a restart keeps the current ones', async () => {
+    // Without owner references (the patch refused), so the driver's own deletes are what removes them.
+    api.forbidPatches = true;
+    const env = secretEnv({ RUNPOD_AI_API_KEY: 'k' });
+    await driver.ensureRunning(run({ secretEnv: env }));
+    await driver.shutdown();
+    await driver.ensureRunning(run({ secretEnv: env, status: PodStatus.Running }));
+    expect(api.names('secrets')).toEqual([envSecretName('p1', 1)]);
+    await driver.ensureRunning(run({ generation: 2, status: PodStatus.Starting, secretEnv: env }));
+    expect(api.names('secrets')).toEqual([envSecretName('p1', 2)]);
+    await driver.stop('p1');
+    expect(api.names('secrets')).toEqual([]);
+    expect(api.names('pods')).toEqual([]);
+    expect(api.deletes('secrets')).toEqual([envSecretName('p1', 1), envSecretName('p1', 2)]);
   });
 
   it('is idempotent: a second ensureRunning of the same run creates nothing', async () => {
@@ -400,7 +359,7 @@ describe('KubernetesDriver against a fake Kubernetes API', () => {
 
     await driver.stop('p1');
     expect(api.deletes('pods')).toEqual([name]);
-    expect(api.deletes('secrets')).toEqual([pullSecretName('p1', 1)]);
+    // The pull secret went with its owner, the pod; the driver deletes what is left of the run's secrets itself.
     expect(api.names('pods')).toEqual([]);
     expect(api.names('secrets')).toEqual([]);
     await driver.poll(); // the deleted pod is no longer followed: no report of its absence

@@ -1,21 +1,20 @@
 import { Logger } from '@nestjs/common';
-import { ApiException, type CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { ApiException, type CoreV1Api, type V1Pod, type V1Secret } from '@kubernetes/client-node';
 import { PodStatus } from '@app/contracts';
 import type { ObservationSink, RuntimeDriver } from '../runtime-driver.js';
 import {
-  imageRegistry,
   kubePodName,
+  LABEL_GENERATION,
   MANAGED_SELECTOR,
   observePod,
   podManifest,
   podSelector,
-  pullSecretManifest,
-  pullSecretName,
   runGeneration,
   type KubeObservation,
   type KubernetesPodOptions,
   type KubernetesPodRun,
 } from './kubernetes-pod.js';
+import { envSecretManifest, imageRegistry, ownedByPatch, pullSecretManifest } from './kubernetes-secrets.js';
 
 export interface KubernetesDriverOptions extends KubernetesPodOptions {
   /** How often the driver lists its Kubernetes pods and reports what changed, in ms. */
@@ -38,8 +37,9 @@ function isStatus(error: unknown, code: number): boolean {
 
 /**
  * One Kubernetes pod per run of a pod, in one namespace (docs/pods.md, "kubernetes"). `ensureRunning` creates the
- * Kubernetes pod of the run (and its image pull secret) after deleting any other run's; `stop` and `remove`
- * delete them. A poll every `pollMs` lists the driver's Kubernetes pods and reports each followed run's status
+ * Kubernetes pod of the run, and first its Secrets (the image pull secret; the secret variables, which the pod
+ * spec only refers to), after deleting any other run's; the Secrets are then owned by the pod. `stop` and `remove`
+ * delete them all. A poll every `pollMs` lists the driver's Kubernetes pods and reports each followed run's status
  * when it changes (phases and container states mapped by `observePod`). Stateless: after a restart,
  * `ensureRunning` of every live pod finds its Kubernetes pod and follows it again.
  */
@@ -80,20 +80,9 @@ export class KubernetesDriver implements RuntimeDriver {
         this.startPolling();
         return;
       }
-      if (run.pullSecret) {
-        let secret;
-        try {
-          secret = pullSecretManifest(run, run.pullSecret, imageRegistry(run.image), this.options);
-        } catch (error) {
-          // The message of an opening failure names the key or the missing key ring, never the secret.
-          this.sink.report({
-            podId: run.podId,
-            generation: run.generation,
-            status: PodStatus.Error,
-            reason: `cannot pull ${run.image}: registry credential ${run.pullSecret.registryAuthId} cannot be opened (${(error as Error).message})`,
-          });
-          return;
-        }
+      const secrets = this.secretsOf(run);
+      if (!secrets) return;
+      for (const secret of secrets) {
         try {
           await this.api.createNamespacedSecret({ namespace, body: secret });
         } catch (error) {
@@ -108,6 +97,7 @@ export class KubernetesDriver implements RuntimeDriver {
         this.logger.log(`pod ${run.podId} run ${run.generation}: created ${namespace}/${name}`);
         this.tracked.set(run.podId, tracked);
         this.observe(tracked, created);
+        for (const secret of secrets) await this.ownSecret(secret, created);
       } catch (error) {
         if (!isStatus(error, 409)) throw error;
         this.tracked.set(run.podId, tracked);
@@ -216,14 +206,62 @@ export class KubernetesDriver implements RuntimeDriver {
     }
   }
 
-  /** Deletes the pod's pull secrets, but the one of `keepGeneration`. */
+  /**
+   * The run's Secrets, their values opened now; null when one cannot be opened, which is reported as ERROR (the
+   * message names the credential or the variable and the key ring's problem, never a value).
+   */
+  private secretsOf(run: KubernetesPodRun): V1Secret[] | null {
+    const secrets: V1Secret[] = [];
+    let failure: string | null = null;
+    if (run.pullSecret) {
+      try {
+        secrets.push(pullSecretManifest(run, run.pullSecret, imageRegistry(run.image), this.options));
+      } catch (error) {
+        failure = `cannot pull ${run.image}: registry credential ${run.pullSecret.registryAuthId} cannot be opened (${(error as Error).message})`;
+      }
+    }
+    if (!failure && run.secretEnv.names.length) {
+      try {
+        secrets.push(envSecretManifest(run, this.options));
+      } catch (error) {
+        failure = `cannot start: ${(error as Error).message}`;
+      }
+    }
+    if (!failure) return secrets;
+    this.sink.report({
+      podId: run.podId,
+      generation: run.generation,
+      status: PodStatus.Error,
+      reason: failure,
+    });
+    return null;
+  }
+
+  /**
+   * Makes the Kubernetes pod the owner of a Secret of its run, so Kubernetes deletes the Secret with the pod even
+   * when someone else deletes the pod. Best effort: the driver deletes the run's Secrets itself anyway.
+   */
+  private async ownSecret(secret: V1Secret, pod: V1Pod): Promise<void> {
+    const name = secret.metadata?.name;
+    const patch = ownedByPatch(pod);
+    if (!name || !patch) return;
+    try {
+      await this.api.patchNamespacedSecret({ name, namespace: this.options.namespace, body: patch });
+    } catch (error) {
+      this.logger.warn(
+        `could not make ${pod.metadata?.name} the owner of secret ${name}: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** Deletes the pod's Secrets (pull secrets, secret variables), but those of run `keepGeneration`. */
   private async deleteSecrets(podId: string, keepGeneration: number | null): Promise<void> {
     const namespace = this.options.namespace;
-    const keep = keepGeneration === null ? null : pullSecretName(podId, keepGeneration);
     const secrets = await this.api.listNamespacedSecret({ namespace, labelSelector: podSelector(podId) });
     for (const secret of secrets.items) {
       const name = secret.metadata?.name;
-      if (!name || name === keep) continue;
+      const generation = secret.metadata?.labels?.[LABEL_GENERATION];
+      if (!name || (keepGeneration !== null && generation === String(keepGeneration))) continue;
       try {
         await this.api.deleteNamespacedSecret({ name, namespace });
       } catch (error) {

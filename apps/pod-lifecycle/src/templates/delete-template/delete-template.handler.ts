@@ -7,8 +7,8 @@ import { TemplateRepository } from '../template.repository.js';
 
 /**
  * Deletes a template unless something still uses it (400 IN_USE): a pod that is not terminated (standalone or a
- * cluster member). Extension point: serverless endpoints live in endpoint-autoscaler; when they exist, this
- * check asks it too (an `endpoint.qry.*` query naming the endpoints using the template) before deleting.
+ * cluster member). Serverless endpoints live in endpoint-autoscaler: the gateway asks it before this command
+ * (TemplatesService.delete), as it does the other cross-app checks.
  */
 @Injectable()
 export class DeleteTemplateHandler {

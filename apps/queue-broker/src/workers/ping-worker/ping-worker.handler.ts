@@ -9,7 +9,8 @@ import { WorkersRepository } from '../workers.repository.js';
 /**
  * The heartbeat. Its `job_id` list is compared with the worker's leases: a job leased more than
  * LEASE_CONFIRM_GRACE_MS ago that the worker does not list never reached it (the take's answer was lost) and is
- * taken back; a job the worker still lists although it was cancelled or timed out is signalled again (job-stop).
+ * taken back; a job the worker still lists STOP_REPEAT_AFTER_MS after job-stop named it, although it was cancelled
+ * or timed out, is named in job-stop again (and its late job-done stays ignored).
  */
 @Injectable()
 export class PingWorkerHandler {
@@ -45,7 +46,8 @@ export class PingWorkerHandler {
       );
       requeued += 1;
     }
-    for (const jobId of await this.jobs.rearmStops(payload.workerId, payload.jobIds, graceStart, manager)) {
+    const repeatBefore = new Date(now.getTime() - this.config.STOP_REPEAT_AFTER_MS);
+    for (const jobId of await this.jobs.rearmStops(payload.workerId, payload.jobIds, repeatBefore, manager)) {
       const stop: WorkerStopRequestedEvent = {
         endpointId: payload.endpointId,
         workerId: payload.workerId,

@@ -1,0 +1,95 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import {
+  CreateEndpointV2Dto,
+  UpdateEndpointV2Dto,
+  type Actor,
+  type EndpointV2List,
+  type EndpointV2View,
+  type WorkerList,
+} from '@app/contracts';
+import type { Principal } from '../accounts/accounts.service.js';
+import { scopeMayManage } from '../accounts/api-key-scope.js';
+import { Auth, actorOf, CurrentActor, CurrentPrincipal } from '../auth/auth.decorators.js';
+import { Operation } from '../openapi/openapi.decorators.js';
+import { toEndpointV2View, toSaveCommandV2 } from './endpoint-v2.view.js';
+import { EndpointsService } from './endpoints.service.js';
+
+/**
+ * `/v2/serverless`: RunPod's management API v2 for serverless endpoints, on the same service (and records) as
+ * GraphQL's `saveEndpoint`, `deleteEndpoint` and `myself { endpoints }`. A read-only key sees `aiKey: null`.
+ */
+@ApiTags('Serverless endpoints')
+@Auth({ key: 'bearer' })
+@Controller('v2/serverless')
+export class ServerlessV2Controller {
+  constructor(private readonly endpoints: EndpointsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Operation('Create a serverless endpoint', {
+    returns: 'EndpointV2View',
+    errors: { 404: 'templateId or the network volume names nothing of yours' },
+  })
+  async create(@Body() dto: CreateEndpointV2Dto, @CurrentActor() actor: Actor): Promise<EndpointV2View> {
+    return toEndpointV2View(await this.endpoints.save(toSaveCommandV2(dto, null), actor));
+  }
+
+  @Get()
+  @Operation("List the caller's serverless endpoints", { returns: 'EndpointV2List' })
+  async list(@CurrentPrincipal() principal: Principal): Promise<EndpointV2List> {
+    const secrets = scopeMayManage(principal.key.scope);
+    const endpoints = await this.endpoints.list(actorOf(principal), { secrets });
+    return { endpoints: endpoints.map(toEndpointV2View) };
+  }
+
+  @Get(':endpointId')
+  @Operation('Get a serverless endpoint', { returns: 'EndpointV2View' })
+  async get(
+    @Param('endpointId') endpointId: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<EndpointV2View> {
+    const secrets = scopeMayManage(principal.key.scope);
+    return toEndpointV2View(await this.endpoints.get(endpointId, actorOf(principal), { secrets }));
+  }
+
+  @Patch(':endpointId')
+  @HttpCode(200)
+  @Operation('Update a serverless endpoint (absent fields keep their values)', {
+    returns: 'EndpointV2View',
+    errors: { 404: 'templateId or the network volume names nothing of yours' },
+  })
+  async update(
+    @Param('endpointId') endpointId: string,
+    @Body() dto: UpdateEndpointV2Dto,
+    @CurrentActor() actor: Actor,
+  ): Promise<EndpointV2View> {
+    return toEndpointV2View(
+      await this.endpoints.update(endpointId, (current) => toSaveCommandV2(dto, current), actor),
+    );
+  }
+
+  @Delete(':endpointId')
+  @HttpCode(204)
+  @Operation('Delete a serverless endpoint', {
+    errors: { 409: 'workers.min or workers.max is not 0 (set both to 0 first)' },
+  })
+  delete(@Param('endpointId') endpointId: string, @CurrentActor() actor: Actor): Promise<void> {
+    return this.endpoints.delete(endpointId, actor);
+  }
+
+  @Get(':endpointId/workers')
+  @Operation("List an endpoint's live workers", { returns: 'WorkerList' })
+  workers(@Param('endpointId') endpointId: string, @CurrentActor() actor: Actor): Promise<WorkerList> {
+    return this.endpoints.workers(endpointId, actor);
+  }
+
+  @Get(':endpointId/workers/:workerId/logs')
+  @Operation("A worker's logs (not served yet)", {
+    unavailable: true,
+    errors: { 501: 'always, once the endpoint is found: worker logs are not served by this deployment yet' },
+  })
+  workerLogs(@Param('endpointId') endpointId: string, @CurrentActor() actor: Actor): Promise<void> {
+    return this.endpoints.workerLogs(endpointId, actor);
+  }
+}

@@ -1,0 +1,194 @@
+import { Field, InputType, Int, registerEnumType } from '@nestjs/graphql';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { EnvironmentVariableInput } from './endpoint.input.js';
+
+/** RunPod's cloud choice; every pod here is on the operator's own fleet, so it does not change placement. */
+export enum CloudType {
+  ALL = 'ALL',
+  SECURE = 'SECURE',
+  COMMUNITY = 'COMMUNITY',
+}
+registerEnumType(CloudType, { name: 'CloudTypeEnum' });
+
+/** What `podFindAndDeployOnDemand` and `deployCpuPod` share (the Python SDK's `create_pod`). */
+@InputType({ isAbstract: true })
+class PodDeployInput {
+  @Field(() => String)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(191)
+  name: string;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  imageName?: string | null;
+
+  @Field(() => CloudType, { nullable: true })
+  @IsOptional()
+  cloudType?: CloudType | null;
+
+  @Field(() => Boolean, { nullable: true })
+  @IsOptional()
+  @IsBoolean()
+  startSsh?: boolean | null;
+
+  /** Every pod with a mapped port gets the host's public address: accepted, nothing to choose. */
+  @Field(() => Boolean, { nullable: true })
+  @IsOptional()
+  @IsBoolean()
+  supportPublicIp?: boolean | null;
+
+  /** Pods have no volume disk of their own here: only 0 (or absent); mount a network volume instead. */
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(0, {
+    message: 'volumeInGb must be 0: pods have no volume disk here; mount a network volume (networkVolumeId)',
+  })
+  volumeInGb?: number | null;
+
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(4096)
+  containerDiskInGb?: number | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  dockerArgs?: string | null;
+
+  /** `8888/http,22/tcp`. */
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  ports?: string | null;
+
+  /** Where the network volume mounts (ignored without `networkVolumeId`; the SDK always sends one). */
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  volumeMountPath?: string | null;
+
+  @Field(() => [EnvironmentVariableInput], { nullable: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(256)
+  @ValidateNested({ each: true })
+  @Type(() => EnvironmentVariableInput)
+  env?: EnvironmentVariableInput[] | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  dataCenterId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  templateId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  networkVolumeId?: string | null;
+
+  /** Host-size filters of RunPod's marketplace; a host here is a fleet entry, so they are accepted and not used. */
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @IsInt()
+  minVcpuCount?: number | null;
+
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @IsInt()
+  minMemoryInGb?: number | null;
+}
+
+@InputType('PodFindAndDeployOnDemandInput')
+export class PodFindAndDeployOnDemandInput extends PodDeployInput {
+  @Field(() => String)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(191)
+  gpuTypeId: string;
+
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(16)
+  gpuCount?: number | null;
+}
+
+@InputType('DeployCpuPodInput')
+export class DeployCpuPodInput extends PodDeployInput {
+  /** The CPU flavor (`cpuFlavorId` of /v1). */
+  @Field(() => String)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(191)
+  instanceId: string;
+}
+
+@InputType('PodFilter')
+export class PodRefInput {
+  @Field(() => String)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  podId: string;
+}
+
+@InputType('PodResumeInput')
+export class PodResumeInput extends PodRefInput {
+  /** A pod resumes with the GPUs it was created with: another count is refused. */
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  gpuCount?: number | null;
+}
+
+@InputType('GpuTypeFilter')
+export class GpuTypeFilterInput {
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(191)
+  id?: string | null;
+}
+
+@InputType('GpuLowestPriceInput')
+export class GpuLowestPriceInput {
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @IsInt()
+  gpuCount?: number | null;
+}
+
+/** Either deploy input: GPU (`gpuTypeId`) or CPU (`instanceId`). */
+export type PodDeployInputs = PodFindAndDeployOnDemandInput | DeployCpuPodInput;

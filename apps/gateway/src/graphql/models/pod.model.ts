@@ -1,0 +1,156 @@
+import { Field, Float, ID, Int, ObjectType } from '@nestjs/graphql';
+
+/** One exposed port of a running pod (`runtime { ports { ... } }`). */
+@ObjectType('PodRuntimePort')
+export class PodRuntimePortModel {
+  @Field(() => String, { nullable: true })
+  ip: string | null;
+
+  @Field(() => Boolean)
+  isIpPublic: boolean;
+
+  @Field(() => Int)
+  privatePort: number;
+
+  @Field(() => Int, { nullable: true })
+  publicPort: number | null;
+
+  /** `http` or `tcp`. */
+  @Field(() => String)
+  type: string;
+}
+
+/** Present only while the pod runs: provisioners poll `pod { runtime }` until it is not null. */
+@ObjectType('PodRuntime')
+export class PodRuntimeModel {
+  @Field(() => Int)
+  uptimeInSeconds: number;
+
+  @Field(() => [PodRuntimePortModel])
+  ports: PodRuntimePortModel[];
+}
+
+@ObjectType('PodMachine')
+export class PodMachineModel {
+  /** The host the pod is placed on. */
+  @Field(() => String, { nullable: true })
+  podHostId: string | null;
+
+  /** The catalog's GPU type id; `gpuDisplayName` (resolved from the catalog when selected) names it. */
+  @Field(() => String, { nullable: true })
+  gpuTypeId: string | null;
+
+  @Field(() => String, { nullable: true })
+  dataCenterId: string | null;
+}
+
+/** A pod as the Python SDK's documents select it (`myself { pods }`, `pod(input:)`, the pod mutations). */
+@ObjectType('Pod')
+export class PodModel {
+  @Field(() => ID)
+  id: string;
+
+  @Field(() => String)
+  name: string;
+
+  @Field(() => String)
+  imageName: string;
+
+  @Field(() => String, { nullable: true })
+  dockerArgs: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Always null: the container id is the runtime’s' })
+  dockerId: string | null;
+
+  /** `KEY=value` entries; values of secret-looking names masked, as on every surface. */
+  @Field(() => [String])
+  env: string[];
+
+  @Field(() => Int)
+  gpuCount: number;
+
+  @Field(() => Float, { nullable: true, description: 'null: this deployment keeps no prices' })
+  costPerHr: number | null;
+
+  /** RUNNING, EXITED or TERMINATED: what was last asked for. */
+  @Field(() => String)
+  desiredStatus: string;
+
+  /** PROVISIONING, STARTING, RUNNING, EXITED, ERROR or TERMINATED. */
+  @Field(() => String)
+  status: string;
+
+  @Field(() => String)
+  lastStatusChange: string;
+
+  @Field(() => String, { nullable: true })
+  machineId: string | null;
+
+  @Field(() => PodMachineModel)
+  machine: PodMachineModel;
+
+  @Field(() => Float, { nullable: true, description: 'null: a pod’s share of host memory is not modelled' })
+  memoryInGb: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'null: a pod’s share of host vCPUs is not modelled' })
+  vcpuCount: number | null;
+
+  /** RESERVED: pods here are never interruptible. */
+  @Field(() => String)
+  podType: string;
+
+  /** The first exposed port, as the legacy field gave it. */
+  @Field(() => Int, { nullable: true })
+  port: number | null;
+
+  /** `8888/http,22/tcp`. */
+  @Field(() => String)
+  ports: string;
+
+  @Field(() => Int)
+  uptimeSeconds: number;
+
+  @Field(() => Int)
+  containerDiskInGb: number;
+
+  @Field(() => Int, { description: 'Always 0: pods here have no volume disk; network volumes mount instead' })
+  volumeInGb: number;
+
+  @Field(() => String, { nullable: true })
+  volumeMountPath: string | null;
+
+  @Field(() => PodRuntimeModel, { nullable: true })
+  runtime: PodRuntimeModel | null;
+}
+
+/** `lowestPrice` of a GPU type: no prices are kept here, so both are null. */
+@ObjectType('LowestPrice')
+export class LowestPriceModel {
+  @Field(() => Float, { nullable: true })
+  minimumBidPrice: number | null;
+
+  @Field(() => Float, { nullable: true })
+  uninterruptablePrice: number | null;
+}
+
+/** A GPU type of the catalog as `gpuTypes(input:)` returns it. */
+@ObjectType('GpuType')
+export class GpuTypeModel {
+  @Field(() => ID)
+  id: string;
+
+  @Field(() => String)
+  displayName: string;
+
+  @Field(() => Int)
+  memoryInGb: number;
+
+  @Field(() => Int)
+  maxGpuCount: number;
+
+  @Field(() => Boolean)
+  secureCloud: boolean;
+
+  @Field(() => Boolean)
+  communityCloud: boolean;
+}

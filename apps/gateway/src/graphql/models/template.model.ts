@@ -1,0 +1,47 @@
+import { Field, ID, Int, ObjectType } from '@nestjs/graphql';
+import { EnvironmentVariableModel } from './environment-variable.model.js';
+
+/** A template as the GraphQL API shows it (`saveTemplate`'s answer): RunPod's names, ports as one string. */
+@ObjectType('PodTemplate')
+export class TemplateModel {
+  @Field(() => ID)
+  id: string;
+
+  @Field(() => String)
+  name: string;
+
+  @Field(() => String)
+  imageName: string;
+
+  @Field(() => String)
+  dockerArgs: string;
+
+  @Field(() => Int)
+  containerDiskInGb: number;
+
+  /** Always 0: a template carries no pod volume (pods mount network volumes). */
+  @Field(() => Int)
+  volumeInGb: number;
+
+  @Field(() => String, { nullable: true })
+  volumeMountPath: string | null;
+
+  /** Comma-separated, e.g. `8888/http,22/tcp`. */
+  @Field(() => String)
+  ports: string;
+
+  @Field(() => [EnvironmentVariableModel])
+  env: EnvironmentVariableModel[];
+
+  @Field(() => Boolean)
+  isServerless: boolean;
+
+  @Field(() => String, { nullable: true })
+  containerRegistryAuthId: string | null;
+
+  @Field(() => String)
+  readme: string;
+
+  @Field(() => Boolean)
+  isPublic: boolean;
+}

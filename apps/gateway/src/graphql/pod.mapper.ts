@@ -1,0 +1,81 @@
+import type { CreatePodCommand, PodView } from '@app/contracts';
+import type { PodDeployInputs } from './inputs/pod.input.js';
+import type { PodModel } from './models/pod.model.js';
+
+/** A pod as the SDK's documents read it. */
+export function toPodModel(view: PodView, now: Date): PodModel {
+  const running = view.status === 'RUNNING';
+  const uptime =
+    running && view.lastStartedAt
+      ? Math.max(0, Math.floor((now.getTime() - Date.parse(view.lastStartedAt)) / 1000))
+      : 0;
+  const ports = view.ports.map((spec) => {
+    const [port, type] = spec.split('/');
+    const publicPort = view.portMappings[port] ?? null;
+    return {
+      ip: view.publicIp,
+      isIpPublic: view.publicIp !== null && publicPort !== null,
+      privatePort: Number(port),
+      publicPort,
+      type: type ?? 'tcp',
+    };
+  });
+  return {
+    id: view.id,
+    name: view.name,
+    imageName: view.imageName,
+    dockerArgs: view.dockerArgs,
+    dockerId: null,
+    env: Object.entries(view.env).map(([key, value]) => `${key}=${value}`),
+    gpuCount: view.gpuCount,
+    costPerHr: null,
+    desiredStatus: view.desiredStatus,
+    status: view.status,
+    lastStatusChange: view.lastStatusChange,
+    machineId: view.machineId,
+    machine: {
+      podHostId: view.machineId,
+      gpuTypeId: view.gpuTypeId,
+      dataCenterId: view.dataCenterId,
+    },
+    memoryInGb: null,
+    vcpuCount: null,
+    podType: 'RESERVED',
+    port: ports[0]?.privatePort ?? null,
+    ports: view.ports.join(','),
+    uptimeSeconds: uptime,
+    containerDiskInGb: view.containerDiskInGb,
+    volumeInGb: 0,
+    volumeMountPath: view.volumeMountPath,
+    runtime: running ? { uptimeInSeconds: uptime, ports } : null,
+  };
+}
+
+/** `podFindAndDeployOnDemand` / `deployCpuPod` → the one pod create every surface uses. */
+export function toCreatePod(input: PodDeployInputs): CreatePodCommand {
+  const gpu = 'gpuTypeId' in input;
+  const ports = (input.ports ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  return {
+    name: input.name,
+    ...(input.imageName ? { imageName: input.imageName } : {}),
+    ...(gpu
+      ? { computeType: 'GPU', gpuTypeId: input.gpuTypeId, gpuCount: input.gpuCount ?? 1 }
+      : { computeType: 'CPU', cpuFlavorId: input.instanceId }),
+    ...(input.dockerArgs ? { dockerArgs: input.dockerArgs } : {}),
+    ...(input.containerDiskInGb ? { containerDiskInGb: input.containerDiskInGb } : {}),
+    ...(ports.length ? { ports } : {}),
+    ...(input.env?.length ? { env: Object.fromEntries(input.env.map((e) => [e.key, e.value])) } : {}),
+    ...(input.dataCenterId ? { dataCenterIds: [input.dataCenterId] } : {}),
+    ...(input.templateId ? { templateId: input.templateId } : {}),
+    ...(input.networkVolumeId
+      ? {
+          networkVolumeId: input.networkVolumeId,
+          ...(input.volumeMountPath ? { volumeMountPath: input.volumeMountPath } : {}),
+        }
+      : {}),
+    ...(input.startSsh ? { startSsh: true } : {}),
+  };
+}

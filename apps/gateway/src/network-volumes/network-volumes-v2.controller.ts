@@ -1,0 +1,59 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import {
+  CreateNetworkVolumeV2Dto,
+  UpdateNetworkVolumeDto,
+  type Actor,
+  type NetworkVolumeList,
+  type NetworkVolumeView,
+} from '@app/contracts';
+import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Operation } from '../openapi/openapi.decorators.js';
+import { NetworkVolumesService } from './network-volumes.service.js';
+
+/** `/v2/network-volumes` (management API v2): the volumes of `/v1/networkvolumes`, through the same service. */
+@ApiTags('Network volumes')
+@Auth({ key: 'bearer' })
+@Controller('v2/network-volumes')
+export class NetworkVolumesV2Controller {
+  constructor(private readonly volumes: NetworkVolumesService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Operation('Create a network volume', { returns: 'NetworkVolumeView' })
+  create(@Body() dto: CreateNetworkVolumeV2Dto, @CurrentActor() actor: Actor): Promise<NetworkVolumeView> {
+    return this.volumes.create({ name: dto.name, size: dto.size, dataCenterId: dto.dataCenter }, actor);
+  }
+
+  @Get()
+  @Operation("List the caller's network volumes", { returns: 'NetworkVolumeList' })
+  async list(@CurrentActor() actor: Actor): Promise<NetworkVolumeList> {
+    return { networkVolumes: await this.volumes.list(actor) };
+  }
+
+  @Get(':networkVolumeId')
+  @Operation('Get a network volume', { returns: 'NetworkVolumeView' })
+  get(@Param('networkVolumeId') id: string, @CurrentActor() actor: Actor): Promise<NetworkVolumeView> {
+    return this.volumes.get(id, actor);
+  }
+
+  @Patch(':networkVolumeId')
+  @Operation('Rename or grow a network volume', {
+    returns: 'NetworkVolumeView',
+    errors: { 400: 'size is smaller than the current size: a volume only grows' },
+  })
+  update(
+    @Param('networkVolumeId') id: string,
+    @Body() dto: UpdateNetworkVolumeDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<NetworkVolumeView> {
+    return this.volumes.update(id, dto, actor);
+  }
+
+  @Delete(':networkVolumeId')
+  @HttpCode(204)
+  @Operation('Delete a network volume', { errors: { 400: 'a cluster or a pod still mounts the volume' } })
+  delete(@Param('networkVolumeId') id: string, @CurrentActor() actor: Actor): Promise<void> {
+    return this.volumes.delete(id, actor);
+  }
+}

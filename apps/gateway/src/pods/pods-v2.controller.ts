@@ -1,0 +1,111 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import {
+  CreatePodV2Dto,
+  PodActionV2Dto,
+  UpdatePodV2Dto,
+  type Actor,
+  type PodV2List,
+  type PodV2View,
+} from '@app/contracts';
+import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Operation, TextQuery } from '../openapi/openapi.decorators.js';
+import { fromCreatePodV2, toPodV2View } from './pod-v2.view.js';
+import { PodsService } from './pods.service.js';
+
+/** `/v2/pods`: RunPod's management API v2, on the same use cases as /v1/pods and GraphQL. */
+@ApiTags('Pods')
+@Auth({ key: 'bearer' })
+@Controller('v2/pods')
+export class PodsV2Controller {
+  constructor(private readonly pods: PodsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Operation('Create a pod', {
+    returns: 'PodV2View',
+    description:
+      'A standalone GPU (`gpu`) or CPU (`cpu`) pod, placed by the scheduler; it starts PROVISIONING.',
+    errors: {
+      400: 'mounts: both persistent and network, or persistent on a CPU pod',
+      404: 'templateId, registry or a network volume names nothing of yours',
+      409: 'no host has the capacity asked for',
+    },
+  })
+  async create(@Body() dto: CreatePodV2Dto, @CurrentActor() actor: Actor): Promise<PodV2View> {
+    return toPodV2View(await this.pods.create(fromCreatePodV2(dto), actor));
+  }
+
+  @Get()
+  @Operation("List the caller's pods", { returns: 'PodV2List' })
+  @TextQuery('includeClusterPods', '`true` adds cluster member pods (any other value does not)')
+  async list(
+    @Query('includeClusterPods') includeClusterPods: string | undefined,
+    @CurrentActor() actor: Actor,
+  ): Promise<PodV2List> {
+    return { pods: (await this.pods.listStandalone(includeClusterPods === 'true', actor)).map(toPodV2View) };
+  }
+
+  @Get(':podId')
+  @Operation('Get a pod', { returns: 'PodV2View' })
+  async get(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<PodV2View> {
+    return toPodV2View(await this.pods.get(podId, actor));
+  }
+
+  @Patch(':podId')
+  @HttpCode(200)
+  @Operation('Rename a pod or change its mount path', {
+    returns: 'PodV2View',
+    description: 'Mounts follow the interface: only a path changes; the new path applies at the next start.',
+    errors: {
+      400: 'network emptied, a mount kind the pod was created without, or another network volume',
+      409: 'the pod is a cluster member (its cluster configures it) or terminated',
+    },
+  })
+  async update(
+    @Param('podId') podId: string,
+    @Body() dto: UpdatePodV2Dto,
+    @CurrentActor() actor: Actor,
+  ): Promise<PodV2View> {
+    return toPodV2View(await this.pods.update(podId, dto, actor));
+  }
+
+  @Delete(':podId')
+  @HttpCode(204)
+  @Operation('Terminate a pod', {
+    errors: { 409: 'the pod is a cluster member (delete its cluster), or already terminated' },
+  })
+  async terminate(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<void> {
+    await this.pods.act(podId, 'terminate', actor);
+  }
+
+  /** start, stop and restart answer 200 with the pod; terminate 204 with no body (as RunPod's v2). */
+  @Post(':podId/action')
+  @HttpCode(200)
+  @Operation('Start, stop, restart or terminate a pod', {
+    returns: 'PodV2View',
+    orNoContent: true,
+    errors: { 409: "the action is not among the pod's `actions` (its status, or a member's terminate)" },
+  })
+  async action(
+    @Param('podId') podId: string,
+    @Body() dto: PodActionV2Dto,
+    @CurrentActor() actor: Actor,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PodV2View | undefined> {
+    const pod = await this.pods.act(podId, dto.action, actor);
+    if (dto.action !== 'terminate') return toPodV2View(pod);
+    void reply.status(204);
+    return undefined;
+  }
+
+  @Get(':podId/logs')
+  @Operation("A pod's container logs (not served yet)", {
+    unavailable: true,
+    errors: { 501: 'always, once the pod is found: logs are not served by this deployment yet' },
+  })
+  logs(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<void> {
+    return this.pods.logs(podId, actor);
+  }
+}

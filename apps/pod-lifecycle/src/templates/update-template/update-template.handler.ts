@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  ErrorCode,
+  Subjects,
+  type TemplateView,
+  type UpdateTemplateCommand,
+} from '@app/contracts';
+import { CommandHandler, type CommandContext } from '@app/messaging';
+import { ownedRegistryAuth } from '../../registry-auth/registry-auth.access.js';
+import { RegistryAuthRepository } from '../../registry-auth/registry-auth.repository.js';
+import { ownedTemplate } from '../template.access.js';
+import { toTemplateView } from '../template.mapper.js';
+import { TemplateRepository } from '../template.repository.js';
+
+/**
+ * Changes the fields present in the command (PATCH semantics). The rules of create hold: the name stays unique
+ * per owner, and a new credential must be the caller's (locked `share`, so a concurrent delete of it waits and
+ * then sees this template). Pods and endpoints already created from the template keep what they copied. An
+ * absent or null field is left alone, except the two that may be cleared: containerRegistryAuthId and
+ * volumeMountPath (null removes them).
+ */
+@Injectable()
+export class UpdateTemplateHandler {
+  constructor(
+    private readonly templates: TemplateRepository,
+    private readonly registryAuths: RegistryAuthRepository,
+  ) {}
+
+  @CommandHandler(Subjects.template.update)
+  async handle(ctx: CommandContext<UpdateTemplateCommand>): Promise<TemplateView> {
+    const { envelope, payload, manager } = ctx;
+    const template = ownedTemplate(
+      await this.templates.lockById(payload.id, manager, 'update'),
+      payload.id,
+      envelope.actor,
+    );
+    if (payload.name != null && payload.name !== template.name) {
+      if (await this.templates.findByOwnerAndName(template.ownerId, payload.name, manager)) {
+        throw new DomainError(ErrorCode.Conflict, `you already have a template named ${payload.name}`);
+      }
+      template.name = payload.name;
+    }
+    const registryId = payload.containerRegistryAuthId;
+    if (registryId) {
+      ownedRegistryAuth(
+        await this.registryAuths.lockById(registryId, manager, 'share'),
+        registryId,
+        envelope.actor,
+      );
+    }
+    if (registryId !== undefined) template.registryAuthId = registryId;
+    if (payload.imageName != null) template.image = payload.imageName;
+    if (payload.dockerArgs != null) template.args = payload.dockerArgs;
+    if (payload.env != null) template.env = payload.env;
+    if (payload.ports != null) template.ports = payload.ports;
+    if (payload.containerDiskInGb != null) template.containerDiskGb = payload.containerDiskInGb;
+    if (payload.volumeMountPath !== undefined) template.volumeMountPath = payload.volumeMountPath;
+    if (payload.isServerless != null) template.isServerless = payload.isServerless;
+    if (payload.readme != null) template.readme = payload.readme;
+    await this.templates.save(template, manager);
+    return toTemplateView(template);
+  }
+}

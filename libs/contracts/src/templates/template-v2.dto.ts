@@ -1,0 +1,118 @@
+import {
+  ArrayMaxSize,
+  Equals,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+import { PORT_SPEC } from '../placement/placement.contracts.js';
+import { IsEnvRecord } from '../pods/string-record.js';
+
+/**
+ * The container settings of a template in the management API v2's names (RunPod's `ContainerConfig`): `image`,
+ * `args`, `disk`, `registry` for v1's `imageName`, `dockerArgs`, `containerDiskInGb`, `containerRegistryAuthId`.
+ */
+abstract class TemplateV2Fields {
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  args?: string;
+
+  /** Container disk in GB. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(4096)
+  disk?: number;
+
+  @IsOptional()
+  @IsEnvRecord()
+  env?: Record<string, string>;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(32)
+  @Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' })
+  ports?: string[];
+
+  /** A container registry credential id (`/v2/registries`), or null for none. */
+  @ValidateIf((_, value) => value !== null && value !== undefined)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  registry?: string | null;
+
+  /** A template for serverless endpoints' workers (true) or for pods (false, default). */
+  @IsOptional()
+  @IsBoolean()
+  serverless?: boolean;
+
+  /** Templates are private to their owner; public ones are the catalog's (`/v2/catalog/templates`). */
+  @IsOptional()
+  @Equals(false, { message: 'public must be false: only the catalog publishes templates' })
+  public?: boolean;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  readme?: string;
+}
+
+/** Body of `POST /v2/templates`. */
+export class CreateTemplateV2Dto extends TemplateV2Fields {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(191)
+  name: string;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  image: string;
+}
+
+/** Body of `PATCH /v2/templates/{id}`: only the fields present change; `env` and `ports` replace the set. */
+export class UpdateTemplateV2Dto extends TemplateV2Fields {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(191)
+  name?: string;
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  image?: string;
+}
+
+/** A template as `/v2/templates` shows it. */
+export interface TemplateV2View {
+  id: string;
+  name: string;
+  image: string;
+  args: string;
+  disk: number;
+  /** Values of secret-looking names (SECRET, PASSWORD, TOKEN, KEY) are masked. */
+  env: Record<string, string>;
+  ports: string[];
+  /** The container registry credential id, or null. */
+  registry: string | null;
+  serverless: boolean;
+  public: boolean;
+  readme: string;
+  createdAt: string;
+}
+
+/** `GET /v2/templates`: v2 lists are wrapped in an object named after the resource. */
+export interface TemplateList {
+  templates: TemplateV2View[];
+}

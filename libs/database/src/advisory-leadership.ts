@@ -1,0 +1,110 @@
+import pg from 'pg';
+
+export interface LeadershipOptions {
+  databaseUrl: string;
+  /** What is led, e.g. `endpoint-autoscaler/control-loop`: replicas asking for the same name compete. */
+  name: string;
+  /** How often a follower asks for the lock and the leader checks its connection. */
+  checkMs: number;
+  log?: (line: string) => void;
+}
+
+/**
+ * One leader among the replicas of an app for work that must run once (a control loop, a sweeper), on a Postgres
+ * session-level advisory lock (`pg_try_advisory_lock`): Postgres' own mechanism, no consensus of ours. The lock
+ * lives as long as this object's dedicated connection, so a leader that dies, or whose connection breaks, frees
+ * it at once and a follower takes it at its next check (within `checkMs`). A leader stops leading as soon as
+ * a check of its connection fails, before any follower can have the lock; the work it guards must be idempotent
+ * across a handover anyway (it issues recorded commands, which owners apply once).
+ */
+export class AdvisoryLeadership {
+  private client: pg.Client | null = null;
+  private leading = false;
+  private timer?: NodeJS.Timeout;
+  private checking: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(private readonly options: LeadershipOptions) {}
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Checks at once, then every `checkMs`. */
+  start(): void {
+    this.stopped = false;
+    const tick = () => {
+      this.checking ??= this.check().finally(() => (this.checking = null));
+    };
+    tick();
+    this.timer = setInterval(tick, this.options.checkMs);
+  }
+
+  /** Resolves after the first check (tests and start-up logs). */
+  async settled(): Promise<boolean> {
+    await this.checking;
+    return this.leading;
+  }
+
+  /** Gives the lock back (closing the connection frees it too). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.checking;
+    const client = this.client;
+    this.client = null;
+    this.setLeading(false);
+    await client?.end().catch(() => undefined);
+  }
+
+  private async check(): Promise<void> {
+    try {
+      const client = await this.connection();
+      if (this.leading) {
+        await client.query('SELECT 1');
+        return;
+      }
+      const { rows } = await client.query<{ locked: boolean }>(
+        'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked',
+        [this.options.name],
+      );
+      this.setLeading(rows[0].locked);
+    } catch (error) {
+      this.setLeading(false);
+      const client = this.client;
+      this.client = null;
+      await client?.end().catch(() => undefined);
+      this.options.log?.(`leadership of ${this.options.name}: ${(error as Error).message}`);
+    }
+  }
+
+  private async connection(): Promise<pg.Client> {
+    if (this.client) return this.client;
+    const client = new pg.Client({
+      connectionString: this.options.databaseUrl,
+      application_name: `leader:${this.options.name}`.slice(0, 63),
+      keepAlive: true,
+      connectionTimeoutMillis: Math.max(1000, this.options.checkMs),
+      query_timeout: Math.max(1000, this.options.checkMs),
+    });
+    // A broken connection loses the lock: stop leading now rather than at the next check.
+    client.on('error', () => this.setLeading(false));
+    client.on('end', () => {
+      if (this.client === client) this.client = null;
+      this.setLeading(false);
+    });
+    await client.connect();
+    if (this.stopped) {
+      await client.end();
+      throw new Error('stopped');
+    }
+    this.client = client;
+    return client;
+  }
+
+  private setLeading(leading: boolean): void {
+    if (leading === this.leading) return;
+    this.leading = leading;
+    this.options.log?.(`${leading ? 'leading' : 'no longer leading'} ${this.options.name}`);
+  }
+}

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { GpuTypeView } from '@app/contracts';
+import { userWithKey } from '../support/accounts.js';
+import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { A100, writeFleet } from './clusters-fixtures.js';
+import { client, expectProblem, type Call } from './pods.e2e-helpers.js';
+
+const FLEET = writeFleet([{ id: 'ro-a100-1', dataCenterId: 'EU-RO-1', gpuTypeId: A100, gpuCount: 8 }]);
+
+/** `GET /v2/catalog/gpus/{id}`: one entry of the GPU list, as SkyPilot asks for it before creating a pod. */
+describe('catalog: one GPU type', () => {
+  let db: TestDatabase;
+  let system: RunningSystem;
+  let alice: Call;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('catalog_v2');
+    system = await startApps({
+      apps: ['gateway', 'cluster-scheduler'],
+      databaseUrl: db.url,
+      appEnv: { 'cluster-scheduler': { FLEET_FILE: FLEET } },
+    });
+    alice = client(system, (await userWithKey(db.url, 'alice')).key);
+  });
+
+  afterAll(async () => {
+    await system?.stop();
+    if (system) await deleteStreams(system.natsPrefix);
+    await db?.drop();
+  });
+
+  it('answers the entry of the list by its URL-encoded id, 404 for an unknown one, 401 without a key', async () => {
+    const list = await alice<GpuTypeView[]>('GET', '/v2/catalog/gpus');
+    const a100 = list.body.find((g) => g.id === A100);
+    expect(a100).toBeDefined();
+    const one = await alice<GpuTypeView>('GET', `/v2/catalog/gpus/${encodeURIComponent(A100)}`);
+    expect(one).toMatchObject({ status: 200, body: a100 });
+    expect(one.body.availability).toMatchObject({ totalGpus: 8, dataCenterIds: ['EU-RO-1'] });
+    expectProblem(await alice('GET', '/v2/catalog/gpus/NVIDIA%20B999'), 404, /GPU type/);
+    const anonymous = await fetch(`${system.url('gateway')}/v2/catalog/gpus/${encodeURIComponent(A100)}`);
+    expect(anonymous.status).toBe(401);
+  });
+});
