@@ -134,8 +134,12 @@ describe('the rate limiter across replicas', () => {
     const busy = replica(100_000);
     const { requests } = await drive(busy.limiter, 'u-busy', 2, 1500);
     expect(requests).toBeGreaterThan(200);
-    expect(busy.statements.hits).toBe(1);
-    expect(busy.statements.flushes).toBeLessThanOrEqual(1500 / FLUSH_MS + 2);
+    // One exact hit to learn the counter, then flushes. On a loaded machine a flush can land later than
+    // flush + store timeout, so the counter goes stale and the next request asks exactly once more: that swaps a
+    // flush for a hit, it does not add one per request. What holds either way is the statement count.
+    const intervals = 1500 / FLUSH_MS;
+    expect(busy.statements.hits).toBeLessThanOrEqual(3);
+    expect(busy.statements.hits + busy.statements.flushes).toBeLessThanOrEqual(intervals + 3);
     await busy.limiter.beforeApplicationShutdown();
     expect(await storedMinuteCount('u-busy')).toBe(requests);
   });
