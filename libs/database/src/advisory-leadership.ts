@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { openLockSession } from './lock-session.js';
 
 export interface LeadershipOptions {
   databaseUrl: string;
@@ -80,24 +81,17 @@ export class AdvisoryLeadership {
 
   private async connection(): Promise<pg.Client> {
     if (this.client) return this.client;
-    const client = new pg.Client({
-      connectionString: this.options.databaseUrl,
-      application_name: `leader:${this.options.name}`.slice(0, 63),
-      keepAlive: true,
-      connectionTimeoutMillis: Math.max(1000, this.options.checkMs),
-      query_timeout: Math.max(1000, this.options.checkMs),
-    });
     // A broken connection loses the lock: stop leading now rather than at the next check.
-    client.on('error', () => this.setLeading(false));
-    client.on('end', () => {
-      if (this.client === client) this.client = null;
-      this.setLeading(false);
+    const client = await openLockSession({
+      databaseUrl: this.options.databaseUrl,
+      applicationName: `leader:${this.options.name}`,
+      checkMs: this.options.checkMs,
+      onLost: (lost) => {
+        if (this.client === lost) this.client = null;
+        this.setLeading(false);
+      },
+      stopped: () => this.stopped,
     });
-    await client.connect();
-    if (this.stopped) {
-      await client.end();
-      throw new Error('stopped');
-    }
     this.client = client;
     return client;
   }

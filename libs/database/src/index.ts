@@ -6,3 +6,4 @@ export * from './database-errors.js';
 export * from './prepared-query.js';
 export * from './entity-statements.js';
 export * from './advisory-leadership.js';
+export * from './advisory-partitions.js';

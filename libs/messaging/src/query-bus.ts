@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
+import {
+  headers as natsHeaders,
+  RequestError,
+  TimeoutError,
+  type Msg,
+  type MsgHdrs,
+} from '@nats-io/transport-node';
 import {
   DomainError,
   DomainOwner,
@@ -48,10 +54,7 @@ export class QueryBus {
     const h: MsgHdrs = natsHeaders();
     h.set(Headers.CorrelationId, envelope.correlationId);
     try {
-      const reply = await this.nats.nc.request(this.nats.subject(subject), JSON.stringify(envelope), {
-        timeout,
-        headers: h,
-      });
+      const reply = await this.ask(this.nats.subject(subject), JSON.stringify(envelope), h, timeout);
       const body = reply.json<CommandOutcome>();
       if (wrapped) return body as T;
       if (!body.ok) throw DomainError.fromPayload(body.error);
@@ -63,6 +66,29 @@ export class QueryBus {
         ErrorCode.OwnerUnavailable,
         `${owner} did not answer ${subject} within ${timeout} ms (${(error as Error).message})`,
       );
+    }
+  }
+
+  /**
+   * One request within `timeoutMs`, asked again when it can have been lost: the first try gets half the time, so
+   * a request taken by a replica that died with it (a timeout) goes to another replica while the caller still
+   * waits; "no responders" (the owner's replicas are all restarting) is asked again a moment later. Queries only
+   * read, so asking twice is harmless.
+   */
+  private async ask(subject: string, data: string, headers: MsgHdrs, timeoutMs: number): Promise<Msg> {
+    const deadline = Date.now() + timeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      const remaining = deadline - Date.now();
+      const timeout = attempt === 1 ? Math.max(1, Math.floor(timeoutMs / 2)) : remaining;
+      try {
+        return await this.nats.nc.request(subject, data, { timeout, headers });
+      } catch (error) {
+        const noResponders = error instanceof RequestError && error.isNoResponders();
+        const retry = noResponders || error instanceof TimeoutError;
+        const pause = noResponders ? Math.min(50 * 2 ** attempt, 1000) : 0;
+        if (!retry || deadline - Date.now() <= pause + 10) throw error;
+        if (pause) await new Promise((resolve) => setTimeout(resolve, pause));
+      }
     }
   }
 }

@@ -24,6 +24,8 @@ export interface LocalDriverOptions {
   path: string;
   /** The Node.js binary, for catalog commands using `{node}`. */
   nodeBinary: string;
+  /** What makes this the only local runtime on its database (local-runtime-lock.ts); let go at shutdown. */
+  exclusive?: { stop(): Promise<void> };
 }
 
 interface LocalProcess {
@@ -95,9 +97,19 @@ export class LocalDriver implements RuntimeDriver {
     });
   }
 
+  /**
+   * Never asked in practice: the local runtime runs in one replica (local-runtime-lock.ts), which holds every
+   * partition. Should its partitions be lost for a moment (the database connection broke), its processes keep
+   * running: no one else could adopt them, and this replica takes the partitions back and finds them running.
+   */
+  release(): Promise<void> {
+    return Promise.resolve();
+  }
+
   async shutdown(): Promise<void> {
     await this.simulated.shutdown();
     await Promise.all([...this.processes.values()].map((p) => this.kill(p)));
+    await this.options.exclusive?.stop();
   }
 
   workdir(podId: string): string {

@@ -6,59 +6,124 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { PodStatus, Subjects, type PodStatusChangedEvent } from '@app/contracts';
-import { EventHandler, type EventContext } from '@app/messaging';
+import { EventHandler, NatsClient, type EventContext } from '@app/messaging';
 import { SecretBox } from '@app/platform';
-import type { EntityManager } from 'typeorm';
 import { PodLifecycleConfig } from '../pod-lifecycle.config.js';
 import type { PodEntity } from '../pods/pod.entity.js';
 import { PodRepository } from '../pods/pod.repository.js';
 import { isLive } from '../pods/pod-status-machine.js';
 import { RegistryAuthRepository } from '../registry-auth/registry-auth.repository.js';
 import { ObservationReporter } from './observation-reporter.js';
+import { partitionOf, RuntimeRouter, type RuntimeWork } from './runtime-router.js';
 import { RUNTIME_DRIVER, type PodRun, type PullSecret, type RuntimeDriver } from './runtime-driver.js';
 import { sealedSecretEnv } from './sealed-secret-env.js';
 
+/** How long a replica waits for the owner of a pod's partition to reconcile a routed pod. */
+const ROUTE_TIMEOUT_MS = 15_000;
+/** Pods reconciled at once while adopting a partition. */
+const ADOPT_CONCURRENCY = 8;
+
 /**
- * Keeps the runtime in line with the pods' statuses. It follows pod-lifecycle's own `pod.evt.status-changed`
- * events (published after the status change committed) and, at boot, every live pod; each time it reads the
- * pod's current row (a stale event just re-applies the current state) and tells the driver: live → ensure run
- * `generation` runs; EXITED or ERROR → stop, keep the disk; TERMINATED → remove. Driver failures become ERROR
- * observations, never retried events.
+ * Keeps the runtime in line with the pods' statuses, each pod driven by one replica (docs/adr/0018): the one that
+ * holds the pod's partition (runtime-router.ts). It follows pod-lifecycle's own `pod.evt.status-changed` events
+ * (published after the status change committed), routing each to the pod's owner, and drives every live pod of a
+ * partition it takes. Each time it reads the pod's current row (a stale event just re-applies the current state)
+ * and tells the driver: live → ensure run `generation` runs; EXITED or ERROR → stop, keep the disk; TERMINATED →
+ * remove. One pod's reconciles run one after the other, so the last one applies the latest row. Driver failures
+ * become ERROR observations, never retried events.
  */
 @Injectable()
-export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown, RuntimeWork {
   private readonly logger = new Logger('runtime');
   private readonly box: SecretBox | null;
+  /** Null in REPLAY_MODE: the driver runs nothing, observations come from the command log. */
+  private readonly router: RuntimeRouter | null;
+  /** Each pod's reconciles, chained. */
+  private readonly queues = new Map<string, Promise<void>>();
 
   constructor(
     @Inject(RUNTIME_DRIVER) private readonly driver: RuntimeDriver,
     private readonly pods: PodRepository,
     private readonly registryAuths: RegistryAuthRepository,
     private readonly reporter: ObservationReporter,
+    nats: NatsClient,
     config: PodLifecycleConfig,
   ) {
     this.box = config.REGISTRY_AUTH_KEYS ? new SecretBox(config.REGISTRY_AUTH_KEYS) : null;
+    this.router = config.REPLAY_MODE
+      ? null
+      : new RuntimeRouter(nats, this, {
+          databaseUrl: config.DATABASE_URL,
+          checkMs: config.LEADER_CHECK_MS,
+          timeoutMs: ROUTE_TIMEOUT_MS,
+          log: (line) => this.logger.log(line),
+        });
   }
 
+  /** Takes this replica's share of the partitions (all of them when alone) and adopts their live pods. */
   async onApplicationBootstrap(): Promise<void> {
     this.logger.log(`runtime driver: ${this.driver.name}`);
-    for (const pod of await this.pods.listLive()) await this.reconcile(pod);
+    this.router?.start();
+    await this.router?.settled();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    await this.router?.stop();
     await this.driver.shutdown();
     await this.reporter.flush();
   }
 
   @EventHandler(Subjects.pod.statusChanged)
   async onStatusChanged(ctx: EventContext<PodStatusChangedEvent>): Promise<void> {
-    const pod = await this.pods.findById(ctx.event.payload.podId, ctx.manager);
-    if (pod) await this.reconcile(pod, ctx.manager);
+    await this.router?.route(ctx.event.payload.podId);
   }
 
-  private async reconcile(pod: PodEntity, manager?: EntityManager): Promise<void> {
+  async adopt(partitions: number[]): Promise<void> {
+    const taken = new Set(partitions);
+    const pods = (await this.pods.listLive()).filter((pod) => taken.has(partitionOf(pod.id)));
+    if (!pods.length) return;
+    this.logger.log(`adopting ${pods.length} live pod(s) of the partitions taken`);
+    // A few at a time: a takeover of thousands of pods must not flood the runtime's API.
+    const pending = pods.map((pod) => pod.id);
+    const worker = async () => {
+      for (let podId = pending.shift(); podId; podId = pending.shift()) {
+        await this.reconcile(podId).catch((error: Error) =>
+          this.logger.warn(`pod ${podId}: ${error.message}`),
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: ADOPT_CONCURRENCY }, worker));
+  }
+
+  async release(partitions: number[]): Promise<void> {
+    const given = new Set(partitions);
+    const leaving = (podId: string) => given.has(partitionOf(podId));
+    // Let what is under way finish first: after this, nothing of this replica calls the driver for those pods.
+    await Promise.allSettled([...this.queues].filter(([podId]) => leaving(podId)).map(([, queue]) => queue));
+    await this.driver.release(leaving);
+  }
+
+  reconcile(podId: string): Promise<void> {
+    const previous = this.queues.get(podId) ?? Promise.resolve();
+    const next = previous.then(() => this.reconcileNow(podId));
+    this.queues.set(podId, next);
+    void next
+      .finally(() => {
+        if (this.queues.get(podId) === next) this.queues.delete(podId);
+      })
+      .catch(() => undefined);
+    return next;
+  }
+
+  private async reconcileNow(podId: string): Promise<void> {
+    // A pod routed here just before this replica gave its partition back: its new owner must do it.
+    if (this.router && !this.router.owns(partitionOf(podId))) {
+      throw new Error(`this replica no longer drives partition ${partitionOf(podId)}`);
+    }
+    const pod = await this.pods.findById(podId);
+    if (!pod) return;
     try {
-      if (isLive(pod.status)) await this.driver.ensureRunning(await this.run(pod, manager));
+      if (isLive(pod.status)) await this.driver.ensureRunning(await this.run(pod));
       else if (pod.status === PodStatus.Terminated) await this.driver.remove(pod.id);
       else await this.driver.stop(pod.id);
     } catch (error) {
@@ -70,7 +135,7 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
     }
   }
 
-  private async run(pod: PodEntity, manager?: EntityManager): Promise<PodRun> {
+  private async run(pod: PodEntity): Promise<PodRun> {
     return {
       podId: pod.id,
       generation: pod.generation,
@@ -90,14 +155,14 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
       dataCenterId: pod.dataCenterId,
       networkVolumeId: pod.networkVolumeId,
       volumeMountPath: pod.volumeMountPath,
-      pullSecret: await this.pullSecret(pod, manager),
+      pullSecret: await this.pullSecret(pod),
     };
   }
 
   /** The credential to pull with; its password is decrypted only when the driver calls `password()`. */
-  private async pullSecret(pod: PodEntity, manager?: EntityManager): Promise<PullSecret | null> {
+  private async pullSecret(pod: PodEntity): Promise<PullSecret | null> {
     if (!pod.registryAuthId) return null;
-    const credential = await this.registryAuths.findById(pod.registryAuthId, manager);
+    const credential = await this.registryAuths.findById(pod.registryAuthId);
     if (!credential) return null;
     const box = this.box;
     const sealed = credential.passwordSealed;

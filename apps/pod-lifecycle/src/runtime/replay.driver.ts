@@ -19,6 +19,10 @@ export class ReplayDriver implements RuntimeDriver {
     return Promise.resolve();
   }
 
+  release(): Promise<void> {
+    return Promise.resolve();
+  }
+
   shutdown(): Promise<void> {
     return Promise.resolve();
   }

@@ -28,6 +28,13 @@ export interface RuntimeDriver {
   /** Stop the container and delete its disk. Reports nothing. */
   remove(podId: string): Promise<void>;
 
+  /**
+   * Another pod-lifecycle replica drives these pods from now on (their partition moved, docs/adr/0018): forget
+   * every pod `leaving` selects, touching no container, and report nothing more of them. No call for those pods is
+   * under way when this is called.
+   */
+  release(leaving: (podId: string) => boolean): Promise<void>;
+
   /** pod-lifecycle is stopping: stop whatever this process runs itself. */
   shutdown(): Promise<void>;
 }

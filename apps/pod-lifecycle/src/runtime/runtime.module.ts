@@ -3,6 +3,7 @@ import { PodLifecycleConfig } from '../pod-lifecycle.config.js';
 import { PersistenceModule } from '../persistence.module.js';
 import { LocalImageCatalog } from './local-image-catalog.js';
 import { LocalDriver } from './local.driver.js';
+import { holdLocalRuntime } from './local-runtime-lock.js';
 import { ObservationReporter } from './observation-reporter.js';
 import { PodRuntimeReconciler } from './pod-runtime.reconciler.js';
 import { ReplayDriver } from './replay.driver.js';
@@ -33,6 +34,7 @@ export async function createDriver(
           readyMs: config.LOCAL_READY_MS,
           path: config.LOCAL_POD_PATH,
           nodeBinary: process.execPath,
+          exclusive: await holdLocalRuntime(config),
         },
         LocalImageCatalog.load(config.LOCAL_IMAGE_CATALOG),
         simulated,

@@ -87,6 +87,12 @@ export class SimulatedDriver implements RuntimeDriver {
     return Promise.resolve();
   }
 
+  /** No container to leave behind: the timers stop, and the new owner's driver plays the pod's steps from its row. */
+  release(leaving: (podId: string) => boolean): Promise<void> {
+    for (const podId of [...this.runs.keys()]) if (leaving(podId)) this.cancel(podId);
+    return Promise.resolve();
+  }
+
   shutdown(): Promise<void> {
     for (const podId of [...this.runs.keys()]) this.cancel(podId);
     return Promise.resolve();

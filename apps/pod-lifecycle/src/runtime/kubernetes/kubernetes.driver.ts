@@ -123,6 +123,19 @@ export class KubernetesDriver implements RuntimeDriver {
     return this.stop(podId);
   }
 
+  /** The Kubernetes pods stay as they are: this process stops following them, their new owner follows them. */
+  async release(leaving: (podId: string) => boolean): Promise<void> {
+    const podIds = new Set([...this.tracked.keys(), ...this.locks.keys()].filter(leaving));
+    await Promise.all(
+      [...podIds].map((podId) =>
+        this.serialised(podId, () => {
+          this.tracked.delete(podId);
+          return Promise.resolve();
+        }),
+      ),
+    );
+  }
+
   async shutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
