@@ -5,11 +5,15 @@
 // /metrics listeners the five from PORT_BASE + 1000), NODE_ENV. The box at the end shows what each app really bound
 // (from its "listening on" log line): the gateway every interface, the others and /metrics loopback by default.
 // An app's HTTP_HOST / METRICS_HOST may be set in the environment as for any app (.env.example).
+// `npm start -- --replicas 2` (or REPLICAS=2) runs two processes of every app, as a deployment does: replica r of
+// the app at PORT_BASE + i listens on PORT_BASE + 5·r + i. pod-lifecycle's `local` runtime is one process's child
+// processes, so with replicas the runtime is `simulated` unless RUNTIME_DRIVER says otherwise (docs/adr/0018).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
 import {
   APPS,
   InfraError,
@@ -37,7 +41,9 @@ const LABEL_COLORS = ['cyan', 'magenta', 'yellow', 'blue', 'green'];
 const METRICS_PORT_OFFSET = 1000;
 
 runMain(async () => {
-  const portBase = portBaseFromEnv();
+  const replicas = replicasFromArgs();
+  const portBase = portBaseFromEnv(replicas);
+  const runtime = runtimeFor(replicas);
   await step('dependencies', ensureDependencies);
   await step('build', build);
   const databaseUrl = await step('postgres', ensureAppDatabase);
@@ -49,31 +55,35 @@ runMain(async () => {
     NATS_PREFIX: process.env.NATS_PREFIX ?? 'gpucp',
     NODE_ENV: process.env.NODE_ENV ?? 'development',
     REGISTRY_AUTH_KEYS: process.env.REGISTRY_AUTH_KEYS ?? localKeyRing(),
+    ...runtime,
   };
   await step('migrate', () => runMigrations(env));
   const key = await step('bootstrap key', () => bootstrapKey(env));
 
   console.log(paint('==> apps', 'bold'));
-  const apps = APPS.map((app, i) => {
-    const port = portBase + (app.port - APPS[0].port);
-    const metricsPort = port + METRICS_PORT_OFFSET;
-    return {
-      ...app,
-      port,
-      metricsPort,
-      url: `http://127.0.0.1:${port}`,
-      color: LABEL_COLORS[i % LABEL_COLORS.length],
-    };
-  });
+  const apps = Array.from({ length: replicas }, (_, r) =>
+    APPS.map((app, i) => {
+      const port = portBase + r * APPS.length + (app.port - APPS[0].port);
+      const metricsPort = port + METRICS_PORT_OFFSET;
+      return {
+        ...app,
+        label: replicas > 1 ? `${app.name}#${r + 1}` : app.name,
+        port,
+        metricsPort,
+        url: `http://127.0.0.1:${port}`,
+        color: LABEL_COLORS[i % LABEL_COLORS.length],
+      };
+    }),
+  ).flat();
   const supervisor = supervise(apps, env);
   const outcome = await supervisor.waitUntilReady();
   if (supervisor.stopping) return; // a signal arrived; the shutdown exits the process
   if (outcome.exited) {
     const app = outcome.exited;
-    console.error(paint(`${app.name} ${describeExit(app)} before it was ready; its last output:`, 'red'));
+    console.error(paint(`${app.label} ${describeExit(app)} before it was ready; its last output:`, 'red'));
     for (const line of app.recent) console.error(`    ${line}`);
   } else if (outcome.error) {
-    const late = supervisor.apps.filter((app) => !app.ready).map((app) => app.name);
+    const late = supervisor.apps.filter((app) => !app.ready).map((app) => app.label);
     console.error(paint(`not ready within ${READY_TIMEOUT_MS / 1000} s: ${late.join(', ')}`, 'red'));
   }
   if (!outcome.ok) {
@@ -84,9 +94,40 @@ runMain(async () => {
   printBox(supervisor.apps, key);
 });
 
-function portBaseFromEnv() {
+/** `--replicas N` / `--replicas=N`, else REPLICAS, else 1: how many processes of each app. */
+function replicasFromArgs() {
+  let values;
+  try {
+    ({ values } = parseArgs({ options: { replicas: { type: 'string' } }, strict: true }));
+  } catch (error) {
+    throw new InfraError(`${error.message} (npm start takes --replicas N)`);
+  }
+  const raw = values.replicas ?? process.env.REPLICAS ?? '1';
+  const replicas = Number(raw);
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 8) {
+    throw new InfraError(`--replicas (or REPLICAS) must be a whole number from 1 to 8, got ${raw}`);
+  }
+  return replicas;
+}
+
+/** The pod runtime: as configured, except that replicas cannot share the local runtime's child processes. */
+function runtimeFor(replicas) {
+  if (replicas === 1) return {};
+  if (process.env.RUNTIME_DRIVER === 'local') {
+    throw new InfraError(
+      'RUNTIME_DRIVER=local runs pods as child processes of one pod-lifecycle process, so it cannot run with ' +
+        '--replicas: drop --replicas, or use RUNTIME_DRIVER=simulated (or kubernetes)',
+    );
+  }
+  if (process.env.RUNTIME_DRIVER) return {};
+  log(`${replicas} replicas of each app: pods run on the simulated runtime (RUNTIME_DRIVER=simulated)`);
+  return { RUNTIME_DRIVER: 'simulated' };
+}
+
+function portBaseFromEnv(replicas) {
   const portBase = Number(process.env.PORT_BASE ?? 8080);
-  if (!Number.isInteger(portBase) || portBase < 1 || portBase > 65535 - APPS.length - METRICS_PORT_OFFSET) {
+  const span = replicas * APPS.length;
+  if (!Number.isInteger(portBase) || portBase < 1 || portBase > 65535 - span - METRICS_PORT_OFFSET) {
     throw new InfraError(`PORT_BASE must be a port number, got ${process.env.PORT_BASE}`);
   }
   return portBase;
@@ -134,7 +175,7 @@ async function bootstrapKey(env) {
 
 /** Spawns the apps and owns them: prefixed output, readiness, crash reports and shutdown on signals. */
 function supervise(appList, env) {
-  const width = Math.max(...appList.map((app) => app.name.length)) + 2;
+  const width = Math.max(...appList.map((app) => app.label.length)) + 2;
   const apps = appList.map((app) => spawnApp(app, env, width));
   const supervisor = {
     apps,
@@ -147,7 +188,7 @@ function supervise(appList, env) {
           if (supervisor.stopping) return;
           console.error(
             paint(
-              `${app.name} ${describeExit(app)}; the other apps keep running (restart npm start to bring it back)`,
+              `${app.label} ${describeExit(app)}; the other apps keep running (restart npm start to bring it back)`,
               'red',
             ),
           );
@@ -181,7 +222,7 @@ function spawnApp(app, env, width) {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
-  const label = paint(`[${app.name}]`.padEnd(width), app.color);
+  const label = paint(`[${app.label}]`.padEnd(width), app.color);
   const running = { ...app, child, recent: [], ready: false, exit: undefined, bound: undefined };
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
@@ -226,7 +267,7 @@ async function stopAll(apps) {
     const stuck = apps.filter((app) => !app.exit);
     console.error(
       paint(
-        `still running after ${STOP_TIMEOUT_MS / 1000} s, killing: ${stuck.map((a) => a.name).join(', ')}`,
+        `still running after ${STOP_TIMEOUT_MS / 1000} s, killing: ${stuck.map((a) => a.label).join(', ')}`,
         'red',
       ),
     );
@@ -260,7 +301,7 @@ function reach(bound) {
 }
 
 function printBox(apps, key) {
-  const width = Math.max(...apps.map((app) => app.name.length), 'API key'.length);
+  const width = Math.max(...apps.map((app) => app.label.length), 'API key'.length);
   const row = (name, value) => `${name.padEnd(width)}  ${value}`;
   // LOG_LEVEL above info hides the "listening on" lines: then the addresses are not known here.
   const bound = (app) =>
@@ -270,8 +311,8 @@ function printBox(apps, key) {
   const lines = [
     'GPU control plane is running',
     '',
-    row('gateway', `${bound(apps[0])}   ← the API`),
-    ...apps.slice(1).map((app) => row(app.name, bound(app))),
+    row(apps[0].label, `${bound(apps[0])}   ← the API`),
+    ...apps.slice(1).map((app) => row(app.label, bound(app))),
     '',
     row('API key', key ?? '(created earlier; its only copy, .local/bootstrap-key, is missing)'),
     '',
