@@ -88,12 +88,17 @@ export class NatsCluster {
     const deadline = Date.now() + timeoutMs;
     const nc = await connect({ servers: this.urls.split(','), timeout: 5000 });
     try {
-      const jsm = await jetstreamManager(nc, { timeout: 2000 });
+      // Right after a server's death the JetStream API itself may not answer (its meta leader may have been the
+      // one killed): every step is asked again until the deadline.
+      let jsm: Awaited<ReturnType<typeof jetstreamManager>> | null = null;
       for (;;) {
-        const leader = await jsm.streams.info(stream).then(
-          (info) => info.cluster?.leader ?? '',
-          () => '',
-        );
+        jsm ??= await jetstreamManager(nc, { timeout: 2000 }).catch(() => null);
+        const leader = jsm
+          ? await jsm.streams.info(stream).then(
+              (info) => info.cluster?.leader ?? '',
+              () => '',
+            )
+          : '';
         if (leader || Date.now() > deadline) return leader;
         await sleep(200);
       }
