@@ -111,6 +111,14 @@ beforeAll(async () => {
         dataCenterIds: ['US-TX-3'],
         disk: 10,
       },
+      UpdatePodDto: {
+        name: 'fuzz-b2',
+        imageName: 'alpine:3',
+        env: { FUZZ: '2' },
+        ports: ['8888/http'],
+        containerDiskInGb: 10,
+        volumeMountPath: '/workspace',
+      },
       PodActionV2Dto: { action: 'stop' },
       UpdatePodV2Dto: { name: 'fuzz-b2', mounts: {} },
       CreateEndpointV2Dto: {

@@ -13,6 +13,7 @@ import type {
   JobView,
   NetworkVolumeList,
   NetworkVolumeView,
+  PodDetailsView,
   PodV2List,
   PodV2View,
   PodView,
@@ -64,6 +65,7 @@ export interface ResponseViews {
   NetworkVolumeList: NetworkVolumeList;
   NetworkVolumeView: NetworkVolumeView;
   PingResult: PingResult;
+  PodDetailsView: PodDetailsView;
   PodV2List: PodV2List;
   PodV2View: PodV2View;
   PodView: PodView;
