@@ -130,6 +130,16 @@ beforeAll(async () => {
         scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
       },
       UpdateEndpointV2Dto: { workers: { max: 2 } },
+      CreateEndpointV1Dto: {
+        name: 'fuzz-b',
+        templateId: ids.template,
+        gpuTypeIds: ['AMPERE_16'],
+        workersMin: 0,
+        workersMax: 1,
+        scalerType: 'QUEUE_DELAY',
+        scalerValue: 4,
+      },
+      UpdateEndpointV1Dto: { workersMax: 2, flashboot: true },
       CreateTemplateDto: { name: 'fuzz-b', imageName: 'alpine:3', env: { FUZZ: '1' }, ports: ['22/tcp'] },
       UpdateTemplateDto: {
         name: 'fuzz-b2',

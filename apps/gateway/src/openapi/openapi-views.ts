@@ -4,6 +4,7 @@ import type {
   CpuTypeView,
   DataCenterView,
   EndpointHealth,
+  EndpointV1View,
   EndpointV2List,
   EndpointV2View,
   GpuTypeView,
@@ -55,6 +56,7 @@ export interface ResponseViews {
   CpuTypeView: CpuTypeView;
   DataCenterView: DataCenterView;
   EndpointHealth: EndpointHealth;
+  EndpointV1View: EndpointV1View;
   EndpointV2List: EndpointV2List;
   EndpointV2View: EndpointV2View;
   GpuTypeView: GpuTypeView;
