@@ -244,13 +244,14 @@ export async function publishEvent(prefix: string, subject: string, payload: unk
 /**
  * A one-member cluster of `ownerId`'s as cluster-scheduler announces it (`cluster.evt.created`), for tests that
  * run pod-lifecycle without the scheduler: pod-lifecycle creates member pod `<clusterId>-pod-0`, whose id this
- * answers once `call` (the owner) can read it.
+ * answers once `call` (the owner) can read it. With `sshPort` the member exposes 22/tcp on that public port.
  */
 export async function announceClusterMember(
   system: RunningSystem,
   call: Call,
   clusterId: string,
   ownerId: string,
+  sshPort?: number,
 ): Promise<string> {
   const memberId = `${clusterId}-pod-0`;
   const created: ClusterCreatedEvent = {
@@ -269,11 +270,11 @@ export async function announceClusterMember(
           publicIp: '198.51.100.1',
           gpuTypeId: 'NVIDIA H100 80GB HBM3',
           gpuCount: 8,
-          portMappings: {},
+          portMappings: sshPort ? { '22/tcp': sshPort } : {},
         },
         image: 'runpod/pytorch:2.4.0',
         env: {},
-        ports: [],
+        ports: sshPort ? ['22/tcp'] : [],
         disk: 50,
         startJupyter: false,
         overlayIp: '10.128.0.1',
