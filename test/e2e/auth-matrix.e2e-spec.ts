@@ -286,6 +286,19 @@ describe('authentication and authorisation over every route family', () => {
     }
     expect(read).not.toContain(ENDPOINT_SECRET);
     expect(read).not.toContain(workersKey);
+
+    // REST v1 shows endpoints as GraphQL does, embedded template and worker pods included.
+    const v1 = await send(
+      'GET',
+      '/v1/endpoints?includeTemplate=true&includeWorkers=true',
+      `Bearer ${aliceRead.key}`,
+    );
+    expect(v1.status).toBe(200);
+    const v1Text = JSON.stringify(v1.body);
+    for (const secret of [ENDPOINT_SECRET, workersKey, TEMPLATE_SECRET, REGISTRY_PASSWORD]) {
+      expect(v1Text).not.toContain(secret);
+    }
+    expect(v1Text).not.toMatch(/sealed/i);
   });
 
   it('a key restricted to named endpoints: their job routes only', async () => {

@@ -14,6 +14,8 @@ export interface PodsSystem {
   placement: PlacementStandIn;
   alice: Call;
   aliceId: string;
+  /** alice's API key, for the surfaces that take it otherwise (GraphQL). */
+  aliceKey: string;
   bob: Call;
 }
 
@@ -29,7 +31,15 @@ export async function startPodsSystem(label: string): Promise<PodsSystem> {
   const placement = await new PlacementStandIn(system.natsPrefix).start();
   const key = await userWithKey(db.url, 'alice');
   const bob = client(system, (await userWithKey(db.url, 'bob')).key);
-  return { db, system, placement, alice: client(system, key.key), aliceId: key.userId, bob };
+  return {
+    db,
+    system,
+    placement,
+    alice: client(system, key.key),
+    aliceId: key.userId,
+    aliceKey: key.key,
+    bob,
+  };
 }
 
 /** Stops what startPodsSystem started (any part may be missing when the start failed half way). */

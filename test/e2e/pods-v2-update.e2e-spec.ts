@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PodStatus, Subjects, type ClusterCreatedEvent, type PodV2View } from '@app/contracts';
+import { PodStatus, type PodV2View } from '@app/contracts';
 import type { RunningSystem } from '../support/system.js';
 import type { TestDatabase } from '../support/test-database.js';
 import { startPodsSystem, stopPodsSystem } from './pods-system.e2e-helpers.js';
 import {
   PlacementStandIn,
+  announceClusterMember,
   expectProblem,
   getPod,
-  publishEvent,
-  until,
   type Call,
 } from './pods.e2e-helpers.js';
 
@@ -97,36 +96,7 @@ describe('pods, management API v2: PATCH', () => {
   });
 
   it('answers 409 for a cluster member and for a terminated pod', async () => {
-    const memberId = `clpatch-pod-0`;
-    const created: ClusterCreatedEvent = {
-      clusterId: 'clpatch',
-      ownerId: aliceId,
-      members: [
-        {
-          podId: memberId,
-          rank: 0,
-          role: 'primary',
-          name: 'member',
-          placement: {
-            podId: memberId,
-            hostId: 'host-0',
-            dataCenterId: 'EU-RO-1',
-            publicIp: '198.51.100.1',
-            gpuTypeId: 'NVIDIA H100 80GB HBM3',
-            gpuCount: 8,
-            portMappings: {},
-          },
-          image: 'runpod/pytorch:2.4.0',
-          env: {},
-          ports: [],
-          disk: 50,
-          startJupyter: false,
-          overlayIp: '10.128.0.1',
-        },
-      ],
-    };
-    await publishEvent(system.natsPrefix, Subjects.cluster.created, created);
-    await until('the member', async () => (await alice('GET', `/v2/pods/${memberId}`)).status === 200);
+    const memberId = await announceClusterMember(system, alice, 'clpatch', aliceId);
     expectProblem(await patch(memberId, { name: 'x' }), 409, /member of cluster clpatch/);
 
     const pod = await create('gone');

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { PodStatus, Subjects, type PodV2List, type PodV2View, type PodView } from '@app/contracts';
+import { PodStatus, type PodV2List, type PodV2View, type PodView } from '@app/contracts';
 import type { RunningSystem } from '../support/system.js';
 import type { TestDatabase } from '../support/test-database.js';
 import { startPodsSystem, stopPodsSystem } from './pods-system.e2e-helpers.js';
 import { sshPublicKey } from './clusters-fixtures.js';
 import {
   PlacementStandIn,
+  announceClusterMember,
   expectProblem,
   getPod,
-  publishEvent,
-  until,
   waitForPod,
   type Call,
 } from './pods.e2e-helpers.js';
@@ -221,35 +220,7 @@ describe('pods, management API v2', () => {
 
   it('leaves cluster members out unless includeClusterPods=true, and refuses to delete one (409)', async () => {
     const clusterId = `cl${randomUUID().slice(0, 8)}`;
-    const memberId = `${clusterId}-pod-0`;
-    await publishEvent(system.natsPrefix, Subjects.cluster.created, {
-      clusterId,
-      ownerId: aliceId,
-      members: [
-        {
-          podId: memberId,
-          rank: 0,
-          role: 'primary',
-          name: 'member-0',
-          placement: {
-            podId: memberId,
-            hostId: 'host-0',
-            dataCenterId: 'EU-RO-1',
-            publicIp: '198.51.100.1',
-            gpuTypeId: 'NVIDIA H100 80GB HBM3',
-            gpuCount: 8,
-            portMappings: { '22/tcp': 30000 },
-          },
-          image: 'runpod/pytorch:2.4.0',
-          env: { NODE_RANK: '0' },
-          ports: ['22/tcp'],
-          disk: 50,
-          startJupyter: false,
-          overlayIp: '10.128.0.1',
-        },
-      ],
-    });
-    await until('the member', async () => (await alice('GET', `/v2/pods/${memberId}`)).status === 200);
+    const memberId = await announceClusterMember(system, alice, clusterId, aliceId, 30000);
     const member = await waitForPod(alice, memberId, Running);
     expect(member.actions).toEqual(['stop', 'restart']);
     expect(await getV2(memberId)).toMatchObject({

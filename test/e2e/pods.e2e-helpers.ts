@@ -6,6 +6,8 @@ import {
   ErrorCode,
   Headers,
   PodStatus,
+  Subjects,
+  type ClusterCreatedEvent,
   type CommandEnvelope,
   type CommandOutcome,
   type PodView,
@@ -237,4 +239,49 @@ export async function publishEvent(prefix: string, subject: string, payload: unk
   } finally {
     await nc.close();
   }
+}
+
+/**
+ * A one-member cluster of `ownerId`'s as cluster-scheduler announces it (`cluster.evt.created`), for tests that
+ * run pod-lifecycle without the scheduler: pod-lifecycle creates member pod `<clusterId>-pod-0`, whose id this
+ * answers once `call` (the owner) can read it. With `sshPort` the member exposes 22/tcp on that public port.
+ */
+export async function announceClusterMember(
+  system: RunningSystem,
+  call: Call,
+  clusterId: string,
+  ownerId: string,
+  sshPort?: number,
+): Promise<string> {
+  const memberId = `${clusterId}-pod-0`;
+  const created: ClusterCreatedEvent = {
+    clusterId,
+    ownerId,
+    members: [
+      {
+        podId: memberId,
+        rank: 0,
+        role: 'primary',
+        name: 'member',
+        placement: {
+          podId: memberId,
+          hostId: 'host-0',
+          dataCenterId: 'EU-RO-1',
+          publicIp: '198.51.100.1',
+          gpuTypeId: 'NVIDIA H100 80GB HBM3',
+          gpuCount: 8,
+          portMappings: sshPort ? { '22/tcp': sshPort } : {},
+        },
+        image: 'runpod/pytorch:2.4.0',
+        env: {},
+        ports: sshPort ? ['22/tcp'] : [],
+        disk: 50,
+        startJupyter: false,
+        overlayIp: '10.128.0.1',
+      },
+    ],
+  };
+  await publishEvent(system.natsPrefix, Subjects.cluster.created, created);
+  await until('the member', async () => (await call('GET', `/v1/pods/${memberId}`)).status === 200);
+  return memberId;
 }

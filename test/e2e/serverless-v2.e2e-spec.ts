@@ -6,10 +6,10 @@ import type {
   TemplateView,
   WorkerList,
 } from '@app/contracts';
-import { createKey, userWithKey } from '../support/accounts.js';
-import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
-import { client, expectProblem, type Call } from './pods.e2e-helpers.js';
+import type { RunningSystem } from '../support/system.js';
+import type { TestDatabase } from '../support/test-database.js';
+import { expectProblem, type Call } from './pods.e2e-helpers.js';
+import { startServerlessSystem, stopServerlessSystem } from './serverless-system.e2e-helpers.js';
 
 interface GraphqlEndpoint {
   id: string;
@@ -75,41 +75,13 @@ describe('serverless endpoints, management API v2', () => {
     ).myself.endpoints;
 
   beforeAll(async () => {
-    const apps = [
-      'gateway',
-      'cluster-scheduler',
-      'pod-lifecycle',
-      'endpoint-autoscaler',
-      'queue-broker',
-    ] as const;
-    db = await createTestDatabase('serverless_v2', { apps });
-    system = await startApps({
-      apps,
-      databaseUrl: db.url,
-      appEnv: {
-        'pod-lifecycle': { RUNTIME_DRIVER: 'simulated' },
-        'endpoint-autoscaler': { AUTOSCALER_ENABLED: 'false' },
-      },
-    });
-    const a = await userWithKey(db.url, 'alice');
-    aliceKey = a.key;
-    alice = client(system, a.key);
-    bob = client(system, (await userWithKey(db.url, 'bob')).key);
-    reader = client(system, (await createKey(db.url, 'alice', 'read')).key);
-    template = (
-      await alice<TemplateView>('POST', '/v1/templates', {
-        name: 'echo-worker',
-        imageName: 'gpucp/echo-worker:latest',
-        isServerless: true,
-      })
-    ).body;
+    ({ db, system, alice, aliceKey, bob, reader, template } = await startServerlessSystem('serverless_v2', {
+      'pod-lifecycle': { RUNTIME_DRIVER: 'simulated' },
+      'endpoint-autoscaler': { AUTOSCALER_ENABLED: 'false' },
+    }));
   });
 
-  afterAll(async () => {
-    await system?.stop();
-    if (system) await deleteStreams(system.natsPrefix);
-    await db?.drop();
-  });
+  afterAll(() => stopServerlessSystem({ db, system }));
 
   it('creates an endpoint (201) that GraphQL lists as the same record; a read key sees aiKey null', async () => {
     const created = await create('v2-first');

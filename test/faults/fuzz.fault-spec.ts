@@ -111,6 +111,14 @@ beforeAll(async () => {
         dataCenterIds: ['US-TX-3'],
         disk: 10,
       },
+      UpdatePodDto: {
+        name: 'fuzz-b2',
+        imageName: 'alpine:3',
+        env: { FUZZ: '2' },
+        ports: ['8888/http'],
+        containerDiskInGb: 10,
+        volumeMountPath: '/workspace',
+      },
       PodActionV2Dto: { action: 'stop' },
       UpdatePodV2Dto: { name: 'fuzz-b2', mounts: {} },
       CreateEndpointV2Dto: {
@@ -122,6 +130,16 @@ beforeAll(async () => {
         scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
       },
       UpdateEndpointV2Dto: { workers: { max: 2 } },
+      CreateEndpointV1Dto: {
+        name: 'fuzz-b',
+        templateId: ids.template,
+        gpuTypeIds: ['AMPERE_16'],
+        workersMin: 0,
+        workersMax: 1,
+        scalerType: 'QUEUE_DELAY',
+        scalerValue: 4,
+      },
+      UpdateEndpointV1Dto: { workersMax: 2, flashboot: true },
       CreateTemplateDto: { name: 'fuzz-b', imageName: 'alpine:3', env: { FUZZ: '1' }, ports: ['22/tcp'] },
       UpdateTemplateDto: {
         name: 'fuzz-b2',

@@ -22,10 +22,7 @@ export function toEndpointV2View({ view, aiKey }: EndpointDetails): EndpointV2Vi
     gpu: {
       pools: view.gpuIds,
       count: view.gpuCount,
-      allowedCudaVersions: (view.allowedCudaVersions ?? '')
-        .split(',')
-        .map((v) => v.trim())
-        .filter(Boolean),
+      allowedCudaVersions: cudaVersionList(view),
     },
     workers: { min: view.workersMin, max: view.workersMax, idleTimeout: view.idleTimeout },
     scaling:
@@ -39,6 +36,14 @@ export function toEndpointV2View({ view, aiKey }: EndpointDetails): EndpointV2Vi
     version: view.version ?? 1,
     createdAt: view.createdAt,
   };
+}
+
+/** The endpoint's allowed CUDA versions (stored comma-separated) as the list v1 and v2 show. */
+export function cudaVersionList(view: EndpointView): string[] {
+  return (view.allowedCudaVersions ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 /**

@@ -16,6 +16,7 @@ import { CommandBus, QueryBus } from '@app/messaging';
 import { SecretBox } from '@app/platform';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { GatewayConfig } from '../gateway.config.js';
+import { NetworkVolumesService } from '../network-volumes/network-volumes.service.js';
 
 /** An endpoint with what the gateway adds for its owner: the opened workers' key and the volume's place. */
 export interface EndpointDetails {
@@ -38,6 +39,7 @@ export class EndpointsService {
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
     private readonly accounts: AccountsService,
+    private readonly volumes: NetworkVolumesService,
     config: GatewayConfig,
   ) {
     this.box = new SecretBox(config.REGISTRY_AUTH_KEYS);
@@ -67,9 +69,7 @@ export class EndpointsService {
       views.map(async (view) => ({
         view: secrets ? view : { ...view, env: maskEnv(view.env ?? {}) },
         aiKey: secrets ? this.openKey(view) : null,
-        networkVolume: view.networkVolumeId
-          ? await this.findNetworkVolume(view.networkVolumeId, actor)
-          : null,
+        networkVolume: view.networkVolumeId ? await this.volumes.find(view.networkVolumeId, actor) : null,
       })),
     );
   }
@@ -80,7 +80,7 @@ export class EndpointsService {
     return {
       view: secrets ? view : { ...view, env: maskEnv(view.env ?? {}) },
       aiKey: secrets ? this.openKey(view) : null,
-      networkVolume: view.networkVolumeId ? await this.findNetworkVolume(view.networkVolumeId, actor) : null,
+      networkVolume: view.networkVolumeId ? await this.volumes.find(view.networkVolumeId, actor) : null,
     };
   }
 
@@ -157,7 +157,7 @@ export class EndpointsService {
     locations: string[],
     actor: Actor,
   ): Promise<NetworkVolumeView> {
-    const volume = await this.queries.query(Subjects.volume.get, { id }, actor);
+    const volume = await this.volumes.get(id, actor);
     if (!locations.length) return volume;
     const dataCenters = await this.queries.query(Subjects.catalog.dataCenters, {}, actor);
     const region = dataCenters.find((dc) => dc.id === volume.dataCenterId)?.region;
@@ -168,16 +168,6 @@ export class EndpointsService {
       ]);
     }
     return volume;
-  }
-
-  /** For a listing: the volume, or null once it is gone. */
-  private async findNetworkVolume(id: string, actor: Actor): Promise<NetworkVolumeView | null> {
-    try {
-      return await this.queries.query(Subjects.volume.get, { id }, actor);
-    } catch (error) {
-      if (error instanceof DomainError && error.code === ErrorCode.NotFound) return null;
-      throw error;
-    }
   }
 
   private openKey(view: EndpointView): string | null {

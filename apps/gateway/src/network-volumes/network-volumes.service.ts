@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
+  DomainError,
+  ErrorCode,
   Subjects,
   type Actor,
   type CreateNetworkVolumeDto,
@@ -35,6 +37,16 @@ export class NetworkVolumesService {
 
   get(id: string, actor: Actor): Promise<NetworkVolumeView> {
     return this.queries.query(Subjects.volume.get, { id }, actor);
+  }
+
+  /** For a view of what mounts it (a pod, an endpoint): the volume, or null once it is gone. */
+  async find(id: string, actor: Actor): Promise<NetworkVolumeView | null> {
+    try {
+      return await this.get(id, actor);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === ErrorCode.NotFound) return null;
+      throw error;
+    }
   }
 
   async delete(id: string, actor: Actor): Promise<void> {

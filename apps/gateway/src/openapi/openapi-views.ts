@@ -4,6 +4,7 @@ import type {
   CpuTypeView,
   DataCenterView,
   EndpointHealth,
+  EndpointV1View,
   EndpointV2List,
   EndpointV2View,
   GpuTypeView,
@@ -13,6 +14,7 @@ import type {
   JobView,
   NetworkVolumeList,
   NetworkVolumeView,
+  PodDetailsView,
   PodV2List,
   PodV2View,
   PodView,
@@ -54,6 +56,7 @@ export interface ResponseViews {
   CpuTypeView: CpuTypeView;
   DataCenterView: DataCenterView;
   EndpointHealth: EndpointHealth;
+  EndpointV1View: EndpointV1View;
   EndpointV2List: EndpointV2List;
   EndpointV2View: EndpointV2View;
   GpuTypeView: GpuTypeView;
@@ -64,6 +67,7 @@ export interface ResponseViews {
   NetworkVolumeList: NetworkVolumeList;
   NetworkVolumeView: NetworkVolumeView;
   PingResult: PingResult;
+  PodDetailsView: PodDetailsView;
   PodV2List: PodV2List;
   PodV2View: PodV2View;
   PodView: PodView;

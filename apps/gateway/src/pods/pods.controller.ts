@@ -1,9 +1,22 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { CreatePodDto, type Actor, type PodView } from '@app/contracts';
+import { CreatePodDto, UpdatePodDto, type Actor, type PodDetailsView, type PodView } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
 import { Operation, TextQuery } from '../openapi/openapi.decorators.js';
 import { PodsService } from './pods.service.js';
+
+const UPDATE = {
+  returns: 'PodView',
+  description:
+    'Absent fields keep their values. A change to the container (imageName, dockerArgs, env, ports, ' +
+    'containerDiskInGb, containerRegistryAuthId) restarts a RUNNING pod (as reset) and applies at the next start ' +
+    'of a stopped one; name and volumeMountPath change without a restart (the path applies at the next start). ' +
+    'Masked env values (********) sent back keep the value they stand for.',
+  errors: {
+    404: 'containerRegistryAuthId names no credential of yours',
+    409: 'a cluster member (its cluster configures it), a terminated pod, or a container change while PROVISIONING or STARTING',
+  },
+} as const;
 
 /** `/v1/pods`: RunPod's pod routes. Actions answer 200 with the pod (the Go CLI parses the body as a pod). */
 @ApiTags('Pods')
@@ -38,9 +51,40 @@ export class PodsController {
   }
 
   @Get(':podId')
-  @Operation('Get a pod', { returns: 'PodView' })
-  get(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<PodView> {
-    return this.pods.get(podId, actor);
+  @Operation('Get a pod', { returns: 'PodDetailsView' })
+  @TextQuery('includeMachine', '`true` adds what the catalog says of the host to `machine`')
+  @TextQuery('includeNetworkVolume', '`true` adds `networkVolume` (null when the pod mounts none)')
+  get(
+    @Param('podId') podId: string,
+    @Query('includeMachine') includeMachine: string | undefined,
+    @Query('includeNetworkVolume') includeNetworkVolume: string | undefined,
+    @CurrentActor() actor: Actor,
+  ): Promise<PodDetailsView> {
+    const include = { machine: includeMachine === 'true', networkVolume: includeNetworkVolume === 'true' };
+    return this.pods.details(podId, include, actor);
+  }
+
+  @Patch(':podId')
+  @HttpCode(200)
+  @Operation('Edit a pod', UPDATE)
+  update(
+    @Param('podId') podId: string,
+    @Body() dto: UpdatePodDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<PodView> {
+    return this.pods.update(podId, dto, actor);
+  }
+
+  /** RunPod's second spelling of the edit, kept for the clients that post it. */
+  @Post(':podId/update')
+  @HttpCode(200)
+  @Operation('Edit a pod (as PATCH)', UPDATE)
+  updateByPost(
+    @Param('podId') podId: string,
+    @Body() dto: UpdatePodDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<PodView> {
+    return this.pods.update(podId, dto, actor);
   }
 
   @Post(':podId/start')
@@ -70,6 +114,17 @@ export class PodsController {
     errors: { 409: "the pod's status does not allow reset" },
   })
   reset(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<PodView> {
+    return this.pods.reset(podId, actor);
+  }
+
+  /** RunPod's v1 has both names; here both are the reset (v2's `restart` action is too). */
+  @Post(':podId/restart')
+  @HttpCode(200)
+  @Operation('Restart a pod (as reset: container recreated, container disk wiped)', {
+    returns: 'PodView',
+    errors: { 409: "the pod's status does not allow reset" },
+  })
+  restart(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<PodView> {
     return this.pods.reset(podId, actor);
   }
 

@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
+import { CatalogModule } from '../catalog/catalog.module.js';
+import { NetworkVolumesModule } from '../network-volumes/network-volumes.module.js';
 import { SshKeysModule } from '../ssh-keys/ssh-keys.module.js';
 import { PodsV2Controller } from './pods-v2.controller.js';
 import { PodsController } from './pods.controller.js';
 import { PodsService } from './pods.service.js';
 
 @Module({
-  imports: [SshKeysModule],
+  imports: [SshKeysModule, CatalogModule, NetworkVolumesModule],
   controllers: [PodsController, PodsV2Controller],
   providers: [PodsService],
   exports: [PodsService],

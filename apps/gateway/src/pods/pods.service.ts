@@ -7,11 +7,16 @@ import {
   type CreatePodCommand,
   type CreatePodDto,
   type PodAction,
+  type PodDetailsView,
+  type PodMachineView,
   type PodView,
   type PublishedPodAction,
+  type UpdatePodDto,
   type UpdatePodV2Dto,
 } from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
+import { CatalogService } from '../catalog/catalog.service.js';
+import { NetworkVolumesService } from '../network-volumes/network-volumes.service.js';
 import { SshKeysService } from '../ssh-keys/ssh-keys.service.js';
 
 /**
@@ -24,6 +29,8 @@ export class PodsService {
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
     private readonly sshKeys: SshKeysService,
+    private readonly catalog: CatalogService,
+    private readonly volumes: NetworkVolumesService,
   ) {}
 
   /** With `startSsh` (v2) the account's public keys go along: pod-lifecycle does not read the gateway's tables. */
@@ -50,8 +57,11 @@ export class PodsService {
     return this.commands.execute(V2_SUBJECTS[action], { podId, publishedOnly: true }, actor);
   }
 
-  /** `PATCH /v2/pods/{id}`: name and mount path; pod-lifecycle applies the interface's mount update rules. */
-  update(podId: string, dto: UpdatePodV2Dto, actor: Actor): Promise<PodView> {
+  /**
+   * `PATCH /v1/pods/{id}` and `PATCH /v2/pods/{id}`: one command, and pod-lifecycle applies every rule (the
+   * interface's mount update rules, a restart when a RUNNING pod's container changes).
+   */
+  update(podId: string, dto: UpdatePodDto | UpdatePodV2Dto, actor: Actor): Promise<PodView> {
     return this.commands.execute(Subjects.pod.update, { ...dto, podId }, actor);
   }
 
@@ -69,6 +79,23 @@ export class PodsService {
     return this.queries.query(Subjects.pod.get, { podId }, actor);
   }
 
+  /**
+   * `GET /v1/pods/{id}` with RunPod's includes: the host as cluster-scheduler's catalog describes it, and the
+   * network volume (null when the pod has none, or once it is gone).
+   */
+  async details(
+    podId: string,
+    include: { machine: boolean; networkVolume: boolean },
+    actor: Actor,
+  ): Promise<PodDetailsView> {
+    const pod = await this.get(podId, actor);
+    const [machine, networkVolume] = await Promise.all([
+      include.machine ? this.machineOf(pod, actor) : pod.machine,
+      include.networkVolume && pod.networkVolumeId ? this.volumes.find(pod.networkVolumeId, actor) : null,
+    ]);
+    return { ...pod, machine, ...(include.networkVolume ? { networkVolume } : {}) };
+  }
+
   start(podId: string, actor: Actor): Promise<PodView> {
     return this.commands.execute(Subjects.pod.start, { podId }, actor);
   }
@@ -83,6 +110,23 @@ export class PodsService {
 
   async terminate(podId: string, actor: Actor): Promise<void> {
     await this.commands.execute(Subjects.pod.terminate, { podId }, actor);
+  }
+
+  /** Only what the catalog knows: this deployment keeps no prices, speeds or maintenance windows of hosts. */
+  private async machineOf(pod: PodView, actor: Actor): Promise<PodMachineView> {
+    const [gpuTypes, dataCenters] = await Promise.all([
+      pod.gpuTypeId ? this.catalog.gpuTypes(actor) : [],
+      pod.dataCenterId ? this.catalog.dataCenters(actor) : [],
+    ]);
+    const gpu = gpuTypes.find((type) => type.id === pod.gpuTypeId);
+    return {
+      ...pod.machine,
+      podHostId: pod.machineId,
+      gpuDisplayName: gpu?.displayName ?? null,
+      gpuMemoryInGb: gpu?.memoryInGb ?? null,
+      cpuTypeId: pod.cpuFlavorId,
+      location: dataCenters.find((dc) => dc.id === pod.dataCenterId)?.region ?? null,
+    };
   }
 }
 

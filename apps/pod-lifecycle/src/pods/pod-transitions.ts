@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import {
   DomainError,
   ErrorCode,
+  PodStatus,
   Subjects,
   deriveId,
   type CommandEnvelope,
   type PlacementView,
   type PodAction,
-  type PodStatus,
   type PodView,
 } from '@app/contracts';
 import { CommandBus, type CommandContext } from '@app/messaging';
@@ -92,9 +92,24 @@ export class PodTransitions {
   }
 
   /**
+   * Reset's effect, also an edit's of a RUNNING pod: a new run of the container from the pod's current
+   * configuration on a wiped container disk (a new disk epoch); a pod not RUNNING gets its GPUs reserved on its
+   * host first.
+   */
+  async restart(pod: PodEntity, to: PodStatus, ctx: CommandContext, reason: string): Promise<void> {
+    if (pod.status !== PodStatus.Running) await this.reserveOnSameHost(ctx.envelope, pod);
+    pod.generation += 1;
+    pod.diskEpoch += 1;
+    pod.desiredStatus = PodStatus.Running;
+    pod.lastStartedAt = ctx.now;
+    await this.changeStatus(pod, to, ctx, reason);
+  }
+
+  /**
    * Reserves the pod's GPUs again on the host it was on (resume after stop, reset of a stopped pod). The
    * scheduler answers CAPACITY_UNAVAILABLE when that host lacks them now: that is the action's answer, the pod
-   * never moves silently.
+   * never moves silently. The host maps the pod's current `ports`: a reservation still held with others (an edit
+   * changed them while the pod held it) keeps host and GPUs and gets its public ports anew.
    */
   async reserveOnSameHost(envelope: CommandEnvelope, pod: PodEntity): Promise<void> {
     if (!pod.hostId) {
@@ -114,6 +129,7 @@ export class PodTransitions {
         hostId: pod.hostId,
         ...(pod.networkVolumeId ? { networkVolumeId: pod.networkVolumeId } : {}),
         ports: pod.ports,
+        reassignPorts: true,
       },
       envelope.actor,
       { commandId: deriveId(envelope.commandId, 'reserve'), issuedAt: envelope.issuedAt },

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Matches, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, Matches, Min } from 'class-validator';
 
 /** A port as the interface writes it: `8888/http` or `22/tcp`. */
 export const PORT_SPEC = /^([1-9]\d{0,4})\/(http|tcp)$/;
@@ -58,6 +58,14 @@ export class ReservePodCommand {
   @ArrayMaxSize(32)
   @Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' })
   ports: string[];
+
+  /**
+   * The pod's exposed ports changed (an edit): a pod that holds a reservation keeps its host and GPUs and gets
+   * public ports for `ports` anew, instead of its reservation back unchanged. A pod without one is placed as usual.
+   */
+  @IsOptional()
+  @IsBoolean()
+  reassignPorts?: boolean;
 }
 
 export class ReleasePodCommand {

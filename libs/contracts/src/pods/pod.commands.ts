@@ -14,7 +14,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { MountsDto } from '../clusters/cluster.dto.js';
-import { CreatePodDto } from './pod.dto.js';
+import { CreatePodDto, UpdatePodDto } from './pod.dto.js';
 import { PodStatus } from './pod-status.js';
 import { IsSealedEnv, type SealedEnv } from './sealed-env.js';
 
@@ -78,19 +78,14 @@ export class PodActionCommand {
 }
 
 /**
- * `pod.cmd.update` (`PATCH /v2/pods/{id}`): a new name and the interface's mount update rules; absent fields and
- * an empty `mounts` change nothing. A new mount path takes effect at the container's next start.
+ * `pod.cmd.update` (`PATCH /v1/pods/{id}` and `PATCH /v2/pods/{id}`): the v1 body's fields, and the interface's
+ * mount update rules for v2's `mounts`; absent fields and an empty `mounts` change nothing. pod-lifecycle decides
+ * what a change means for the pod's status (a container change restarts a RUNNING pod).
  */
-export class UpdatePodCommand {
+export class UpdatePodCommand extends UpdatePodDto {
   @IsString()
   @IsNotEmpty()
   podId: string;
-
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(191)
-  name?: string;
 
   @IsOptional()
   @IsObject()

@@ -11,6 +11,7 @@ import {
   Min,
 } from 'class-validator';
 import { ContainerSettingsDto } from '../common/container-settings.dto.js';
+import type { NetworkVolumeView } from '../volumes/network-volume.contracts.js';
 import type { PodStatus } from './pod-status.js';
 
 /** What a user may ask of a pod; which ones a status allows is pod-lifecycle's transition table (docs/pods.md). */
@@ -94,6 +95,25 @@ export class CreatePodDto extends ContainerSettingsDto {
   networkVolumeId?: string;
 }
 
+/**
+ * Body of `PATCH /v1/pods/{id}` and `POST /v1/pods/{id}/update` (RunPod's v1 names); an absent field keeps its
+ * value. A change to the container (image, args, env, ports, disk, registry credential) restarts a RUNNING pod;
+ * the name and the mount path change without a restart (the path applies at the next start, as on /v2).
+ */
+export class UpdatePodDto extends ContainerSettingsDto {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(191)
+  name?: string;
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  imageName?: string;
+}
+
 /** What the service shows of a pod (`GET /v1/pods/{id}` and every pod action's answer). */
 export interface PodView {
   id: string;
@@ -120,7 +140,7 @@ export interface PodView {
   /** The host the pod is placed on (RunPod's `machineId`). */
   machineId: string | null;
   dataCenterId: string | null;
-  machine: { gpuTypeId: string | null; dataCenterId: string | null };
+  machine: PodMachineView;
   clusterId: string | null;
   clusterRank: number | null;
   clusterRole: string | null;
@@ -145,4 +165,28 @@ export interface PodView {
    * EXITED, ERROR start/terminate; PROVISIONING, STARTING stop/terminate; never terminate for a cluster member.
    */
   actions: PublishedPodAction[];
+}
+
+/**
+ * A pod's host as the catalog describes it. Every pod view carries the GPU type and data center; the rest only
+ * `GET /v1/pods/{id}?includeMachine=true` reads (from cluster-scheduler's catalog).
+ */
+export interface PodMachineView {
+  gpuTypeId: string | null;
+  dataCenterId: string | null;
+  /** The host (the pod's `machineId`). */
+  podHostId?: string | null;
+  /** The catalog's name of the GPU type. */
+  gpuDisplayName?: string | null;
+  /** GPU memory in GB, per GPU. */
+  gpuMemoryInGb?: number | null;
+  /** The CPU type of a CPU pod. */
+  cpuTypeId?: string | null;
+  /** The region code (US, RO, …) of the data center. */
+  location?: string | null;
+}
+
+/** `GET /v1/pods/{id}`: the pod, and its network volume with `?includeNetworkVolume=true` (null if it has none). */
+export interface PodDetailsView extends PodView {
+  networkVolume?: NetworkVolumeView | null;
 }

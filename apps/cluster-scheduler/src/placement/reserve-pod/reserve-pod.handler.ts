@@ -18,6 +18,13 @@ import { PlacementRepository, type PodClaim } from '../placement.repository.js';
 import { ReservationEntity } from '../reservation.entity.js';
 import { PlacementService } from '../placement.service.js';
 
+/** Whether a reservation maps exactly the exposed ports `ports` (its mappings are keyed by port spec). */
+function samePorts(mappings: Record<string, number>, ports: readonly string[]): boolean {
+  const wanted = new Set(ports);
+  const held = Object.keys(mappings);
+  return held.length === wanted.size && held.every((spec) => wanted.has(spec));
+}
+
 function invalid(error: string): DomainError {
   return new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', [error]);
 }
@@ -40,10 +47,16 @@ export class ReservePodHandler {
   async handle(ctx: CommandContext<ReservePodCommand>): Promise<PlacementView> {
     const { payload, manager } = ctx;
     const held = await this.repository.findReservation(payload.podId, manager);
-    if (held) {
+    if (held && !(payload.reassignPorts && !samePorts(held.portMappings, payload.ports))) {
       const hosts = await this.repository.hostAddresses([held.hostId], manager);
       return toPlacementView(held, hosts.get(held.hostId)?.publicIp ?? '');
     }
+    if (held) {
+      // Released in this transaction: the host's row stays locked until the new ports are committed, so no other
+      // placement takes the GPUs in between, and a refusal below (no free ports) rolls the release back.
+      await this.repository.release(manager, payload.podId);
+    }
+    const hostId = held?.hostId ?? payload.hostId;
 
     const gpuTypeId = payload.gpuTypeId ?? null;
     if (gpuTypeId !== null) {
@@ -62,8 +75,8 @@ export class ReservePodHandler {
       throw invalid(
         `regions must hold region codes among ${REGION_CODES.join(', ')}; "${badRegion}" is not one`,
       );
-    if (payload.hostId && !(await this.repository.hostExists(payload.hostId, manager))) {
-      throw invalid(`hostId must be a host of the fleet; "${payload.hostId}" is not one`);
+    if (hostId && !(await this.repository.hostExists(hostId, manager))) {
+      throw invalid(`hostId must be a host of the fleet; "${hostId}" is not one`);
     }
     const volume = payload.networkVolumeId
       ? mountableNetworkVolume(
@@ -84,7 +97,7 @@ export class ReservePodHandler {
       dataCenterIds,
       regions,
       volumeDataCenterId: volume?.dataCenterId ?? null,
-      hostId: payload.hostId ?? null,
+      hostId: hostId ?? null,
     };
     const what =
       gpuTypeId === null
@@ -96,17 +109,17 @@ export class ReservePodHandler {
       (considered) =>
         new DomainError(
           ErrorCode.CapacityUnavailable,
-          payload.hostId
-            ? `host ${payload.hostId} does not have ${what} free now${ports.length ? ` (with ${ports.length} public ports)` : ''}`
+          hostId
+            ? `host ${hostId} does not have ${what} free now${ports.length ? ` (with ${ports.length} public ports)` : ''}`
             : `no capacity for ${what}; data centers considered: ${considered.length ? considered.join(', ') : 'none'}`,
         ),
       async (plan, savepoint) => {
-        const hostId = plan.assignments[0].hostId;
+        const placedOn = plan.assignments[0].hostId;
         const claim: PodClaim = {
           podId: payload.podId,
           ownerId: payload.ownerId,
           clusterId: member?.clusterId ?? null,
-          hostId,
+          hostId: placedOn,
           dataCenterId: plan.dataCenterId,
           gpuTypeId,
           gpuCount: request.gpusPerPod,
@@ -122,7 +135,7 @@ export class ReservePodHandler {
           ...held,
           portMappings: taken.mappings.get(claim.podId) ?? {},
         });
-        return toPlacementView(reservation, taken.hosts.get(hostId)!.publicIp);
+        return toPlacementView(reservation, taken.hosts.get(placedOn)!.publicIp);
       },
     );
   }

@@ -30,6 +30,22 @@ export function updatedMounts(
   return { mounts: { persistent: { ...update.persistent! } }, volumeMountPath: update.persistent!.path };
 }
 
+/**
+ * /v1's `volumeMountPath`: the new path of the pod's mount, whichever kind it is (the same change as a v2 update
+ * of that mount's path); a pod without a mount only records it, as a create from a template does.
+ */
+export function movedMountPath(
+  pod: PodEntity,
+  path: string,
+): { mounts: PodMounts | null; volumeMountPath: string } {
+  const current = currentMounts(pod);
+  const network = current?.network?.[0];
+  if (network) return { mounts: { network: [{ ...network, path }] }, volumeMountPath: path };
+  if (current?.persistent)
+    return { mounts: { persistent: { ...current.persistent, path } }, volumeMountPath: path };
+  return { mounts: pod.mounts, volumeMountPath: path };
+}
+
 /** The pod's mounts; a /v1 pod with a network volume has one without a `mounts` record. */
 function currentMounts(pod: PodEntity): PodMounts | null {
   if (pod.mounts) return pod.mounts;
