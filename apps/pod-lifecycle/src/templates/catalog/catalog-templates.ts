@@ -19,7 +19,7 @@ interface Listed {
  * The public templates of the catalog, from CATALOG_TEMPLATES_FILE: read once at boot (a start-up task, so the
  * command consumers, which start after the start-up tasks, never apply a command without it) and kept in memory.
  * It is operator configuration like the fleet, not user data: nothing writes it at run time, and every replica
- * reads the same file. A file that cannot be read or is invalid ends the boot. See docs/adr/0018.
+ * reads the same file. A file that cannot be read or is invalid ends the boot. See docs/adr/0019-public-catalog-templates.md.
  */
 @Injectable()
 export class CatalogTemplates implements OnModuleInit {
