@@ -35,6 +35,7 @@ COPY --from=build /app/libs libs
 # Files the apps open at run time, by the default paths of their config (relative to /app).
 COPY --from=build /app/apps/cluster-scheduler/fleet apps/cluster-scheduler/fleet
 COPY --from=build /app/apps/pod-lifecycle/local-images.json apps/pod-lifecycle/local-images.json
+COPY --from=build /app/apps/pod-lifecycle/catalog-templates.json apps/pod-lifecycle/catalog-templates.json
 COPY --from=build /app/apps/gateway/openapi apps/gateway/openapi
 # The node image's unprivileged user, by number so Kubernetes can verify runAsNonRoot.
 USER 1000:1000

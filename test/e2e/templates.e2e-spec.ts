@@ -62,6 +62,7 @@ describe('templates', () => {
       containerRegistryAuthId: null,
       readme: '',
       userId: expect.any(String),
+      isPublic: false,
       createdAt: expect.any(String),
     });
     expect(created.text).not.toContain('wandb-secret-123');

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { BaseConfig, IsKeyRing } from '@app/config';
 
 export const RUNTIME_DRIVERS = ['simulated', 'local', 'kubernetes'] as const;
@@ -28,6 +28,14 @@ export class PodLifecycleConfig extends BaseConfig {
    */
   @IsIn(RUNTIME_DRIVERS)
   RUNTIME_DRIVER: RuntimeDriverName = 'local';
+
+  /**
+   * The public templates of the catalog (`/v2/catalog/templates`), which anyone may start a pod or an endpoint
+   * from and nobody but the operator changes: a JSON file, loaded at boot (see catalog-templates.json).
+   */
+  @IsString()
+  @MinLength(1)
+  CATALOG_TEMPLATES_FILE = 'apps/pod-lifecycle/catalog-templates.json';
 
   /** Simulated driver: PROVISIONING → STARTING (image pull, container create), in ms. */
   @IsInt()

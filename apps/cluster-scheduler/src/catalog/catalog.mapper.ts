@@ -22,6 +22,7 @@ export function toGpuTypeView(gpuType: GpuTypeEntity, capacity: readonly GpuCapa
     memoryInGb: gpuType.memoryInGb,
     maxCount: gpuType.maxCount,
     tier: gpuType.tier,
+    pool: gpuType.tier,
     availability: {
       ...sumGpus(rows),
       dataCenterIds: rows.filter((r) => r.freeGpus > 0).map((r) => r.dataCenterId),

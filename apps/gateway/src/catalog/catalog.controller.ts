@@ -1,11 +1,22 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { Actor, CpuTypeView, DataCenterView, GpuTypeView } from '@app/contracts';
+import {
+  TEMPLATE_SOURCES,
+  type Actor,
+  type CpuTypeView,
+  type DataCenterView,
+  type GpuTypeView,
+  type TemplateList,
+} from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
-import { Operation } from '../openapi/openapi.decorators.js';
+import { Operation, TextQuery } from '../openapi/openapi.decorators.js';
+import { toTemplateV2View } from '../templates/template-v2.mapper.js';
 import { CatalogService } from './catalog.service.js';
 
-/** `/v2/catalog`: GPU types (with maxCount), CPU types and data centers, each with live availability. */
+/**
+ * `/v2/catalog`: GPU types (with maxCount), CPU types and data centers, each with live availability, and the
+ * public templates anyone may start from.
+ */
 @ApiTags('Catalog')
 @Auth({ key: 'bearer' })
 @Controller('v2/catalog')
@@ -45,5 +56,25 @@ export class CatalogController {
   })
   dataCenters(@CurrentActor() actor: Actor): Promise<DataCenterView[]> {
     return this.catalog.dataCenters(actor);
+  }
+
+  @Get('templates')
+  @TextQuery(
+    'source',
+    'the slice of the catalog: `official` (default), `verified` or `community`',
+    TEMPLATE_SOURCES,
+  )
+  @Operation('List the public templates', {
+    returns: 'TemplateList',
+    description:
+      "The operator's catalog (`public: true`): anyone may start a pod or an endpoint from one (`templateId`), " +
+      'read it at `/v2/templates/{id}`, nobody may change it. `verified` and `community` stay empty unless the ' +
+      'operator lists templates there.',
+  })
+  async templates(
+    @Query('source') source: string | undefined,
+    @CurrentActor() actor: Actor,
+  ): Promise<TemplateList> {
+    return { templates: (await this.catalog.templates(source, actor)).map(toTemplateV2View) };
   }
 }

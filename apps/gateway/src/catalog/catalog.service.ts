@@ -1,15 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import {
   DomainError,
+  ErrorCode,
   Subjects,
+  TEMPLATE_SOURCES,
   type Actor,
   type CpuTypeView,
   type DataCenterView,
   type GpuTypeView,
+  type TemplateSource,
+  type TemplateView,
 } from '@app/contracts';
 import { QueryBus } from '@app/messaging';
 
-/** The catalog with live availability, owned by cluster-scheduler. */
+/**
+ * The catalog: GPU and CPU types and data centers with live availability, owned by cluster-scheduler; the public
+ * templates, owned (with every template) by pod-lifecycle.
+ */
 @Injectable()
 export class CatalogService {
   constructor(private readonly queries: QueryBus) {}
@@ -32,4 +39,19 @@ export class CatalogService {
   dataCenters(actor: Actor): Promise<DataCenterView[]> {
     return this.queries.query(Subjects.catalog.dataCenters, {}, actor);
   }
+
+  /** One slice of the public templates (`?source=`, RunPod's default `official`); another value is 422. */
+  templates(source: string | undefined, actor: Actor): Promise<TemplateView[]> {
+    const slice = source ?? 'official';
+    if (!isTemplateSource(slice)) {
+      throw new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', [
+        `source must be one of ${TEMPLATE_SOURCES.join(', ')}`,
+      ]);
+    }
+    return this.queries.query(Subjects.template.catalog, { source: slice }, actor);
+  }
+}
+
+function isTemplateSource(value: string): value is TemplateSource {
+  return (TEMPLATE_SOURCES as readonly string[]).includes(value);
 }

@@ -27,8 +27,9 @@ export interface EndpointDetails {
 
 /**
  * Serverless endpoints, owned by endpoint-autoscaler. The gateway checks what lives in other apps (the template
- * is the caller's and serverless, the network volume is the caller's and in an allowed location) before the
- * command, and mints the workers' API key (bound to the endpoint, sealed into the command) when one is created.
+ * is the caller's or a public one of the catalog, and serverless; the network volume is the caller's and in an
+ * allowed location) before the command, and mints the workers' API key (bound to the endpoint, sealed into the
+ * command) when one is created.
  */
 @Injectable()
 export class EndpointsService {

@@ -23,7 +23,7 @@ export function toTemplateModel(view: TemplateView): TemplateModel {
     isServerless: view.isServerless,
     containerRegistryAuthId: view.containerRegistryAuthId,
     readme: view.readme,
-    isPublic: false,
+    isPublic: view.isPublic,
   };
 }
 

@@ -53,7 +53,7 @@ export function toTemplateV2View(view: TemplateView): TemplateV2View {
     ports: view.ports,
     registry: view.containerRegistryAuthId,
     serverless: view.isServerless,
-    public: false,
+    public: view.isPublic,
     readme: view.readme,
     createdAt: view.createdAt,
   };

@@ -37,7 +37,11 @@ export class TemplatesV2Controller {
   }
 
   @Get(':templateId')
-  @Operation('Get a template', { returns: 'TemplateV2View' })
+  @Operation('Get a template', {
+    returns: 'TemplateV2View',
+    description:
+      'One of yours, or a public template of the catalog (`public: true`), which no user may change or delete (403).',
+  })
   async get(@Param('templateId') id: string, @CurrentActor() actor: Actor): Promise<TemplateV2View> {
     return toTemplateV2View(await this.templates.get(id, actor));
   }

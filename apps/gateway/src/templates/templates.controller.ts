@@ -32,7 +32,11 @@ export class TemplatesController {
   }
 
   @Get(':templateId')
-  @Operation('Get a template', { returns: 'TemplateView' })
+  @Operation('Get a template', {
+    returns: 'TemplateView',
+    description:
+      'One of yours, or a public template of the catalog (`isPublic: true`), which no user may change or delete (403).',
+  })
   get(@Param('templateId') id: string, @CurrentActor() actor: Actor): Promise<TemplateView> {
     return this.templates.get(id, actor);
   }

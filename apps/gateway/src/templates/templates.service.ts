@@ -31,18 +31,19 @@ export class TemplatesService {
     return this.queries.query(Subjects.template.list, {}, actor);
   }
 
+  /** One of the caller's templates, or a public one of the catalog. */
   get(id: string, actor: Actor): Promise<TemplateView> {
     return this.queries.query(Subjects.template.get, { id }, actor);
   }
 
   /**
-   * 404 or 403 from the owner first (so a foreign or unknown id never reaches the next question), then 400 while
-   * one of the caller's serverless endpoints names the template (an endpoint may only use its owner's templates),
-   * then the owner's delete, which refuses while a pod uses it. Endpoints are endpoint-autoscaler's: a cross-app
-   * check is the gateway's, before the command, as for saveEndpoint.
+   * 404 or 403 from the owner first (so a foreign, unknown or catalog id never reaches the next question), then
+   * 400 while one of the caller's serverless endpoints names the template, then the owner's delete, which refuses
+   * while a pod uses it. Endpoints are endpoint-autoscaler's: a cross-app check is the gateway's, before the
+   * command, as for saveEndpoint.
    */
   async delete(id: string, actor: Actor): Promise<void> {
-    await this.get(id, actor);
+    await this.queries.query(Subjects.template.get, { id, change: true }, actor);
     const endpoint = (await this.queries.query(Subjects.endpoint.list, {}, actor)).find(
       (e) => e.templateId === id,
     );

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PersistenceModule } from '../persistence.module.js';
+import { CatalogTemplatesModule } from '../templates/catalog/catalog-templates.module.js';
 import { CreateClusterMembersHandler } from './create-cluster-members/create-cluster-members.handler.js';
 import { CreatePodHandler } from './create-pod/create-pod.handler.js';
 import { GetPodHandler } from './get-pod/get-pod.handler.js';
@@ -18,7 +19,7 @@ import { TerminatePodHandler } from './terminate-pod/terminate-pod.handler.js';
 import { UpdatePodHandler } from './update-pod/update-pod.handler.js';
 
 @Module({
-  imports: [PersistenceModule],
+  imports: [PersistenceModule, CatalogTemplatesModule],
   providers: [
     PodTransitions,
     CreatePodHandler,

@@ -9,3 +9,14 @@ export function ownedTemplate(entity: TemplateEntity | null, id: string, actor: 
   }
   return entity;
 }
+
+/**
+ * A public template of the catalog is the operator's: everyone may read it and start from it, no user may change
+ * or delete it (403, as for another user's template; the operator edits the catalog file).
+ */
+export function catalogTemplateIsReadOnly(id: string): DomainError {
+  return new DomainError(
+    ErrorCode.Forbidden,
+    `template ${id} is a public template of the catalog: start from it, or create a template of your own`,
+  );
+}

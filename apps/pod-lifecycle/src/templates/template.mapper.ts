@@ -15,6 +15,7 @@ export function toTemplateView(entity: TemplateEntity): TemplateView {
     containerRegistryAuthId: entity.registryAuthId,
     readme: entity.readme,
     userId: entity.ownerId,
+    isPublic: false,
     createdAt: entity.createdAt.toISOString(),
   };
 }

@@ -32,6 +32,11 @@ export interface GpuTypeView {
   /** Most GPUs of this type one pod may have. */
   maxCount: number;
   tier: GpuTier;
+  /**
+   * The tier under RunPod's name for it: the serverless GPU pool, what a serverless endpoint's `gpu.pools` takes
+   * (clients such as the MCP server read it from here).
+   */
+  pool: GpuTier;
   availability: GpuAvailability & { dataCenterIds: string[] };
 }
 

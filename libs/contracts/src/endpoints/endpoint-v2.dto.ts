@@ -47,6 +47,17 @@ export class EndpointGpuV2Dto {
   @ArrayMaxSize(32)
   @Matches(/^\d+\.\d+$/, { each: true, message: 'each allowedCudaVersions entry must be like 12.1' })
   allowedCudaVersions?: string[];
+  /**
+   * RunPod's GPU types subtracted from the pools. Only `[]` (the whole pools) is served: workers run on any type
+   * of their pools here. The MCP server's `set-endpoint-gpus` always sends the field, `[]` when it pins nothing.
+   */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(0, {
+    message:
+      'gpu.excludedTypes is not served: workers run on every GPU type of their pools (send [] or omit it)',
+  })
+  excludedTypes?: string[];
 }
 
 export class EndpointWorkersV2Dto {

@@ -30,6 +30,7 @@ import {
   CreateTemplateCommand,
   DeleteTemplateCommand,
   GetTemplateQuery,
+  ListCatalogTemplatesQuery,
   ListTemplatesQuery,
   UpdateTemplateCommand,
 } from '../templates/template.commands.js';
@@ -167,6 +168,7 @@ export interface QueryContracts {
   [Subjects.pod.listByCluster]: { payload: ListPodsByClusterQuery; result: PodView[] };
   [Subjects.template.list]: { payload: ListTemplatesQuery; result: TemplateView[] };
   [Subjects.template.get]: { payload: GetTemplateQuery; result: TemplateView };
+  [Subjects.template.catalog]: { payload: ListCatalogTemplatesQuery; result: TemplateView[] };
 }
 
 export type CommandSubject = keyof CommandContracts;
@@ -241,4 +243,5 @@ export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> 
   [Subjects.pod.listByCluster]: ListPodsByClusterQuery,
   [Subjects.template.list]: ListTemplatesQuery,
   [Subjects.template.get]: GetTemplateQuery,
+  [Subjects.template.catalog]: ListCatalogTemplatesQuery,
 };

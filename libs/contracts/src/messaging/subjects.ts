@@ -113,6 +113,7 @@ export const Subjects = {
     delete: 'template.cmd.delete',
     list: 'template.qry.list',
     get: 'template.qry.get',
+    catalog: 'template.qry.catalog',
     created: 'template.evt.created',
     deleted: 'template.evt.deleted',
   },

@@ -1,5 +1,10 @@
-import { IsNotEmpty, IsString } from 'class-validator';
-import { CreateTemplateDto, UpdateTemplateDto } from './template.dto.js';
+import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString } from 'class-validator';
+import {
+  CreateTemplateDto,
+  TEMPLATE_SOURCES,
+  UpdateTemplateDto,
+  type TemplateSource,
+} from './template.dto.js';
 
 /** `template.cmd.create`: same fields as the REST body. */
 export class CreateTemplateCommand extends CreateTemplateDto {}
@@ -19,9 +24,23 @@ export class DeleteTemplateCommand {
 
 export class ListTemplatesQuery {}
 
-/** A user sees their own templates; a system actor (the scheduler, the autoscaler) any template. */
+/**
+ * A user sees their own templates and the catalog's public ones; a system actor (the scheduler, the autoscaler)
+ * any template.
+ */
 export class GetTemplateQuery {
   @IsString()
   @IsNotEmpty()
   id: string;
+
+  /** The caller is about to change or delete the template: a catalog template answers 403 (it is the operator's). */
+  @IsOptional()
+  @IsBoolean()
+  change?: boolean;
+}
+
+/** `template.qry.catalog`: the public templates of the operator's catalog, one slice of it. */
+export class ListCatalogTemplatesQuery {
+  @IsIn(TEMPLATE_SOURCES)
+  source: TemplateSource;
 }

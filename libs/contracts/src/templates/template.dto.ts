@@ -58,6 +58,13 @@ export class UpdateTemplateDto extends ContainerFieldsDto {
   readme?: string;
 }
 
+/**
+ * The slices of the public catalog, as RunPod names them: `official` (curated by whoever runs the platform),
+ * `verified` and `community`. Users cannot publish templates here, so only the operator's catalog file fills any.
+ */
+export const TEMPLATE_SOURCES = ['official', 'verified', 'community'] as const;
+export type TemplateSource = (typeof TEMPLATE_SOURCES)[number];
+
 /** What the service shows of a template. */
 export interface TemplateView {
   id: string;
@@ -72,7 +79,9 @@ export interface TemplateView {
   isServerless: boolean;
   containerRegistryAuthId: string | null;
   readme: string;
-  /** The owning user. */
-  userId: string;
+  /** The owning user; null for a public template of the catalog. */
+  userId: string | null;
+  /** A public template of the operator's catalog: anyone may start from it, nobody may change it. */
+  isPublic: boolean;
   createdAt: string;
 }

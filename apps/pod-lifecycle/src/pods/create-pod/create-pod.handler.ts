@@ -14,6 +14,7 @@ import {
 import { CommandBus, CommandHandler, type CommandContext } from '@app/messaging';
 import { ownedRegistryAuth } from '../../registry-auth/registry-auth.access.js';
 import { RegistryAuthRepository } from '../../registry-auth/registry-auth.repository.js';
+import { CatalogTemplates } from '../../templates/catalog/catalog-templates.js';
 import { DEFAULT_CONTAINER_DISK_GB } from '../../templates/create-template/create-template.handler.js';
 import { ownedTemplate } from '../../templates/template.access.js';
 import type { TemplateEntity } from '../../templates/template.entity.js';
@@ -52,6 +53,7 @@ export class CreatePodHandler {
     private readonly templates: TemplateRepository,
     private readonly registryAuths: RegistryAuthRepository,
     private readonly commands: CommandBus,
+    private readonly catalog: CatalogTemplates,
   ) {}
 
   @CommandHandler(Subjects.pod.create)
@@ -62,12 +64,11 @@ export class CreatePodHandler {
       // Defence in depth: a sealed value opens into the pod whoever asks, so only the platform may hand one over.
       throw new DomainError(ErrorCode.Forbidden, 'secretEnv is set by the platform only');
     }
-    const template = payload.templateId
-      ? ownedTemplate(
-          await this.templates.lockById(payload.templateId, manager),
-          payload.templateId,
-          envelope.actor,
-        )
+    const templateId = payload.templateId;
+    // A public template of the catalog is anyone's to start from; otherwise it must be the caller's.
+    const template = templateId
+      ? ((await this.catalog.find(templateId)) ??
+        ownedTemplate(await this.templates.lockById(templateId, manager), templateId, envelope.actor))
       : null;
     const merged = resolve(payload, template);
     const resolved = { ...merged, ...withAccessSetup(payload, envelope.commandId, merged.ports, merged.env) };

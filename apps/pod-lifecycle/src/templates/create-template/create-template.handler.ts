@@ -5,6 +5,7 @@ import {
   Subjects,
   deriveId,
   type CreateTemplateCommand,
+  type CreateTemplateDto,
   type TemplateView,
 } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
@@ -15,6 +16,26 @@ import { toTemplateView } from '../template.mapper.js';
 import { TemplateRepository } from '../template.repository.js';
 
 export const DEFAULT_CONTAINER_DISK_GB = 20;
+
+/** A template from the fields of a create (a user's command, or an entry of the catalog file), defaults filled. */
+export function newTemplate(
+  fields: CreateTemplateDto,
+  identity: Pick<TemplateEntity, 'id' | 'ownerId' | 'createdAt'>,
+): TemplateEntity {
+  return Object.assign(new TemplateEntity(), {
+    ...identity,
+    name: fields.name,
+    image: fields.imageName,
+    args: fields.dockerArgs ?? '',
+    env: fields.env ?? {},
+    ports: fields.ports ?? [],
+    containerDiskGb: fields.containerDiskInGb ?? DEFAULT_CONTAINER_DISK_GB,
+    volumeMountPath: fields.volumeMountPath ?? null,
+    isServerless: fields.isServerless ?? false,
+    registryAuthId: fields.containerRegistryAuthId ?? null,
+    readme: fields.readme ?? '',
+  } satisfies TemplateEntity);
+}
 
 @Injectable()
 export class CreateTemplateHandler {
@@ -35,21 +56,7 @@ export class CreateTemplateHandler {
       const id = payload.containerRegistryAuthId;
       ownedRegistryAuth(await this.registryAuths.lockById(id, manager, 'share'), id, envelope.actor);
     }
-    const entity = Object.assign(new TemplateEntity(), {
-      id: deriveId(envelope.commandId),
-      ownerId,
-      name: payload.name,
-      image: payload.imageName,
-      args: payload.dockerArgs ?? '',
-      env: payload.env ?? {},
-      ports: payload.ports ?? [],
-      containerDiskGb: payload.containerDiskInGb ?? DEFAULT_CONTAINER_DISK_GB,
-      volumeMountPath: payload.volumeMountPath ?? null,
-      isServerless: payload.isServerless ?? false,
-      registryAuthId: payload.containerRegistryAuthId ?? null,
-      readme: payload.readme ?? '',
-      createdAt: ctx.now,
-    });
+    const entity = newTemplate(payload, { id: deriveId(envelope.commandId), ownerId, createdAt: ctx.now });
     await this.templates.insert(entity, manager);
     await ctx.emit(Subjects.template.created, { id: entity.id, ownerId, name: entity.name });
     return toTemplateView(entity);

@@ -2,24 +2,28 @@ import { Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode, Subjects, type DeleteTemplateCommand } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { PodRepository } from '../../pods/pod.repository.js';
-import { ownedTemplate } from '../template.access.js';
+import { CatalogTemplates } from '../catalog/catalog-templates.js';
+import { catalogTemplateIsReadOnly, ownedTemplate } from '../template.access.js';
 import { TemplateRepository } from '../template.repository.js';
 
 /**
  * Deletes a template unless something still uses it (400 IN_USE): a pod that is not terminated (standalone or a
  * cluster member). Serverless endpoints live in endpoint-autoscaler: the gateway asks it before this command
- * (TemplatesService.delete), as it does the other cross-app checks.
+ * (TemplatesService.delete), as it does the other cross-app checks. A public template of the catalog is the
+ * operator's (403).
  */
 @Injectable()
 export class DeleteTemplateHandler {
   constructor(
     private readonly templates: TemplateRepository,
     private readonly pods: PodRepository,
+    private readonly catalog: CatalogTemplates,
   ) {}
 
   @CommandHandler(Subjects.template.delete)
   async handle(ctx: CommandContext<DeleteTemplateCommand>): Promise<null> {
     const { envelope, payload, manager } = ctx;
+    if (await this.catalog.find(payload.id)) throw catalogTemplateIsReadOnly(payload.id);
     const template = ownedTemplate(
       await this.templates.lockById(payload.id, manager, 'update'),
       payload.id,

@@ -9,7 +9,8 @@ import {
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { ownedRegistryAuth } from '../../registry-auth/registry-auth.access.js';
 import { RegistryAuthRepository } from '../../registry-auth/registry-auth.repository.js';
-import { ownedTemplate } from '../template.access.js';
+import { CatalogTemplates } from '../catalog/catalog-templates.js';
+import { catalogTemplateIsReadOnly, ownedTemplate } from '../template.access.js';
 import { toTemplateView } from '../template.mapper.js';
 import { TemplateRepository } from '../template.repository.js';
 
@@ -18,18 +19,20 @@ import { TemplateRepository } from '../template.repository.js';
  * per owner, and a new credential must be the caller's (locked `share`, so a concurrent delete of it waits and
  * then sees this template). Pods and endpoints already created from the template keep what they copied. An
  * absent or null field is left alone, except the two that may be cleared: containerRegistryAuthId and
- * volumeMountPath (null removes them).
+ * volumeMountPath (null removes them). A public template of the catalog is read-only (403).
  */
 @Injectable()
 export class UpdateTemplateHandler {
   constructor(
     private readonly templates: TemplateRepository,
     private readonly registryAuths: RegistryAuthRepository,
+    private readonly catalog: CatalogTemplates,
   ) {}
 
   @CommandHandler(Subjects.template.update)
   async handle(ctx: CommandContext<UpdateTemplateCommand>): Promise<TemplateView> {
     const { envelope, payload, manager } = ctx;
+    if (await this.catalog.find(payload.id)) throw catalogTemplateIsReadOnly(payload.id);
     const template = ownedTemplate(
       await this.templates.lockById(payload.id, manager, 'update'),
       payload.id,
