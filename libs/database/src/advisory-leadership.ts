@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { coordinationMetrics } from '@app/observability';
 import { openLockSession } from './lock-session.js';
 
 export interface LeadershipOptions {
@@ -34,6 +35,7 @@ export class AdvisoryLeadership {
   /** Checks at once, then every `checkMs`. */
   start(): void {
     this.stopped = false;
+    coordinationMetrics.leading.set({ name: this.options.name }, 0);
     const tick = () => {
       this.checking ??= this.check().finally(() => (this.checking = null));
     };
@@ -99,6 +101,8 @@ export class AdvisoryLeadership {
   private setLeading(leading: boolean): void {
     if (leading === this.leading) return;
     this.leading = leading;
+    coordinationMetrics.leading.set({ name: this.options.name }, leading ? 1 : 0);
+    coordinationMetrics.leaderChanges.inc({ name: this.options.name, change: leading ? 'acquired' : 'lost' });
     this.options.log?.(`${leading ? 'leading' : 'no longer leading'} ${this.options.name}`);
   }
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { coordinationMetrics } from '@app/observability';
 import { openLockSession } from './lock-session.js';
 
 export interface PartitionsOptions {
@@ -141,6 +142,7 @@ export class AdvisoryPartitions {
     }
     if (!acquired.length) return;
     acquired.sort((a, b) => a - b);
+    this.count('acquired', acquired.length);
     this.options.log?.(`took partitions ${ranges(acquired)} of ${name} (now ${this.held.size})`);
     await this.options.onAcquired(acquired);
   }
@@ -148,8 +150,14 @@ export class AdvisoryPartitions {
   private async release(partitions: number[]): Promise<void> {
     if (!partitions.length) return;
     for (const partition of partitions) this.held.delete(partition);
+    this.count('released', partitions.length);
     this.options.log?.(`gave back partitions ${ranges(partitions)} of ${this.options.name}`);
     await this.options.onReleased(partitions);
+  }
+
+  private count(move: 'acquired' | 'released', partitions: number): void {
+    coordinationMetrics.partitionMoves.inc({ name: this.options.name, move }, partitions);
+    coordinationMetrics.partitionsOwned.set({ name: this.options.name }, this.held.size);
   }
 
   /** The connection broke or a statement failed: whatever was held may be someone else's now. */

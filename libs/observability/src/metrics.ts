@@ -35,3 +35,34 @@ export const busMetrics = {
     registers: [metricsRegistry],
   }),
 };
+
+/**
+ * Who does the work that runs once (libs/database advisory-leadership.ts) or in parts (advisory-partitions.ts),
+ * per replica: what an operator watches during a takeover.
+ */
+export const coordinationMetrics = {
+  leading: new Gauge({
+    name: 'leader_is_leading',
+    help: '1 while this replica leads the named work (an advisory lock), else 0',
+    labelNames: ['name'] as const,
+    registers: [metricsRegistry],
+  }),
+  leaderChanges: new Counter({
+    name: 'leader_changes_total',
+    help: 'Times this replica took (acquired) or lost (lost) the lead of the named work',
+    labelNames: ['name', 'change'] as const,
+    registers: [metricsRegistry],
+  }),
+  partitionsOwned: new Gauge({
+    name: 'partitions_owned',
+    help: 'Partitions of the named work this replica drives now',
+    labelNames: ['name'] as const,
+    registers: [metricsRegistry],
+  }),
+  partitionMoves: new Counter({
+    name: 'partition_moves_total',
+    help: 'Partitions this replica took (acquired) or gave back or lost (released)',
+    labelNames: ['name', 'move'] as const,
+    registers: [metricsRegistry],
+  }),
+};

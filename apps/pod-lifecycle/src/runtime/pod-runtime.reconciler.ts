@@ -18,10 +18,14 @@ import { partitionOf, RuntimeRouter, type RuntimeWork } from './runtime-router.j
 import { RUNTIME_DRIVER, type PodRun, type PullSecret, type RuntimeDriver } from './runtime-driver.js';
 import { sealedSecretEnv } from './sealed-secret-env.js';
 
-/** How long a replica waits for the owner of a pod's partition to reconcile a routed pod. */
-const ROUTE_TIMEOUT_MS = 15_000;
 /** Pods reconciled at once while adopting a partition. */
 const ADOPT_CONCURRENCY = 8;
+/**
+ * How often an owner looks again at its pods still on their way up (PROVISIONING, STARTING): the safety net for a
+ * status change whose event could not be routed in time (dead-lettered during a long takeover). Their drivers
+ * already follow them, so it costs a query and, for those, nothing else.
+ */
+const RESYNC_MS = 30_000;
 
 /**
  * Keeps the runtime in line with the pods' statuses, each pod driven by one replica (docs/adr/0018): the one that
@@ -40,6 +44,7 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
   private readonly router: RuntimeRouter | null;
   /** Each pod's reconciles, chained. */
   private readonly queues = new Map<string, Promise<void>>();
+  private resync?: NodeJS.Timeout;
 
   constructor(
     @Inject(RUNTIME_DRIVER) private readonly driver: RuntimeDriver,
@@ -55,7 +60,10 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
       : new RuntimeRouter(nats, this, {
           databaseUrl: config.DATABASE_URL,
           checkMs: config.LEADER_CHECK_MS,
-          timeoutMs: ROUTE_TIMEOUT_MS,
+          // Well inside the event's ack wait: a route lost with a dying owner fails, and the event comes back after
+          // its back-off, rather than JetStream delivering it again alongside (each delivery spends one of
+          // COMMAND_MAX_DELIVER).
+          timeoutMs: Math.max(1000, Math.floor(config.COMMAND_ACK_WAIT_MS / 3)),
           log: (line) => this.logger.log(line),
         });
   }
@@ -63,11 +71,15 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
   /** Takes this replica's share of the partitions (all of them when alone) and adopts their live pods. */
   async onApplicationBootstrap(): Promise<void> {
     this.logger.log(`runtime driver: ${this.driver.name}`);
-    this.router?.start();
-    await this.router?.settled();
+    if (!this.router) return;
+    this.router.start();
+    await this.router.settled();
+    this.resync = setInterval(() => void this.resyncStarting(), RESYNC_MS);
+    this.resync.unref();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.resync);
     await this.router?.stop();
     await this.driver.shutdown();
     await this.reporter.flush();
@@ -93,6 +105,20 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
       }
     };
     await Promise.all(Array.from({ length: ADOPT_CONCURRENCY }, worker));
+  }
+
+  private async resyncStarting(): Promise<void> {
+    try {
+      const owned = new Set(this.router?.owned());
+      const starting = (await this.pods.listLive()).filter(
+        (pod) =>
+          (pod.status === PodStatus.Provisioning || pod.status === PodStatus.Starting) &&
+          owned.has(partitionOf(pod.id)),
+      );
+      for (const pod of starting) await this.reconcile(pod.id).catch(() => undefined);
+    } catch (error) {
+      this.logger.warn(`resync of starting pods failed: ${(error as Error).message}`);
+    }
   }
 
   async release(partitions: number[]): Promise<void> {
