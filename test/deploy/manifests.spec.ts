@@ -89,6 +89,40 @@ describe('deploy/ manifests', () => {
     });
   });
 
+  it('runs two replicas of every app in prod, each with a disruption budget and spread over nodes', () => {
+    const story = (overlay: string) =>
+      Object.fromEntries(
+        ctx.apps.map((app) => {
+          const deployment = objects(overlay).find(
+            (o) => o.kind === 'Deployment' && o.metadata.name === app.name,
+          )!;
+          const spec = deployment.spec as {
+            replicas: number;
+            template: { spec: { affinity?: { podAntiAffinity?: unknown } } };
+          };
+          const hpa = objects(overlay).find(
+            (o) => o.kind === 'HorizontalPodAutoscaler' && o.metadata.name === app.name,
+          );
+          const budget = objects(overlay).find(
+            (o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === app.name,
+          );
+          return [
+            app.name,
+            {
+              replicas: (hpa?.spec as { minReplicas?: number } | undefined)?.minReplicas ?? spec.replicas,
+              budget: (budget?.spec as { minAvailable?: number } | undefined)?.minAvailable ?? 0,
+              spread: spec.template.spec.affinity?.podAntiAffinity !== undefined,
+            },
+          ];
+        }),
+      );
+    for (const [app, seen] of Object.entries(story('prod'))) {
+      expect({ app, ...seen }).toEqual({ app, replicas: 2, budget: 1, spread: true });
+    }
+    // dev stays small: one of each but the gateway's HPA floor.
+    expect(story('dev')['pod-lifecycle'].replicas).toBe(1);
+  });
+
   it('runs Postgres in the cluster in dev and uses the external one of DATABASE_URL in prod', () => {
     expect(kinds('dev')).toContain('StatefulSet/postgres');
     // Nothing of the in-cluster component; only the egress rule to the external server.
