@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AppName } from '@app/contracts';
 import {
-  A100,
   RecordingWorkers,
   call,
   jobOutcomes,
@@ -15,16 +14,21 @@ import {
   explainNotCompleted,
   ranTwiceWithoutLostWorker,
 } from './support/fault-system.js';
+import { clusterChurn, type ClusterAttempt } from './support/cluster-churn.js';
+import { leaderReplica, memberPods, takeoverMs } from './support/coordination.js';
 import { recordVerdict } from './support/verdict.js';
 
 /**
- * kill -9 in the middle of load, with two replicas of the gateway and of the queue-broker (REPLICATED): one
- * queue-broker replica, then one gateway replica, then one replica of each at once, then the cluster-scheduler.
+ * kill -9 in the middle of load, with two replicas of every app (REPLICATED): one queue-broker replica, then one
+ * gateway replica, then one replica of each at once, then a cluster-scheduler replica, a pod-lifecycle replica
+ * (its pods' partitions go to the other, ADR 18), and the queue-broker replica leading the sweeper (ADR 17; the
+ * takeover is measured).
  * The load: 700 jobs submitted by 16 clients round-robin over both gateways to two in-process workers (8 slots
  * each, one per gateway), and 16 cluster creates (each deleted again soon after) against a fleet of 32 GPUs. The
  * process is killed after the 200th submission and restarted a second later. Afterwards: every accepted job (200
  * with an id) COMPLETED exactly once with its own output, every created cluster (201) complete, no GPU booked
- * twice, and everything drained within the bound.
+ * twice, every member pod of every created cluster RUNNING (TERMINATED once deleted), and everything drained
+ * within the bound.
  */
 const JOBS_PER_PHASE = 700;
 const KILL_AFTER = 200;
@@ -44,7 +48,12 @@ beforeAll(async () => {
     appEnv: {
       'queue-broker': LOAD_TIMINGS['queue-broker'],
       gateway: LOAD_TIMINGS.gateway,
-      'pod-lifecycle': { RUNTIME_DRIVER: 'simulated', SIM_PROVISION_MS: '300', SIM_START_MS: '300' },
+      'pod-lifecycle': {
+        RUNTIME_DRIVER: 'simulated',
+        SIM_PROVISION_MS: '300',
+        SIM_START_MS: '300',
+        LOG_LEVEL: process.env.FAULT_POD_LOG_LEVEL ?? 'warn',
+      },
     },
   });
   workers = new RecordingWorkers(fs, fs.endpoints.load, 2, 8);
@@ -55,48 +64,20 @@ afterAll(async () => {
   await fs?.close();
 });
 
-interface ClusterAttempt {
-  status: number;
-  id?: string;
-}
-
-/**
- * Creates clusters one after the other; each is deleted once the next one is created, so GPUs are taken and given
- * back throughout the phase and the fleet never stays full.
- */
-async function clusterChurn(phase: string, gateway: string, attempts: ClusterAttempt[]): Promise<void> {
-  let previous: ClusterAttempt | undefined;
-  const remove = async (attempt: ClusterAttempt | undefined) => {
-    if (attempt?.status !== 201) return;
-    // Its answer may be lost with a killed gateway; the delete is then applied or not: both are fine.
-    await call('DELETE', `${gateway}/v2/clusters/${attempt.id}`, fs.user.key, undefined, 60_000);
-  };
-  for (let i = 0; i < CLUSTERS_PER_PHASE / 2; i++) {
-    const created = await call(
-      'POST',
-      `${gateway}/v2/clusters`,
-      fs.user.key,
-      {
-        name: `${phase}-${i}`,
-        type: 'TRAINING',
-        compute: { gpuTypeId: A100, gpuCountPerPod: 1 + (i % 2), podCount: 2 },
-      },
-      60_000,
-    );
-    const attempt: ClusterAttempt = { status: created.status, id: created.body?.id as string | undefined };
-    attempts.push(attempt);
-    await remove(previous);
-    previous = attempt;
-    await sleep(300);
-  }
-  await remove(previous);
-}
-
 /** A process to kill: an app and, for a replicated one, which replica (0-based). */
 type Victim = readonly [AppName, number];
 
-/** Each phase's victims, killed together; one replica of a replicated app, the other keeps serving. */
-const PHASES: readonly { name: string; victims: readonly Victim[] }[] = [
+/** The replica leading a singleton's work when the phase starts (found through its /metrics). */
+interface Leader {
+  app: AppName;
+  name: string;
+}
+
+/**
+ * Each phase's victims, killed together; one replica of a replicated app, the other keeps serving. The leader
+ * phases kill whichever replica leads, and measure how long until another does.
+ */
+const PHASES: readonly { name: string; victims: readonly Victim[] | Leader }[] = [
   { name: 'queue-broker', victims: [['queue-broker', 0]] },
   { name: 'gateway', victims: [['gateway', 0]] },
   {
@@ -107,11 +88,22 @@ const PHASES: readonly { name: string; victims: readonly Victim[] }[] = [
     ],
   },
   { name: 'cluster-scheduler', victims: [['cluster-scheduler', 0]] },
+  { name: 'pod-lifecycle', victims: [['pod-lifecycle', 0]] },
+  { name: 'sweeper leader', victims: { app: 'queue-broker', name: 'queue-broker/sweeper' } },
 ];
 
+/** How long a singleton may go without a leader after its leader's kill -9 (issue 16: must ≤ 10 s). */
+const TAKEOVER_MUST_MS = 10_000;
+
 /** The phase's victims in this system: a replica index beyond its replicas (FAULT_REPLICAS=1) wraps around. */
-function resolve(victims: readonly Victim[]): Victim[] {
-  return victims.map(([app, replica]) => [app, replica % fs.system.replicas(app)]);
+async function resolve(victims: readonly Victim[] | Leader): Promise<Victim[]> {
+  if (!Array.isArray(victims)) {
+    const { app, name } = victims as Leader;
+    const leader = await leaderReplica(fs.system, app, name);
+    if (leader === null) throw new Error(`no replica of ${app} leads ${name}`);
+    return [[app, leader]];
+  }
+  return (victims as readonly Victim[]).map(([app, replica]) => [app, replica % fs.system.replicas(app)]);
 }
 
 /** `gateway 1/2` for a replica, the app's name for a lone process. */
@@ -123,17 +115,19 @@ function describeVictims(victims: readonly Victim[]): string {
     .join(' + ');
 }
 
-describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} gateway and queue-broker replicas)`, () => {
+describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replicas of every app)`, () => {
   for (const { name: target, victims: planned } of PHASES) {
     it(`kill -9 ${target}: no accepted job lost or completed twice, no GPU double-booked, converges`, async () => {
-      const victims = resolve(planned);
-      const phase = `kill-${target.replace('+', '-')}`;
+      const phase = `kill-${target.replace(/[ +]/g, '-')}`;
       // Every replica runs when the phase starts, whatever an earlier phase left behind.
       for (const app of fs.system.apps) {
         for (let replica = 0; replica < fs.system.replicas(app); replica++) {
           if (!fs.system.isRunning(app, replica)) await fs.system.restart(app, {}, replica);
         }
       }
+      const victims = await resolve(planned);
+      const leader = Array.isArray(planned) ? null : (planned as Leader);
+      let takeover: Promise<number | null> = Promise.resolve(null);
       const accepted: string[] = [];
       const refused: number[] = [];
       const clusters: ClusterAttempt[] = [];
@@ -147,6 +141,7 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} gateway
             killed = (async () => {
               await Promise.all(victims.map(([app, replica]) => fs.system.kill(app, 'SIGKILL', replica)));
               const down = Date.now();
+              if (leader) takeover = takeoverMs(fs.system, leader.app, leader.name, victims[0][1], down);
               await sleep(1000);
               await Promise.all(victims.map(([app, replica]) => fs.system.restart(app, {}, replica)));
               restartMs = Date.now() - down;
@@ -164,10 +159,11 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} gateway
       };
       await Promise.all([
         ...Array.from({ length: SUBMITTERS }, submitter),
-        clusterChurn(`${phase}-a`, fs.gateways[0], clusters),
-        clusterChurn(`${phase}-b`, fs.gateways[fs.gateways.length - 1], clusters),
+        clusterChurn(fs, `${phase}-a`, fs.gateways[0], clusters, CLUSTERS_PER_PHASE / 2),
+        clusterChurn(fs, `${phase}-b`, fs.gateways[fs.gateways.length - 1], clusters, CLUSTERS_PER_PHASE / 2),
       ]);
       await killed;
+      const createdIds = () => clusters.filter((c) => c.status === 201).map((c) => c.id as string);
 
       const loadDone = Date.now();
       const drained = await until(async () => {
@@ -181,7 +177,10 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} gateway
           `SELECT coalesce(sum(c.pod_count * c.gpu_count_per_pod), 0) AS n
              FROM cluster_scheduler.clusters c WHERE c.deleted_at IS NULL`,
         );
-        return ledger.reservedGpus === Number(rows[0].n) ? ledger : null;
+        if (ledger.reservedGpus !== Number(rows[0].n)) return null;
+        // And pod-lifecycle brought every member pod of every 201 cluster where its cluster says.
+        const members = await memberPods(fs.sql, createdIds());
+        return members.missing === 0 && members.unsettled === 0 ? ledger : null;
       }, CONVERGE_MS);
       const convergeMs = Date.now() - loadDone;
       const outcomes = await jobOutcomes(fs.sql, accepted);
@@ -197,6 +196,8 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} gateway
       const missingClusters =
         created.length -
         recorded.filter((r) => Number(r.members) === r.pod_count && r.pod_count === 2).length;
+      const members = await memberPods(fs.sql, createdIds());
+      const leaderTakeoverMs = await takeover;
       const ranTwiceIds = [...workers.runs.entries()]
         .filter(([id, runs]) => runs > 1 && accepted.includes(id))
         .map(([id]) => id);
@@ -227,6 +228,9 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} gateway
         gpuDoubleBooked: ledger.gpuDoubleBooked + ledger.ledgerMismatches,
         portProblems: ledger.portProblems,
         overlayClashes: ledger.overlayClashes,
+        memberPodsMissing: members.missing,
+        memberPodsUnsettled: members.unsettled,
+        ...(leader ? { takeoverMs: leaderTakeoverMs ?? -1 } : {}),
         restartMs,
         convergeMs,
       };
@@ -245,8 +249,22 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} gateway
         ledger.gpuDoubleBooked === 0 &&
         ledger.ledgerMismatches === 0 &&
         ledger.portProblems === 0 &&
-        ledger.overlayClashes === 0;
-      recordVerdict({ name: `kill -9 ${describeVictims(victims)}`, pass, counts });
+        ledger.overlayClashes === 0 &&
+        members.missing === 0 &&
+        members.unsettled === 0 &&
+        (!leader || (leaderTakeoverMs !== null && leaderTakeoverMs <= TAKEOVER_MUST_MS));
+      recordVerdict({
+        name: `kill -9 ${describeVictims(victims)}${leader ? ` (leading ${leader.name})` : ''}`,
+        pass,
+        counts,
+      });
+      if (members.details.length) {
+        const logs = fs.system.logs('pod-lifecycle').split('\n');
+        const about = members.details.flatMap((d) =>
+          logs.filter((l) => l.includes(d.split(' ')[0])).slice(-8),
+        );
+        console.warn(`${target}: member pods not settled:\n${[...members.details, ...about].join('\n')}`);
+      }
       if (notCompleted > 0)
         console.warn(
           `${target}: ${notCompleted} accepted job(s) not COMPLETED:\n${await explainNotCompleted(fs, accepted)}`,
@@ -278,6 +296,12 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} gateway
         overlayClashes: 0,
       });
       expect(created.length).toBeGreaterThan(0);
+      expect({ missing: members.missing, unsettled: members.unsettled }).toEqual({
+        missing: 0,
+        unsettled: 0,
+      });
+      if (leader) expect(leaderTakeoverMs).not.toBeNull();
+      if (leader) expect(leaderTakeoverMs).toBeLessThanOrEqual(TAKEOVER_MUST_MS);
     });
   }
 });

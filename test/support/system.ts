@@ -73,6 +73,8 @@ export interface RunningSystem {
    * exited (the first replica's exit when it was all of them).
    */
   kill(app: AppName, signal?: NodeJS.Signals, replica?: number): Promise<ExitInfo>;
+  /** Sends `signal` to the replica and returns at once: SIGSTOP freezes it (a partition), SIGCONT resumes it. */
+  signal(app: AppName, signal: NodeJS.Signals, replica?: number): void;
   /** Resolves when the replica (the first by default) exits by itself; rejects after `timeoutMs`. */
   waitForExit(app: AppName, timeoutMs?: number, replica?: number): Promise<ExitInfo>;
   /**
@@ -223,6 +225,7 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
       const exits = await Promise.all(pick(app, replica).map((p) => p.kill(signal)));
       return exits[0];
     },
+    signal: (app, signal, replica) => pick(app, replica).forEach((p) => p.signal(signal)),
     waitForExit: (app, timeoutMs = READY_TIMEOUT_MS, replica = 0) => get(app, replica).waitForExit(timeoutMs),
     restart: async (app, envOverrides = {}, replica) => {
       for (const proc of pick(app, replica)) {
@@ -332,6 +335,10 @@ class AppProcess {
       `${this.app} was not ready within ${Math.round(timeoutMs / 1000)} s ` +
         `(last GET ${this.url}/readyz: ${last}); its last output:\n${this.lastLines()}`,
     );
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.running) this.child?.kill(signal);
   }
 
   async kill(signal: NodeJS.Signals): Promise<ExitInfo> {

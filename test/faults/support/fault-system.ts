@@ -74,14 +74,20 @@ export interface FaultSystemOptions {
 const READY_TIMEOUT_MS = 90_000;
 
 /**
- * Two replicas of the gateway and of the queue-broker: the app-kill and NATS scenarios run so, the load spread over
- * both gateways, because the guarantees must hold for a scaled-out deployment. FAULT_REPLICAS=1 runs them with one
- * process of each instead (to tell whether a failure needs replicas).
+ * Two replicas of every app: the app-kill and NATS scenarios run so, the load spread over both gateways, because
+ * the guarantees must hold for a scaled-out deployment. FAULT_REPLICAS=1 runs them with one process of each
+ * instead (to tell whether a failure needs replicas).
  */
 const REPLICAS = Number(process.env.FAULT_REPLICAS || 2);
 if (!Number.isInteger(REPLICAS) || REPLICAS < 1)
   throw new Error(`FAULT_REPLICAS=${process.env.FAULT_REPLICAS}`);
-export const REPLICATED = { gateway: REPLICAS, 'queue-broker': REPLICAS } as const;
+export const REPLICATED = {
+  gateway: REPLICAS,
+  'queue-broker': REPLICAS,
+  'cluster-scheduler': REPLICAS,
+  'pod-lifecycle': REPLICAS,
+  'endpoint-autoscaler': REPLICAS,
+} as const;
 
 /** Hosts of the fleet every fault system gets: 4 hosts x 8 A100, 40 public ports each, in one data center. */
 export const FLEET_HOSTS = 4;
