@@ -7,7 +7,15 @@ import { EXPECTED_STATUSES, generateCases, type FuzzCase, type FuzzTargets } fro
 import { graphqlCases, judgeGraphql } from './fuzz/graphql-cases.js';
 import { closeAgent, sendRaw, type RawReply } from './fuzz/http.js';
 import { snapshot, stateChanges, type StateSnapshot } from './fuzz/state.js';
-import { A100, call, sleep, startFaultSystem, until, type FaultSystem } from './support/fault-system.js';
+import {
+  A100,
+  call,
+  sleep,
+  startFaultSystem,
+  until,
+  type FaultSystem,
+  REPLICATED,
+} from './support/fault-system.js';
 import { recordVerdict } from './support/verdict.js';
 
 /**
@@ -34,6 +42,7 @@ interface Outcome {
 beforeAll(async () => {
   fs = await startFaultSystem('fuzz', {
     apps: ['gateway', 'cluster-scheduler', 'pod-lifecycle', 'queue-broker'],
+    replicas: REPLICATED,
     endpoints: ['a'],
     appEnv: {
       'pod-lifecycle': { RUNTIME_DRIVER: 'simulated', SIM_PROVISION_MS: '100', SIM_START_MS: '100' },

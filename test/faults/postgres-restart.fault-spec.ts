@@ -12,6 +12,7 @@ import {
   type FaultSystem,
   type Reply,
   LOAD_TIMINGS,
+  REPLICATED,
 } from './support/fault-system.js';
 import { privatePostgres } from './support/infra-control.js';
 import { recordVerdict } from './support/verdict.js';
@@ -36,6 +37,7 @@ let knownJob: string;
 beforeAll(async () => {
   fs = await startFaultSystem('postgres', {
     apps: APPS,
+    replicas: REPLICATED,
     endpoints: ['load'],
     env: LOAD_TIMINGS.env,
     appEnv: {

@@ -7,6 +7,7 @@ import {
   until,
   type FaultSystem,
   type WorkerChild,
+  REPLICATED,
 } from './support/fault-system.js';
 import { recordVerdict } from './support/verdict.js';
 
@@ -26,6 +27,7 @@ const children: WorkerChild[] = [];
 beforeAll(async () => {
   fs = await startFaultSystem('workers', {
     apps: ['gateway', 'queue-broker'],
+    replicas: REPLICATED,
     endpoints: ['killed', 'stalled', 'poison'],
     env: { COMMAND_ACK_WAIT_MS: '3000' },
     appEnv: {

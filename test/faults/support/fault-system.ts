@@ -74,7 +74,7 @@ export interface FaultSystemOptions {
 const READY_TIMEOUT_MS = 90_000;
 
 /**
- * Two replicas of every app: the app-kill and NATS scenarios run so, the load spread over both gateways, because
+ * Two replicas of every app: every scenario runs so (the load spread over both gateways where it has load), because
  * the guarantees must hold for a scaled-out deployment. FAULT_REPLICAS=1 runs them with one process of each
  * instead (to tell whether a failure needs replicas).
  */
