@@ -3,8 +3,8 @@ import pg from 'pg';
 /**
  * A dedicated connection for session-level advisory locks (advisory-leadership.ts, advisory-partitions.ts): the
  * locks live exactly as long as it does. Keepalive on, so a peer that vanished without closing is noticed; every
- * statement bounded by the check interval, so a hung server fails a check instead of stalling it. `onLost` runs
- * when the connection errs or ends: whatever it held is gone. Null when `stopped()` turned true while connecting.
+ * statement bounded, so a hung server fails a check instead of stalling it. `onLost` runs when the connection
+ * errs or ends: whatever it held is gone. Throws when `stopped()` turned true while it connected.
  */
 export async function openLockSession(options: {
   databaseUrl: string;
@@ -17,8 +17,10 @@ export async function openLockSession(options: {
     connectionString: options.databaseUrl,
     application_name: options.applicationName.slice(0, 63),
     keepAlive: true,
-    connectionTimeoutMillis: Math.max(1000, options.checkMs),
-    query_timeout: Math.max(1000, options.checkMs),
+    // A few checks' worth: a loaded database must not cost the locks (a lost partition is re-adopted elsewhere),
+    // a hung one still fails a check within seconds.
+    connectionTimeoutMillis: Math.max(3000, 2 * options.checkMs),
+    query_timeout: Math.max(3000, 2 * options.checkMs),
   });
   client.on('error', () => {
     options.onLost(client);
