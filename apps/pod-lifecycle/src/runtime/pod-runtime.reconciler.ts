@@ -131,7 +131,8 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
 
   reconcile(podId: string): Promise<void> {
     const previous = this.queues.get(podId) ?? Promise.resolve();
-    const next = previous.then(() => this.reconcileNow(podId));
+    // After the previous one whatever its outcome: a refused reconcile must not refuse the ones queued behind it.
+    const next = previous.catch(() => undefined).then(() => this.reconcileNow(podId));
     this.queues.set(podId, next);
     void next
       .finally(() => {
