@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { LogShipper } from '../logs/log-shipper.js';
 import { PodLifecycleConfig } from '../pod-lifecycle.config.js';
 import { PersistenceModule } from '../persistence.module.js';
 import { LocalImageCatalog } from './local-image-catalog.js';
@@ -18,11 +19,13 @@ import { SimulatedDriver } from './simulated.driver.js';
 export async function createDriver(
   config: PodLifecycleConfig,
   reporter: ObservationReporter,
+  logs: LogShipper,
 ): Promise<RuntimeDriver> {
   if (config.REPLAY_MODE) return new ReplayDriver();
   const simulated = new SimulatedDriver(
     { provisionMs: config.SIM_PROVISION_MS, startMs: config.SIM_START_MS },
     reporter,
+    logs,
   );
   switch (config.RUNTIME_DRIVER) {
     case 'simulated':
@@ -39,6 +42,7 @@ export async function createDriver(
         LocalImageCatalog.load(config.LOCAL_IMAGE_CATALOG),
         simulated,
         reporter,
+        logs,
       );
     case 'kubernetes': {
       const [{ kubernetesCoreApi }, { KubernetesDriver }] = await Promise.all([
@@ -64,7 +68,12 @@ export async function createDriver(
   imports: [PersistenceModule],
   providers: [
     ObservationReporter,
-    { provide: RUNTIME_DRIVER, inject: [PodLifecycleConfig, ObservationReporter], useFactory: createDriver },
+    LogShipper,
+    {
+      provide: RUNTIME_DRIVER,
+      inject: [PodLifecycleConfig, ObservationReporter, LogShipper],
+      useFactory: createDriver,
+    },
     PodRuntimeReconciler,
   ],
 })
