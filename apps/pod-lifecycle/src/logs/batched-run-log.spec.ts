@@ -31,7 +31,9 @@ describe('BatchedRunLog', () => {
     release = [];
     held = false;
   });
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it('splits chunks into lines per stream and redacts whole lines, a secret cut between two chunks included', async () => {
     const run = log();
