@@ -45,12 +45,14 @@ export async function createDriver(
         logs,
       );
     case 'kubernetes': {
-      const [{ kubernetesCoreApi }, { KubernetesDriver }] = await Promise.all([
+      const [client, follower, { KubernetesDriver }] = await Promise.all([
         import('./kubernetes/kubernetes-client.js'),
+        import('./kubernetes/kubernetes-logs.js'),
         import('./kubernetes/kubernetes.driver.js'),
       ]);
+      const kubeConfig = client.kubernetesConfig(config.KUBE_CONFIG);
       return new KubernetesDriver(
-        kubernetesCoreApi(config.KUBE_CONFIG),
+        client.kubernetesCoreApi(kubeConfig),
         {
           namespace: config.KUBE_NAMESPACE,
           dataCenterLabel: config.KUBE_NODE_LABEL_DATA_CENTER,
@@ -59,6 +61,7 @@ export async function createDriver(
           pollMs: config.KUBE_POLL_MS,
         },
         reporter,
+        new follower.KubernetesLogFollower(follower.kubeLogOpener(kubeConfig), logs, config.KUBE_NAMESPACE),
       );
     }
   }
