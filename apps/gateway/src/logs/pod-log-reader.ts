@@ -31,8 +31,13 @@ export class PodLogReader {
   ): Promise<void> {
     const stream = this.nats.streamName(Streams.Logs);
     const subject = this.nats.subject(podLogSubject(podId));
-    const last = await this.nats.jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(() => null);
     // Nothing stored (the stream itself may not exist yet: pod-lifecycle declares it), or nothing since `since`.
+    const last = await this.nats.jsm.streams
+      .getMessage(stream, { last_by_subj: subject })
+      .catch(async (error: unknown) => {
+        if (await this.streamExists(stream)) throw error; // NATS failing: an error, not an empty page
+        return null;
+      });
     const storedUpTo = last && (!range.since || last.time >= range.since) ? last.seq : 0;
     if (!storedUpTo && !range.follow) return;
     if (!last && range.follow && !(await this.streamExists(stream))) return;
@@ -49,15 +54,17 @@ export class PodLogReader {
     signal.addEventListener('abort', stop, { once: true });
     if (signal.aborted) stop();
     // The tail is taken from what is stored, so those lines are held until the stored part is read.
+    const tail = range.tail ?? 0;
     let held: PodLogLine[] | null = range.tail !== undefined && storedUpTo ? [] : null;
     try {
       for await (const message of messages) {
         const batch = message.json<PodLogBatch>();
         const lines = linesOf(batch, range.since);
         if (held) {
-          held = range.tail ? [...held, ...lines].slice(-range.tail) : [];
+          held.push(...lines);
+          if (held.length > 2 * tail) held.splice(0, held.length - tail); // bounded, and not copied per batch
           if (message.seq >= storedUpTo) {
-            await onLines(held);
+            await onLines(tail ? held.slice(-tail) : []);
             held = null;
           }
         } else if (lines.length) await onLines(lines);
