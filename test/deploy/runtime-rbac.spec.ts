@@ -15,7 +15,7 @@ interface Rule {
   verbs: string[];
 }
 
-/** The core/v1 calls the Kubernetes driver makes, read from its source: `<verb>Namespaced<Kind>`. */
+/** The core/v1 calls the Kubernetes driver makes, read from its source: `<verb>Namespaced<Kind>`, and its logs'. */
 function driverCalls(): { verb: string; resource: string }[] {
   const source = readFileSync(
     join(ROOT, 'apps/pod-lifecycle/src/runtime/kubernetes/kubernetes.driver.ts'),
@@ -32,7 +32,15 @@ function driverCalls(): { verb: string; resource: string }[] {
     patch: 'patch',
     replace: 'update',
   };
-  return calls.map(([, verb, kind]) => ({ verb: verbs[verb], resource: `${kind.toLowerCase()}s` }));
+  const logs = readFileSync(
+    join(ROOT, 'apps/pod-lifecycle/src/runtime/kubernetes/kubernetes-logs.ts'),
+    'utf8',
+  );
+  return [
+    ...calls.map(([, verb, kind]) => ({ verb: verbs[verb], resource: `${kind.toLowerCase()}s` })),
+    // The client's Log class: GET .../pods/{name}/log.
+    ...(/new Log\(/.test(logs) ? [{ verb: 'get', resource: 'pods/log' }] : []),
+  ];
 }
 
 /** The Kubernetes runtime driver's namespace and Role (deploy/runtime/kubernetes) and the prod overlay using it. */
@@ -70,8 +78,8 @@ describe('deploy/runtime/kubernetes', () => {
       );
       expect(`${verb} ${resource}: ${allowed ? 'allowed' : 'denied'}`).toBe(`${verb} ${resource}: allowed`);
     }
-    // Nothing beyond pods and secrets.
-    expect(new Set(rules.flatMap((r) => r.resources))).toEqual(new Set(['pods', 'secrets']));
+    // Nothing beyond pods, their logs and secrets.
+    expect(new Set(rules.flatMap((r) => r.resources))).toEqual(new Set(['pods', 'pods/log', 'secrets']));
 
     const binding = objects.find((o) => o.kind === 'RoleBinding')!;
     expect(binding.metadata.namespace).toBe(data.KUBE_NAMESPACE);

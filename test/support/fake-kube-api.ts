@@ -1,4 +1,4 @@
-import type { V1ContainerStatus } from '@kubernetes/client-node';
+import { KubeConfig, type V1ContainerStatus } from '@kubernetes/client-node';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -30,7 +30,9 @@ type Kind = 'pods' | 'secrets';
  * A fake Kubernetes API server for the Kubernetes driver's tests: pods and secrets of namespaces, in memory. It
  * answers like the real one (201 on create with uid, resourceVersion and a Pending status for pods; 404/409 with a
  * Status object; label selectors `k=v,...` on lists; JSON patches `add` on PATCH), deletes the objects a deleted
- * pod owns (ownerReferences, as the garbage collector does) and records every request.
+ * pod owns (ownerReferences, as the garbage collector does) and records every request. A pod's container log
+ * (`print`) is served like the kubelet's: refused (400) until the container started, `timestamps`, `sinceTime`,
+ * `follow` (open until `endLog`).
  */
 export class FakeKubeApi {
   readonly requests: RecordedRequest[] = [];
@@ -40,6 +42,9 @@ export class FakeKubeApi {
   url = '';
   /** Answer every PATCH with 403 (a Role without the verb). */
   forbidPatches = false;
+  private readonly logLines = new Map<string, { time: string; text: string }[]>();
+  private readonly logFollowers = new Map<string, Set<ServerResponse>>();
+  private stamp = 0;
 
   constructor(private readonly namespace: string) {}
 
@@ -47,6 +52,18 @@ export class FakeKubeApi {
     this.server = createServer((req, res) => this.handle(req, res));
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** A client configuration pointing at this server (started). */
+  kubeConfig(): KubeConfig {
+    const config = new KubeConfig();
+    config.loadFromOptions({
+      clusters: [{ name: 'fake', server: this.url, skipTLSVerify: true }],
+      users: [{ name: 'tester' }],
+      contexts: [{ name: 'fake', cluster: 'fake', user: 'tester' }],
+      currentContext: 'fake',
+    });
+    return config;
   }
 
   async stop(): Promise<void> {
@@ -82,6 +99,19 @@ export class FakeKubeApi {
     pod.metadata.resourceVersion = String(++this.version);
   }
 
+  /** What the container prints: one line, stamped now (nanosecond timestamps, increasing), to every follower. */
+  print(name: string, text: string): void {
+    const time = `${new Date().toISOString().slice(0, 23)}${String(++this.stamp % 1e6).padStart(6, '0')}Z`;
+    this.logLines.set(name, [...(this.logLines.get(name) ?? []), { time, text }]);
+    for (const res of this.logFollowers.get(name) ?? []) res.write(`${time} ${text}\n`);
+  }
+
+  /** Open log streams of the pod end (the container ended, or the connection broke). */
+  endLog(name: string): void {
+    for (const res of this.logFollowers.get(name) ?? []) res.end();
+    this.logFollowers.delete(name);
+  }
+
   creates(kind: Kind): KubeObject[] {
     return this.requests
       .filter((r) => r.method === 'POST' && r.path === `/api/v1/namespaces/${this.namespace}/${kind}`)
@@ -106,6 +136,8 @@ export class FakeKubeApi {
       const method = req.method ?? 'GET';
       const contentType = req.headers['content-type'] ?? '';
       this.requests.push({ method, path: url.pathname, query: url.searchParams, contentType, body });
+      const log = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(url.pathname);
+      if (log) return this.log(res, log[2], url.searchParams);
       const match = /^\/api\/v1\/namespaces\/([^/]+)\/(pods|secrets)(?:\/([^/]+))?$/.exec(url.pathname);
       if (!match)
         return this.send(res, 404, this.status(404, 'NotFound', `the server could not find ${url.pathname}`));
@@ -143,6 +175,28 @@ export class FakeKubeApi {
       }
       return this.send(res, 405, this.status(405, 'MethodNotAllowed', `${method} is not supported`));
     });
+  }
+
+  private log(res: ServerResponse, name: string, query: URLSearchParams): void {
+    const phase = (this.pod(name)?.status as { phase?: string } | undefined)?.phase;
+    if (!phase) return this.send(res, 404, this.status(404, 'NotFound', `pods "${name}" not found`));
+    if (phase === 'Pending') {
+      return this.send(
+        res,
+        400,
+        this.status(400, 'BadRequest', `container "pod" in pod "${name}" is waiting to start`),
+      );
+    }
+    const since = query.get('sinceTime');
+    const stamped = query.get('timestamps') === 'true';
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    for (const { time, text } of this.logLines.get(name) ?? []) {
+      if (!since || time >= since) res.write(stamped ? `${time} ${text}\n` : `${text}\n`);
+    }
+    if (query.get('follow') !== 'true' || phase !== 'Running') return void res.end();
+    const followers = this.logFollowers.get(name) ?? new Set<ServerResponse>();
+    this.logFollowers.set(name, followers.add(res));
+    res.on('close', () => followers.delete(res)); // the client went away (req's close means its body was read)
   }
 
   private list(res: ServerResponse, kind: string, namespace: string, query: URLSearchParams): void {

@@ -97,4 +97,28 @@ export class PodLifecycleConfig extends BaseConfig {
   @Max(600_000)
   @Type(() => Number)
   KUBE_POLL_MS = 2000;
+
+  /** Logs (docs/adr/0020): how long a log line is kept, in hours (the LOGS stream's max_age). */
+  @IsInt()
+  @Min(1)
+  @Max(24 * 365)
+  @Type(() => Number)
+  LOG_RETENTION_HOURS = 72;
+
+  /** Logs: the most the LOGS stream keeps in all, in MiB; the oldest lines go first. */
+  @IsInt()
+  @Min(1)
+  @Max(1_048_576)
+  @Type(() => Number)
+  LOG_RETENTION_MB = 1024;
+
+  /**
+   * Logs: the most batches kept per pod (each at most 32 KiB, usually a few lines), so one chatty pod cannot push
+   * every other pod's lines out of the stream.
+   */
+  @IsInt()
+  @Min(10)
+  @Max(1_000_000)
+  @Type(() => Number)
+  LOG_BATCHES_PER_POD = 2000;
 }

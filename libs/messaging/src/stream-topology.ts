@@ -45,6 +45,51 @@ export function streamConfigs(client: NatsClient): (Partial<StreamConfig> & { na
   ];
 }
 
+/** How much of the containers' logs the LOGS stream keeps (pod-lifecycle's LOG_RETENTION_* settings). */
+export interface LogRetention {
+  maxAgeMs: number;
+  maxBytes: number;
+  maxMsgsPerSubject: number;
+}
+
+/**
+ * The LOGS stream (docs/adr/0020): declared by pod-lifecycle, which publishes the lines and owns the retention
+ * settings, so its limits follow the configuration (updated in place when they changed). Memory-light file
+ * storage, discarding the oldest lines first; no duplicate window, a batch re-sent is at worst shown twice.
+ */
+export async function ensureLogStream(client: NatsClient, retention: LogRetention): Promise<void> {
+  const limits = {
+    max_age: nanos(retention.maxAgeMs),
+    max_bytes: retention.maxBytes,
+    max_msgs_per_subject: retention.maxMsgsPerSubject,
+  };
+  const name = client.streamName(Streams.Logs);
+  const existing = await client.jsm.streams.info(name).then(
+    (info) => info.config,
+    () => undefined,
+  );
+  if (!existing) {
+    return ensureStream(client, {
+      name,
+      num_replicas: client.streamReplicas,
+      subjects: [client.subject('logs.*')],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      ...limits,
+    });
+  }
+  const changed = (Object.keys(limits) as (keyof typeof limits)[]).some(
+    (key) => existing[key] !== limits[key],
+  );
+  if (changed || (existing.num_replicas ?? 1) < client.streamReplicas) {
+    await client.jsm.streams.update(name, {
+      ...existing,
+      ...limits,
+      num_replicas: Math.max(existing.num_replicas ?? 1, client.streamReplicas),
+    });
+  }
+}
+
 function alreadyExists(error: unknown): boolean {
   return error instanceof JetStreamApiError && /already in use|already exists/i.test(error.message);
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { LogsModule } from '../logs/logs.module.js';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { NetworkVolumesModule } from '../network-volumes/network-volumes.module.js';
@@ -10,7 +11,7 @@ import { EndpointsV1Service } from './endpoints-v1.service.js';
 import { ServerlessV2Controller } from './serverless-v2.controller.js';
 
 @Module({
-  imports: [AccountsModule, NetworkVolumesModule, CatalogModule, TemplatesModule, PodsModule],
+  imports: [AccountsModule, NetworkVolumesModule, CatalogModule, TemplatesModule, PodsModule, LogsModule],
   controllers: [ServerlessV2Controller, EndpointsV1Controller],
   providers: [EndpointsService, EndpointsV1Service],
   exports: [EndpointsService],

@@ -18,6 +18,9 @@ import { AccountsService } from '../accounts/accounts.service.js';
 import { GatewayConfig } from '../gateway.config.js';
 import { NetworkVolumesService } from '../network-volumes/network-volumes.service.js';
 
+/** What ties a worker's pod to its endpoint: the autoscaler sets it in every worker's env (worker-env.ts). */
+const WORKER_ENDPOINT_ENV = 'RUNPOD_ENDPOINT_ID';
+
 /** An endpoint with what the gateway adds for its owner: the opened workers' key and the volume's place. */
 export interface EndpointDetails {
   view: EndpointView;
@@ -101,10 +104,22 @@ export class EndpointsService {
     return this.queries.query(Subjects.worker.list, { endpointId: id }, actor);
   }
 
-  /** A worker's logs: the endpoint is the actor's (404/403 otherwise), but logs are not served yet. */
-  async workerLogs(id: string, actor: Actor): Promise<never> {
+  /**
+   * The pod of one of the endpoint's workers (a worker's id is its pod's), for its logs: the endpoint is the
+   * actor's (404/403 otherwise), and the pod one the endpoint's autoscaler made, else 404, whoever owns it.
+   */
+  async workerPod(id: string, workerId: string, actor: Actor): Promise<string> {
     await this.queries.query(Subjects.endpoint.get, { id }, actor);
-    throw new DomainError(ErrorCode.NotAvailable, 'worker logs are not available in this deployment yet');
+    const pod = await this.queries
+      .query(Subjects.pod.get, { podId: workerId }, actor)
+      .catch((error: unknown) => {
+        if (error instanceof DomainError && error.code === ErrorCode.Forbidden) return null;
+        throw error;
+      });
+    if (pod?.env[WORKER_ENDPOINT_ENV] !== id) {
+      throw new DomainError(ErrorCode.NotFound, `worker ${workerId} is not a worker of endpoint ${id}`);
+    }
+    return pod.id;
   }
 
   /**

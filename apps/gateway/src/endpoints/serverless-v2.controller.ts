@@ -1,4 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  type StreamableFile,
+} from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
   CreateEndpointV2Dto,
@@ -6,11 +16,14 @@ import {
   type Actor,
   type EndpointV2List,
   type EndpointV2View,
+  type PodLogPage,
   type WorkerList,
 } from '@app/contracts';
 import type { Principal } from '../accounts/accounts.service.js';
 import { scopeMayManage } from '../accounts/api-key-scope.js';
 import { Auth, actorOf, CurrentActor, CurrentPrincipal } from '../auth/auth.decorators.js';
+import { LogRequestOf, LogRoute, type LogRequest } from '../logs/log-route.decorator.js';
+import { PodLogsService } from '../logs/pod-logs.service.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { toEndpointV2View, toSaveCommandV2 } from './endpoint-v2.view.js';
 import { EndpointsService } from './endpoints.service.js';
@@ -23,7 +36,10 @@ import { EndpointsService } from './endpoints.service.js';
 @Auth({ key: 'bearer' })
 @Controller('v2/serverless')
 export class ServerlessV2Controller {
-  constructor(private readonly endpoints: EndpointsService) {}
+  constructor(
+    private readonly endpoints: EndpointsService,
+    private readonly logs: PodLogsService,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -85,11 +101,14 @@ export class ServerlessV2Controller {
   }
 
   @Get(':endpointId/workers/:workerId/logs')
-  @Operation("A worker's logs (not served yet)", {
-    unavailable: true,
-    errors: { 501: 'always, once the endpoint is found: worker logs are not served by this deployment yet' },
-  })
-  workerLogs(@Param('endpointId') endpointId: string, @CurrentActor() actor: Actor): Promise<void> {
-    return this.endpoints.workerLogs(endpointId, actor);
+  @LogRoute("A worker's logs (its pod's)", { 404: 'the worker is not a worker of this endpoint' })
+  async workerLogs(
+    @Param('endpointId') endpointId: string,
+    @Param('workerId') workerId: string,
+    @LogRequestOf() request: LogRequest,
+    @CurrentActor() actor: Actor,
+  ): Promise<PodLogPage | StreamableFile> {
+    const podId = await this.endpoints.workerPod(endpointId, workerId, actor);
+    return this.logs.respond(podId, request);
   }
 }

@@ -15,6 +15,7 @@ import type {
   NetworkVolumeList,
   NetworkVolumeView,
   PodDetailsView,
+  PodLogPage,
   PodV2List,
   PodV2View,
   PodView,
@@ -68,6 +69,7 @@ export interface ResponseViews {
   NetworkVolumeView: NetworkVolumeView;
   PingResult: PingResult;
   PodDetailsView: PodDetailsView;
+  PodLogPage: PodLogPage;
   PodV2List: PodV2List;
   PodV2View: PodV2View;
   PodView: PodView;

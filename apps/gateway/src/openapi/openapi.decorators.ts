@@ -1,4 +1,4 @@
-import { applyDecorators } from '@nestjs/common';
+import { applyDecorators, type StreamableFile } from '@nestjs/common';
 import { ApiOperation, ApiQuery } from '@nestjs/swagger';
 import type { ResponseViews, ViewName } from './openapi-views.js';
 
@@ -25,21 +25,25 @@ export interface OperationMetadata {
   orNoContent?: boolean;
   /** A route of the interface this deployment does not serve yet: it documents no success, only its 501. */
   unavailable?: boolean;
+  /** With `Accept: text/event-stream` the route answers server-sent events instead (their format described). */
+  eventStream?: string;
   errors?: OperationErrors;
 }
 
 interface Shape {
   array?: boolean;
   orNoContent?: boolean;
+  eventStream?: string;
 }
 
 /** What a handler documented with `returns: K` and `shape` must resolve to (checked by the compiler). */
 type ReturnsOf<K extends ViewName, S extends Shape> =
   | (S extends { array: true } ? ResponseViews[K][] : ResponseViews[K])
-  | (S extends { orNoContent: true } ? undefined : never);
+  | (S extends { orNoContent: true } ? undefined : never)
+  | (S extends { eventStream: string } ? StreamableFile : never);
 
 /** A method decorator that accepts only handlers resolving to `T`. */
-type HandlerReturning<T> = (
+export type HandlerReturning<T> = (
   target: object,
   key: string | symbol,
   descriptor: { value?: (...args: never[]) => Promise<T> },

@@ -360,7 +360,9 @@ function problemResponse(description: string, headers: Json): Json {
 function bodyFor(meta: OperationMetadata): Json | undefined {
   if (!meta.returns) return undefined;
   const ref = { $ref: `#/components/schemas/${meta.returns}` };
-  return { 'application/json': { schema: meta.array ? { type: 'array', items: ref } : ref } };
+  const json = { 'application/json': { schema: meta.array ? { type: 'array', items: ref } : ref } };
+  if (!meta.eventStream) return json;
+  return { ...json, 'text/event-stream': { schema: { type: 'string', description: meta.eventStream } } };
 }
 
 /** The operation as the document shows it, from swagger's scan and the route's own metadata. */

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import type { StreamableFile } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import {
@@ -6,10 +7,13 @@ import {
   PodActionV2Dto,
   UpdatePodV2Dto,
   type Actor,
+  type PodLogPage,
   type PodV2List,
   type PodV2View,
 } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { LogRequestOf, LogRoute, type LogRequest } from '../logs/log-route.decorator.js';
+import { PodLogsService } from '../logs/pod-logs.service.js';
 import { Operation, TextQuery } from '../openapi/openapi.decorators.js';
 import { fromCreatePodV2, toPodV2View } from './pod-v2.view.js';
 import { PodsService } from './pods.service.js';
@@ -19,7 +23,10 @@ import { PodsService } from './pods.service.js';
 @Auth({ key: 'bearer' })
 @Controller('v2/pods')
 export class PodsV2Controller {
-  constructor(private readonly pods: PodsService) {}
+  constructor(
+    private readonly pods: PodsService,
+    private readonly podLogs: PodLogsService,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -101,11 +108,13 @@ export class PodsV2Controller {
   }
 
   @Get(':podId/logs')
-  @Operation("A pod's container logs (not served yet)", {
-    unavailable: true,
-    errors: { 501: 'always, once the pod is found: logs are not served by this deployment yet' },
-  })
-  logs(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<void> {
-    return this.pods.logs(podId, actor);
+  @LogRoute("A pod's container logs", {})
+  async logs(
+    @Param('podId') podId: string,
+    @LogRequestOf() request: LogRequest,
+    @CurrentActor() actor: Actor,
+  ): Promise<PodLogPage | StreamableFile> {
+    await this.pods.get(podId, actor); // 404 or 403 before anything is read
+    return this.podLogs.respond(podId, request);
   }
 }

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import {
-  DomainError,
-  ErrorCode,
   Subjects,
   type Actor,
   type CreatePodCommand,
@@ -63,12 +61,6 @@ export class PodsService {
    */
   update(podId: string, dto: UpdatePodDto | UpdatePodV2Dto, actor: Actor): Promise<PodView> {
     return this.commands.execute(Subjects.pod.update, { ...dto, podId }, actor);
-  }
-
-  /** `GET /v2/pods/{id}/logs`: a pod exists (404/403 otherwise) but its logs are not served yet. */
-  async logs(podId: string, actor: Actor): Promise<never> {
-    await this.get(podId, actor);
-    throw new DomainError(ErrorCode.NotAvailable, 'pod logs are not available in this deployment yet');
   }
 
   list(includeTerminated: boolean, actor: Actor): Promise<PodView[]> {

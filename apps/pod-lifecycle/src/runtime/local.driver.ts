@@ -1,10 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
-  closeSync,
+  createWriteStream,
   existsSync,
   mkdirSync,
-  openSync,
   readFileSync,
   readlinkSync,
   rmSync,
@@ -13,7 +12,14 @@ import {
 import { join, resolve } from 'node:path';
 import { PodStatus, type ObservedStatus } from '@app/contracts';
 import { LocalImageCatalog } from './local-image-catalog.js';
-import { containerEnv, type ObservationSink, type PodRun, type RuntimeDriver } from './runtime-driver.js';
+import {
+  containerEnv,
+  type LogSink,
+  type ObservationSink,
+  type PodRun,
+  type RunLog,
+  type RuntimeDriver,
+} from './runtime-driver.js';
 
 export interface LocalDriverOptions {
   /** Root of the pods' working directories: `<podsDir>/<podId>/` is a pod's container disk. */
@@ -33,18 +39,22 @@ interface LocalProcess {
   child: ChildProcess | null;
   /** Set when the process has ended (by itself or because we stopped it). */
   exited: Promise<void>;
+  /** Set when its output pipes are read to the end and its log closed. */
+  drained: Promise<void>;
   done: boolean;
   /** We are stopping it: its exit is not an observation. */
   stopping: boolean;
 }
 
 const KILL_GRACE_MS = 3000;
+/** How long a stopped process's output may take to be read to the end. */
+const DRAIN_MS = 1000;
 
 /**
  * The developer-machine runtime. A pod whose image is in the local image catalog runs as a real child process
  * (its own process group) with the pod's environment and nothing else, in `<LOCAL_PODS_DIR>/<podId>/` (its
- * container disk: kept by stop and start, wiped by reset, deleted by terminate); stdout/stderr go to
- * `<LOCAL_PODS_DIR>/<podId>.log`. Exit code 0 → EXITED, any other end (a code, a signal) → ERROR. Images not in
+ * container disk: kept by stop and start, wiped by reset, deleted by terminate); stdout/stderr go to the log
+ * sink (served by the logs routes) and, unredacted, to `<LOCAL_PODS_DIR>/<podId>.log` on this machine. Exit code 0 → EXITED, any other end (a code, a signal) → ERROR. Images not in
  * the catalog are handed to the simulated driver.
  */
 export class LocalDriver implements RuntimeDriver {
@@ -59,6 +69,7 @@ export class LocalDriver implements RuntimeDriver {
     private readonly catalog: LocalImageCatalog,
     private readonly simulated: RuntimeDriver,
     private readonly sink: ObservationSink,
+    private readonly logs: LogSink,
   ) {
     this.podsDir = resolve(options.podsDir);
     mkdirSync(this.podsDir, { recursive: true });
@@ -144,52 +155,51 @@ export class LocalDriver implements RuntimeDriver {
 
   private spawn(run: PodRun, argv: string[]): void {
     const dir = this.workdir(run.podId);
-    const log = openSync(join(this.podsDir, `${run.podId}.log`), 'a');
-    let child: ChildProcess;
     const proc: LocalProcess = {
       generation: run.generation,
       child: null,
       exited: Promise.resolve(),
+      drained: Promise.resolve(),
       done: false,
       stopping: false,
     };
-    try {
-      child = spawn(argv[0], argv.slice(1), {
-        cwd: dir,
-        env: { PATH: this.options.path, HOME: dir, ...containerEnv(run) },
-        stdio: ['ignore', log, log],
-        detached: true,
-      });
-    } finally {
-      closeSync(log);
-    }
+    // Pipes rather than the file as the child's stdout: the lines must reach the log sink. A child outliving
+    // pod-lifecycle loses its pipes, but it would be killed as a leftover at the next start anyway.
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd: dir,
+      env: { PATH: this.options.path, HOME: dir, ...containerEnv(run) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const log = this.logs.open(run);
+    const closeLog = this.teeOutput(run.podId, child, log);
     proc.child = child;
     proc.exited = new Promise<void>((settle) => {
       child.once('error', (error) => {
         proc.done = true;
-        if (!proc.stopping)
-          this.report(run, PodStatus.Error, { reason: `the process could not start: ${error.message}` });
+        const reason = `the process could not start: ${error.message}`;
+        closeLog(reason);
+        if (!proc.stopping) this.report(run, PodStatus.Error, { reason });
         settle();
       });
       child.once('exit', (code, signal) => {
         proc.done = true;
         rmSync(join(this.podsDir, `${run.podId}.pid`), { force: true });
-        if (!proc.stopping) {
-          if (code === 0)
-            this.report(run, PodStatus.Exited, { exitCode: 0, reason: 'the process exited with code 0' });
-          else if (code !== null)
-            this.report(run, PodStatus.Error, {
-              exitCode: code,
-              reason: `the process exited with code ${code}`,
-            });
-          else
-            this.report(run, PodStatus.Error, {
-              reason: `the process was killed by ${signal ?? 'a signal'}`,
-            });
-        }
+        if (!proc.stopping) this.reportExit(run, code, signal);
         settle();
       });
     });
+    // After 'exit', once the pipes are drained: the line saying how it ended comes after everything it printed.
+    proc.drained = new Promise<void>((settle) =>
+      child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
+        closeLog(
+          code !== null
+            ? `the process exited with code ${code}`
+            : `the process was killed by ${signal ?? 'a signal'}`,
+        );
+        settle();
+      }),
+    );
     this.processes.set(run.podId, proc);
     if (child.pid !== undefined) writeFileSync(join(this.podsDir, `${run.podId}.pid`), String(child.pid));
     const ready = setTimeout(() => {
@@ -199,6 +209,36 @@ export class LocalDriver implements RuntimeDriver {
     this.logger.log(
       `pod ${run.podId} run ${run.generation}: started ${argv[0]} (pid ${child.pid ?? '?'}) in ${dir}`,
     );
+  }
+
+  /** Sends the child's output to the run's log and appends it to the pod's log file; returns what ends both. */
+  private teeOutput(podId: string, child: ChildProcess, log: RunLog): (lastLine: string) => void {
+    const file = createWriteStream(join(this.podsDir, `${podId}.log`), { flags: 'a' });
+    file.on('error', (error) => this.logger.warn(`pod ${podId}: log file: ${error.message}`));
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const output = child[stream];
+      output?.setEncoding('utf8'); // whole characters per chunk, whatever the pipe cuts
+      output?.on('data', (chunk: string) => {
+        file.write(chunk);
+        log.write(stream, chunk);
+      });
+    }
+    let ended = false;
+    return (lastLine) => {
+      if (ended) return;
+      ended = true;
+      log.system(lastLine);
+      void log.close();
+      file.end();
+    };
+  }
+
+  private reportExit(run: PodRun, code: number | null, signal: NodeJS.Signals | null): void {
+    if (code === 0)
+      this.report(run, PodStatus.Exited, { exitCode: 0, reason: 'the process exited with code 0' });
+    else if (code !== null)
+      this.report(run, PodStatus.Error, { exitCode: code, reason: `the process exited with code ${code}` });
+    else this.report(run, PodStatus.Error, { reason: `the process was killed by ${signal ?? 'a signal'}` });
   }
 
   /** Stops a process group: SIGTERM, SIGKILL after a grace period. */
@@ -211,6 +251,9 @@ export class LocalDriver implements RuntimeDriver {
     await proc.exited;
     clearTimeout(timer);
     signalGroup(pid, 'SIGKILL'); // whatever the leader left behind in its group
+    // Its last lines reach the log before the pod is said stopped (or terminated); a process that left the group
+    // and keeps the pipes open does not hold this up for long.
+    await Promise.race([proc.drained, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
   }
 
   /**

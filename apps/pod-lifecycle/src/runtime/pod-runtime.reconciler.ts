@@ -8,6 +8,7 @@ import {
 import { PodStatus, Subjects, type PodStatusChangedEvent } from '@app/contracts';
 import { EventHandler, NatsClient, type EventContext } from '@app/messaging';
 import { SecretBox } from '@app/platform';
+import { LogShipper } from '../logs/log-shipper.js';
 import { PodLifecycleConfig } from '../pod-lifecycle.config.js';
 import type { PodEntity } from '../pods/pod.entity.js';
 import { PodRepository } from '../pods/pod.repository.js';
@@ -51,6 +52,7 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
     private readonly pods: PodRepository,
     private readonly registryAuths: RegistryAuthRepository,
     private readonly reporter: ObservationReporter,
+    private readonly logs: LogShipper,
     nats: NatsClient,
     config: PodLifecycleConfig,
   ) {
@@ -82,6 +84,7 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
     clearInterval(this.resync);
     await this.router?.stop();
     await this.driver.shutdown();
+    await this.logs.shutdown();
     await this.reporter.flush();
   }
 
@@ -127,6 +130,7 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
     // Let what is under way finish first: after this, nothing of this replica calls the driver for those pods.
     await Promise.allSettled([...this.queues].filter(([podId]) => leaving(podId)).map(([, queue]) => queue));
     await this.driver.release(leaving);
+    await this.logs.release(leaving);
   }
 
   reconcile(podId: string): Promise<void> {
@@ -151,8 +155,10 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
     if (!pod) return;
     try {
       if (isLive(pod.status)) await this.driver.ensureRunning(await this.run(pod));
-      else if (pod.status === PodStatus.Terminated) await this.driver.remove(pod.id);
-      else await this.driver.stop(pod.id);
+      else if (pod.status === PodStatus.Terminated) {
+        await this.driver.remove(pod.id);
+        await this.logs.terminated(pod.id, pod.generation);
+      } else await this.driver.stop(pod.id);
     } catch (error) {
       const reason = `the runtime (${this.driver.name}) failed: ${(error as Error).message}`;
       this.logger.error(`pod ${pod.id}: ${reason}`);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { LogShipper } from '../logs/log-shipper.js';
 import { PodLifecycleConfig } from '../pod-lifecycle.config.js';
 import { PersistenceModule } from '../persistence.module.js';
 import { LocalImageCatalog } from './local-image-catalog.js';
@@ -18,11 +19,13 @@ import { SimulatedDriver } from './simulated.driver.js';
 export async function createDriver(
   config: PodLifecycleConfig,
   reporter: ObservationReporter,
+  logs: LogShipper,
 ): Promise<RuntimeDriver> {
   if (config.REPLAY_MODE) return new ReplayDriver();
   const simulated = new SimulatedDriver(
     { provisionMs: config.SIM_PROVISION_MS, startMs: config.SIM_START_MS },
     reporter,
+    logs,
   );
   switch (config.RUNTIME_DRIVER) {
     case 'simulated':
@@ -39,14 +42,17 @@ export async function createDriver(
         LocalImageCatalog.load(config.LOCAL_IMAGE_CATALOG),
         simulated,
         reporter,
+        logs,
       );
     case 'kubernetes': {
-      const [{ kubernetesCoreApi }, { KubernetesDriver }] = await Promise.all([
+      const [client, follower, { KubernetesDriver }] = await Promise.all([
         import('./kubernetes/kubernetes-client.js'),
+        import('./kubernetes/kubernetes-logs.js'),
         import('./kubernetes/kubernetes.driver.js'),
       ]);
+      const kubeConfig = client.kubernetesConfig(config.KUBE_CONFIG);
       return new KubernetesDriver(
-        kubernetesCoreApi(config.KUBE_CONFIG),
+        client.kubernetesCoreApi(kubeConfig),
         {
           namespace: config.KUBE_NAMESPACE,
           dataCenterLabel: config.KUBE_NODE_LABEL_DATA_CENTER,
@@ -55,6 +61,7 @@ export async function createDriver(
           pollMs: config.KUBE_POLL_MS,
         },
         reporter,
+        new follower.KubernetesLogFollower(follower.kubeLogOpener(kubeConfig), logs, config.KUBE_NAMESPACE),
       );
     }
   }
@@ -64,7 +71,12 @@ export async function createDriver(
   imports: [PersistenceModule],
   providers: [
     ObservationReporter,
-    { provide: RUNTIME_DRIVER, inject: [PodLifecycleConfig, ObservationReporter], useFactory: createDriver },
+    LogShipper,
+    {
+      provide: RUNTIME_DRIVER,
+      inject: [PodLifecycleConfig, ObservationReporter, LogShipper],
+      useFactory: createDriver,
+    },
     PodRuntimeReconciler,
   ],
 })

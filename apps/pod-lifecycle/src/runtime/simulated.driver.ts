@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { PodStatus, type ObservedStatus } from '@app/contracts';
-import type { ObservationSink, PodRun, RuntimeDriver } from './runtime-driver.js';
+import type { LogSink, ObservationSink, PodRun, RunLog, RuntimeDriver } from './runtime-driver.js';
 
 export interface SimulatedDriverOptions {
   provisionMs: number;
@@ -20,6 +20,8 @@ export const SIM_FAIL_IMAGE_MARKER = 'sim-fail-start';
 interface SimRun {
   generation: number;
   timers: NodeJS.Timeout[];
+  /** Its lifecycle lines (the only output a simulated container has). */
+  log: RunLog | null;
 }
 
 /** Timers hold at most ~24.8 days. */
@@ -42,6 +44,7 @@ function truthy(value: string | undefined): boolean {
  * ERROR instead of RUNNING; `SIM_EXIT_AFTER_MS=<ms>` (+ `SIM_EXIT_CODE`, default 0) → the container ends on its
  * own that long after RUNNING (EXITED for code 0, ERROR otherwise); a registry credential that cannot be opened
  * → ERROR at pull, a secret variable that cannot be opened → ERROR at start. A dead host is `pod.cmd.host-failed`, handled by the status machine, not here.
+ * Its log (`system` lines) tells the same story: pulling, starting, running, exited, stopped.
  */
 export class SimulatedDriver implements RuntimeDriver {
   readonly name = 'simulated';
@@ -51,14 +54,17 @@ export class SimulatedDriver implements RuntimeDriver {
   constructor(
     private readonly options: SimulatedDriverOptions,
     private readonly sink: ObservationSink,
+    private readonly logs: LogSink | null = null,
   ) {}
 
   ensureRunning(run: PodRun): Promise<void> {
     const current = this.runs.get(run.podId);
     if (current?.generation === run.generation) return Promise.resolve();
     this.cancel(run.podId);
-    const sim: SimRun = { generation: run.generation, timers: [] };
+    const sim: SimRun = { generation: run.generation, timers: [], log: this.logs?.open(run) ?? null };
     this.runs.set(run.podId, sim);
+    if (run.status === PodStatus.Provisioning) sim.log?.system(`pulling image ${run.image}`);
+    else if (run.status !== PodStatus.Running) sim.log?.system('starting the container');
     // A RUNNING pod adopted after a restart of pod-lifecycle keeps running; only its planned exit is re-armed.
     const steps: { afterMs: number; step: () => boolean }[] = [];
     if (run.status === PodStatus.Provisioning) {
@@ -78,13 +84,13 @@ export class SimulatedDriver implements RuntimeDriver {
   }
 
   stop(podId: string): Promise<void> {
+    this.runs.get(podId)?.log?.system('the container was stopped');
     this.cancel(podId);
     return Promise.resolve();
   }
 
   remove(podId: string): Promise<void> {
-    this.cancel(podId);
-    return Promise.resolve();
+    return this.stop(podId);
   }
 
   /** No container to leave behind: the timers stop, and the new owner's driver plays the pod's steps from its row. */
@@ -123,6 +129,7 @@ export class SimulatedDriver implements RuntimeDriver {
         return false;
       }
     }
+    this.log(run, `pulled ${run.image}, creating the container`);
     this.report(run, PodStatus.Starting);
     return true;
   }
@@ -139,6 +146,7 @@ export class SimulatedDriver implements RuntimeDriver {
       this.report(run, PodStatus.Error, { reason: 'simulated start failure: the container did not start' });
       return false;
     }
+    this.log(run, 'the container is running');
     this.report(run, PodStatus.Running);
     return true;
   }
@@ -158,13 +166,24 @@ export class SimulatedDriver implements RuntimeDriver {
     extra: { reason?: string; exitCode?: number } = {},
   ): void {
     this.logger.debug(`pod ${run.podId} run ${run.generation}: ${status}`);
+    // An end of the run (an error or an exit) is its last line.
+    if (status === PodStatus.Error || status === PodStatus.Exited) {
+      this.log(run, extra.reason ?? status);
+      void this.runs.get(run.podId)?.log?.close();
+    }
     this.sink.report({ podId: run.podId, generation: run.generation, status, ...extra });
+  }
+
+  private log(run: PodRun, line: string): void {
+    const sim = this.runs.get(run.podId);
+    if (sim?.generation === run.generation) sim.log?.system(line);
   }
 
   private cancel(podId: string): void {
     const sim = this.runs.get(podId);
     if (!sim) return;
     for (const timer of sim.timers) clearTimeout(timer);
+    void sim.log?.close();
     this.runs.delete(podId);
   }
 }

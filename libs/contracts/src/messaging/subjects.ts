@@ -169,6 +169,8 @@ export const Streams = {
   Commands: 'COMMANDS',
   Events: 'EVENTS',
   DeadLetters: 'DLQ',
+  /** Containers' log lines (pods/pod-logs.contracts.ts), bounded by size and age rather than kept for replay. */
+  Logs: 'LOGS',
 } as const;
 
 /**

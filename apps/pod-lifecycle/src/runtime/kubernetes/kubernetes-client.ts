@@ -1,9 +1,14 @@
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 
-/** The core API client: from a kubeconfig file when one is named, else the in-cluster service account. */
-export function kubernetesCoreApi(kubeconfigPath: string | undefined): CoreV1Api {
+/** The cluster's configuration: from a kubeconfig file when one is named, else the in-cluster service account. */
+export function kubernetesConfig(kubeconfigPath: string | undefined): KubeConfig {
   const config = new KubeConfig();
   if (kubeconfigPath) config.loadFromFile(kubeconfigPath);
   else config.loadFromCluster();
+  return config;
+}
+
+/** The core API client of that configuration. */
+export function kubernetesCoreApi(config: KubeConfig): CoreV1Api {
   return config.makeApiClient(CoreV1Api);
 }

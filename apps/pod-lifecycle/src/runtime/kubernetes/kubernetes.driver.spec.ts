@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { CoreV1Api, KubeConfig, type V1ContainerStatus, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, type V1ContainerStatus, type V1Pod } from '@kubernetes/client-node';
 import { PodStatus } from '@app/contracts';
 import { FakeKubeApi } from '../../../../../test/support/fake-kube-api.js';
 import type { Observation, ObservationSink, SecretEnv } from '../runtime-driver.js';
@@ -64,13 +64,7 @@ describe('KubernetesDriver against a fake Kubernetes API', () => {
   beforeEach(async () => {
     api = new FakeKubeApi(NS);
     await api.start();
-    const config = new KubeConfig();
-    config.loadFromOptions({
-      clusters: [{ name: 'fake', server: api.url, skipTLSVerify: true }],
-      users: [{ name: 'tester' }],
-      contexts: [{ name: 'fake', cluster: 'fake', user: 'tester' }],
-      currentContext: 'fake',
-    });
+    const config = api.kubeConfig();
     sink = new Sink();
     driver = new KubernetesDriver(
       config.makeApiClient(CoreV1Api),

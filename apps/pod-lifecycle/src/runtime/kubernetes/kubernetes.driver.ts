@@ -14,6 +14,7 @@ import {
   type KubernetesPodOptions,
   type KubernetesPodRun,
 } from './kubernetes-pod.js';
+import type { KubernetesLogFollower } from './kubernetes-logs.js';
 import { envSecretManifest, imageRegistry, ownedByPatch, pullSecretManifest } from './kubernetes-secrets.js';
 
 export interface KubernetesDriverOptions extends KubernetesPodOptions {
@@ -55,6 +56,8 @@ export class KubernetesDriver implements RuntimeDriver {
     private readonly api: CoreV1Api,
     private readonly options: KubernetesDriverOptions,
     private readonly sink: ObservationSink,
+    /** Ships the containers' output (docs/adr/0020); none in tests of the pods alone. */
+    private readonly logs: KubernetesLogFollower | null = null,
   ) {}
 
   ensureRunning(run: KubernetesPodRun): Promise<void> {
@@ -73,6 +76,7 @@ export class KubernetesDriver implements RuntimeDriver {
         followed?.generation === run.generation
           ? followed
           : { podId: run.podId, generation: run.generation, name, lastReported: null, seen: false };
+      this.logs?.start(run, name, current !== undefined && followed?.generation !== run.generation);
       if (current) {
         // Already created (by this process or before a restart): follow it, report what it shows now.
         this.tracked.set(run.podId, tracked);
@@ -109,6 +113,7 @@ export class KubernetesDriver implements RuntimeDriver {
   stop(podId: string): Promise<void> {
     return this.serialised(podId, async () => {
       this.tracked.delete(podId);
+      this.logs?.stop(podId);
       const pods = await this.api.listNamespacedPod({
         namespace: this.options.namespace,
         labelSelector: podSelector(podId),
@@ -130,6 +135,7 @@ export class KubernetesDriver implements RuntimeDriver {
       [...podIds].map((podId) =>
         this.serialised(podId, () => {
           this.tracked.delete(podId);
+          this.logs?.stop(podId);
           return Promise.resolve();
         }),
       ),
@@ -142,6 +148,7 @@ export class KubernetesDriver implements RuntimeDriver {
     await this.polling;
     // Kubernetes pods outlive pod-lifecycle: the next process follows them again.
     this.tracked.clear();
+    this.logs?.stopAll();
   }
 
   /** Lists the driver's Kubernetes pods once and reports every followed run whose status changed. */
@@ -185,6 +192,7 @@ export class KubernetesDriver implements RuntimeDriver {
   private observe(tracked: Tracked, pod: V1Pod): void {
     tracked.seen = true;
     const observation = observePod(pod);
+    this.logs?.observed(tracked.podId, tracked.generation, pod.status?.phase);
     if (observation && observation.status !== PodStatus.Provisioning) this.report(tracked, observation);
   }
 
