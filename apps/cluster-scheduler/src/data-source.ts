@@ -4,6 +4,7 @@ import { DataCenterEntity } from './catalog/data-center.entity.js';
 import { FleetLoadEntity } from './catalog/fleet-load.entity.js';
 import { GpuTypeEntity } from './catalog/gpu-type.entity.js';
 import { HostEntity } from './catalog/host.entity.js';
+import { StoragePriceEntity } from './catalog/storage-price.entity.js';
 import { ClusterMemberEntity } from './clusters/cluster-member.entity.js';
 import { ClusterEntity } from './clusters/cluster.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
@@ -22,6 +23,7 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     DataCenterEntity,
     HostEntity,
     FleetLoadEntity,
+    StoragePriceEntity,
     ReservationEntity,
     HostPortEntity,
     ClusterEntity,

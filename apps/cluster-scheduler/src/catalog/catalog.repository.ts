@@ -5,6 +5,7 @@ import { DataCenterEntity } from './data-center.entity.js';
 import { FleetLoadEntity } from './fleet-load.entity.js';
 import type { FleetFile } from './fleet-file.js';
 import { GpuTypeEntity } from './gpu-type.entity.js';
+import { StoragePriceEntity } from './storage-price.entity.js';
 import { table } from '../schema.js';
 
 /** Live capacity of one GPU type in one data center. */
@@ -32,6 +33,7 @@ interface GpuTypeRow {
   memory_in_gb: number;
   max_count: number;
   tier: GpuTypeEntity['tier'];
+  price_per_hr: string;
 }
 
 /** Any fixed 64-bit number: the advisory lock that serialises fleet loads of several replicas. */
@@ -72,6 +74,7 @@ export class CatalogRepository {
           memoryInGb: g.memory_in_gb,
           maxCount: g.max_count,
           tier: g.tier,
+          pricePerHr: Number(g.price_per_hr),
         })
       : null;
     return { gpuType, known: new Set(row.known) };
@@ -145,6 +148,15 @@ export class CatalogRepository {
       await manager.upsert(GpuTypeEntity, fleet.gpuTypes, ['id']);
       if (fleet.cpuTypes.length) await manager.upsert(CpuTypeEntity, fleet.cpuTypes, ['id']);
       await manager.upsert(DataCenterEntity, fleet.dataCenters, ['id']);
+      const prices = fleet.prices ?? {};
+      await manager.upsert(
+        StoragePriceEntity,
+        [
+          { kind: 'containerDisk', perGbHr: prices.containerDiskPerGbHr ?? 0 },
+          { kind: 'networkVolume', perGbHr: prices.networkVolumePerGbHr ?? 0 },
+        ],
+        ['kind'],
+      );
       const hosts = fleet.hosts;
       await manager.query(
         `INSERT INTO ${table('hosts')} AS h (id, data_center_id, gpu_type_id, gpu_count, free_gpus, cpu_type_id, cpu_slots,
