@@ -12,6 +12,7 @@ import { SCHEMA } from './schema.js';
 import { HostPortEntity } from './placement/host-port.entity.js';
 import { ReservationEntity } from './placement/reservation.entity.js';
 import { NetworkVolumeEntity } from './volumes/network-volume.entity.js';
+import { VolumeUsageEntity } from './volumes/usage/volume-usage.entity.js';
 
 /** cluster-scheduler owns the `cluster_scheduler` schema; nobody else writes it. */
 export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
@@ -29,6 +30,7 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     ClusterEntity,
     ClusterMemberEntity,
     NetworkVolumeEntity,
+    VolumeUsageEntity,
   ],
   migrations: MIGRATIONS,
 };

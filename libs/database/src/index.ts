@@ -8,3 +8,4 @@ export * from './entity-statements.js';
 export * from './advisory-leadership.js';
 export * from './advisory-partitions.js';
 export * from './numeric-column.js';
+export * from './usage-interval.js';

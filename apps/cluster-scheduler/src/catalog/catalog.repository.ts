@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { UsageRates } from '@app/contracts';
 import { CpuTypeEntity } from './cpu-type.entity.js';
 import { DataCenterEntity } from './data-center.entity.js';
 import { FleetLoadEntity } from './fleet-load.entity.js';
 import type { FleetFile } from './fleet-file.js';
 import { GpuTypeEntity } from './gpu-type.entity.js';
+import { placementRates } from './prices.js';
 import { StoragePriceEntity } from './storage-price.entity.js';
 import { table } from '../schema.js';
 
@@ -78,6 +80,24 @@ export class CatalogRepository {
         })
       : null;
     return { gpuType, known: new Set(row.known) };
+  }
+
+  /**
+   * What a placement costs per hour (one statement): the GPU type's price × GPUs, or a CPU pod's type (the one
+   * asked for, else its host's), and the container disk price per GB-hour.
+   */
+  async rates(
+    placed: { gpuTypeId: string | null; gpuCount: number; cpuTypeId: string | null; hostId: string },
+    manager: EntityManager,
+  ): Promise<UsageRates> {
+    const [row]: { gpu: string | null; cpu: string | null; disk: string | null }[] = await manager.query(
+      `SELECT (SELECT price_per_hr FROM ${table('gpu_types')} WHERE id = $1::text) AS gpu,
+              (SELECT c.price_per_hr FROM ${table('cpu_types')} c
+                WHERE c.id = coalesce($2::text, (SELECT cpu_type_id FROM ${table('hosts')} WHERE id = $3::text))) AS cpu,
+              (SELECT per_gb_hr FROM ${table('storage_prices')} WHERE kind = 'containerDisk') AS disk`,
+      [placed.gpuTypeId, placed.cpuTypeId, placed.hostId],
+    );
+    return placementRates(placed.gpuTypeId, placed.gpuCount, row);
   }
 
   findCpuType(id: string, manager: EntityManager = this.dataSource.manager): Promise<CpuTypeEntity | null> {

@@ -1,3 +1,5 @@
+import type { UsageRates } from '@app/contracts';
+
 /**
  * Default prices for a self-hosted fleet, used when the fleet file names none (an operator sets `pricePerHr` on a
  * GPU or CPU type, and `prices` for storage, to charge their own). In the operator's currency, six decimals at
@@ -18,4 +20,14 @@ export function defaultCpuPrice(cores: number, threadsPerCore: number): number {
 /** Six decimals, the precision prices are stored with. */
 export function roundPrice(value: number): number {
   return Math.round(value * 1e6) / 1e6;
+}
+
+/** A placement's rates from the prices read for it (numeric columns as pg gives them; a missing price is 0). */
+export function placementRates(
+  gpuTypeId: string | null,
+  gpuCount: number,
+  prices: { gpu: string | number | null; cpu: string | number | null; disk: string | number | null },
+): UsageRates {
+  const compute = gpuTypeId === null ? Number(prices.cpu ?? 0) : Number(prices.gpu ?? 0) * gpuCount;
+  return { computePerHr: roundPrice(compute), containerDiskPerGbHr: Number(prices.disk ?? 0) };
 }
