@@ -3,7 +3,7 @@ import type { GpuTypeView } from '@app/contracts';
 import { userWithKey } from '../support/accounts.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
-import { A100, writeFleet } from './clusters-fixtures.js';
+import { A100, H100, writeFleet } from './clusters-fixtures.js';
 import { client, expectProblem, type Call } from './pods.e2e-helpers.js';
 
 const FLEET = writeFleet([{ id: 'ro-a100-1', dataCenterId: 'EU-RO-1', gpuTypeId: A100, gpuCount: 8 }]);
@@ -37,6 +37,9 @@ describe('catalog: one GPU type', () => {
     const one = await alice<GpuTypeView>('GET', `/v2/catalog/gpus/${encodeURIComponent(A100)}`);
     expect(one).toMatchObject({ status: 200, body: a100 });
     expect(one.body.availability).toMatchObject({ totalGpus: 8, dataCenterIds: ['EU-RO-1'] });
+    // The fleet file's price when it names one, the default (0.0125 per GB of memory) otherwise.
+    expect(one.body.pricePerHr).toBe(1);
+    expect(list.body.find((g) => g.id === H100)?.pricePerHr).toBe(2.49);
     expectProblem(await alice('GET', '/v2/catalog/gpus/NVIDIA%20B999'), 404, /GPU type/);
     const anonymous = await fetch(`${system.url('gateway')}/v2/catalog/gpus/${encodeURIComponent(A100)}`);
     expect(anonymous.status).toBe(401);

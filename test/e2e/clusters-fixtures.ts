@@ -54,6 +54,7 @@ export function writeFleet(hosts: FleetHostSpec[]): string {
         memoryInGb: 80,
         maxCount: 8,
         tier: 'ADA_80_PRO',
+        pricePerHr: 2.49,
       },
     ],
     cpuTypes: [{ id: 'cpu3c', displayName: 'Compute-Optimized', cores: 64, threadsPerCore: 2 }],

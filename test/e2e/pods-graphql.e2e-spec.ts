@@ -69,7 +69,7 @@ describe('pods over GraphQL, as the SDKs send them', () => {
     expect(types.body.data!.gpuTypes).toEqual([
       expect.objectContaining({
         id: GPU,
-        lowestPrice: { minimumBidPrice: null, uninterruptablePrice: null },
+        lowestPrice: { minimumBidPrice: null, uninterruptablePrice: 0.2 }, // 16 GB × 0.0125, the default
       }),
     ]);
     expect(

@@ -22,6 +22,8 @@ import { GetNetworkVolumeHandler } from './volumes/get-network-volume/get-networ
 import { ListNetworkVolumesHandler } from './volumes/list-network-volumes/list-network-volumes.handler.js';
 import { NetworkVolumesRepository } from './volumes/network-volumes.repository.js';
 import { UpdateNetworkVolumeHandler } from './volumes/update-network-volume/update-network-volume.handler.js';
+import { VolumeUsageHandler } from './volumes/usage/volume-usage.handler.js';
+import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.js';
 
 /** The catalog and fleet, placement, clusters and network volumes: one module, since they share the ledger. */
 @Module({
@@ -49,6 +51,8 @@ import { UpdateNetworkVolumeHandler } from './volumes/update-network-volume/upda
     DeleteNetworkVolumeHandler,
     GetNetworkVolumeHandler,
     ListNetworkVolumesHandler,
+    VolumeUsageRepository,
+    VolumeUsageHandler,
   ],
 })
 export class SchedulerModule {}

@@ -4,6 +4,7 @@ import { PlatformModule } from '@app/platform';
 import { AccountEventsListener } from './accounts/account-events.js';
 import { AccountsModule } from './accounts/accounts.module.js';
 import { AuthGuard } from './auth/auth.guard.js';
+import { BillingModule } from './billing/billing.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
 import { ClustersModule } from './clusters/clusters.module.js';
 import { DATA_SOURCE_SPEC } from './data-source.js';
@@ -38,6 +39,7 @@ export class AppModule {
         ClustersModule,
         CatalogModule,
         NetworkVolumesModule,
+        BillingModule,
         SshKeysModule,
         PodsModule,
         EndpointsModule,

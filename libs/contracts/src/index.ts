@@ -39,3 +39,6 @@ export * from './accounts/account.events.js';
 export * from './jobs/payload-blobs.js';
 export * from './jobs/webhook.contracts.js';
 export * from './common/container-settings.dto.js';
+export * from './usage/usage.contracts.js';
+export * from './usage/usage-accrual.js';
+export * from './usage/billing.views.js';

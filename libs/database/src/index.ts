@@ -7,3 +7,5 @@ export * from './prepared-query.js';
 export * from './entity-statements.js';
 export * from './advisory-leadership.js';
 export * from './advisory-partitions.js';
+export * from './numeric-column.js';
+export * from './usage-interval.js';

@@ -23,6 +23,7 @@ export function toGpuTypeView(gpuType: GpuTypeEntity, capacity: readonly GpuCapa
     maxCount: gpuType.maxCount,
     tier: gpuType.tier,
     pool: gpuType.tier,
+    pricePerHr: gpuType.pricePerHr,
     availability: {
       ...sumGpus(rows),
       dataCenterIds: rows.filter((r) => r.freeGpus > 0).map((r) => r.dataCenterId),
@@ -37,6 +38,7 @@ export function toCpuTypeView(cpuType: CpuTypeEntity, capacity: readonly CpuCapa
     displayName: cpuType.displayName,
     cores: cpuType.cores,
     threadsPerCore: cpuType.threadsPerCore,
+    pricePerHr: cpuType.pricePerHr,
     availability: {
       totalSlots: rows.reduce((n, r) => n + r.totalSlots, 0),
       freeSlots: rows.reduce((n, r) => n + r.freeSlots, 0),

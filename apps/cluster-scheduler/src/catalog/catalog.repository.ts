@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { UsageRates } from '@app/contracts';
 import { CpuTypeEntity } from './cpu-type.entity.js';
 import { DataCenterEntity } from './data-center.entity.js';
 import { FleetLoadEntity } from './fleet-load.entity.js';
 import type { FleetFile } from './fleet-file.js';
 import { GpuTypeEntity } from './gpu-type.entity.js';
+import { placementRates } from './prices.js';
+import { StoragePriceEntity } from './storage-price.entity.js';
 import { table } from '../schema.js';
 
 /** Live capacity of one GPU type in one data center. */
@@ -32,6 +35,7 @@ interface GpuTypeRow {
   memory_in_gb: number;
   max_count: number;
   tier: GpuTypeEntity['tier'];
+  price_per_hr: string;
 }
 
 /** Any fixed 64-bit number: the advisory lock that serialises fleet loads of several replicas. */
@@ -72,9 +76,28 @@ export class CatalogRepository {
           memoryInGb: g.memory_in_gb,
           maxCount: g.max_count,
           tier: g.tier,
+          pricePerHr: Number(g.price_per_hr),
         })
       : null;
     return { gpuType, known: new Set(row.known) };
+  }
+
+  /**
+   * What a placement costs per hour (one statement): the GPU type's price × GPUs, or a CPU pod's type (the one
+   * asked for, else its host's), and the container disk price per GB-hour.
+   */
+  async rates(
+    placed: { gpuTypeId: string | null; gpuCount: number; cpuTypeId: string | null; hostId: string },
+    manager: EntityManager,
+  ): Promise<UsageRates> {
+    const [row]: { gpu: string | null; cpu: string | null; disk: string | null }[] = await manager.query(
+      `SELECT (SELECT price_per_hr FROM ${table('gpu_types')} WHERE id = $1::text) AS gpu,
+              (SELECT c.price_per_hr FROM ${table('cpu_types')} c
+                WHERE c.id = coalesce($2::text, (SELECT cpu_type_id FROM ${table('hosts')} WHERE id = $3::text))) AS cpu,
+              (SELECT per_gb_hr FROM ${table('storage_prices')} WHERE kind = 'containerDisk') AS disk`,
+      [placed.gpuTypeId, placed.cpuTypeId, placed.hostId],
+    );
+    return placementRates(placed.gpuTypeId, placed.gpuCount, row);
   }
 
   findCpuType(id: string, manager: EntityManager = this.dataSource.manager): Promise<CpuTypeEntity | null> {
@@ -145,6 +168,15 @@ export class CatalogRepository {
       await manager.upsert(GpuTypeEntity, fleet.gpuTypes, ['id']);
       if (fleet.cpuTypes.length) await manager.upsert(CpuTypeEntity, fleet.cpuTypes, ['id']);
       await manager.upsert(DataCenterEntity, fleet.dataCenters, ['id']);
+      const prices = fleet.prices ?? {};
+      await manager.upsert(
+        StoragePriceEntity,
+        [
+          { kind: 'containerDisk', perGbHr: prices.containerDiskPerGbHr ?? 0 },
+          { kind: 'networkVolume', perGbHr: prices.networkVolumePerGbHr ?? 0 },
+        ],
+        ['kind'],
+      );
       const hosts = fleet.hosts;
       await manager.query(
         `INSERT INTO ${table('hosts')} AS h (id, data_center_id, gpu_type_id, gpu_count, free_gpus, cpu_type_id, cpu_slots,

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { PricePerHrColumn } from './price-column.js';
 
 /** A CPU type of the catalog, loaded from the fleet file. */
 @Entity({ name: 'cpu_types' })
@@ -14,4 +15,8 @@ export class CpuTypeEntity {
 
   @Column({ name: 'threads_per_core', type: 'integer' })
   threadsPerCore: number;
+
+  /** Price per CPU pod per hour, from the fleet file (or its default). */
+  @PricePerHrColumn()
+  pricePerHr: number;
 }

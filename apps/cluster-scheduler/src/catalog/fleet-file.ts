@@ -6,6 +6,7 @@ import {
   IsIn,
   IsInt,
   IsIP,
+  IsNumber,
   IsOptional,
   IsString,
   Matches,
@@ -16,6 +17,12 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { GPU_TIERS, REGION_CODES, validatePlain, type GpuTier, type RegionCode } from '@app/contracts';
+import {
+  DEFAULT_CONTAINER_DISK_PER_GB_HR,
+  DEFAULT_NETWORK_VOLUME_PER_GB_HR,
+  defaultCpuPrice,
+  defaultGpuPrice,
+} from './prices.js';
 
 /** The fleet file's shape (JSON): the catalog and the hosts. Validated in full before anything is written. */
 export class FleetGpuType {
@@ -43,6 +50,13 @@ export class FleetGpuType {
 
   @IsIn(GPU_TIERS)
   tier: GpuTier;
+
+  /** Per GPU per hour (in the operator's currency); defaults to `defaultGpuPrice(memoryInGb)`. */
+  @IsOptional()
+  @IsNumber({ maxDecimalPlaces: 6 })
+  @Min(0)
+  @Max(1000)
+  pricePerHr?: number;
 }
 
 export class FleetCpuType {
@@ -61,6 +75,13 @@ export class FleetCpuType {
   @IsInt()
   @Min(1)
   threadsPerCore: number;
+
+  /** Per CPU pod (one slot) per hour; defaults to `defaultCpuPrice(cores, threadsPerCore)`. */
+  @IsOptional()
+  @IsNumber({ maxDecimalPlaces: 6 })
+  @Min(0)
+  @Max(1000)
+  pricePerHr?: number;
 }
 
 export class FleetDataCenter {
@@ -117,11 +138,31 @@ export class FleetHost {
   portRange: [number, number];
 }
 
+/** Storage prices per GB-hour; each defaults (prices.ts). */
+export class FleetPrices {
+  @IsOptional()
+  @IsNumber({ maxDecimalPlaces: 8 })
+  @Min(0)
+  @Max(1)
+  containerDiskPerGbHr?: number;
+
+  @IsOptional()
+  @IsNumber({ maxDecimalPlaces: 8 })
+  @Min(0)
+  @Max(1)
+  networkVolumePerGbHr?: number;
+}
+
 export class FleetFile {
   @IsInt()
   @Min(1)
   @Max(1)
   version: number;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => FleetPrices)
+  prices?: FleetPrices;
 
   @IsArray()
   @ValidateNested({ each: true })
@@ -202,8 +243,18 @@ export function parseFleet(text: string, source: string): FleetFile {
     if (host.portRange[0] > host.portRange[1])
       problems.push(`host ${host.id}: portRange must be [first, last]`);
   }
+  withDefaultPrices(fleet);
   if (problems.length) {
     throw new Error(`fleet file ${source} is inconsistent: ${problems.slice(0, 10).join('; ')}`);
   }
   return fleet;
+}
+
+/** Fills every price the file leaves out with its default, so the catalog always carries one. */
+function withDefaultPrices(fleet: FleetFile): void {
+  for (const gpu of fleet.gpuTypes) gpu.pricePerHr ??= defaultGpuPrice(gpu.memoryInGb);
+  for (const cpu of fleet.cpuTypes) cpu.pricePerHr ??= defaultCpuPrice(cpu.cores, cpu.threadsPerCore);
+  const prices = (fleet.prices ??= new FleetPrices());
+  prices.containerDiskPerGbHr ??= DEFAULT_CONTAINER_DISK_PER_GB_HR;
+  prices.networkVolumePerGbHr ??= DEFAULT_NETWORK_VOLUME_PER_GB_HR;
 }

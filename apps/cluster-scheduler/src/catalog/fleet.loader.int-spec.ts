@@ -11,6 +11,7 @@ import { DATA_SOURCE_SPEC } from '../data-source.js';
 import { CatalogRepository } from './catalog.repository.js';
 import { FleetLoader } from './fleet.loader.js';
 import { HostEntity } from './host.entity.js';
+import { StoragePriceEntity } from './storage-price.entity.js';
 
 /** The fleet load against real Postgres: a start-up task, idempotent by content, a new file applied in full. */
 
@@ -89,6 +90,20 @@ describe('FleetLoader', () => {
   it('applies a changed file: new hosts added, missing ones deactivated', async () => {
     expect(await loader(fleetFile('changed.json', ['h-2', 'h-3'])).load()).toBe(true);
     expect(await activeHosts()).toEqual(['h-2', 'h-3']);
+  });
+
+  it('stores the prices, defaults filled in, and what a placement is charged at', async () => {
+    const catalog = new CatalogRepository(dataSource);
+    expect((await catalog.findGpuType('NVIDIA L4'))?.pricePerHr).toBe(0.3); // 24 GB × 0.0125
+    expect(await dataSource.manager.find(StoragePriceEntity, { order: { kind: 'ASC' } })).toEqual([
+      { kind: 'containerDisk', perGbHr: 0.00014 },
+      { kind: 'networkVolume', perGbHr: 0.0001 },
+    ]);
+    const placed = { gpuTypeId: 'NVIDIA L4', gpuCount: 4, cpuTypeId: null, hostId: 'h-2' };
+    expect(await catalog.rates(placed, dataSource.manager)).toEqual({
+      computePerHr: 1.2,
+      containerDiskPerGbHr: 0.00014,
+    });
   });
 
   it('fails on a file that cannot be read or is invalid, naming it', async () => {

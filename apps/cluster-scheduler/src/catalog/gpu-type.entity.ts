@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { PricePerHrColumn } from './price-column.js';
 import type { GpuTier } from '@app/contracts';
 
 /** A GPU type of the catalog, loaded from the fleet file. */
@@ -24,4 +25,8 @@ export class GpuTypeEntity {
   /** The serverless tier it belongs to (AMPERE_80, ADA_24, ...). */
   @Column({ type: 'text' })
   tier: GpuTier;
+
+  /** Price per GPU per hour, from the fleet file (or its default). */
+  @PricePerHrColumn()
+  pricePerHr: number;
 }

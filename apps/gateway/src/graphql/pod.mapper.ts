@@ -28,7 +28,7 @@ export function toPodModel(view: PodView, now: Date): PodModel {
     dockerId: null,
     env: Object.entries(view.env).map(([key, value]) => `${key}=${value}`),
     gpuCount: view.gpuCount,
-    costPerHr: null,
+    costPerHr: view.costPerHr,
     desiredStatus: view.desiredStatus,
     status: view.status,
     lastStatusChange: view.lastStatusChange,

@@ -96,6 +96,7 @@ export class PodsResolver {
         maxGpuCount: t.maxCount,
         secureCloud: true,
         communityCloud: false,
+        pricePerHr: t.pricePerHr,
       }));
   }
 
@@ -135,14 +136,22 @@ export class PodMachineResolver {
   }
 }
 
-/** `lowestPrice(input:)` of a GPU type: this deployment keeps no prices (null), the SDK only lists the types. */
+/**
+ * `lowestPrice(input:)` of a GPU type: its catalog price × `gpuCount` (1 when absent) per hour. There is one price
+ * per type (on demand, no spot market), so `minimumBidPrice` stays null.
+ */
 @Auth({ key: 'query-or-bearer' })
 @Resolver(() => GpuTypeModel)
 export class GpuTypePriceResolver {
   @ResolveField('lowestPrice', () => LowestPriceModel)
   lowestPrice(
-    @Args('input', { type: () => GpuLowestPriceInput, nullable: true }) _input: GpuLowestPriceInput | null,
+    @Parent() gpuType: GpuTypeModel,
+    @Args('input', { type: () => GpuLowestPriceInput, nullable: true }) input: GpuLowestPriceInput | null,
   ): LowestPriceModel {
-    return { minimumBidPrice: null, uninterruptablePrice: null };
+    const count = input?.gpuCount ?? 1;
+    return {
+      minimumBidPrice: null,
+      uninterruptablePrice: Math.round(gpuType.pricePerHr * count * 1e6) / 1e6,
+    };
   }
 }

@@ -1,4 +1,11 @@
 import type {
+  BillingSummaryList,
+  BillingV1Record,
+  ClusterBillingList,
+  NetworkVolumeBillingList,
+  PodBillingList,
+  ServerlessBillingList,
+  UsageExport,
   ClusterMemberView,
   ClusterView,
   CpuTypeView,
@@ -52,6 +59,13 @@ export interface PingResult {
  * must be the name of the exported type it maps to.
  */
 export interface ResponseViews {
+  BillingSummaryList: BillingSummaryList;
+  BillingV1Record: BillingV1Record;
+  ClusterBillingList: ClusterBillingList;
+  NetworkVolumeBillingList: NetworkVolumeBillingList;
+  PodBillingList: PodBillingList;
+  ServerlessBillingList: ServerlessBillingList;
+  UsageExport: UsageExport;
   ClusterPod: ClusterPod;
   ClusterView: ClusterView;
   CpuTypeView: CpuTypeView;

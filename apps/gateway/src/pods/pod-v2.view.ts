@@ -48,6 +48,7 @@ export function toPodV2View(pod: PodView): PodV2View {
     lastStatusChange: pod.lastStatusChange,
     lastStartedAt: pod.lastStartedAt,
     createdAt: pod.createdAt,
+    costPerHr: pod.costPerHr,
   };
 }
 

@@ -16,6 +16,7 @@ import { ownedPod } from './pod.access.js';
 import type { PodEntity } from './pod.entity.js';
 import { toPodView, toStatusChangedEvent } from './pod.mapper.js';
 import { PodRepository } from './pod.repository.js';
+import { PodUsage } from './usage/pod-usage.service.js';
 import {
   decide,
   publishedActions,
@@ -24,7 +25,7 @@ import {
   refusalMessage,
 } from './pod-status-machine.js';
 
-/** What a handler writing a status needs: the transaction, the outbox and the command's time. */
+/** What a handler writing a status needs: the transaction, the outbox and the command's time (usage accrues from it). */
 export interface StatusWriter {
   manager: EntityManager;
   now: Date;
@@ -40,6 +41,7 @@ export class PodTransitions {
   constructor(
     private readonly pods: PodRepository,
     private readonly commands: CommandBus,
+    private readonly usage: PodUsage,
   ) {}
 
   /** Moves the pod to `to`, saves it and records the event (one per pod and command). */
@@ -54,6 +56,7 @@ export class PodTransitions {
     pod.statusReason = reason;
     pod.lastStatusChange = writer.now;
     await this.pods.save(pod, writer.manager);
+    await this.usage.statusChanged(pod, previous, writer.now, writer.manager);
     await writer.emit(Subjects.pod.statusChanged, toStatusChangedEvent(pod, previous), pod.id);
   }
 
@@ -146,4 +149,8 @@ export function applyPlacement(pod: PodEntity, placement: PlacementView): void {
   pod.portMappings = placement.portMappings;
   pod.gpuTypeId = placement.gpuTypeId ?? pod.gpuTypeId;
   pod.gpuCount = placement.gpuCount;
+  if (placement.rates) {
+    pod.computePerHr = placement.rates.computePerHr;
+    pod.containerDiskPerGbHr = placement.rates.containerDiskPerGbHr;
+  }
 }

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { ClusterMemberSpec, PodStatus, SealedEnv } from '@app/contracts';
+import { NUMERIC_AS_NUMBER } from '@app/database';
 
 export type PodMounts = NonNullable<ClusterMemberSpec['mounts']>;
 
@@ -118,4 +119,27 @@ export class PodEntity {
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
+
+  /** What its compute costs per hour, from its latest placement (ADR 21); 0 before prices existed. */
+  @Column({
+    name: 'compute_per_hr',
+    type: 'numeric',
+    precision: 14,
+    scale: 6,
+    transformer: NUMERIC_AS_NUMBER,
+  })
+  computePerHr: number;
+
+  @Column({
+    name: 'container_disk_per_gb_hr',
+    type: 'numeric',
+    precision: 14,
+    scale: 8,
+    transformer: NUMERIC_AS_NUMBER,
+  })
+  containerDiskPerGbHr: number;
+
+  /** The serverless endpoint a worker pod serves (set by the platform only), for its usage. */
+  @Column({ name: 'endpoint_id', type: 'text', nullable: true })
+  endpointId: string | null;
 }

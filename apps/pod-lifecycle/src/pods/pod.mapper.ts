@@ -1,6 +1,7 @@
 import { MASK, maskEnv, type PodStatusChangedEvent, type PodView } from '@app/contracts';
 import type { PodEntity } from './pod.entity.js';
 import { allowedActions, publishedActions } from './pod-status-machine.js';
+import { costPerHr } from './usage/pod-usage.rules.js';
 
 /** `{"22/tcp": 40122}` → `{"22": 40122}` (RunPod's shape). */
 function publicPorts(mappings: Record<string, number>): Record<string, number> {
@@ -48,6 +49,7 @@ export function toPodView(pod: PodEntity): PodView {
     lastStatusChange: pod.lastStatusChange.toISOString(),
     lastStartedAt: pod.lastStartedAt?.toISOString() ?? null,
     createdAt: pod.createdAt.toISOString(),
+    costPerHr: costPerHr(pod),
     allowedActions: allowedActions(pod.status),
     actions: publishedActions(pod.status, pod.clusterId !== null),
   };

@@ -17,6 +17,9 @@ import { StopPodHandler } from './stop-pod/stop-pod.handler.js';
 import { TerminateClusterMembersHandler } from './terminate-cluster-members/terminate-cluster-members.handler.js';
 import { TerminatePodHandler } from './terminate-pod/terminate-pod.handler.js';
 import { UpdatePodHandler } from './update-pod/update-pod.handler.js';
+import { PodUsageHandler } from './usage/pod-usage.handler.js';
+import { PodUsageRepository } from './usage/pod-usage.repository.js';
+import { PodUsage } from './usage/pod-usage.service.js';
 
 @Module({
   imports: [PersistenceModule, CatalogTemplatesModule],
@@ -37,6 +40,9 @@ import { UpdatePodHandler } from './update-pod/update-pod.handler.js';
     ListPodsByClusterHandler,
     CreateClusterMembersHandler,
     TerminateClusterMembersHandler,
+    PodUsage,
+    PodUsageRepository,
+    PodUsageHandler,
   ],
 })
 export class PodsModule {}

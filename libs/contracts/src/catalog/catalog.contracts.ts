@@ -37,6 +37,8 @@ export interface GpuTypeView {
    * (clients such as the MCP server read it from here).
    */
   pool: GpuTier;
+  /** Price per GPU per hour (the operator's fleet file, or its default). */
+  pricePerHr: number;
   availability: GpuAvailability & { dataCenterIds: string[] };
 }
 
@@ -46,6 +48,8 @@ export interface CpuTypeView {
   displayName: string;
   cores: number;
   threadsPerCore: number;
+  /** Price of a CPU pod per hour. */
+  pricePerHr: number;
   availability: { totalSlots: number; freeSlots: number; dataCenterIds: string[] };
 }
 

@@ -59,6 +59,7 @@ import {
   UpdateNetworkVolumeCommand,
   type NetworkVolumeView,
 } from '../volumes/network-volume.contracts.js';
+import { UsageQuery, type PodUsageRecord, type VolumeUsageRecord } from '../usage/usage.contracts.js';
 import {
   DeleteEndpointCommand,
   GetEndpointQuery,
@@ -161,11 +162,13 @@ export interface QueryContracts {
   [Subjects.catalog.dataCenters]: { payload: ListDataCentersQuery; result: DataCenterView[] };
   [Subjects.volume.get]: { payload: GetNetworkVolumeQuery; result: NetworkVolumeView };
   [Subjects.volume.list]: { payload: ListNetworkVolumesQuery; result: NetworkVolumeView[] };
+  [Subjects.volume.usage]: { payload: UsageQuery; result: VolumeUsageRecord[] };
   [Subjects.registryAuth.list]: { payload: ListRegistryAuthQuery; result: RegistryAuthView[] };
   [Subjects.registryAuth.get]: { payload: GetRegistryAuthQuery; result: RegistryAuthView };
   [Subjects.pod.get]: { payload: GetPodQuery; result: PodView };
   [Subjects.pod.list]: { payload: ListPodsQuery; result: PodView[] };
   [Subjects.pod.listByCluster]: { payload: ListPodsByClusterQuery; result: PodView[] };
+  [Subjects.pod.usage]: { payload: UsageQuery; result: PodUsageRecord[] };
   [Subjects.template.list]: { payload: ListTemplatesQuery; result: TemplateView[] };
   [Subjects.template.get]: { payload: GetTemplateQuery; result: TemplateView };
   [Subjects.template.catalog]: { payload: ListCatalogTemplatesQuery; result: TemplateView[] };
@@ -236,11 +239,13 @@ export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> 
   [Subjects.catalog.dataCenters]: ListDataCentersQuery,
   [Subjects.volume.get]: GetNetworkVolumeQuery,
   [Subjects.volume.list]: ListNetworkVolumesQuery,
+  [Subjects.volume.usage]: UsageQuery,
   [Subjects.registryAuth.list]: ListRegistryAuthQuery,
   [Subjects.registryAuth.get]: GetRegistryAuthQuery,
   [Subjects.pod.get]: GetPodQuery,
   [Subjects.pod.list]: ListPodsQuery,
   [Subjects.pod.listByCluster]: ListPodsByClusterQuery,
+  [Subjects.pod.usage]: UsageQuery,
   [Subjects.template.list]: ListTemplatesQuery,
   [Subjects.template.get]: GetTemplateQuery,
   [Subjects.template.catalog]: ListCatalogTemplatesQuery,

@@ -106,6 +106,7 @@ export const Subjects = {
     get: 'pod.qry.get',
     list: 'pod.qry.list',
     listByCluster: 'pod.qry.list-by-cluster',
+    usage: 'pod.qry.usage',
   },
   template: {
     create: 'template.cmd.create',
@@ -137,6 +138,7 @@ export const Subjects = {
     delete: 'volume.cmd.delete',
     get: 'volume.qry.get',
     list: 'volume.qry.list',
+    usage: 'volume.qry.usage',
     created: 'volume.evt.created',
     deleted: 'volume.evt.deleted',
   },

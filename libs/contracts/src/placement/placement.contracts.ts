@@ -1,4 +1,5 @@
 import { Type } from 'class-transformer';
+import type { UsageRates } from '../usage/usage.contracts.js';
 import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, Matches, Min } from 'class-validator';
 
 /** A port as the interface writes it: `8888/http` or `22/tcp`. */
@@ -83,4 +84,6 @@ export interface PlacementView {
   gpuCount: number;
   /** `22/tcp` → public port on the host. */
   portMappings: Record<string, number>;
+  /** The catalog's prices for what was reserved (absent from outcomes recorded before prices existed). */
+  rates?: UsageRates;
 }

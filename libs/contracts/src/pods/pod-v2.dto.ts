@@ -220,6 +220,8 @@ export interface PodV2View {
   lastStatusChange: string;
   lastStartedAt: string | null;
   createdAt: string;
+  /** What the pod costs per hour while it runs (compute and container disk). */
+  costPerHr: number;
 }
 
 /** `GET /v2/pods`: the list, wrapped as the management API v2 wraps lists. */

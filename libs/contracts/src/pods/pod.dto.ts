@@ -158,6 +158,8 @@ export interface PodView {
   lastStatusChange: string;
   lastStartedAt: string | null;
   createdAt: string;
+  /** What the pod costs per hour while it runs (compute and container disk, at its placement's prices). */
+  costPerHr: number;
   /** The actions the current status allows. */
   allowedActions: PodAction[];
   /**

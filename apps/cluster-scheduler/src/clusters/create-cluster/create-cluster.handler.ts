@@ -10,9 +10,11 @@ import {
   type ClusterMemberSpec,
   type ClusterView,
   type CreateClusterCommand,
+  type UsageRates,
 } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { CatalogChecks } from '../../catalog/catalog.checks.js';
+import { CatalogRepository } from '../../catalog/catalog.repository.js';
 import type { GpuTypeEntity } from '../../catalog/gpu-type.entity.js';
 import { ClusterSchedulerConfig } from '../../cluster-scheduler.config.js';
 import {
@@ -60,6 +62,7 @@ export class CreateClusterHandler {
     private readonly placementRepository: PlacementRepository,
     private readonly placement: PlacementService,
     private readonly checks: CatalogChecks,
+    private readonly catalog: CatalogRepository,
     private readonly config: ClusterSchedulerConfig,
   ) {}
 
@@ -136,10 +139,12 @@ export class CreateClusterHandler {
       },
     );
 
+    const placed = { gpuTypeId: gpuType.id, gpuCount: compute.gpuCountPerPod, cpuTypeId: null };
+    const rates = await this.catalog.rates({ ...placed, hostId: members[0].hostId }, manager);
     const event: ClusterCreatedEvent = {
       clusterId,
       ownerId,
-      members: members.map((member) => this.memberSpec(cluster, member)),
+      members: members.map((member) => this.memberSpec(cluster, member, rates)),
     };
     const bytes = Buffer.byteLength(JSON.stringify(event));
     if (bytes > MAX_EVENT_BYTES) {
@@ -295,7 +300,11 @@ export class CreateClusterHandler {
     return { cluster, members };
   }
 
-  private memberSpec(cluster: ClusterEntity, member: ClusterMemberEntity): ClusterMemberSpec {
+  private memberSpec(
+    cluster: ClusterEntity,
+    member: ClusterMemberEntity,
+    rates: UsageRates,
+  ): ClusterMemberSpec {
     const spec: ClusterMemberSpec = {
       podId: member.podId,
       rank: member.rank,
@@ -309,6 +318,7 @@ export class CreateClusterHandler {
         gpuTypeId: cluster.gpuTypeId,
         gpuCount: cluster.gpuCountPerPod,
         portMappings: member.portMappings,
+        rates,
       },
       image: cluster.image,
       env: member.env,

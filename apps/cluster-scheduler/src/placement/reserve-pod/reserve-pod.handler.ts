@@ -9,6 +9,7 @@ import {
 } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { CatalogChecks } from '../../catalog/catalog.checks.js';
+import { CatalogRepository } from '../../catalog/catalog.repository.js';
 import { ClustersRepository } from '../../clusters/clusters.repository.js';
 import { mountableNetworkVolume } from '../../volumes/network-volume.access.js';
 import { NetworkVolumesRepository } from '../../volumes/network-volumes.repository.js';
@@ -41,10 +42,22 @@ export class ReservePodHandler {
     private readonly checks: CatalogChecks,
     private readonly volumes: NetworkVolumesRepository,
     private readonly clusters: ClustersRepository,
+    private readonly catalog: CatalogRepository,
   ) {}
 
+  /** The placement with the catalog's prices for it, which the pod's usage is metered at (ADR 21). */
   @CommandHandler(Subjects.placement.reserve)
   async handle(ctx: CommandContext<ReservePodCommand>): Promise<PlacementView> {
+    const view = await this.reserve(ctx);
+    const { gpuTypeId, gpuCount, hostId } = view;
+    const cpuTypeId = ctx.payload.cpuTypeId ?? null;
+    return {
+      ...view,
+      rates: await this.catalog.rates({ gpuTypeId, gpuCount, cpuTypeId, hostId }, ctx.manager),
+    };
+  }
+
+  private async reserve(ctx: CommandContext<ReservePodCommand>): Promise<PlacementView> {
     const { payload, manager } = ctx;
     const held = await this.repository.findReservation(payload.podId, manager);
     if (held && !(payload.reassignPorts && !samePorts(held.portMappings, payload.ports))) {

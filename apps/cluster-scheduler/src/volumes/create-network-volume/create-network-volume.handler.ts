@@ -5,12 +5,14 @@ import { CatalogChecks } from '../../catalog/catalog.checks.js';
 import { NetworkVolumeEntity } from '../network-volume.entity.js';
 import { toNetworkVolumeView } from '../network-volume.mapper.js';
 import { NetworkVolumesRepository } from '../network-volumes.repository.js';
+import { VolumeUsageRepository } from '../usage/volume-usage.repository.js';
 
 @Injectable()
 export class CreateNetworkVolumeHandler {
   constructor(
     private readonly repository: NetworkVolumesRepository,
     private readonly checks: CatalogChecks,
+    private readonly usage: VolumeUsageRepository,
   ) {}
 
   @CommandHandler(Subjects.volume.create)
@@ -26,6 +28,7 @@ export class CreateNetworkVolumeHandler {
       createdAt: ctx.now,
     });
     await this.repository.insert(entity, manager);
+    await this.usage.open(entity, ctx.now, manager);
     const view = toNetworkVolumeView(entity);
     await ctx.emit(Subjects.volume.created, { ...view, ownerId: entity.ownerId });
     return view;

@@ -3,10 +3,14 @@ import { DomainError, ErrorCode, Subjects, type DeleteNetworkVolumeCommand } fro
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { ownedNetworkVolume } from '../network-volume.access.js';
 import { NetworkVolumesRepository } from '../network-volumes.repository.js';
+import { VolumeUsageRepository } from '../usage/volume-usage.repository.js';
 
 @Injectable()
 export class DeleteNetworkVolumeHandler {
-  constructor(private readonly repository: NetworkVolumesRepository) {}
+  constructor(
+    private readonly repository: NetworkVolumesRepository,
+    private readonly usage: VolumeUsageRepository,
+  ) {}
 
   @CommandHandler(Subjects.volume.delete)
   async handle(ctx: CommandContext<DeleteNetworkVolumeCommand>): Promise<null> {
@@ -27,6 +31,7 @@ export class DeleteNetworkVolumeHandler {
       );
     }
     await this.repository.delete(volume.id, manager);
+    await this.usage.close(volume.id, ctx.now, manager);
     await ctx.emit(Subjects.volume.deleted, { id: volume.id, ownerId: volume.ownerId });
     return null;
   }

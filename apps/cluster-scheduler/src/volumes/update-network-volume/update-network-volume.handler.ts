@@ -10,6 +10,7 @@ import { CommandHandler, type CommandContext } from '@app/messaging';
 import { ownedNetworkVolume } from '../network-volume.access.js';
 import { toNetworkVolumeView } from '../network-volume.mapper.js';
 import { NetworkVolumesRepository } from '../network-volumes.repository.js';
+import { VolumeUsageRepository } from '../usage/volume-usage.repository.js';
 
 /**
  * Renames a volume or grows it. Storage only grows: data already written may fill the old size, so a smaller
@@ -18,7 +19,10 @@ import { NetworkVolumesRepository } from '../network-volumes.repository.js';
  */
 @Injectable()
 export class UpdateNetworkVolumeHandler {
-  constructor(private readonly repository: NetworkVolumesRepository) {}
+  constructor(
+    private readonly repository: NetworkVolumesRepository,
+    private readonly usage: VolumeUsageRepository,
+  ) {}
 
   @CommandHandler(Subjects.volume.update)
   async handle(ctx: CommandContext<UpdateNetworkVolumeCommand>): Promise<NetworkVolumeView> {
@@ -40,8 +44,14 @@ export class UpdateNetworkVolumeHandler {
       );
     }
     if (payload.name != null) volume.name = payload.name;
+    const resized = payload.size != null && payload.size !== volume.sizeGb;
     if (payload.size != null) volume.sizeGb = payload.size;
     await this.repository.update(volume, manager);
+    if (resized) {
+      // Usage at the old size ends and at the new one starts, now.
+      await this.usage.close(volume.id, ctx.now, manager);
+      await this.usage.open(volume, ctx.now, manager);
+    }
     return toNetworkVolumeView(volume);
   }
 }

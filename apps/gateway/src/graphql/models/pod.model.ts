@@ -123,7 +123,7 @@ export class PodModel {
   runtime: PodRuntimeModel | null;
 }
 
-/** `lowestPrice` of a GPU type: no prices are kept here, so both are null. */
+/** `lowestPrice` of a GPU type: the fleet's price (on demand only: no bidding, so `minimumBidPrice` is null). */
 @ObjectType('LowestPrice')
 export class LowestPriceModel {
   @Field(() => Float, { nullable: true })
@@ -153,4 +153,7 @@ export class GpuTypeModel {
 
   @Field(() => Boolean)
   communityCloud: boolean;
+
+  /** Per GPU per hour, from the catalog; what `lowestPrice` answers from (not a field of its own). */
+  pricePerHr: number;
 }

@@ -5,6 +5,7 @@ import { PodEntity } from '../pod.entity.js';
 import { toStatusChangedEvent } from '../pod.mapper.js';
 import { PodRepository } from '../pod.repository.js';
 import { applyPlacement } from '../pod-transitions.js';
+import { PodUsage } from '../usage/pod-usage.service.js';
 
 /**
  * The scheduler placed a cluster: create its member pods (already placed, so no reservation), PROVISIONING,
@@ -13,7 +14,10 @@ import { applyPlacement } from '../pod-transitions.js';
  */
 @Injectable()
 export class CreateClusterMembersHandler {
-  constructor(private readonly pods: PodRepository) {}
+  constructor(
+    private readonly pods: PodRepository,
+    private readonly usage: PodUsage,
+  ) {}
 
   @EventHandler(Subjects.cluster.created)
   async handle(ctx: EventContext<ClusterCreatedEvent>): Promise<void> {
@@ -23,6 +27,7 @@ export class CreateClusterMembersHandler {
       if (await this.pods.findById(member.podId, ctx.manager)) continue;
       const pod = memberPod(payload, member, now);
       await this.pods.insert(pod, ctx.manager);
+      await this.usage.statusChanged(pod, null, now, ctx.manager);
       await ctx.emit(Subjects.pod.statusChanged, toStatusChangedEvent(pod, null), pod.id);
     }
   }
@@ -63,6 +68,9 @@ function memberPod(cluster: ClusterCreatedEvent, member: ClusterMemberSpec, now:
     lastStatusChange: now,
     lastStartedAt: now,
     createdAt: now,
+    computePerHr: 0,
+    containerDiskPerGbHr: 0,
+    endpointId: null,
   } satisfies PodEntity);
   applyPlacement(pod, member.placement);
   return pod;

@@ -23,6 +23,7 @@ import { PodEntity } from '../pod.entity.js';
 import { toPodView, toStatusChangedEvent } from '../pod.mapper.js';
 import { PodRepository } from '../pod.repository.js';
 import { applyPlacement } from '../pod-transitions.js';
+import { PodUsage } from '../usage/pod-usage.service.js';
 import { withAccessSetup } from './pod-access-setup.js';
 import { createMounts } from './pod-mounts.js';
 
@@ -54,6 +55,7 @@ export class CreatePodHandler {
     private readonly registryAuths: RegistryAuthRepository,
     private readonly commands: CommandBus,
     private readonly catalog: CatalogTemplates,
+    private readonly usage: PodUsage,
   ) {}
 
   @CommandHandler(Subjects.pod.create)
@@ -113,9 +115,14 @@ export class CreatePodHandler {
       lastStatusChange: ctx.now,
       lastStartedAt: ctx.now,
       createdAt: ctx.now,
+      computePerHr: 0,
+      containerDiskPerGbHr: 0,
+      // A serverless worker (the autoscaler, a system actor, names its endpoint), metered as the endpoint's.
+      endpointId: envelope.actor.kind === 'system' ? (resolved.env.RUNPOD_ENDPOINT_ID ?? null) : null,
     } satisfies PodEntity);
     applyPlacement(pod, placement);
     await this.pods.insert(pod, manager);
+    await this.usage.statusChanged(pod, null, ctx.now, manager);
     await ctx.emit(Subjects.pod.statusChanged, toStatusChangedEvent(pod, null), pod.id);
     return toPodView(pod);
   }

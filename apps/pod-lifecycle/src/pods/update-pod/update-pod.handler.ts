@@ -18,6 +18,7 @@ import { decide } from '../pod-status-machine.js';
 import { PodTransitions } from '../pod-transitions.js';
 import { containerChanges } from './container-edit.js';
 import { movedMountPath, updatedMounts } from './mount-update.js';
+import { PodUsage } from '../usage/pod-usage.service.js';
 
 /**
  * `PATCH /v1/pods/{id}` and `PATCH /v2/pods/{id}`. A cluster member is configured by its cluster (409), a
@@ -33,6 +34,7 @@ export class UpdatePodHandler {
     private readonly pods: PodRepository,
     private readonly registryAuths: RegistryAuthRepository,
     private readonly transitions: PodTransitions,
+    private readonly usage: PodUsage,
   ) {}
 
   @CommandHandler(Subjects.pod.update)
@@ -65,7 +67,9 @@ export class UpdatePodHandler {
     }
     if (payload.name !== undefined) pod.name = payload.name;
     this.moveMount(pod, payload);
+    const diskBefore = pod.containerDiskGb;
     Object.assign(pod, changes);
+    if (pod.containerDiskGb !== diskBefore) await this.usage.diskResized(pod, ctx.now, manager);
     if (!editsContainer || pod.status !== PodStatus.Running) {
       await this.pods.save(pod, manager);
       return toPodView(pod);

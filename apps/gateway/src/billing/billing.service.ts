@@ -1,0 +1,173 @@
+import { Injectable } from '@nestjs/common';
+import {
+  Subjects,
+  roundMoney,
+  type Actor,
+  type BillingSummaryList,
+  type BillingSummaryRecord,
+  type BillingV1Record,
+  type ClusterBillingList,
+  type NetworkVolumeBillingList,
+  type PodBillingList,
+  type PodUsageRecord,
+  type ServerlessBillingList,
+  type UsageExportRow,
+  type UsageGrouping,
+  type VolumeUsageRecord,
+} from '@app/contracts';
+import { QueryBus } from '@app/messaging';
+import { billingRange, type BillingQueryParams, type BillingRange } from './billing-query.js';
+import { podExportRow, toComputeBilling, volumeExportRow, withMetadata } from './billing.mapper.js';
+
+const total = (record: { totalAmount: number }) => record.totalAmount;
+
+/**
+ * Billing, read from the owners' usage (pod-lifecycle meters pods, cluster members and serverless workers;
+ * cluster-scheduler meters network volumes): this only shapes what they answer.
+ */
+@Injectable()
+export class BillingService {
+  constructor(private readonly queries: QueryBus) {}
+
+  async pods(params: BillingQueryParams, podId: string | undefined, actor: Actor): Promise<PodBillingList> {
+    const range = billingRange(params, new Date());
+    const usage = await this.podUsage(range, 'pod', podId, actor);
+    return withMetadata(
+      usage.map((u) => ({ ...toComputeBilling(u), podId: u.resourceId })),
+      range,
+      total,
+    );
+  }
+
+  async clusters(
+    params: BillingQueryParams,
+    clusterId: string | undefined,
+    actor: Actor,
+  ): Promise<ClusterBillingList> {
+    const range = billingRange(params, new Date());
+    const usage = await this.podUsage(range, 'cluster', clusterId, actor);
+    return withMetadata(
+      usage.map((u) => ({ ...toComputeBilling(u), clusterId: u.resourceId })),
+      range,
+      total,
+    );
+  }
+
+  async serverless(
+    params: BillingQueryParams,
+    endpointId: string | undefined,
+    actor: Actor,
+  ): Promise<ServerlessBillingList> {
+    const range = billingRange(params, new Date());
+    const usage = await this.podUsage(range, 'endpoint', endpointId, actor);
+    return withMetadata(
+      usage.map((u) => ({ ...toComputeBilling(u), endpointId: u.resourceId })),
+      range,
+      total,
+    );
+  }
+
+  async networkVolumes(
+    params: BillingQueryParams,
+    volumeId: string | undefined,
+    actor: Actor,
+  ): Promise<NetworkVolumeBillingList> {
+    const range = billingRange(params, new Date());
+    const usage = await this.volumeUsage(range, volumeId, actor);
+    const records = usage.map((u) => ({
+      time: u.bucket,
+      networkVolumeId: u.resourceId,
+      gbHours: Math.round((u.gbSeconds / 3600) * 1e6) / 1e6,
+      amount: u.cost,
+    }));
+    return withMetadata(records, range, (record) => record.amount);
+  }
+
+  /** Every family per bucket: what `/v2/billing` answers. */
+  async summary(params: BillingQueryParams, actor: Actor): Promise<BillingSummaryList> {
+    const range = billingRange(params, new Date());
+    const rows = await this.exportRows(range, actor);
+    const buckets = new Map<string, BillingSummaryRecord>();
+    const part = { pod: 'podAmount', cluster: 'clusterAmount', serverless: 'serverlessAmount' } as const;
+    for (const row of rows) {
+      const record = buckets.get(row.time) ?? {
+        time: row.time,
+        podAmount: 0,
+        serverlessAmount: 0,
+        clusterAmount: 0,
+        storageAmount: 0,
+        totalAmount: 0,
+      };
+      const key = row.family === 'network-volume' ? 'storageAmount' : part[row.family];
+      record[key] = roundMoney(record[key] + row.totalAmount);
+      record.totalAmount = roundMoney(record.totalAmount + row.totalAmount);
+      buckets.set(row.time, record);
+    }
+    const records = [...buckets.values()].sort((a, b) => a.time.localeCompare(b.time));
+    return withMetadata(records, range, total);
+  }
+
+  /** `/v1/billing/pods|endpoints|networkvolumes`: the same records, flat. */
+  async v1(family: 'pods' | 'endpoints' | 'networkvolumes', params: BillingQueryParams, actor: Actor) {
+    const range = billingRange(params, new Date());
+    if (family === 'networkvolumes') {
+      const usage = await this.volumeUsage(range, undefined, actor);
+      return usage.map((u): BillingV1Record => ({
+        time: u.bucket,
+        networkVolumeId: u.resourceId,
+        amount: u.cost,
+        timeBilledMs: Math.round(u.gbSeconds * 1000),
+      }));
+    }
+    const grouping = family === 'pods' ? 'pod' : 'endpoint';
+    const usage = await this.podUsage(range, grouping, undefined, actor);
+    return usage.map((u): BillingV1Record => ({
+      time: u.bucket,
+      ...(family === 'pods' ? { podId: u.resourceId } : { endpointId: u.resourceId }),
+      gpuTypeId: u.gpuTypeId,
+      amount: roundMoney(u.computeCost + u.diskCost),
+      timeBilledMs: Math.round(u.computeSeconds * 1000),
+    }));
+  }
+
+  /** Every record of every family, for the export. */
+  async exportRows(range: BillingRange, actor: Actor): Promise<UsageExportRow[]> {
+    const [pods, clusters, serverless, volumes] = await Promise.all([
+      this.podUsage(range, 'pod', undefined, actor),
+      this.podUsage(range, 'cluster', undefined, actor),
+      this.podUsage(range, 'endpoint', undefined, actor),
+      this.volumeUsage(range, undefined, actor),
+    ]);
+    return [
+      ...pods.map((u) => podExportRow('pod', u)),
+      ...clusters.map((u) => podExportRow('cluster', u)),
+      ...serverless.map((u) => podExportRow('serverless', u)),
+      ...volumes.map(volumeExportRow),
+    ].sort((a, b) => a.time.localeCompare(b.time) || a.family.localeCompare(b.family));
+  }
+
+  private podUsage(
+    range: BillingRange,
+    groupBy: UsageGrouping,
+    resourceId: string | undefined,
+    actor: Actor,
+  ): Promise<PodUsageRecord[]> {
+    return this.queries.query(
+      Subjects.pod.usage,
+      { ...range, groupBy, ...(resourceId ? { resourceId } : {}) },
+      actor,
+    );
+  }
+
+  private volumeUsage(
+    range: BillingRange,
+    resourceId: string | undefined,
+    actor: Actor,
+  ): Promise<VolumeUsageRecord[]> {
+    return this.queries.query(
+      Subjects.volume.usage,
+      { ...range, ...(resourceId ? { resourceId } : {}) },
+      actor,
+    );
+  }
+}

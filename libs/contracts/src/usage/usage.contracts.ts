@@ -1,0 +1,64 @@
+import { IsIn, IsISO8601, IsOptional, IsString } from 'class-validator';
+
+/** What a pod costs per hour, snapshotted from the catalog when it is placed (ADR 21). */
+export interface UsageRates {
+  /** GPUs (price per GPU × count) or a CPU pod, per hour while it holds them. */
+  computePerHr: number;
+  /** Per GB of container disk per hour, until the pod is terminated. */
+  containerDiskPerGbHr: number;
+}
+
+export const USAGE_BUCKETS = ['hour', 'day'] as const;
+export type UsageBucket = (typeof USAGE_BUCKETS)[number];
+
+/** What a usage query answers per record: one resource in one bucket. */
+export const USAGE_GROUPINGS = ['pod', 'cluster', 'endpoint'] as const;
+export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
+
+/** Usage of the caller's resources in `[from, to)`, cut into buckets (UTC hours or days). */
+export class UsageQuery {
+  @IsISO8601({ strict: true })
+  from: string;
+
+  @IsISO8601({ strict: true })
+  to: string;
+
+  @IsIn(USAGE_BUCKETS)
+  bucket: UsageBucket;
+
+  /** Pods: one record per pod, cluster (members only) or endpoint (workers only) and bucket. */
+  @IsOptional()
+  @IsIn(USAGE_GROUPINGS)
+  groupBy?: UsageGrouping;
+
+  /** Only this resource (a pod, cluster, endpoint or volume id, after the grouping). */
+  @IsOptional()
+  @IsString()
+  resourceId?: string;
+}
+
+/** Pod usage of one resource in one bucket: seconds held and what they cost. */
+export interface PodUsageRecord {
+  /** Start of the bucket (ISO 8601, UTC). */
+  bucket: string;
+  /** The pod, cluster or endpoint id (per `groupBy`). */
+  resourceId: string;
+  gpuTypeId: string | null;
+  /** Seconds the compute (GPUs or a CPU slot) was held, summed over pods. */
+  computeSeconds: number;
+  /** GPU-seconds (seconds × GPUs). */
+  gpuSeconds: number;
+  computeCost: number;
+  /** GB-seconds of container disk. */
+  diskGbSeconds: number;
+  diskCost: number;
+}
+
+/** Network volume usage of one volume in one bucket. */
+export interface VolumeUsageRecord {
+  bucket: string;
+  resourceId: string;
+  /** GB-seconds held. */
+  gbSeconds: number;
+  cost: number;
+}
