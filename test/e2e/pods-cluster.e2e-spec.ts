@@ -19,6 +19,7 @@ import {
   PlacementStandIn,
   expectProblem,
   getPod,
+  sleep,
   statusEvents,
   until,
   waitForPod,
@@ -68,8 +69,9 @@ describe('cluster member pods', () => {
 
   afterAll(() => stopPodsSystem({ db, system, placement }));
 
-  it('creates the members of a placed cluster (cluster.evt.created) and runs them', async () => {
-    const created: ClusterCreatedEvent = {
+  /** The scheduler's `cluster.evt.created` for a cluster placed on host-0.., with members of these ids. */
+  function clusterCreated(clusterId: string, podIds: string[]): ClusterCreatedEvent {
+    return {
       clusterId,
       ownerId: aliceId,
       members: podIds.map((podId, rank) => ({
@@ -94,6 +96,10 @@ describe('cluster member pods', () => {
         overlayIp: `10.128.0.${rank + 1}`,
       })),
     };
+  }
+
+  it('creates the members of a placed cluster (cluster.evt.created) and runs them', async () => {
+    const created = clusterCreated(clusterId, podIds);
     await publishEvent(Subjects.cluster.created, created);
     const primary = await until('the members', async () => {
       const reply = await alice<PodView>('GET', `/v1/pods/${podIds[0]}`);
@@ -214,5 +220,28 @@ describe('cluster member pods', () => {
     expect((await alice<PodView[]>('GET', '/v1/pods?includeTerminated=true')).body.map((p) => p.id)).toEqual(
       podIds,
     );
+  });
+
+  it('a delete heard before the create (a create delivered again after a replica died): members end TERMINATED', async () => {
+    const lateId = `cl${randomUUID().slice(0, 8)}`;
+    const lateIds = [0, 1].map((rank) => `${lateId}-pod-${rank}`);
+    await publishEvent(Subjects.cluster.deleted, { clusterId: lateId, ownerId: aliceId, podIds: lateIds });
+    // The delete is applied (nothing to terminate yet) before the create arrives.
+    await sleep(1000);
+    await publishEvent(Subjects.cluster.created, clusterCreated(lateId, lateIds));
+    for (const podId of lateIds) {
+      const pod = await until(`member ${podId}`, async () => {
+        const reply = await alice<PodView>('GET', `/v1/pods/${podId}`);
+        return reply.status === 200 && reply.body.status === Terminated ? reply.body : null;
+      });
+      expect(pod).toMatchObject({ desiredStatus: Terminated, statusReason: `cluster ${lateId} was deleted` });
+    }
+    // Created, then terminated at once: the runtime never ran them.
+    for (const podId of lateIds) {
+      expect((await statusEvents(system.natsPrefix, podId)).map((e) => e.status)).toEqual([
+        Provisioning,
+        Terminated,
+      ]);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { MESSAGING_ENTITIES, type AppDataSourceSpec } from '@app/database';
 import { MIGRATIONS } from './migrations/index.js';
+import { DeletedClusterEntity } from './pods/deleted-clusters/deleted-cluster.entity.js';
 import { PodEntity } from './pods/pod.entity.js';
 import { PodUsageEntity } from './pods/usage/pod-usage.entity.js';
 import { RegistryAuthEntity } from './registry-auth/registry-auth.entity.js';
@@ -8,6 +9,13 @@ import { TemplateEntity } from './templates/template.entity.js';
 /** pod-lifecycle owns the `pod_lifecycle` schema; nobody else writes it. */
 export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
   schema: 'pod_lifecycle',
-  entities: [...MESSAGING_ENTITIES, RegistryAuthEntity, TemplateEntity, PodEntity, PodUsageEntity],
+  entities: [
+    ...MESSAGING_ENTITIES,
+    RegistryAuthEntity,
+    TemplateEntity,
+    PodEntity,
+    PodUsageEntity,
+    DeletedClusterEntity,
+  ],
   migrations: MIGRATIONS,
 };

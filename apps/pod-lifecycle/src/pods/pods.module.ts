@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PersistenceModule } from '../persistence.module.js';
 import { CatalogTemplatesModule } from '../templates/catalog/catalog-templates.module.js';
+import { DeletedClustersRepository } from './deleted-clusters/deleted-clusters.repository.js';
 import { CreateClusterMembersHandler } from './create-cluster-members/create-cluster-members.handler.js';
 import { CreatePodHandler } from './create-pod/create-pod.handler.js';
 import { GetPodHandler } from './get-pod/get-pod.handler.js';
@@ -40,6 +41,7 @@ import { PodUsage } from './usage/pod-usage.service.js';
     ListPodsByClusterHandler,
     CreateClusterMembersHandler,
     TerminateClusterMembersHandler,
+    DeletedClustersRepository,
     PodUsage,
     PodUsageRepository,
     PodUsageHandler,

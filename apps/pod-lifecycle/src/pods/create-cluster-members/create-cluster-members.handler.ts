@@ -4,31 +4,51 @@ import { EventHandler, type EventContext } from '@app/messaging';
 import { PodEntity } from '../pod.entity.js';
 import { toStatusChangedEvent } from '../pod.mapper.js';
 import { PodRepository } from '../pod.repository.js';
-import { applyPlacement } from '../pod-transitions.js';
+import { applyPlacement, PodTransitions, type StatusWriter } from '../pod-transitions.js';
+import { DeletedClustersRepository } from '../deleted-clusters/deleted-clusters.repository.js';
 import { PodUsage } from '../usage/pod-usage.service.js';
 
 /**
  * The scheduler placed a cluster: create its member pods (already placed, so no reservation), PROVISIONING,
  * one status event each; the runtime driver takes them from there. A member that exists already is left alone
- * (the event is applied once anyway; this also covers a pod id reused by a replay).
+ * (the event is applied once anyway; this also covers a pod id reused by a replay). When the cluster's delete was
+ * heard first (this event delivered again after a replica died with it), each member is terminated as it is
+ * created, through the same transition a delete takes, so its GPUs are given back.
  */
 @Injectable()
 export class CreateClusterMembersHandler {
   constructor(
     private readonly pods: PodRepository,
     private readonly usage: PodUsage,
+    private readonly transitions: PodTransitions,
+    private readonly deletedClusters: DeletedClustersRepository,
   ) {}
 
   @EventHandler(Subjects.cluster.created)
   async handle(ctx: EventContext<ClusterCreatedEvent>): Promise<void> {
     const { payload } = ctx.event;
     const now = new Date(ctx.event.occurredAt);
+    const deleted = await this.deletedClusters.isDeleted(payload.clusterId, ctx.manager);
+    const writer: StatusWriter = {
+      manager: ctx.manager,
+      now,
+      // A second event of the pod in this handler: its id (derived from the event and the part) must differ.
+      emit: (subject, body, part) => ctx.emit(subject, body, `${part}:deleted`),
+    };
     for (const member of payload.members) {
       if (await this.pods.findById(member.podId, ctx.manager)) continue;
       const pod = memberPod(payload, member, now);
       await this.pods.insert(pod, ctx.manager);
       await this.usage.statusChanged(pod, null, now, ctx.manager);
       await ctx.emit(Subjects.pod.statusChanged, toStatusChangedEvent(pod, null), pod.id);
+      if (!deleted) continue;
+      pod.desiredStatus = PodStatus.Terminated;
+      await this.transitions.changeStatus(
+        pod,
+        PodStatus.Terminated,
+        writer,
+        `cluster ${payload.clusterId} was deleted`,
+      );
     }
   }
 }
