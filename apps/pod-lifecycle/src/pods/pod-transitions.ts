@@ -60,6 +60,12 @@ export class PodTransitions {
     await writer.emit(Subjects.pod.statusChanged, toStatusChangedEvent(pod, previous), pod.id);
   }
 
+  /** A member of a deleted cluster ends: TERMINATED, wanted so, with the reason both cluster handlers give. */
+  async terminateClusterMember(pod: PodEntity, clusterId: string, writer: StatusWriter): Promise<void> {
+    pod.desiredStatus = PodStatus.Terminated;
+    await this.changeStatus(pod, PodStatus.Terminated, writer, `cluster ${clusterId} was deleted`);
+  }
+
   /**
    * A user action: 404/403, then the status machine. A refused action throws INVALID_STATE (409, naming the
    * status and the allowed actions); a no-op answers the pod as it is; a transition runs `effect` (which may

@@ -42,13 +42,7 @@ export class CreateClusterMembersHandler {
       await this.usage.statusChanged(pod, null, now, ctx.manager);
       await ctx.emit(Subjects.pod.statusChanged, toStatusChangedEvent(pod, null), pod.id);
       if (!deleted) continue;
-      pod.desiredStatus = PodStatus.Terminated;
-      await this.transitions.changeStatus(
-        pod,
-        PodStatus.Terminated,
-        writer,
-        `cluster ${payload.clusterId} was deleted`,
-      );
+      await this.transitions.terminateClusterMember(pod, payload.clusterId, writer);
     }
   }
 }

@@ -31,13 +31,7 @@ export class TerminateClusterMembersHandler {
     for (const id of [...ids].sort()) {
       const pod = await this.pods.lockById(id, ctx.manager);
       if (!pod || pod.status === PodStatus.Terminated || pod.clusterId !== payload.clusterId) continue;
-      pod.desiredStatus = PodStatus.Terminated;
-      await this.transitions.changeStatus(
-        pod,
-        PodStatus.Terminated,
-        writer,
-        `cluster ${payload.clusterId} was deleted`,
-      );
+      await this.transitions.terminateClusterMember(pod, payload.clusterId, writer);
     }
   }
 }
