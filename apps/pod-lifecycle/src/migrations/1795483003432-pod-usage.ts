@@ -10,6 +10,8 @@ export class PodUsage1795483003432 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX "pod_usage_owner_idx" ON "pod_lifecycle"."pod_usage"  ("owner_id", "started_at") `,
     );
+    // Defaults stay: pods created before prices existed accrue at 0, and so do rows a previous release still
+    // writes during a rolling upgrade (it does not know the columns); new pods always get their placement's rates.
     await queryRunner.query(
       `ALTER TABLE "pod_lifecycle"."pods" ADD "compute_per_hr" numeric(14,6) NOT NULL DEFAULT '0'`,
     );
@@ -17,11 +19,6 @@ export class PodUsage1795483003432 implements MigrationInterface {
       `ALTER TABLE "pod_lifecycle"."pods" ADD "container_disk_per_gb_hr" numeric(14,8) NOT NULL DEFAULT '0'`,
     );
     await queryRunner.query(`ALTER TABLE "pod_lifecycle"."pods" ADD "endpoint_id" text`);
-    // Pods created before prices existed accrue at 0; new ones always get their placement's rates.
-    await queryRunner.query(`ALTER TABLE "pod_lifecycle"."pods" ALTER COLUMN "compute_per_hr" DROP DEFAULT`);
-    await queryRunner.query(
-      `ALTER TABLE "pod_lifecycle"."pods" ALTER COLUMN "container_disk_per_gb_hr" DROP DEFAULT`,
-    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

@@ -126,6 +126,7 @@ export class PodEntity {
     type: 'numeric',
     precision: 14,
     scale: 6,
+    default: () => "'0'",
     transformer: NUMERIC_AS_NUMBER,
   })
   computePerHr: number;
@@ -135,6 +136,7 @@ export class PodEntity {
     type: 'numeric',
     precision: 14,
     scale: 8,
+    default: () => "'0'",
     transformer: NUMERIC_AS_NUMBER,
   })
   containerDiskPerGbHr: number;
