@@ -70,8 +70,12 @@ export class PodRepository {
     return pod?.id ?? null;
   }
 
+  /**
+   * The pod as given: every column is set, so nothing is read back (TypeORM would copy the database's defaults
+   * into the entity raw, numeric prices as strings, past their transformer).
+   */
   insert(pod: PodEntity, manager: EntityManager): Promise<unknown> {
-    return manager.insert(PodEntity, pod);
+    return manager.createQueryBuilder().insert().into(PodEntity).values(pod).updateEntity(false).execute();
   }
 
   save(pod: PodEntity, manager: EntityManager): Promise<PodEntity> {
