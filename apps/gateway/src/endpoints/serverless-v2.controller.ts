@@ -108,7 +108,6 @@ export class ServerlessV2Controller {
     @LogRequestOf() request: LogRequest,
     @CurrentActor() actor: Actor,
   ): Promise<PodLogPage | StreamableFile> {
-    const podId = await this.endpoints.workerPod(endpointId, workerId, actor);
-    return this.logs.respond(podId, request);
+    return this.logs.respond(() => this.endpoints.workerPod(endpointId, workerId, actor), request);
   }
 }

@@ -26,4 +26,9 @@ describe('logRange', () => {
     expect(error).toBeInstanceOf(DomainError);
     expect(error?.errors).toHaveLength(2);
   });
+
+  it('refuses a parameter given twice rather than picking one', () => {
+    expect(() => logRange({ tail: ['1', '2'] }, now)).toThrow(DomainError);
+    expect(() => logRange({ follow: ['true', 'false'] }, now)).toThrow(DomainError);
+  });
 });

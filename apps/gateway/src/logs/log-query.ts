@@ -17,6 +17,9 @@ export interface LogQuery {
  */
 export function logRange(query: LogQuery, now = new Date()): LogRange {
   const errors: string[] = [];
+  for (const name of ['tail', 'since', 'follow'] as const) {
+    if (Array.isArray(query[name])) errors.push(`${name} must be given at most once`);
+  }
   const tail = text(query.tail);
   const since = text(query.since);
   const range: LogRange = { follow: /^(true|1)$/i.test(text(query.follow) ?? '') };

@@ -20,8 +20,16 @@ export class PodLogsService {
 
   constructor(private readonly reader: PodLogReader) {}
 
-  async respond(podId: string, { query, accept, reply }: LogRequest): Promise<PodLogPage | StreamableFile> {
+  /**
+   * `pod` names the pod once the caller's right to it is checked (404/403); it is asked only after the query
+   * passed validation, so a bad query is a 422 whatever it names, as a bad body is on every route.
+   */
+  async respond(
+    pod: () => Promise<string>,
+    { query, accept, reply }: LogRequest,
+  ): Promise<PodLogPage | StreamableFile> {
     const range = logRange(query);
+    const podId = await pod();
     if (accept?.includes('text/event-stream')) return this.events(podId, range, reply);
     const lines: PodLogLine[] = [];
     const signal = new AbortController().signal;

@@ -114,7 +114,7 @@ export class PodsV2Controller {
     @LogRequestOf() request: LogRequest,
     @CurrentActor() actor: Actor,
   ): Promise<PodLogPage | StreamableFile> {
-    await this.pods.get(podId, actor); // 404 or 403 before anything is read
-    return this.podLogs.respond(podId, request);
+    // 404 or 403 before anything is read.
+    return this.podLogs.respond(async () => (await this.pods.get(podId, actor)).id, request);
   }
 }
