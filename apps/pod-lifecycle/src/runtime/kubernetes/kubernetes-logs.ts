@@ -95,8 +95,8 @@ export class KubernetesLogFollower {
 
   private async follow(podId: string, entry: Followed, containerEnded: boolean): Promise<void> {
     const out = this.lineWriter(entry);
-    const placeholder = new AbortController();
-    entry.stream = placeholder; // one stream at a time, also while this one opens
+    const opening = new AbortController();
+    entry.stream = opening; // marks the stream being opened: one stream at a time, also while it opens
     out.once('finish', () => {
       entry.stream = null;
       if (containerEnded) entry.finished = true;
@@ -104,7 +104,7 @@ export class KubernetesLogFollower {
     try {
       const stream = await this.open(this.namespace, entry.podName, out, entry.lastTime ?? undefined);
       if (entry.finished) stream.abort();
-      else if (entry.stream === placeholder) entry.stream = stream;
+      else if (entry.stream === opening) entry.stream = stream;
     } catch (error) {
       entry.stream = null;
       // An ended pod whose container never started (a failed pull) has no log: not asked again.
