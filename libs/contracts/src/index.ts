@@ -19,6 +19,7 @@ export * from './pods/pod-v2.dto.js';
 export * from './pods/string-record.js';
 export * from './pods/sealed-env.js';
 export * from './pods/pod-logs.contracts.js';
+export * from './pods/worker-pod-runs.contracts.js';
 export * from './templates/template.dto.js';
 export * from './templates/template.commands.js';
 export * from './templates/template-v2.dto.js';

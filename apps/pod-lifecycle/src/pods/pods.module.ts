@@ -8,6 +8,7 @@ import { GetPodHandler } from './get-pod/get-pod.handler.js';
 import { HostFailedHandler } from './host-failed/host-failed.handler.js';
 import { ListPodsHandler } from './list-pods/list-pods.handler.js';
 import { ListPodsByClusterHandler } from './list-pods-by-cluster/list-pods-by-cluster.handler.js';
+import { ListWorkerRunsHandler } from './list-worker-runs/list-worker-runs.handler.js';
 import { ObservePodHandler } from './observe-pod/observe-pod.handler.js';
 import { PodTransitions } from './pod-transitions.js';
 import { ResetPodHandler } from './reset-pod/reset-pod.handler.js';
@@ -39,6 +40,7 @@ import { PodUsage } from './usage/pod-usage.service.js';
     GetPodHandler,
     ListPodsHandler,
     ListPodsByClusterHandler,
+    ListWorkerRunsHandler,
     CreateClusterMembersHandler,
     TerminateClusterMembersHandler,
     DeletedClustersRepository,

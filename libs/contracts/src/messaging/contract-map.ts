@@ -26,6 +26,7 @@ import {
   UpdatePodCommand,
 } from '../pods/pod.commands.js';
 import type { PodView } from '../pods/pod.dto.js';
+import { ListWorkerPodRunsQuery, type WorkerPodRun } from '../pods/worker-pod-runs.contracts.js';
 import {
   CreateTemplateCommand,
   DeleteTemplateCommand,
@@ -92,7 +93,7 @@ import {
   type StreamRead,
   type TakeResult,
 } from '../jobs/job.contracts.js';
-import { ListWorkersQuery, type WorkerList } from '../jobs/worker-list.contracts.js';
+import { ListWorkersQuery, type BrokerWorkerList } from '../jobs/worker-list.contracts.js';
 import {
   GetWebhookSecretQuery,
   RotateWebhookSecretCommand,
@@ -151,7 +152,7 @@ export interface QueryContracts {
   [Subjects.job.health]: { payload: EndpointJobsQuery; result: EndpointHealth };
   [Subjects.job.queueStats]: { payload: EndpointJobsQuery; result: QueueStats };
   [Subjects.job.webhookSecret]: { payload: GetWebhookSecretQuery; result: WebhookSecretView | null };
-  [Subjects.worker.list]: { payload: ListWorkersQuery; result: WorkerList };
+  [Subjects.worker.list]: { payload: ListWorkersQuery; result: BrokerWorkerList };
   [Subjects.endpoint.get]: { payload: GetEndpointQuery; result: EndpointView };
   [Subjects.endpoint.list]: { payload: ListEndpointsQuery; result: EndpointView[] };
   [Subjects.cluster.get]: { payload: GetClusterQuery; result: ClusterView };
@@ -168,6 +169,7 @@ export interface QueryContracts {
   [Subjects.pod.get]: { payload: GetPodQuery; result: PodView };
   [Subjects.pod.list]: { payload: ListPodsQuery; result: PodView[] };
   [Subjects.pod.listByCluster]: { payload: ListPodsByClusterQuery; result: PodView[] };
+  [Subjects.pod.listWorkerRuns]: { payload: ListWorkerPodRunsQuery; result: WorkerPodRun[] };
   [Subjects.pod.usage]: { payload: UsageQuery; result: PodUsageRecord[] };
   [Subjects.template.list]: { payload: ListTemplatesQuery; result: TemplateView[] };
   [Subjects.template.get]: { payload: GetTemplateQuery; result: TemplateView };
@@ -245,6 +247,7 @@ export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> 
   [Subjects.pod.get]: GetPodQuery,
   [Subjects.pod.list]: ListPodsQuery,
   [Subjects.pod.listByCluster]: ListPodsByClusterQuery,
+  [Subjects.pod.listWorkerRuns]: ListWorkerPodRunsQuery,
   [Subjects.pod.usage]: UsageQuery,
   [Subjects.template.list]: ListTemplatesQuery,
   [Subjects.template.get]: GetTemplateQuery,

@@ -106,6 +106,7 @@ export const Subjects = {
     get: 'pod.qry.get',
     list: 'pod.qry.list',
     listByCluster: 'pod.qry.list-by-cluster',
+    listWorkerRuns: 'pod.qry.list-worker-runs',
     usage: 'pod.qry.usage',
   },
   template: {
