@@ -43,3 +43,4 @@ export * from './common/container-settings.dto.js';
 export * from './usage/usage.contracts.js';
 export * from './usage/usage-accrual.js';
 export * from './usage/billing.views.js';
+export * from './usage/spend-limit.contracts.js';

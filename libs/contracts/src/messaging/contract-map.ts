@@ -26,6 +26,12 @@ import {
   UpdatePodCommand,
 } from '../pods/pod.commands.js';
 import type { PodView } from '../pods/pod.dto.js';
+import {
+  GetSpendStatusQuery,
+  SetSpendLimitCommand,
+  type SpendLimitView,
+  type SpendStatus,
+} from '../usage/spend-limit.contracts.js';
 import { ListWorkerPodRunsQuery, type WorkerPodRun } from '../pods/worker-pod-runs.contracts.js';
 import {
   CreateTemplateCommand,
@@ -144,6 +150,7 @@ export interface CommandContracts {
   [Subjects.template.delete]: { payload: DeleteTemplateCommand; result: null };
   [Subjects.endpoint.save]: { payload: SaveEndpointCommand; result: EndpointView };
   [Subjects.endpoint.delete]: { payload: DeleteEndpointCommand; result: null };
+  [Subjects.spend.setLimit]: { payload: SetSpendLimitCommand; result: SpendLimitView };
 }
 
 /** Typed subject → payload/result map of every query. */
@@ -174,6 +181,7 @@ export interface QueryContracts {
   [Subjects.template.list]: { payload: ListTemplatesQuery; result: TemplateView[] };
   [Subjects.template.get]: { payload: GetTemplateQuery; result: TemplateView };
   [Subjects.template.catalog]: { payload: ListCatalogTemplatesQuery; result: TemplateView[] };
+  [Subjects.spend.status]: { payload: GetSpendStatusQuery; result: SpendStatus };
 }
 
 export type CommandSubject = keyof CommandContracts;
@@ -223,6 +231,7 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.template.delete]: DeleteTemplateCommand,
   [Subjects.endpoint.save]: SaveEndpointCommand,
   [Subjects.endpoint.delete]: DeleteEndpointCommand,
+  [Subjects.spend.setLimit]: SetSpendLimitCommand,
 };
 
 export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> } = {
@@ -252,4 +261,5 @@ export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> 
   [Subjects.template.list]: ListTemplatesQuery,
   [Subjects.template.get]: GetTemplateQuery,
   [Subjects.template.catalog]: ListCatalogTemplatesQuery,
+  [Subjects.spend.status]: GetSpendStatusQuery,
 };
