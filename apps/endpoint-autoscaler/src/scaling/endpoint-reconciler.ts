@@ -47,6 +47,12 @@ interface Observed {
  * effect is not visible is issued again with the same id (so a crash, a restart or a lost message heals on a
  * later tick without doing anything twice).
  */
+/**
+ * How long an endpoint whose owner reached their monthly spend limit creates and resumes no worker: the refusal
+ * (SPEND_LIMIT_REACHED) is recorded as a failed scaling event, and asking again every tick would only record more.
+ */
+const SPEND_LIMIT_BACKOFF_MS = 30_000;
+
 @Injectable()
 export class EndpointReconciler {
   private readonly logger = new Logger('autoscaler');
@@ -54,6 +60,8 @@ export class EndpointReconciler {
   private readonly inFlight = new Map<string, number>();
   /** Endpoint id → time before which no new worker is created (after a failed create). */
   private readonly backoffUntil = new Map<string, number>();
+  /** Endpoint id → time before which no worker is created or resumed (the owner's spend limit was reached). */
+  private readonly spendBlockedUntil = new Map<string, number>();
 
   constructor(
     private readonly endpoints: EndpointsRepository,
@@ -119,6 +127,7 @@ export class EndpointReconciler {
   /** Forgets what this process knew of an endpoint that is gone. */
   forget(endpointId: string): void {
     this.backoffUntil.delete(endpointId);
+    this.spendBlockedUntil.delete(endpointId);
     autoscalerMetrics.desiredWorkers.remove({ endpoint: endpointId });
     autoscalerMetrics.currentWorkers.remove({ endpoint: endpointId });
   }
@@ -277,6 +286,7 @@ export class EndpointReconciler {
     actor: Actor,
     now: Date,
   ): Promise<void> {
+    if (Date.now() < (this.spendBlockedUntil.get(endpoint.id) ?? 0)) return;
     let missing = decision.desired - current;
     const inputs = inputsOf(stats);
     if (endpoint.flashBoot) {
@@ -454,6 +464,7 @@ export class EndpointReconciler {
       return true;
     } catch (error) {
       if (error instanceof DomainError && error.code !== ErrorCode.OwnerUnavailable) {
+        this.spendBlocked(worker.endpointId, error);
         await this.workers.delete(worker.podId);
         await this.record(
           endpoint,
@@ -489,6 +500,13 @@ export class EndpointReconciler {
     worker.podStatus = pod.status;
     await this.workers.save(worker);
     await this.register(endpoint, worker, actor);
+  }
+
+  /** Whether `error` is the owner's spend limit; if so, the endpoint starts no worker for a while. */
+  private spendBlocked(endpointId: string, error: DomainError): boolean {
+    if (error.code !== ErrorCode.SpendLimitReached) return false;
+    this.spendBlockedUntil.set(endpointId, Date.now() + SPEND_LIMIT_BACKOFF_MS);
+    return true;
   }
 
   /** Tells the broker a worker is on its way (it counts as initializing until it calls). */
@@ -532,7 +550,11 @@ export class EndpointReconciler {
         return false;
       }
       this.logger.warn(`worker ${worker.podId}: ${action} refused: ${error.message}`);
-      if (action === 'start') {
+      if (action === 'start' && this.spendBlocked(worker.endpointId, error)) {
+        // Kept stopped (FLASHBOOT): it resumes once the owner's spend limit allows new work again.
+        this.setDesired(worker, 'EXITED', new Date());
+        await this.workers.save(worker);
+      } else if (action === 'start') {
         // The stopped worker cannot come back (its host is full, say): replace it with a new one.
         this.setDesired(worker, 'TERMINATED', new Date());
         await this.workers.save(worker);

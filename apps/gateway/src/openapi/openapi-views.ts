@@ -29,6 +29,7 @@ import type {
   PurgeResult,
   RegistryAuthView,
   RegistryList,
+  SpendStatus,
   SshKeySet,
   SshKeyView,
   StopsResult,
@@ -90,6 +91,7 @@ export interface ResponseViews {
   PurgeResult: PurgeResult;
   RegistryAuthView: RegistryAuthView;
   RegistryList: RegistryList;
+  SpendStatus: SpendStatus;
   SshKeySet: SshKeySet;
   SshKeyView: SshKeyView;
   StopsResult: StopsResult;
