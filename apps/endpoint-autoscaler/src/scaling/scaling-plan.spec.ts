@@ -344,6 +344,18 @@ describe('planScaling: commands sent again', () => {
     });
   });
 
+  it('a terminate pod-lifecycle does not show yet, on a live endpoint too', () => {
+    const going = worker('a', { desired: 'TERMINATED', actionSeq: 3, pod: { desiredStatus: 'EXITED' } });
+    const gone = worker('b', {
+      desired: 'TERMINATED',
+      pod: { status: 'RUNNING', desiredStatus: 'TERMINATED' },
+    });
+    const p = plan({ workers: [going, gone] });
+    expect(buckets(p)).toEqual({ ...NOTHING, reissue: ['a:terminate'] });
+    expect(p.reissue[0].actionSeq).toBe(3);
+    expect(p.counts).toEqual({ current: 0, desired: 0 });
+  });
+
   it('keeps the action count of the command it repeats (the same command id)', () => {
     const w = worker('a', { desired: 'EXITED', actionSeq: 4, pod: { desiredStatus: 'RUNNING' } });
     expect(plan({ endpoint: endpoint({ flashBoot: true }), workers: [w] }).reissue).toEqual([

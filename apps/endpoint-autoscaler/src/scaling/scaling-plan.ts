@@ -142,7 +142,16 @@ class PlanBuilder {
       this.change(entry, 'TERMINATED', 'FLASHBOOT is off: stopped workers are not kept');
       return true;
     }
-    return worker.desired === 'TERMINATED';
+    if (worker.desired !== 'TERMINATED') return false;
+    // A terminate that did not take (unanswered, or a refused resume that made the worker go) is sent again.
+    if (pod && pod.desiredStatus !== PodStatus.Terminated) {
+      this.reissueCommand(
+        worker,
+        'terminate',
+        `pod-lifecycle wants ${pod.desiredStatus}, the autoscaler TERMINATED`,
+      );
+    }
+    return true;
   }
 
   /**
