@@ -109,11 +109,12 @@ describe('a NATS server of a three-server cluster dies during load', () => {
           });
         }
         const gateway = fs.gateways[n % fs.gateways.length];
+        const startedAt = Date.now();
         const reply = await call('POST', `${gateway}/v2/${fs.endpoints.load}/run`, fs.user.key, {
           input: { phase: 'nats-cluster', n },
         });
         const ok = reply.status === 200 && typeof reply.body?.id === 'string';
-        outage.answer(ok);
+        outage.answer(ok, startedAt);
         if (ok) accepted.push(reply.body.id as string);
         else {
           refused.push(reply.status);
@@ -161,7 +162,8 @@ describe('a NATS server of a three-server cluster dies during load', () => {
       submitted: JOBS,
       followerKilled: follower >= 0 ? 1 : 0,
       followerCurrentAgainMs: followerCurrentMs,
-      longestClientOutageMs: outage.longestMs,
+      longestClientOutageMs: outage.longestOutageMs,
+      longestWaitMs: outage.longestWaitMs,
       accepted: accepted.length,
       refusedDuringElection: refused.length,
       acceptedAfter: after.length,

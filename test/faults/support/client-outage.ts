@@ -1,17 +1,25 @@
 /**
- * What clients saw of a fault: the longest time in which no client got an accepted answer while the load ran
- * (from one accepted answer to the next, across every client of a scenario). Refusals and requests left hanging
- * both count, since neither is an accepted answer; one replica's death is invisible by this measure when the
- * others keep answering. Under this load an accepted answer arrives every few milliseconds, so a stretch is what
- * a user would call an outage (issue 16: at most 2 s when one replica of any app dies).
+ * What clients saw of a fault, across every client of a scenario:
+ * - `longestOutageMs`, the issue's "client-visible outage (5xx or refused)": the longest stretch in which clients
+ *   got only refusals, from the first refusal after an accepted answer to the next accepted one. One replica's
+ *   death is invisible by this measure when the other replicas keep answering;
+ * - `longestWaitMs`: the longest a single request waited for its answer, whatever it was. A command pulled by an
+ *   owner replica that then dies waits for JetStream's redelivery (COMMAND_ACK_WAIT_MS) before another replica
+ *   applies it: not a refusal, but a stall the user sees.
  */
 export class ClientOutage {
-  private lastAcceptedAt: number | null = null;
-  longestMs = 0;
+  private refusedSince: number | null = null;
+  longestOutageMs = 0;
+  longestWaitMs = 0;
 
-  answer(accepted: boolean, now = Date.now()): void {
-    if (!accepted) return;
-    if (this.lastAcceptedAt !== null) this.longestMs = Math.max(this.longestMs, now - this.lastAcceptedAt);
-    this.lastAcceptedAt = now;
+  answer(accepted: boolean, startedAt: number, now = Date.now()): void {
+    this.longestWaitMs = Math.max(this.longestWaitMs, now - startedAt);
+    if (!accepted) {
+      this.refusedSince ??= now;
+      return;
+    }
+    if (this.refusedSince !== null)
+      this.longestOutageMs = Math.max(this.longestOutageMs, now - this.refusedSince);
+    this.refusedSince = null;
   }
 }
