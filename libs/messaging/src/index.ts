@@ -8,3 +8,4 @@ export * from './query-bus.js';
 export * from './message-processor.js';
 export * from './outbox-relay.service.js';
 export * from './messaging.module.js';
+export * from './spend-limit-check.js';

@@ -11,9 +11,8 @@ import {
   type ClusterView,
   type CreateClusterCommand,
   type UsageRates,
-  assertUnderSpendLimit,
 } from '@app/contracts';
-import { CommandHandler, QueryBus, type CommandContext } from '@app/messaging';
+import { CommandHandler, QueryBus, checkSpendLimit, type CommandContext } from '@app/messaging';
 import { CatalogChecks } from '../../catalog/catalog.checks.js';
 import { CatalogRepository } from '../../catalog/catalog.repository.js';
 import type { GpuTypeEntity } from '../../catalog/gpu-type.entity.js';
@@ -102,15 +101,7 @@ export class CreateClusterHandler {
     const volume = await this.networkVolume(payload, ownerId, dataCenterIds, manager);
     // Last of the checks: new GPU work is refused once the owner's monthly spend limit is reached (402), counted
     // up to the command's time by pod-lifecycle, which meters it (docs/adr/0023-spend-limits.md).
-    // Fails open while pod-lifecycle does not answer: its members wait for it anyway, and creates must not.
-    const spend = await this.queries
-      .query(Subjects.spend.status, { at: envelope.issuedAt, check: true }, envelope.actor)
-      .catch((error: unknown) => {
-        if (!(error instanceof DomainError) || error.code !== ErrorCode.OwnerUnavailable) throw error;
-        this.logger.warn(`cluster create: spend limit not checked: ${error.message}`);
-        return null;
-      });
-    if (spend) assertUnderSpendLimit(spend, 'cluster create');
+    await checkSpendLimit(this.queries, envelope, 'cluster create', this.logger);
 
     const clusterId = deriveId(envelope.commandId);
     const podIds = Array.from({ length: compute.podCount }, (_, rank) =>

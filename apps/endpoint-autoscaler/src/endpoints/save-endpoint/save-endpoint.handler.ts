@@ -4,13 +4,12 @@ import {
   ENDPOINT_DEFAULTS,
   ErrorCode,
   Subjects,
-  assertUnderSpendLimit,
   newEndpointId,
   type EndpointSavedEvent,
   type EndpointView,
   type SaveEndpointCommand,
 } from '@app/contracts';
-import { CommandHandler, QueryBus, type CommandContext } from '@app/messaging';
+import { CommandHandler, QueryBus, checkSpendLimit, type CommandContext } from '@app/messaging';
 import { ownedEndpoint } from '../endpoint.access.js';
 import { EndpointEntity } from '../endpoint.entity.js';
 import { toEndpointView } from '../endpoint.mapper.js';
@@ -45,15 +44,12 @@ export class SaveEndpointHandler {
     entity.updatedAt = ctx.now;
     checkWorkerBounds(entity);
     if (entity.workersMin > workersMinBefore) {
-      // Fails open while pod-lifecycle does not answer: the workers it would start need it anyway.
-      const spend = await this.queries
-        .query(Subjects.spend.status, { at: envelope.issuedAt, check: true }, envelope.actor)
-        .catch((error: unknown) => {
-          if (!(error instanceof DomainError) || error.code !== ErrorCode.OwnerUnavailable) throw error;
-          this.logger.warn(`endpoint save: spend limit not checked: ${error.message}`);
-          return null;
-        });
-      if (spend) assertUnderSpendLimit(spend, `raising workersMin to ${entity.workersMin}`);
+      await checkSpendLimit(
+        this.queries,
+        envelope,
+        `raising workersMin to ${entity.workersMin}`,
+        this.logger,
+      );
     }
     if (created) await this.endpoints.insert(entity, manager);
     else await this.endpoints.save(entity, manager);
