@@ -42,3 +42,5 @@ export * from './common/container-settings.dto.js';
 export * from './usage/usage.contracts.js';
 export * from './usage/usage-accrual.js';
 export * from './usage/billing.views.js';
+export * from './metrics/latency-histogram.js';
+export * from './metrics/endpoint-metrics.contracts.js';

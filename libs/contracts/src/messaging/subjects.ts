@@ -67,6 +67,7 @@ export const Subjects = {
     get: 'job.qry.get',
     health: 'job.qry.health',
     queueStats: 'job.qry.queue-stats',
+    metrics: 'job.qry.metrics',
     queued: 'job.evt.queued',
     changed: 'job.evt.changed',
   },
