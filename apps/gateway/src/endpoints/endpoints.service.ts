@@ -7,7 +7,9 @@ import {
   maskEnv,
   newEndpointId,
   type Actor,
+  type EndpointMetrics,
   type EndpointView,
+  type MetricsWindow,
   type NetworkVolumeView,
   type SaveEndpointCommand,
   type WorkerList,
@@ -102,6 +104,12 @@ export class EndpointsService {
   async workers(id: string, actor: Actor): Promise<WorkerList> {
     await this.queries.query(Subjects.endpoint.get, { id }, actor);
     return this.queries.query(Subjects.worker.list, { endpointId: id }, actor);
+  }
+
+  /** The endpoint's metrics over `window` (queue-broker's rollups), once the endpoint is known to be the actor's. */
+  async metrics(id: string, window: MetricsWindow, actor: Actor): Promise<EndpointMetrics> {
+    await this.queries.query(Subjects.endpoint.get, { id }, actor);
+    return this.queries.query(Subjects.job.metrics, { endpointId: id, window }, actor);
   }
 
   /**
