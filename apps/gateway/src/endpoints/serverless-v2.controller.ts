@@ -105,17 +105,22 @@ export class ServerlessV2Controller {
   }
 
   @Get(':endpointId/metrics')
-  @TextQuery('window', 'the time window (default `1h`): 5m and 1h in steps of a minute, 24h and 7d of an hour', [
-    ...METRICS_WINDOW_NAMES,
-  ])
-  @Operation("An endpoint's metrics over a window: job counts, latency percentiles, cold starts, queue, workers", {
-    returns: 'EndpointMetrics',
-    description:
-      'Time series with a fixed step, from rollups the queue broker keeps as jobs finish (docs/adr/0022): ' +
-      'counters per step, delay/execution/cold-start p50, p90 and p99 (within 19 %: four buckets per doubling), ' +
-      'and the peak queue depth, oldest queued job and workers by status sampled every METRICS_SAMPLE_MS.',
-    errors: { 422: 'window is not one of 5m, 1h, 24h, 7d, or is given twice' },
-  })
+  @TextQuery(
+    'window',
+    'the time window (default `1h`): 5m and 1h in steps of a minute, 24h and 7d of an hour',
+    [...METRICS_WINDOW_NAMES],
+  )
+  @Operation(
+    "An endpoint's metrics over a window: job counts, latency percentiles, cold starts, queue, workers",
+    {
+      returns: 'EndpointMetrics',
+      description:
+        'Time series with a fixed step, from rollups the queue broker keeps as jobs finish (docs/adr/0022): ' +
+        'counters per step, delay/execution/cold-start p50, p90 and p99 (within 19 %: four buckets per doubling), ' +
+        'and the peak queue depth, oldest queued job and workers by status sampled every METRICS_SAMPLE_MS.',
+      errors: { 422: 'window is not one of 5m, 1h, 24h, 7d, or is given twice' },
+    },
+  )
   metrics(
     @Param('endpointId') endpointId: string,
     @Query() query: { window?: unknown },

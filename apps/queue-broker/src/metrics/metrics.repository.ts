@@ -78,12 +78,20 @@ export class MetricsRepository {
     const sorted = [...samples].sort((a, b) => (a.endpointId < b.endpointId ? -1 : 1));
     for (const stepS of steps) {
       for (const s of sorted) {
-        const values: unknown[] = [s.endpointId, stepS, bucketStartOf(at, stepS), s.queueDepth, s.oldestAgeMs];
+        const values: unknown[] = [
+          s.endpointId,
+          stepS,
+          bucketStartOf(at, stepS),
+          s.queueDepth,
+          s.oldestAgeMs,
+        ];
         values.push(s.workersRunning, s.workersIdle, s.workersInitializing, s.workersThrottled);
         values.push(s.workersUnhealthy);
         const base = params.length;
         params.push(...values);
-        tuples.push(`(${values.map((_, k) => `$${base + k + 1}${k === 2 ? '::timestamptz' : ''}`).join(', ')})`);
+        tuples.push(
+          `(${values.map((_, k) => `$${base + k + 1}${k === 2 ? '::timestamptz' : ''}`).join(', ')})`,
+        );
       }
     }
     await this.dataSource.query(

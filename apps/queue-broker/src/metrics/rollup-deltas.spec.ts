@@ -61,7 +61,7 @@ describe('metrics series', () => {
         webhooksDelivered: 0,
         webhooksFailed: 0,
         webhooksGaveUp: 0,
-      }) as RollupRow;
+      });
     const metrics = toEndpointMetrics('ep', '5m', [row(12, 2), row(15, 3)], now);
     expect(metrics.stepSeconds).toBe(60);
     expect(metrics.series.map((p) => p.jobs.completed)).toEqual([0, 2, 0, 0, 3]);

@@ -1,9 +1,4 @@
-import {
-  METRICS_STEPS_S,
-  observe,
-  type JobChangedEvent,
-  type JobQueuedEvent,
-} from '@app/contracts';
+import { METRICS_STEPS_S, observe, type JobChangedEvent, type JobQueuedEvent } from '@app/contracts';
 
 /** What one batch adds to one rollup row (endpoint × resolution × bucket). */
 export interface RollupDelta {

@@ -159,6 +159,11 @@ export function commandOutcomeSubject(domain: Domain): string {
   return `${domain}.qry.command-outcome`;
 }
 
+/** Every event subject of a domain (`job` → `job.evt.>`), for one consumer filter. */
+export function domainEventsFilter(domain: Domain): string {
+  return `${domain}.evt.>`;
+}
+
 /** The domain token of a subject (`registry-auth.cmd.create` → `registry-auth`). */
 export function domainOf(subject: string): Domain {
   const domain = subject.split('.')[0];

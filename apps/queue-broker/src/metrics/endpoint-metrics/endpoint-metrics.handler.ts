@@ -1,10 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  METRICS_WINDOWS,
-  Subjects,
-  type EndpointMetrics,
-  type EndpointMetricsQuery,
-} from '@app/contracts';
+import { METRICS_WINDOWS, Subjects, type EndpointMetrics, type EndpointMetricsQuery } from '@app/contracts';
 import { QueryHandler, type QueryContext } from '@app/messaging';
 import { MetricsRepository } from '../metrics.repository.js';
 import { toEndpointMetrics, windowStart } from './metrics-series.js';

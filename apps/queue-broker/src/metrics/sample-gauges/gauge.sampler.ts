@@ -40,8 +40,12 @@ export class GaugeSampler {
   private async countColdStarts(now: Date): Promise<void> {
     const deltas = new RollupDeltas();
     const counted = await this.metrics.transaction(async (manager) => {
-      const started = await this.metrics.newColdStarts(new Date(now.getTime() - COLD_START_LOOKBACK_MS), manager);
-      for (const w of started) deltas.coldStart(w.endpointId, new Date(w.registeredAt), new Date(w.firstPollAt));
+      const started = await this.metrics.newColdStarts(
+        new Date(now.getTime() - COLD_START_LOOKBACK_MS),
+        manager,
+      );
+      for (const w of started)
+        deltas.coldStart(w.endpointId, new Date(w.registeredAt), new Date(w.firstPollAt));
       await this.metrics.add(deltas, manager);
       return started;
     });
