@@ -39,36 +39,38 @@ describe('metrics series', () => {
   it('has one point per step of the window, zeros where no row is, totals over the rows', () => {
     const now = new Date('2026-11-24T10:15:30Z');
     expect(windowStart('5m', now).toISOString()).toBe('2026-11-24T10:11:00.000Z');
-    const row = (minute: number, completed: number): RollupRow =>
-      ({
-        bucketStart: new Date(`2026-11-24T10:${minute}:00Z`),
-        completed,
-        failed: 0,
-        cancelled: 0,
-        timedOut: 0,
-        retried: 0,
-        delayHist: [],
-        execHist: [0, 0, completed],
-        coldStarts: 0,
-        coldHist: [],
-        queueDepth: 3,
-        oldestAgeMs: 1500,
-        workersRunning: 1,
-        workersIdle: 0,
-        workersInitializing: 0,
-        workersThrottled: 0,
-        workersUnhealthy: 0,
-        webhooksDelivered: 0,
-        webhooksFailed: 0,
-        webhooksGaveUp: 0,
-      });
+    const row = (minute: number, completed: number): RollupRow => ({
+      bucketStart: new Date(`2026-11-24T10:${minute}:00Z`),
+      completed,
+      failed: 0,
+      cancelled: 0,
+      timedOut: 0,
+      retried: 0,
+      delayHist: [],
+      execHist: [0, 0, completed],
+      coldStarts: 0,
+      coldHist: [],
+      queueDepth: 3,
+      oldestAgeMs: 1500,
+      workersRunning: 1,
+      workersIdle: 0,
+      workersInitializing: 0,
+      workersThrottled: 0,
+      workersUnhealthy: 0,
+      webhooksDelivered: 0,
+      webhooksFailed: 0,
+      webhooksGaveUp: 0,
+    });
     const metrics = toEndpointMetrics('ep', '5m', [row(12, 2), row(15, 3)], now);
     expect(metrics.stepSeconds).toBe(60);
-    expect(metrics.series.map((p) => p.jobs.completed)).toEqual([0, 2, 0, 0, 3]);
-    expect(metrics.series[1].queue).toEqual({ depth: 3, oldestJobAgeMs: 1500 });
+    expect(metrics.series.jobs.completed).toEqual([0, 2, 0, 0, 3]);
+    expect(metrics.series.t[1]).toBe('2026-11-24T10:12:00.000Z');
+    expect(metrics.series.queue).toEqual({ depth: [0, 3, 0, 0, 3], oldestJobAgeMs: [0, 1500, 0, 0, 1500] });
     expect(metrics.totals.jobs.completed).toBe(5);
     expect(metrics.totals.executionTime.count).toBe(5);
-    expect(metrics.series[0].executionTime).toEqual({ count: 0, p50: null, p90: null, p99: null });
-    expect(toEndpointMetrics('ep', '7d', [], now).series).toHaveLength(168);
+    expect(metrics.series.executionTime.count).toEqual([0, 2, 0, 0, 3]);
+    expect(metrics.series.executionTime.p50[0]).toBeNull();
+    expect(metrics.series.executionTime.p50[1]).toBeGreaterThan(1);
+    expect(toEndpointMetrics('ep', '7d', [], now).series.t).toHaveLength(168);
   });
 });

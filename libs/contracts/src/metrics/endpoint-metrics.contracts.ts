@@ -59,22 +59,43 @@ export interface MetricsWebhookCounts {
   gaveUp: number;
 }
 
-/** One step of the series, at its start `t`. Counters are what happened in the step; gauges its peak. */
-export interface MetricsPoint {
-  t: string;
-  jobs: MetricsJobCounts;
+/** p50, p90, p99 (ms; null for a step without samples) and the sample count of each step. */
+export interface LatencySeries {
+  count: number[];
+  p50: (number | null)[];
+  p90: (number | null)[];
+  p99: (number | null)[];
+}
+
+/**
+ * The window step by step, as one array per measure (index i is the step starting at `t[i]`). Counters are what
+ * happened in the step; queue and workers are the step's peak, sampled every METRICS_SAMPLE_MS.
+ */
+export interface MetricsSeries {
+  t: string[];
+  jobs: { [K in keyof MetricsJobCounts]: number[] };
   /** Queued → taken by a worker, for jobs that finished in the step after running (ms). */
-  delayTime: LatencySummary;
+  delayTime: LatencySeries;
   /** Taken → finished, for jobs that finished in the step after running (ms). */
-  executionTime: LatencySummary;
+  executionTime: LatencySeries;
   /** Workers that asked for their first job in the step. */
-  coldStarts: number;
+  coldStarts: number[];
   /** Their worker pod's registration → first job request (ms). */
+  coldStartTime: LatencySeries;
+  /** Peak queued jobs and peak age of the oldest queued job (ms). */
+  queue: { depth: number[]; oldestJobAgeMs: number[] };
+  /** Peak workers per status. */
+  workers: { [K in keyof MetricsWorkerCounts]: number[] };
+  webhooks: { [K in keyof MetricsWebhookCounts]: number[] };
+}
+
+/** The counters and latencies over the whole window. */
+export interface MetricsTotals {
+  jobs: MetricsJobCounts;
+  delayTime: LatencySummary;
+  executionTime: LatencySummary;
+  coldStarts: number;
   coldStartTime: LatencySummary;
-  /** Peak queued jobs and peak age of the oldest queued job, sampled every METRICS_SAMPLE_MS. */
-  queue: { depth: number; oldestJobAgeMs: number };
-  /** Peak workers per status, sampled as the queue is. */
-  workers: MetricsWorkerCounts;
   webhooks: MetricsWebhookCounts;
 }
 
@@ -86,7 +107,6 @@ export interface EndpointMetrics {
   /** Start of the first step and the time of the answer. */
   from: string;
   to: string;
-  /** The counters and latencies over the whole window. */
-  totals: Omit<MetricsPoint, 't' | 'queue' | 'workers'>;
-  series: MetricsPoint[];
+  totals: MetricsTotals;
+  series: MetricsSeries;
 }

@@ -1,9 +1,12 @@
 import {
   METRICS_WINDOWS,
+  histogramCount,
+  histogramQuantile,
   mergeHistograms,
   summarize,
   type EndpointMetrics,
-  type MetricsPoint,
+  type LatencySeries,
+  type MetricsSeries,
   type MetricsWindow,
 } from '@app/contracts';
 import type { RollupRow } from '../metrics.repository.js';
@@ -15,6 +18,9 @@ export function windowStart(window: MetricsWindow, now: Date): Date {
   return new Date(current - spanMs + stepMs);
 }
 
+type Counter = { [K in keyof RollupRow]: RollupRow[K] extends number ? K : never }[keyof RollupRow];
+type Histogram = 'delayHist' | 'execHist' | 'coldHist';
+
 /** The answer of GET /v2/serverless/{id}/metrics from the window's rollup rows (a missing step is all zeros). */
 export function toEndpointMetrics(
   endpointId: string,
@@ -25,11 +31,42 @@ export function toEndpointMetrics(
   const { spanMs, stepMs } = METRICS_WINDOWS[window];
   const from = windowStart(window, now);
   const byStart = new Map(rows.map((row) => [new Date(row.bucketStart).getTime(), row]));
-  const series: MetricsPoint[] = [];
-  for (let t = from.getTime(); t < from.getTime() + spanMs; t += stepMs) {
-    series.push(toPoint(new Date(t), byStart.get(t) ?? null));
+  const steps: (RollupRow | undefined)[] = [];
+  const t: string[] = [];
+  for (let at = from.getTime(); at < from.getTime() + spanMs; at += stepMs) {
+    t.push(new Date(at).toISOString());
+    steps.push(byStart.get(at));
   }
-  const sum = (pick: (row: RollupRow) => number) => rows.reduce((total, row) => total + Number(pick(row)), 0);
+  const counts = (field: Counter) => steps.map((row) => Number(row?.[field] ?? 0));
+  const total = (field: Counter) => rows.reduce((sum, row) => sum + Number(row[field]), 0);
+  const merged = (field: Histogram) => summarize(mergeHistograms(rows.map((row) => row[field])));
+  const series: MetricsSeries = {
+    t,
+    jobs: {
+      completed: counts('completed'),
+      failed: counts('failed'),
+      cancelled: counts('cancelled'),
+      timedOut: counts('timedOut'),
+      retried: counts('retried'),
+    },
+    delayTime: latencySeries(steps, 'delayHist'),
+    executionTime: latencySeries(steps, 'execHist'),
+    coldStarts: counts('coldStarts'),
+    coldStartTime: latencySeries(steps, 'coldHist'),
+    queue: { depth: counts('queueDepth'), oldestJobAgeMs: counts('oldestAgeMs') },
+    workers: {
+      running: counts('workersRunning'),
+      idle: counts('workersIdle'),
+      initializing: counts('workersInitializing'),
+      throttled: counts('workersThrottled'),
+      unhealthy: counts('workersUnhealthy'),
+    },
+    webhooks: {
+      delivered: counts('webhooksDelivered'),
+      failed: counts('webhooksFailed'),
+      gaveUp: counts('webhooksGaveUp'),
+    },
+  };
   return {
     endpointId,
     window,
@@ -38,53 +75,34 @@ export function toEndpointMetrics(
     to: now.toISOString(),
     totals: {
       jobs: {
-        completed: sum((r) => r.completed),
-        failed: sum((r) => r.failed),
-        cancelled: sum((r) => r.cancelled),
-        timedOut: sum((r) => r.timedOut),
-        retried: sum((r) => r.retried),
+        completed: total('completed'),
+        failed: total('failed'),
+        cancelled: total('cancelled'),
+        timedOut: total('timedOut'),
+        retried: total('retried'),
       },
-      delayTime: summarize(mergeHistograms(rows.map((r) => r.delayHist))),
-      executionTime: summarize(mergeHistograms(rows.map((r) => r.execHist))),
-      coldStarts: sum((r) => r.coldStarts),
-      coldStartTime: summarize(mergeHistograms(rows.map((r) => r.coldHist))),
+      delayTime: merged('delayHist'),
+      executionTime: merged('execHist'),
+      coldStarts: total('coldStarts'),
+      coldStartTime: merged('coldHist'),
       webhooks: {
-        delivered: sum((r) => r.webhooksDelivered),
-        failed: sum((r) => r.webhooksFailed),
-        gaveUp: sum((r) => r.webhooksGaveUp),
+        delivered: total('webhooksDelivered'),
+        failed: total('webhooksFailed'),
+        gaveUp: total('webhooksGaveUp'),
       },
     },
     series,
   };
 }
 
-function toPoint(t: Date, row: RollupRow | null): MetricsPoint {
-  const hist = (h: number[] | undefined) => summarize(mergeHistograms([h]));
-  return {
-    t: t.toISOString(),
-    jobs: {
-      completed: row?.completed ?? 0,
-      failed: row?.failed ?? 0,
-      cancelled: row?.cancelled ?? 0,
-      timedOut: row?.timedOut ?? 0,
-      retried: row?.retried ?? 0,
-    },
-    delayTime: hist(row?.delayHist),
-    executionTime: hist(row?.execHist),
-    coldStarts: row?.coldStarts ?? 0,
-    coldStartTime: hist(row?.coldHist),
-    queue: { depth: row?.queueDepth ?? 0, oldestJobAgeMs: Number(row?.oldestAgeMs ?? 0) },
-    workers: {
-      running: row?.workersRunning ?? 0,
-      idle: row?.workersIdle ?? 0,
-      initializing: row?.workersInitializing ?? 0,
-      throttled: row?.workersThrottled ?? 0,
-      unhealthy: row?.workersUnhealthy ?? 0,
-    },
-    webhooks: {
-      delivered: row?.webhooksDelivered ?? 0,
-      failed: row?.webhooksFailed ?? 0,
-      gaveUp: row?.webhooksGaveUp ?? 0,
-    },
-  };
+function latencySeries(steps: (RollupRow | undefined)[], field: Histogram): LatencySeries {
+  const out: LatencySeries = { count: [], p50: [], p90: [], p99: [] };
+  for (const row of steps) {
+    const hist = row?.[field] ?? [];
+    out.count.push(histogramCount(hist));
+    out.p50.push(histogramQuantile(hist, 0.5));
+    out.p90.push(histogramQuantile(hist, 0.9));
+    out.p99.push(histogramQuantile(hist, 0.99));
+  }
+  return out;
 }
