@@ -25,6 +25,13 @@ const GAUGES = [
   'workers_unhealthy',
 ] as const;
 
+type HistogramField = 'delayHist' | 'execHist' | 'coldHist';
+
+/** `{1,0,3}` → [1, 0, 3]. */
+function intArray(text: string): number[] {
+  return text.length > 2 ? text.slice(1, -1).split(',').map(Number) : [];
+}
+
 /** Rows per statement: 16 parameters each, well under Postgres' 65,535. */
 const CHUNK = 500;
 
@@ -103,12 +110,16 @@ export class MetricsRepository {
     );
   }
 
-  /** The endpoint's rows of one resolution from `from` on, oldest first (the primary key's range). */
-  read(endpointId: string, stepS: number, from: Date): Promise<RollupRow[]> {
-    return this.dataSource.query(
-      `SELECT bucket_start AS "bucketStart", completed, failed, cancelled, timed_out AS "timedOut", retried,
-         delay_hist AS "delayHist", exec_hist AS "execHist", cold_starts AS "coldStarts", cold_hist AS "coldHist",
-         queue_depth AS "queueDepth", oldest_age_ms::float8 AS "oldestAgeMs",
+  /**
+   * The endpoint's rows of one resolution from `from` on, oldest first (the primary key's range). Histograms come
+   * as text and are split here, times as epoch milliseconds: node-postgres' generic array and timestamp parsers
+   * took 4 of the 5 ms that a week of rows cost.
+   */
+  async read(endpointId: string, stepS: number, from: Date): Promise<RollupRow[]> {
+    const rows = await this.dataSource.query<(RollupRow & Record<HistogramField, string>)[]>(
+      `SELECT (extract(epoch FROM bucket_start) * 1000)::float8 AS "bucketStart", completed, failed, cancelled,
+         timed_out AS "timedOut", retried, delay_hist::text AS "delayHist", exec_hist::text AS "execHist", cold_starts AS "coldStarts",
+         cold_hist::text AS "coldHist", queue_depth AS "queueDepth", oldest_age_ms::float8 AS "oldestAgeMs",
          workers_running AS "workersRunning", workers_idle AS "workersIdle",
          workers_initializing AS "workersInitializing", workers_throttled AS "workersThrottled",
          workers_unhealthy AS "workersUnhealthy", webhooks_delivered AS "webhooksDelivered",
@@ -118,6 +129,13 @@ export class MetricsRepository {
        ORDER BY bucket_start`,
       [endpointId, stepS, from],
     );
+    return rows.map((row) => ({
+      ...row,
+      bucketStart: new Date(row.bucketStart),
+      delayHist: intArray(row.delayHist),
+      execHist: intArray(row.execHist),
+      coldHist: intArray(row.coldHist),
+    }));
   }
 
   async cursor(name: string): Promise<number> {
