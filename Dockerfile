@@ -1,6 +1,6 @@
 # One image for all five apps; each Kubernetes Deployment picks its app with
-# `command: ["node", "dist/apps/<app>/main.js"]` (deploy/base/apps), the migration Job runs every
-# dist/apps/<app>/migrate.js. Build: `docker build -t gpucp:<version> .` (deploy/README.md).
+# `command: ["node", "dist/apps/<app>/server.mjs"]` (deploy/base/apps; one bundled file per app, ADR 24), the
+# migration Job runs every dist/apps/<app>/migrate.js. Build: `docker build -t gpucp:<version> .` (deploy/README.md).
 # test/deploy/dockerfile.spec.ts checks this file statically: no Docker engine runs in CI.
 
 # --- build: dependencies, TypeScript, then drop the dev dependencies ---------------------------------------------
@@ -19,6 +19,7 @@ COPY libs/worker-sdk/package.json libs/worker-sdk/
 # of @swc/core that the registry mirror served when it was written (ADR 1).
 RUN npm install --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json nest-cli.json ./
+COPY scripts/bundle-apps.mjs scripts/
 COPY libs libs
 COPY apps apps
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
@@ -40,4 +41,4 @@ COPY --from=build /app/apps/gateway/openapi apps/gateway/openapi
 # The node image's unprivileged user, by number so Kubernetes can verify runAsNonRoot.
 USER 1000:1000
 EXPOSE 8080 8081 8082 8083 8084
-CMD ["node", "--enable-source-maps", "dist/apps/gateway/main.js"]
+CMD ["node", "dist/apps/gateway/server.mjs"]

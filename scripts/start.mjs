@@ -216,7 +216,7 @@ function supervise(appList, env) {
 
 function spawnApp(app, env, width) {
   // Own process group, so a terminal Ctrl-C reaches only this script, which then stops the apps in order.
-  const child = spawn(process.execPath, ['--enable-source-maps', join('dist', 'apps', app.name, 'main.js')], {
+  const child = spawn(process.execPath, [join('dist', 'apps', app.name, 'server.mjs')], {
     cwd: ROOT,
     env: { ...env, HTTP_PORT: String(app.port), METRICS_PORT: String(app.metricsPort) },
     stdio: ['ignore', 'pipe', 'pipe'],

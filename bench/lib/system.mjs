@@ -1,4 +1,4 @@
-// The system under test, as production runs it: the five built apps (dist/apps/<app>/main.js) as separate
+// The system under test, as production runs it: the five built apps (dist/apps/<app>/server.mjs) as separate
 // processes on real Postgres and NATS JetStream, with a database and NATS prefix of their own. Plus a second
 // gateway with the rate limiter off (the edge scenario's "limiter off" side); the first has it on, as deployed,
 // with quotas too large to refuse anything. A scenario may start extra replicas of an app (`startReplica`): same
@@ -29,7 +29,7 @@ function profileArgs(name, port) {
 }
 
 export function mainScript(app) {
-  return join(ROOT, 'dist', 'apps', app, 'main.js');
+  return join(ROOT, 'dist', 'apps', app, 'server.mjs');
 }
 
 /**
@@ -75,7 +75,7 @@ export async function startSystem({ databaseUrl, natsUrl, natsPrefix, fleetFile,
   const spawnApp = (name, env, port, metricsPort) => {
     const app = name === 'gateway-nolimit' ? 'gateway' : name;
     return startNode(name, mainScript(app), {
-      nodeArgs: ['--enable-source-maps', ...profileArgs(name, port)],
+      nodeArgs: profileArgs(name, port),
       env: {
         ...envOf[name],
         ...appEnv[name],

@@ -32,7 +32,7 @@ export async function loadApps(root: string): Promise<AppInfo[]> {
     apps.push({
       name,
       configClass: classes[0],
-      entry: `dist/apps/${name}/main.js`,
+      entry: `dist/apps/${name}/server.mjs`,
       migrate: `dist/apps/${name}/migrate.js`,
     });
   }

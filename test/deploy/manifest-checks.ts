@@ -39,7 +39,7 @@ export type ConfigClass = new () => object;
 export interface AppInfo {
   name: string;
   configClass: ConfigClass;
-  /** What its Deployment runs: `dist/apps/<app>/main.js`. */
+  /** What its Deployment runs: `dist/apps/<app>/server.mjs` (the bundle, ADR 24). */
   entry: string;
   /** What the migration Job runs for it: `dist/apps/<app>/migrate.js`. */
   migrate: string;
@@ -826,7 +826,7 @@ function checkScaling(objects: K8sObject[], loads: Workload[], ctx: CheckContext
     const deployment = loads.find(
       (w) =>
         w.object.kind === 'Deployment' &&
-        allContainers(w.template.spec).some((c) => commandLine(c).includes(`dist/apps/${name}/main.js`)),
+        allContainers(w.template.spec).some((c) => commandLine(c).includes(`dist/apps/${name}/server.mjs`)),
     );
     if (!deployment) {
       findings.push({ check: 'scaling', object: `Deployment/${name}`, message: 'no Deployment runs it' });

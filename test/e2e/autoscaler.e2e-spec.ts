@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TemplateView } from '@app/contracts';
+import type { TemplateView, WorkerList } from '@app/contracts';
 import { userWithKey } from '../support/accounts.js';
 import { echoWorkerCatalog } from '../support/echo-worker.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
@@ -174,6 +174,18 @@ describe('autoscaler', () => {
     const id = await createEndpoint('workersMin: 0, workersMax: 1, idleTimeout: 1, scalerValue: 1');
     const job = await queue<JobAnswer>('POST', `/v2/${id}/run`, { input: { sleepMs: 5000 } });
     const worker = await until('a worker', async () => running(await pods(id))[0]);
+    // The workers list shows the job it holds, its pod and that the pod has not restarted.
+    const busy = await until('the worker holding the job', async () => {
+      const list = await queue<WorkerList>('GET', `/v2/serverless/${id}/workers`);
+      return list.body.workers.find((w) => w.id === worker.id && w.status === 'RUNNING');
+    });
+    expect(busy).toMatchObject({
+      podId: worker.id,
+      currentJobs: [job.body.id],
+      currentJobCount: 1,
+      restarts: 0,
+      unhealthyReason: null,
+    });
     const seen = new Set<string>();
     const result = await until('the long job', async () => {
       for (const pod of await pods(id)) seen.add(`${pod.id}:${pod.desiredStatus}`);
@@ -207,6 +219,15 @@ describe('autoscaler', () => {
     });
     const second = await queue<JobAnswer>('POST', `/v2/${id}/runsync?wait=60000`, { input: { n: 2 } });
     expect(second.body).toMatchObject({ status: 'COMPLETED', output: { workerId: stopped.id } });
+    // The resumed worker's pod has been started once more than it was created.
+    const workers = await queue<WorkerList>('GET', `/v2/serverless/${id}/workers`);
+    expect(workers.body.workers.find((w) => w.id === stopped.id)).toMatchObject({
+      podId: stopped.id,
+      // The worker may take its job before the runtime's report of RUNNING is recorded.
+      podStatus: expect.stringMatching(/^(STARTING|RUNNING)$/),
+      restarts: 1,
+      currentJobCount: 0,
+    });
   });
 
   it('recovers when the autoscaler is killed and restarted mid-burst', async () => {

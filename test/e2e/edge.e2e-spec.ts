@@ -236,7 +236,7 @@ describe('the edge', () => {
 
   describe('config', () => {
     it('an app without DATABASE_URL stops at boot with one line naming it', () => {
-      const result = spawnSync(process.execPath, [join(ROOT, 'dist/apps/pod-lifecycle/main.js')], {
+      const result = spawnSync(process.execPath, [join(ROOT, 'dist/apps/pod-lifecycle/server.mjs')], {
         env: { PATH: process.env.PATH },
         encoding: 'utf8',
         timeout: 20_000,
@@ -248,7 +248,7 @@ describe('the edge', () => {
     });
 
     it('an invalid value is named with the reason', () => {
-      const result = spawnSync(process.execPath, [join(ROOT, 'dist/apps/pod-lifecycle/main.js')], {
+      const result = spawnSync(process.execPath, [join(ROOT, 'dist/apps/pod-lifecycle/server.mjs')], {
         env: { PATH: process.env.PATH, DATABASE_URL: 'postgres://x/y', HTTP_PORT: 'eighty' },
         encoding: 'utf8',
         timeout: 20_000,

@@ -249,7 +249,14 @@ describe('serverless endpoints, management API v2', () => {
     const byId = Object.fromEntries(reply.body.workers.map((w) => [w.id, w]));
     expect(byId['w-init']).toMatchObject({ status: 'INITIALIZING', version: '1.7.9', isStale: false });
     expect(byId['w-bad']).toMatchObject({ status: 'UNHEALTHY', isStale: false });
-    expect(byId['w-run']).toMatchObject({ status: 'RUNNING', isStale: false });
+    expect(byId['w-run']).toMatchObject({
+      status: 'RUNNING',
+      isStale: false,
+      currentJobs: [taken.body.id],
+      currentJobCount: 1,
+    });
+    // Workers the platform did not start (these call with the user's key) have no pod and so no restarts.
+    expect(byId['w-init']).toMatchObject({ podId: null, podStatus: null, restarts: null, currentJobs: [] });
     expect(reply.body.summary).toEqual({
       total: 3,
       running: 1,
@@ -262,7 +269,11 @@ describe('serverless endpoints, management API v2', () => {
     const done = await alice('POST', `/v2/${id}/job-done/w-run/${taken.body.id}`, { output: { ok: true } });
     expect(done.status).toBe(200);
     const after = await alice<WorkerList>('GET', `/v2/serverless/${id}/workers`);
-    expect(after.body.workers.find((w) => w.id === 'w-run')).toMatchObject({ status: 'IDLE' });
+    expect(after.body.workers.find((w) => w.id === 'w-run')).toMatchObject({
+      status: 'IDLE',
+      currentJobs: [],
+      currentJobCount: 0,
+    });
     // The list and /health count alike.
     const health = await alice<{ workers: Record<string, number> }>('GET', `/v2/${id}/health`);
     expect(health.body.workers).toEqual({ idle: 1, running: 0, initializing: 1, unhealthy: 1 });

@@ -10,7 +10,7 @@ import { ROOT } from './paths.js';
 import { testEnv } from './test-env.js';
 
 /**
- * Runs the built apps (`dist/apps/<app>/main.js`) as child processes for e2e tests, the way a deployment runs
+ * Runs the built apps (`dist/apps/<app>/server.mjs`, the bundle a deployment runs) as child processes for e2e tests, the way a deployment runs
  * them: one process per app, real Postgres, real NATS, each on a free port of 127.0.0.1 (and /metrics on another).
  *
  *   const db = await createTestDatabase('pods');
@@ -135,7 +135,7 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
   for (const app of apps) {
     if (!APP_NAMES.includes(app)) throw new Error(`unknown app ${String(app)}`);
     if (!existsSync(mainScript(app))) {
-      throw new Error(`dist/apps/${app}/main.js is missing: run \`npm run build\` first (npm test does)`);
+      throw new Error(`dist/apps/${app}/server.mjs is missing: run \`npm run build\` first (npm test does)`);
     }
   }
   if (new Set(apps).size !== apps.length) throw new Error(`an app is listed twice: ${apps.join(', ')}`);
@@ -275,7 +275,7 @@ class AppProcess {
     if (this.running) throw new Error(`${this.app} is already running`);
     this.starts += 1;
     if (this.starts > 1) this.append(`\n----- ${this.app} restarted (start ${this.starts}) -----\n`);
-    const child = spawn(process.execPath, ['--enable-source-maps', this.script], {
+    const child = spawn(process.execPath, [this.script], {
       cwd: ROOT,
       env: this.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -394,7 +394,7 @@ class AppProcess {
 }
 
 function mainScript(app: AppName): string {
-  return join(ROOT, 'dist', 'apps', app, 'main.js');
+  return join(ROOT, 'dist', 'apps', app, 'server.mjs');
 }
 
 /** What the apps get from the test process: enough to run, and none of its configuration or jest's flags. */

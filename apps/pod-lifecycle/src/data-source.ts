@@ -4,6 +4,7 @@ import { DeletedClusterEntity } from './pods/deleted-clusters/deleted-cluster.en
 import { PodEntity } from './pods/pod.entity.js';
 import { PodUsageEntity } from './pods/usage/pod-usage.entity.js';
 import { RegistryAuthEntity } from './registry-auth/registry-auth.entity.js';
+import { SpendLimitEntity } from './spend/spend-limit.entity.js';
 import { TemplateEntity } from './templates/template.entity.js';
 
 /** pod-lifecycle owns the `pod_lifecycle` schema; nobody else writes it. */
@@ -16,6 +17,7 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     PodEntity,
     PodUsageEntity,
     DeletedClusterEntity,
+    SpendLimitEntity,
   ],
   migrations: MIGRATIONS,
 };

@@ -5,6 +5,7 @@ import type { FastifyServerOptions } from 'fastify';
 import type { AppName } from '@app/contracts';
 import { type BaseConfig, ConfigError, loadConfig } from '@app/config';
 import { createRootLogger, startupTasks } from '@app/observability';
+import { correlationHook } from './correlation.hook.js';
 import { boundAddress, closeMetricsServer, isLoopback, startMetricsServer } from './metrics-server.js';
 import { PinoNestLogger } from './pino-nest-logger.js';
 
@@ -63,6 +64,7 @@ export async function bootstrapApp<C extends BaseConfig>(
     root.flush();
     process.exit(1);
   });
+  app.getHttpAdapter().getInstance().addHook('onRequest', correlationHook);
   await options.configure?.(app, config);
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
   // A port taken by something else is the likely failure of a new listener: say which setting moves it.

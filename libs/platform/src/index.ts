@@ -1,6 +1,6 @@
 export * from './public.decorator.js';
 export * from './health.controller.js';
-export * from './correlation.middleware.js';
+export * from './correlation.hook.js';
 export * from './pino-nest-logger.js';
 export * from './platform.module.js';
 export * from './bootstrap.js';

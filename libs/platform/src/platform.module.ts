@@ -1,9 +1,8 @@
-import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppName } from '@app/contracts';
 import { BaseConfig, ConfigModule } from '@app/config';
 import { DatabaseModule, type AppDataSourceSpec } from '@app/database';
 import { MessagingModule } from '@app/messaging';
-import { CorrelationMiddleware } from './correlation.middleware.js';
 import { HealthController } from './health.controller.js';
 
 export interface PlatformOptions<C extends BaseConfig> {
@@ -13,9 +12,9 @@ export interface PlatformOptions<C extends BaseConfig> {
   database: AppDataSourceSpec;
 }
 
-/** What every app has: its validated config, its database, the bus, health/readiness/metrics, correlation ids. */
+/** What every app has: its validated config, its database, the bus, health/readiness/metrics (correlation ids: `correlationHook`, added by bootstrapApp). */
 @Module({})
-export class PlatformModule implements NestModule {
+export class PlatformModule {
   static forApp<C extends BaseConfig>(options: PlatformOptions<C>): DynamicModule {
     return {
       module: PlatformModule,
@@ -26,9 +25,5 @@ export class PlatformModule implements NestModule {
       ],
       controllers: [HealthController],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(CorrelationMiddleware).forRoutes('*path');
   }
 }

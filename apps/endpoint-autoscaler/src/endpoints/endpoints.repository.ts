@@ -40,8 +40,8 @@ export class EndpointsRepository {
   }
 
   /** Removes a deleted endpoint's row once its workers are gone. */
-  async purgeDeleted(id: string): Promise<void> {
-    await this.dataSource.manager
+  async purgeDeleted(id: string, manager: EntityManager): Promise<void> {
+    await manager
       .createQueryBuilder()
       .delete()
       .from(EndpointEntity)

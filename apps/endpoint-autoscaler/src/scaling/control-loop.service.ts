@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AdvisoryLeadership } from '@app/database';
+import { Clock } from '../clock.js';
 import { EndpointAutoscalerConfig } from '../endpoint-autoscaler.config.js';
 import { EndpointsRepository } from '../endpoints/endpoints.repository.js';
 import { autoscalerMetrics } from './autoscaler.metrics.js';
@@ -22,6 +23,7 @@ export class ControlLoop implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly endpoints: EndpointsRepository,
     private readonly reconciler: EndpointReconciler,
     private readonly config: EndpointAutoscalerConfig,
+    private readonly clock: Clock,
   ) {
     this.leadership = new AdvisoryLeadership({
       databaseUrl: config.DATABASE_URL,
@@ -59,7 +61,7 @@ export class ControlLoop implements OnApplicationBootstrap, OnApplicationShutdow
   async tick(): Promise<void> {
     const started = performance.now();
     const endpoints = await this.endpoints.listAll();
-    const now = new Date();
+    const now = this.clock.now();
     const results = await Promise.allSettled(endpoints.map((e) => this.reconciler.reconcile(e, now)));
     results.forEach((result, i) => {
       if (result.status === 'rejected') {

@@ -8,6 +8,7 @@ import {
   type GpuTypeView,
 } from '@app/contracts';
 import { QueryBus } from '@app/messaging';
+import { Clock } from '../clock.js';
 import type { EndpointEntity } from '../endpoints/endpoint.entity.js';
 
 const SYSTEM: Actor = { userId: 'system:endpoint-autoscaler', kind: 'system' };
@@ -26,7 +27,10 @@ export interface WorkerPlacement {
 export class PlacementCatalog {
   private cached?: { at: number; gpuTypes: GpuTypeView[]; dataCenters: DataCenterView[] };
 
-  constructor(private readonly queries: QueryBus) {}
+  constructor(
+    private readonly queries: QueryBus,
+    private readonly clock: Clock,
+  ) {}
 
   async placementFor(
     endpoint: Pick<EndpointEntity, 'id' | 'gpuIds' | 'locations'>,
@@ -57,12 +61,12 @@ export class PlacementCatalog {
   }
 
   private async catalog(): Promise<{ gpuTypes: GpuTypeView[]; dataCenters: DataCenterView[] }> {
-    if (this.cached && Date.now() - this.cached.at < CACHE_MS) return this.cached;
+    if (this.cached && this.clock.now().getTime() - this.cached.at < CACHE_MS) return this.cached;
     const [gpuTypes, dataCenters] = await Promise.all([
       this.queries.query(Subjects.catalog.gpuTypes, {}, SYSTEM),
       this.queries.query(Subjects.catalog.dataCenters, {}, SYSTEM),
     ]);
-    this.cached = { at: Date.now(), gpuTypes, dataCenters };
+    this.cached = { at: this.clock.now().getTime(), gpuTypes, dataCenters };
     return this.cached;
   }
 }

@@ -1,11 +1,23 @@
 import { Module } from '@nestjs/common';
+import { Clock } from '../clock.js';
 import { PersistenceModule } from '../persistence.module.js';
 import { ControlLoop } from './control-loop.service.js';
 import { EndpointReconciler } from './endpoint-reconciler.js';
 import { PlacementCatalog } from './placement-catalog.js';
+import { ScalingApplier } from './scaling-applier.js';
+import { ScalingStateRepository } from './scaling-state.repository.js';
+import { WorkerPods } from './worker-pods.js';
 
 @Module({
   imports: [PersistenceModule],
-  providers: [PlacementCatalog, EndpointReconciler, ControlLoop],
+  providers: [
+    Clock,
+    PlacementCatalog,
+    ScalingStateRepository,
+    WorkerPods,
+    ScalingApplier,
+    EndpointReconciler,
+    ControlLoop,
+  ],
 })
 export class ScalingModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, Not } from 'typeorm';
+import { DataSource, In, Not, type EntityManager } from 'typeorm';
 import { WorkerEntity } from './worker.entity.js';
 
 @Injectable()
@@ -25,15 +25,15 @@ export class WorkersRepository {
     return byEndpoint;
   }
 
-  insert(worker: WorkerEntity): Promise<unknown> {
-    return this.dataSource.manager.insert(WorkerEntity, worker);
+  async insert(workers: WorkerEntity[], manager: EntityManager): Promise<void> {
+    if (workers.length) await manager.insert(WorkerEntity, workers);
   }
 
-  save(worker: WorkerEntity): Promise<unknown> {
-    return this.dataSource.manager.save(WorkerEntity, worker);
+  async save(workers: WorkerEntity[], manager: EntityManager): Promise<void> {
+    if (workers.length) await manager.save(WorkerEntity, workers);
   }
 
-  async delete(podId: string): Promise<void> {
-    await this.dataSource.manager.delete(WorkerEntity, { podId });
+  async delete(podIds: string[], manager: EntityManager): Promise<void> {
+    if (podIds.length) await manager.delete(WorkerEntity, { podId: In(podIds) });
   }
 }

@@ -14,6 +14,7 @@ import { DATA_SOURCE_SPEC } from '../data-source.js';
 import { GatewayConfig } from '../gateway.config.js';
 import { RateLimitAdminModule } from '../rate-limit/rate-limit-admin.module.js';
 import { parseQuotaArgument, RateLimitAdminService } from '../rate-limit/rate-limit-admin.service.js';
+import { runSpendCommand } from './spend-limits.cli.js';
 
 const USAGE = `usage: npm run keys -- <command> [options]
 
@@ -29,7 +30,12 @@ const USAGE = `usage: npm run keys -- <command> [options]
                                             override the user's quotas of one policy (effective at once)
   limits clear <user> [--policy name]       back to the defaults (every policy without --policy)
   limits list [<user>] [--json]             list quota overrides ('-': the configured default)
+  spend set <user> --monthly N [--json]     cap the user's monthly spend (new GPU work refused with 402 once
+                                            reached; the user may set a lower limit of their own)
+  spend clear <user> [--json]               remove the cap (the user's own limit, if any, stays)
+  spend show <user> [--json]                the cap, the user's own limit and this month's spend
 
+  Spend limits are kept by pod-lifecycle: \`spend\` needs NATS and pod-lifecycle running.
   Revocations and exemptions are announced to the gateways over NATS (NATS_URL, NATS_PREFIX as the gateway's);
   without NATS they take effect once a gateway's cached entry expires (AUTH_CACHE_TTL_MS).
 
@@ -85,12 +91,16 @@ const { values, positionals } = parseArgsOrExit({
     minute: { type: 'string' },
     hour: { type: 'string' },
     day: { type: 'string' },
+    monthly: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
 
 const CHANGES = new Set(['key revoke', 'user exempt']);
-const nats = CHANGES.has(`${positionals[0]} ${positionals[1]}`) ? await connectBus(bus) : null;
+const nats =
+  CHANGES.has(`${positionals[0]} ${positionals[1]}`) || positionals[0] === 'spend'
+    ? await connectBus(bus)
+    : null;
 
 @Global()
 @Module({ providers: [{ provide: NatsClient, useValue: nats }], exports: [NatsClient] })
@@ -217,8 +227,12 @@ async function main(): Promise<number> {
       }
       return 0;
     }
-    default:
-      return usage();
+    default: {
+      if (group !== 'spend') return usage();
+      const gatewayConfig = app.get(GatewayConfig);
+      const deps = { nats, config: gatewayConfig, accounts, out };
+      return (await runSpendCommand(action, arg, values, deps)) ?? usage();
+    }
   }
 }
 

@@ -8,7 +8,7 @@ import {
   type PodView,
 } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
-import { Operation } from '../openapi/openapi.decorators.js';
+import { Operation, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
 import { ClustersService } from './clusters.service.js';
 
 /** `/v2/clusters`: multi-node clusters placed in one data center on a VXLAN overlay. */
@@ -27,6 +27,7 @@ export class ClustersController {
       'private VXLAN overlay.',
     errors: {
       400: "the request conflicts with its rules (both persistent and network mounts, gpuCountPerPod above the GPU type's maxCount, an unknown GPU type or network volume, ...)",
+      402: SPEND_LIMIT_REFUSAL,
       409: 'no data center has the capacity asked for (the detail names what was missing)',
     },
   })

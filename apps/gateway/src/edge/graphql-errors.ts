@@ -33,6 +33,8 @@ export function graphqlCodeFor(code: ErrorCode): string {
       return 'PAYLOAD_TOO_LARGE';
     case ErrorCode.RateLimited:
       return 'RATE_LIMITED';
+    case ErrorCode.SpendLimitReached:
+      return 'SPEND_LIMIT_REACHED';
     case ErrorCode.OwnerUnavailable:
       return 'SERVICE_UNAVAILABLE';
     case ErrorCode.DependencyUnavailable:

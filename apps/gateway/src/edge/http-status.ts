@@ -12,6 +12,8 @@ export function httpStatusFor(code: ErrorCode): number {
       return 401;
     case ErrorCode.Forbidden:
       return 403;
+    case ErrorCode.SpendLimitReached:
+      return 402;
     case ErrorCode.NotFound:
       return 404;
     case ErrorCode.InvalidState:
@@ -37,6 +39,7 @@ export function titleFor(status: number): string {
   const titles: Record<number, string> = {
     400: 'Bad Request',
     401: 'Unauthorized',
+    402: 'Payment Required',
     403: 'Forbidden',
     404: 'Not Found',
     405: 'Method Not Allowed',

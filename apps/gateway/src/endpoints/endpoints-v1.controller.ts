@@ -4,7 +4,7 @@ import { CreateEndpointV1Dto, UpdateEndpointV1Dto, type Actor, type EndpointV1Vi
 import type { Principal } from '../accounts/accounts.service.js';
 import { scopeMayManage } from '../accounts/api-key-scope.js';
 import { Auth, actorOf, CurrentActor, CurrentPrincipal } from '../auth/auth.decorators.js';
-import { Operation, TextQuery } from '../openapi/openapi.decorators.js';
+import { Operation, TextQuery, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
 import { EndpointsService } from './endpoints.service.js';
 import { EndpointsV1Service, type EndpointIncludes } from './endpoints-v1.service.js';
 
@@ -12,6 +12,7 @@ const UPDATE = {
   returns: 'EndpointV1View',
   description: 'Absent fields keep their values; `networkVolumeId: null` removes the volume.',
   errors: {
+    402: `raising workersMin: ${SPEND_LIMIT_REFUSAL}`,
     404: 'templateId or networkVolumeId names nothing of yours',
     422: 'a gpuTypeIds entry is neither a GPU pool nor a GPU type, or workersMin exceeds workersMax',
   },

@@ -20,6 +20,7 @@ import { AccountsService } from '../accounts/accounts.service.js';
 import { GatewayConfig } from '../gateway.config.js';
 import { EndpointAccess } from '../jobs/endpoint-access.js';
 import { NetworkVolumesService } from '../network-volumes/network-volumes.service.js';
+import { toWorkerList } from './worker-list.view.js';
 
 /** What ties a worker's pod to its endpoint: the autoscaler sets it in every worker's env (worker-env.ts). */
 const WORKER_ENDPOINT_ENV = 'RUNPOD_ENDPOINT_ID';
@@ -102,10 +103,17 @@ export class EndpointsService {
     return this.save(toCommand(current), actor);
   }
 
-  /** The endpoint's live workers (queue-broker), once the endpoint is known to be the actor's. */
+  /**
+   * The endpoint's live workers (queue-broker) with their pods' runs (pod-lifecycle), once the endpoint is known
+   * to be the actor's: two queries at once, whatever the number of workers.
+   */
   async workers(id: string, actor: Actor): Promise<WorkerList> {
     await this.queries.query(Subjects.endpoint.get, { id }, actor);
-    return this.queries.query(Subjects.worker.list, { endpointId: id }, actor);
+    const [broker, runs] = await Promise.all([
+      this.queries.query(Subjects.worker.list, { endpointId: id }, actor),
+      this.queries.query(Subjects.pod.listWorkerRuns, { endpointId: id }, actor),
+    ]);
+    return toWorkerList(broker, runs);
   }
 
   /**

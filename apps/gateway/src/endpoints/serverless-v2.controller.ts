@@ -27,7 +27,7 @@ import { scopeMayManage } from '../accounts/api-key-scope.js';
 import { Auth, actorOf, CurrentActor, CurrentPrincipal } from '../auth/auth.decorators.js';
 import { LogRequestOf, LogRoute, type LogRequest } from '../logs/log-route.decorator.js';
 import { PodLogsService } from '../logs/pod-logs.service.js';
-import { Operation, TextQuery } from '../openapi/openapi.decorators.js';
+import { Operation, SPEND_LIMIT_REFUSAL, TextQuery } from '../openapi/openapi.decorators.js';
 import { toEndpointV2View, toSaveCommandV2 } from './endpoint-v2.view.js';
 import { EndpointsService } from './endpoints.service.js';
 import { metricsWindow } from './metrics-window.js';
@@ -49,7 +49,10 @@ export class ServerlessV2Controller {
   @HttpCode(201)
   @Operation('Create a serverless endpoint', {
     returns: 'EndpointV2View',
-    errors: { 404: 'templateId or the network volume names nothing of yours' },
+    errors: {
+      402: `workers.min above 0: ${SPEND_LIMIT_REFUSAL}`,
+      404: 'templateId or the network volume names nothing of yours',
+    },
   })
   async create(@Body() dto: CreateEndpointV2Dto, @CurrentActor() actor: Actor): Promise<EndpointV2View> {
     return toEndpointV2View(await this.endpoints.save(toSaveCommandV2(dto, null), actor));
@@ -77,7 +80,10 @@ export class ServerlessV2Controller {
   @HttpCode(200)
   @Operation('Update a serverless endpoint (absent fields keep their values)', {
     returns: 'EndpointV2View',
-    errors: { 404: 'templateId or the network volume names nothing of yours' },
+    errors: {
+      402: `workers.min above 0: ${SPEND_LIMIT_REFUSAL}`,
+      404: 'templateId or the network volume names nothing of yours',
+    },
   })
   async update(
     @Param('endpointId') endpointId: string,

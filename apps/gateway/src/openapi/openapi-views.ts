@@ -30,6 +30,7 @@ import type {
   PurgeResult,
   RegistryAuthView,
   RegistryList,
+  SpendStatus,
   SshKeySet,
   SshKeyView,
   StopsResult,
@@ -92,6 +93,7 @@ export interface ResponseViews {
   PurgeResult: PurgeResult;
   RegistryAuthView: RegistryAuthView;
   RegistryList: RegistryList;
+  SpendStatus: SpendStatus;
   SshKeySet: SshKeySet;
   SshKeyView: SshKeyView;
   StopsResult: StopsResult;

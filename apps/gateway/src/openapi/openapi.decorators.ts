@@ -11,8 +11,12 @@ import type { ResponseViews, ViewName } from './openapi-views.js';
 export const OPENAPI_OPERATION = Symbol('gateway:openapi-operation');
 
 /** Error statuses a handler documents itself, with when they happen. */
-export type ErrorStatus = 400 | 404 | 409 | 413 | 422 | 501 | 503;
+export type ErrorStatus = 400 | 402 | 404 | 409 | 413 | 422 | 501 | 503;
 export type OperationErrors = Partial<Record<ErrorStatus, string>>;
+
+/** The 402 of every route that starts GPU work (docs/adr/0023-spend-limits.md). */
+export const SPEND_LIMIT_REFUSAL =
+  'the monthly spend limit is reached (the detail names the limit and the spend): new GPU work is refused';
 
 export interface OperationMetadata {
   summary: string;

@@ -418,6 +418,7 @@ function buildOperation(path: string, scanned: Json, facts: RouteFacts): Json {
   }
   if (parameters.length) add(400, 'a path or query parameter containing control characters');
   add(400, meta.errors?.[400]);
+  add(402, meta.errors?.[402]);
   if (!facts.isPublic) {
     add(401, 'missing, malformed, unknown or revoked API key');
     add(403, "the key's scope does not allow this route, or the resource belongs to another user");

@@ -14,7 +14,7 @@ import {
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
 import { LogRequestOf, LogRoute, type LogRequest } from '../logs/log-route.decorator.js';
 import { PodLogsService } from '../logs/pod-logs.service.js';
-import { Operation, TextQuery } from '../openapi/openapi.decorators.js';
+import { Operation, TextQuery, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
 import { fromCreatePodV2, toPodV2View } from './pod-v2.view.js';
 import { PodsService } from './pods.service.js';
 
@@ -37,6 +37,7 @@ export class PodsV2Controller {
     errors: {
       400: 'mounts: both persistent and network, or persistent on a CPU pod',
       404: 'templateId, registry or a network volume names nothing of yours',
+      402: SPEND_LIMIT_REFUSAL,
       409: 'no host has the capacity asked for',
     },
   })
@@ -93,7 +94,10 @@ export class PodsV2Controller {
   @Operation('Start, stop, restart or terminate a pod', {
     returns: 'PodV2View',
     orNoContent: true,
-    errors: { 409: "the action is not among the pod's `actions` (its status, or a member's terminate)" },
+    errors: {
+      402: `start or restart of a stopped pod: ${SPEND_LIMIT_REFUSAL}`,
+      409: "the action is not among the pod's `actions` (its status, or a member's terminate)",
+    },
   })
   async action(
     @Param('podId') podId: string,

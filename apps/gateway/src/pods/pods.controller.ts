@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiTags } from '@nestjs/swagger';
 import { CreatePodDto, UpdatePodDto, type Actor, type PodDetailsView, type PodView } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
-import { Operation, TextQuery } from '../openapi/openapi.decorators.js';
+import { Operation, TextQuery, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
 import { PodsService } from './pods.service.js';
 
 const UPDATE = {
@@ -32,6 +32,7 @@ export class PodsController {
     description: 'A standalone GPU or CPU pod, placed by the scheduler; it starts PROVISIONING.',
     errors: {
       404: 'templateId, networkVolumeId or containerRegistryAuthId names nothing of yours',
+      402: SPEND_LIMIT_REFUSAL,
       409: 'no host has the capacity asked for',
     },
   })
@@ -91,7 +92,10 @@ export class PodsController {
   @HttpCode(200)
   @Operation('Start or resume a pod', {
     returns: 'PodView',
-    errors: { 409: "the pod's status does not allow start, or its host no longer has its GPUs" },
+    errors: {
+      402: SPEND_LIMIT_REFUSAL,
+      409: "the pod's status does not allow start, or its host no longer has its GPUs",
+    },
   })
   start(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<PodView> {
     return this.pods.start(podId, actor);

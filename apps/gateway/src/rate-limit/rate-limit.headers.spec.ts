@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseList, Token } from 'structured-headers';
+import { parseList, serializeList, Token } from 'structured-headers';
 import type { WindowState } from './rate-limit-decision.js';
 import { rateLimitField, rateLimitPolicyField } from './rate-limit.headers.js';
 
@@ -31,5 +31,25 @@ describe('rate-limit header fields', () => {
       { r: 5999, t: 2141 },
       { r: 0, t: 60941 },
     ]);
+  });
+
+  it('writes exactly what the structured-field library writes, whatever the figures', () => {
+    const library = (ws: WindowState[]): string =>
+      serializeList(
+        ws.map((w) => [
+          w.name,
+          new Map([
+            ['r', w.remaining],
+            ['t', w.resetSeconds],
+          ]),
+        ]),
+      );
+    const cases: WindowState[][] = [
+      windows,
+      [{ ...windows[0], remaining: 1.5 }],
+      [{ ...windows[0], resetSeconds: -3 }],
+      [],
+    ];
+    for (const ws of cases) expect(rateLimitField(ws)).toBe(library(ws));
   });
 });

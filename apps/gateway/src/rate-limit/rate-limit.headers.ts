@@ -15,6 +15,17 @@ export const RETRY_AFTER_HEADER = 'Retry-After';
 
 /** `RateLimit`: `r` remaining requests and `t` seconds to reset, per window. */
 export function rateLimitField(windows: readonly WindowState[]): string {
+  // Once per request, so the library serialises only the names (once each); the figures are appended as they are
+  // whenever both are sf-integers, which is what the limiter produces. Anything else goes through the library.
+  let field = '';
+  for (const w of windows) {
+    if (!isSfInteger(w.remaining) || !isSfInteger(w.resetSeconds)) return serializeRateLimit(windows);
+    field += `${field ? ', ' : ''}${sfString(w.name)};r=${w.remaining};t=${w.resetSeconds}`;
+  }
+  return field;
+}
+
+function serializeRateLimit(windows: readonly WindowState[]): string {
   return serializeList(
     windows.map((w) => [
       w.name,
@@ -24,6 +35,24 @@ export function rateLimitField(windows: readonly WindowState[]): string {
       ]),
     ]),
   );
+}
+
+/** RFC 8941 §3.3.1: at most 15 digits. */
+function isSfInteger(value: number): boolean {
+  return Number.isInteger(value) && Math.abs(value) <= 999_999_999_999_999;
+}
+
+const sfStrings = new Map<string, string>();
+
+/** A window's name as an sf-string, serialised by the library once per name (names come from the policies). */
+function sfString(name: string): string {
+  let serialised = sfStrings.get(name);
+  if (serialised === undefined) {
+    if (sfStrings.size >= MAX_POLICY_FIELDS) sfStrings.clear();
+    serialised = serializeList([[name, new Map()]]);
+    sfStrings.set(name, serialised);
+  }
+  return serialised;
 }
 
 /** Serialised policies by their figures: few distinct ones (the defaults, the overrides), one per request. */

@@ -4,6 +4,8 @@ import { PodsAndTemplates1795238779844 } from './1795238779844-pods-and-template
 import { SealedSecretEnv1795469196236 } from './1795469196236-sealed-secret-env.js';
 import { PodUsage1795483003432 } from './1795483003432-pod-usage.js';
 import { DeletedClusters1795484944203 } from './1795484944203-deleted-clusters.js';
+import { WorkerPodsIndex1795492485229 } from './1795492485229-worker-pods-index.js';
+import { SpendLimits1795492897773 } from './1795492897773-spend-limits.js';
 
 export const MIGRATIONS = [
   Initial1795237945357,
@@ -11,4 +13,6 @@ export const MIGRATIONS = [
   SealedSecretEnv1795469196236,
   PodUsage1795483003432,
   DeletedClusters1795484944203,
+  WorkerPodsIndex1795492485229,
+  SpendLimits1795492897773,
 ];

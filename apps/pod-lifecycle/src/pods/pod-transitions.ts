@@ -17,6 +17,7 @@ import type { PodEntity } from './pod.entity.js';
 import { toPodView, toStatusChangedEvent } from './pod.mapper.js';
 import { PodRepository } from './pod.repository.js';
 import { PodUsage } from './usage/pod-usage.service.js';
+import { SpendLedger } from '../spend/spend-ledger.service.js';
 import {
   decide,
   publishedActions,
@@ -42,6 +43,7 @@ export class PodTransitions {
     private readonly pods: PodRepository,
     private readonly commands: CommandBus,
     private readonly usage: PodUsage,
+    private readonly spend: SpendLedger,
   ) {}
 
   /** Moves the pod to `to`, saves it and records the event (one per pod and command). */
@@ -106,12 +108,21 @@ export class PodTransitions {
    * host first.
    */
   async restart(pod: PodEntity, to: PodStatus, ctx: CommandContext, reason: string): Promise<void> {
-    if (pod.status !== PodStatus.Running) await this.reserveOnSameHost(ctx.envelope, pod);
+    if (pod.status !== PodStatus.Running) {
+      // A stopped pod run again is new GPU work; a running one's new run is not (docs/adr/0023-spend-limits.md).
+      await this.assertUnderSpendLimit(ctx, 'pod restart');
+      await this.reserveOnSameHost(ctx.envelope, pod);
+    }
     pod.generation += 1;
     pod.diskEpoch += 1;
     pod.desiredStatus = PodStatus.Running;
     pod.lastStartedAt = ctx.now;
     await this.changeStatus(pod, to, ctx, reason);
+  }
+
+  /** Refuses new GPU work (a start, or a restart of a stopped pod) once the owner's monthly spend limit is reached. */
+  assertUnderSpendLimit(ctx: CommandContext, what: string): Promise<void> {
+    return this.spend.assertUnderLimit(ctx.envelope.actor, ctx.now, what);
   }
 
   /**

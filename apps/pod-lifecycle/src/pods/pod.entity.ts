@@ -11,6 +11,7 @@ export type PodMounts = NonNullable<ClusterMemberSpec['mounts']>;
 @Index('pods_host_idx', ['hostId'])
 @Index('pods_template_idx', ['templateId'])
 @Index('pods_registry_auth_idx', ['registryAuthId'])
+@Index('pods_endpoint_idx', ['endpointId'], { where: 'endpoint_id IS NOT NULL' })
 export class PodEntity {
   @PrimaryColumn({ type: 'text' })
   id: string;

@@ -25,6 +25,15 @@ export class PodRepository {
     });
   }
 
+  /** The owner's worker pods of an endpoint that are not terminated, oldest first (through `pods_endpoint_idx`). */
+  listWorkersOf(ownerId: string, endpointId: string): Promise<PodEntity[]> {
+    return this.dataSource.manager.find(PodEntity, {
+      where: { endpointId, ownerId, status: Not(PodStatus.Terminated) },
+      select: { id: true, status: true, generation: true, lastStartedAt: true, createdAt: true },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
   listByCluster(clusterId: string, manager: EntityManager = this.dataSource.manager): Promise<PodEntity[]> {
     return manager.find(PodEntity, { where: { clusterId }, order: { clusterRank: 'ASC', id: 'ASC' } });
   }

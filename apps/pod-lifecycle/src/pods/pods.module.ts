@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PersistenceModule } from '../persistence.module.js';
+import { SpendModule } from '../spend/spend.module.js';
 import { CatalogTemplatesModule } from '../templates/catalog/catalog-templates.module.js';
 import { DeletedClustersRepository } from './deleted-clusters/deleted-clusters.repository.js';
 import { CreateClusterMembersHandler } from './create-cluster-members/create-cluster-members.handler.js';
@@ -8,6 +9,7 @@ import { GetPodHandler } from './get-pod/get-pod.handler.js';
 import { HostFailedHandler } from './host-failed/host-failed.handler.js';
 import { ListPodsHandler } from './list-pods/list-pods.handler.js';
 import { ListPodsByClusterHandler } from './list-pods-by-cluster/list-pods-by-cluster.handler.js';
+import { ListWorkerRunsHandler } from './list-worker-runs/list-worker-runs.handler.js';
 import { ObservePodHandler } from './observe-pod/observe-pod.handler.js';
 import { PodTransitions } from './pod-transitions.js';
 import { ResetPodHandler } from './reset-pod/reset-pod.handler.js';
@@ -23,7 +25,7 @@ import { PodUsageRepository } from './usage/pod-usage.repository.js';
 import { PodUsage } from './usage/pod-usage.service.js';
 
 @Module({
-  imports: [PersistenceModule, CatalogTemplatesModule],
+  imports: [PersistenceModule, CatalogTemplatesModule, SpendModule],
   providers: [
     PodTransitions,
     CreatePodHandler,
@@ -39,6 +41,7 @@ import { PodUsage } from './usage/pod-usage.service.js';
     GetPodHandler,
     ListPodsHandler,
     ListPodsByClusterHandler,
+    ListWorkerRunsHandler,
     CreateClusterMembersHandler,
     TerminateClusterMembersHandler,
     DeletedClustersRepository,

@@ -20,6 +20,8 @@ export const ErrorCode = {
   CapacityUnavailable: 'CAPACITY_UNAVAILABLE',
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
   RateLimited: 'RATE_LIMITED',
+  /** The user's monthly spend limit is reached: new GPU work is refused (402). */
+  SpendLimitReached: 'SPEND_LIMIT_REACHED',
   /** The owning service did not answer in time (503). */
   OwnerUnavailable: 'OWNER_UNAVAILABLE',
   /** A dependency (database, bus) is down (503). */

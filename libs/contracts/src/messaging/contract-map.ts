@@ -27,6 +27,13 @@ import {
 } from '../pods/pod.commands.js';
 import type { PodView } from '../pods/pod.dto.js';
 import {
+  GetSpendStatusQuery,
+  SetSpendLimitCommand,
+  type SpendLimitView,
+  type SpendStatus,
+} from '../usage/spend-limit.contracts.js';
+import { ListWorkerPodRunsQuery, type WorkerPodRun } from '../pods/worker-pod-runs.contracts.js';
+import {
   CreateTemplateCommand,
   DeleteTemplateCommand,
   GetTemplateQuery,
@@ -92,7 +99,7 @@ import {
   type StreamRead,
   type TakeResult,
 } from '../jobs/job.contracts.js';
-import { ListWorkersQuery, type WorkerList } from '../jobs/worker-list.contracts.js';
+import { ListWorkersQuery, type BrokerWorkerList } from '../jobs/worker-list.contracts.js';
 import {
   GetWebhookSecretQuery,
   RotateWebhookSecretCommand,
@@ -144,6 +151,7 @@ export interface CommandContracts {
   [Subjects.template.delete]: { payload: DeleteTemplateCommand; result: null };
   [Subjects.endpoint.save]: { payload: SaveEndpointCommand; result: EndpointView };
   [Subjects.endpoint.delete]: { payload: DeleteEndpointCommand; result: null };
+  [Subjects.spend.setLimit]: { payload: SetSpendLimitCommand; result: SpendLimitView };
 }
 
 /** Typed subject → payload/result map of every query. */
@@ -153,7 +161,7 @@ export interface QueryContracts {
   [Subjects.job.queueStats]: { payload: EndpointJobsQuery; result: QueueStats };
   [Subjects.job.metrics]: { payload: EndpointMetricsQuery; result: EndpointMetrics };
   [Subjects.job.webhookSecret]: { payload: GetWebhookSecretQuery; result: WebhookSecretView | null };
-  [Subjects.worker.list]: { payload: ListWorkersQuery; result: WorkerList };
+  [Subjects.worker.list]: { payload: ListWorkersQuery; result: BrokerWorkerList };
   [Subjects.endpoint.get]: { payload: GetEndpointQuery; result: EndpointView };
   [Subjects.endpoint.list]: { payload: ListEndpointsQuery; result: EndpointView[] };
   [Subjects.cluster.get]: { payload: GetClusterQuery; result: ClusterView };
@@ -170,10 +178,12 @@ export interface QueryContracts {
   [Subjects.pod.get]: { payload: GetPodQuery; result: PodView };
   [Subjects.pod.list]: { payload: ListPodsQuery; result: PodView[] };
   [Subjects.pod.listByCluster]: { payload: ListPodsByClusterQuery; result: PodView[] };
+  [Subjects.pod.listWorkerRuns]: { payload: ListWorkerPodRunsQuery; result: WorkerPodRun[] };
   [Subjects.pod.usage]: { payload: UsageQuery; result: PodUsageRecord[] };
   [Subjects.template.list]: { payload: ListTemplatesQuery; result: TemplateView[] };
   [Subjects.template.get]: { payload: GetTemplateQuery; result: TemplateView };
   [Subjects.template.catalog]: { payload: ListCatalogTemplatesQuery; result: TemplateView[] };
+  [Subjects.spend.status]: { payload: GetSpendStatusQuery; result: SpendStatus };
 }
 
 export type CommandSubject = keyof CommandContracts;
@@ -223,6 +233,7 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.template.delete]: DeleteTemplateCommand,
   [Subjects.endpoint.save]: SaveEndpointCommand,
   [Subjects.endpoint.delete]: DeleteEndpointCommand,
+  [Subjects.spend.setLimit]: SetSpendLimitCommand,
 };
 
 export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> } = {
@@ -248,8 +259,10 @@ export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> 
   [Subjects.pod.get]: GetPodQuery,
   [Subjects.pod.list]: ListPodsQuery,
   [Subjects.pod.listByCluster]: ListPodsByClusterQuery,
+  [Subjects.pod.listWorkerRuns]: ListWorkerPodRunsQuery,
   [Subjects.pod.usage]: UsageQuery,
   [Subjects.template.list]: ListTemplatesQuery,
   [Subjects.template.get]: GetTemplateQuery,
   [Subjects.template.catalog]: ListCatalogTemplatesQuery,
+  [Subjects.spend.status]: GetSpendStatusQuery,
 };

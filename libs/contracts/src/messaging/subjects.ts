@@ -16,6 +16,7 @@ export const Domain = {
   Worker: 'worker',
   Endpoint: 'endpoint',
   Account: 'account',
+  Spend: 'spend',
 } as const;
 export type Domain = (typeof Domain)[keyof typeof Domain];
 
@@ -32,6 +33,7 @@ export const DomainOwner = {
   [Domain.Worker]: 'queue-broker',
   [Domain.Endpoint]: 'endpoint-autoscaler',
   [Domain.Account]: 'gateway',
+  [Domain.Spend]: 'pod-lifecycle',
 } as const satisfies Record<Domain, AppName>;
 
 export const APP_NAMES = [
@@ -107,7 +109,12 @@ export const Subjects = {
     get: 'pod.qry.get',
     list: 'pod.qry.list',
     listByCluster: 'pod.qry.list-by-cluster',
+    listWorkerRuns: 'pod.qry.list-worker-runs',
     usage: 'pod.qry.usage',
+  },
+  spend: {
+    setLimit: 'spend.cmd.set-limit',
+    status: 'spend.qry.status',
   },
   template: {
     create: 'template.cmd.create',

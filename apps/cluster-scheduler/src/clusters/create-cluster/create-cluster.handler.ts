@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
   DomainError,
@@ -11,8 +11,9 @@ import {
   type ClusterView,
   type CreateClusterCommand,
   type UsageRates,
+  assertUnderSpendLimit,
 } from '@app/contracts';
-import { CommandHandler, type CommandContext } from '@app/messaging';
+import { CommandHandler, QueryBus, type CommandContext } from '@app/messaging';
 import { CatalogChecks } from '../../catalog/catalog.checks.js';
 import { CatalogRepository } from '../../catalog/catalog.repository.js';
 import type { GpuTypeEntity } from '../../catalog/gpu-type.entity.js';
@@ -56,6 +57,7 @@ function invalid(error: string): DomainError {
  */
 @Injectable()
 export class CreateClusterHandler {
+  private readonly logger = new Logger('clusters');
   constructor(
     private readonly clusters: ClustersRepository,
     private readonly volumes: NetworkVolumesRepository,
@@ -64,6 +66,7 @@ export class CreateClusterHandler {
     private readonly checks: CatalogChecks,
     private readonly catalog: CatalogRepository,
     private readonly config: ClusterSchedulerConfig,
+    private readonly queries: QueryBus,
   ) {}
 
   @CommandHandler(Subjects.cluster.create)
@@ -97,6 +100,17 @@ export class CreateClusterHandler {
     );
     const dataCenterIds = [...new Set(payload.dataCenterIds ?? [])];
     const volume = await this.networkVolume(payload, ownerId, dataCenterIds, manager);
+    // Last of the checks: new GPU work is refused once the owner's monthly spend limit is reached (402), counted
+    // up to the command's time by pod-lifecycle, which meters it (docs/adr/0023-spend-limits.md).
+    // Fails open while pod-lifecycle does not answer: its members wait for it anyway, and creates must not.
+    const spend = await this.queries
+      .query(Subjects.spend.status, { at: envelope.issuedAt, check: true }, envelope.actor)
+      .catch((error: unknown) => {
+        if (!(error instanceof DomainError) || error.code !== ErrorCode.OwnerUnavailable) throw error;
+        this.logger.warn(`cluster create: spend limit not checked: ${error.message}`);
+        return null;
+      });
+    if (spend) assertUnderSpendLimit(spend, 'cluster create');
 
     const clusterId = deriveId(envelope.commandId);
     const podIds = Array.from({ length: compute.podCount }, (_, rank) =>

@@ -1,15 +1,16 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import {
   DomainError,
   ENDPOINT_DEFAULTS,
   ErrorCode,
   Subjects,
+  assertUnderSpendLimit,
   newEndpointId,
   type EndpointSavedEvent,
   type EndpointView,
   type SaveEndpointCommand,
 } from '@app/contracts';
-import { CommandHandler, type CommandContext } from '@app/messaging';
+import { CommandHandler, QueryBus, type CommandContext } from '@app/messaging';
 import { ownedEndpoint } from '../endpoint.access.js';
 import { EndpointEntity } from '../endpoint.entity.js';
 import { toEndpointView } from '../endpoint.mapper.js';
@@ -18,24 +19,42 @@ import { EndpointsRepository } from '../endpoints.repository.js';
 /**
  * Creates an endpoint (no `id`; omitted fields take their defaults) or modifies one of the actor's (omitted
  * fields keep their values; the type cannot change). The control loop picks the new configuration up on its next
- * tick, so nothing else happens here.
+ * tick, so nothing else happens here. Raising workersMin (or creating an endpoint with workersMin above 0) asks for
+ * GPU work that runs whether jobs come or not: it is refused (402) once the owner's monthly spend limit is reached
+ * (docs/adr/0023-spend-limits.md); every other change, lowering workersMin included, is not.
  */
 @Injectable()
 export class SaveEndpointHandler {
-  constructor(private readonly endpoints: EndpointsRepository) {}
+  private readonly logger = new Logger('endpoints');
+  constructor(
+    private readonly endpoints: EndpointsRepository,
+    private readonly queries: QueryBus,
+  ) {}
 
   @CommandHandler(Subjects.endpoint.save)
   async handle(ctx: CommandContext<SaveEndpointCommand>): Promise<EndpointView> {
     const { envelope, payload, manager } = ctx;
     const created = !payload.id;
-    const entity = payload.id
-      ? this.modified(
-          ownedEndpoint(await this.endpoints.lockLive(payload.id, manager), payload.id, envelope.actor),
-          payload,
-        )
+    const current = payload.id
+      ? ownedEndpoint(await this.endpoints.lockLive(payload.id, manager), payload.id, envelope.actor)
+      : null;
+    const workersMinBefore = current?.workersMin ?? 0;
+    const entity = current
+      ? this.modified(current, payload)
       : this.created(newEndpointId(envelope.commandId), envelope.actor.userId, payload, ctx.now);
     entity.updatedAt = ctx.now;
     checkWorkerBounds(entity);
+    if (entity.workersMin > workersMinBefore) {
+      // Fails open while pod-lifecycle does not answer: the workers it would start need it anyway.
+      const spend = await this.queries
+        .query(Subjects.spend.status, { at: envelope.issuedAt, check: true }, envelope.actor)
+        .catch((error: unknown) => {
+          if (!(error instanceof DomainError) || error.code !== ErrorCode.OwnerUnavailable) throw error;
+          this.logger.warn(`endpoint save: spend limit not checked: ${error.message}`);
+          return null;
+        });
+      if (spend) assertUnderSpendLimit(spend, `raising workersMin to ${entity.workersMin}`);
+    }
     if (created) await this.endpoints.insert(entity, manager);
     else await this.endpoints.save(entity, manager);
     const view = toEndpointView(entity);

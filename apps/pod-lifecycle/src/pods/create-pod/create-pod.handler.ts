@@ -23,6 +23,7 @@ import { PodEntity } from '../pod.entity.js';
 import { toPodView, toStatusChangedEvent } from '../pod.mapper.js';
 import { PodRepository } from '../pod.repository.js';
 import { applyPlacement } from '../pod-transitions.js';
+import { SpendLedger } from '../../spend/spend-ledger.service.js';
 import { PodUsage } from '../usage/pod-usage.service.js';
 import { withAccessSetup } from './pod-access-setup.js';
 import { createMounts } from './pod-mounts.js';
@@ -56,6 +57,7 @@ export class CreatePodHandler {
     private readonly commands: CommandBus,
     private readonly catalog: CatalogTemplates,
     private readonly usage: PodUsage,
+    private readonly spend: SpendLedger,
   ) {}
 
   @CommandHandler(Subjects.pod.create)
@@ -79,6 +81,8 @@ export class CreatePodHandler {
       const id = resolved.registryAuthId;
       ownedRegistryAuth(await this.registryAuths.lockById(id, manager, 'share'), id, envelope.actor);
     }
+    // Last of the checks: new GPU work is refused once the owner's monthly spend limit is reached (402).
+    await this.spend.assertUnderLimit(envelope.actor, ctx.now, 'pod create');
     const podId = deriveId(envelope.commandId, 'pod');
     const placement = await this.place(envelope, podId, payload, resolved, storage.networkVolumeId);
     const pod = Object.assign(new PodEntity(), {

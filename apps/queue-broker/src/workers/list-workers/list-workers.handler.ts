@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import {
   Subjects,
+  WORKER_JOB_IDS_MAX,
+  type BrokerWorkerList,
+  type BrokerWorkerView,
   type ListWorkersQuery,
-  type WorkerList,
   type WorkerStatus,
-  type WorkerView,
 } from '@app/contracts';
 import { QueryHandler, type QueryContext } from '@app/messaging';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
@@ -13,7 +14,8 @@ import { WorkersRepository } from '../workers.repository.js';
 
 /**
  * `worker.qry.list` (GET /v2/serverless/{id}/workers): the endpoint's live workers, each with the status /health
- * counts it under, so the list and /health agree. The gateway has checked the endpoint is the caller's.
+ * counts it under, so the list and /health agree, and the jobs it holds. The gateway has checked the endpoint is the
+ * caller's, and adds each worker's pod (pod-lifecycle's part) to this.
  */
 @Injectable()
 export class ListWorkersHandler {
@@ -23,20 +25,23 @@ export class ListWorkersHandler {
   ) {}
 
   @QueryHandler(Subjects.worker.list)
-  async handle(ctx: QueryContext<ListWorkersQuery>): Promise<WorkerList> {
+  async handle(ctx: QueryContext<ListWorkersQuery>): Promise<BrokerWorkerList> {
     const now = Date.now();
     const rows = await this.workers.listAlive(
       ctx.payload.endpointId,
       new Date(now - this.config.WORKER_LOST_AFTER_MS),
       new Date(now - this.config.WORKER_INIT_TIMEOUT_MS),
+      WORKER_JOB_IDS_MAX,
     );
     // Half the lost threshold: a worker this silent has missed its pings and is lost if it stays silent.
     const staleBefore = now - this.config.WORKER_LOST_AFTER_MS / 2;
-    const workers = rows.map((row): WorkerView => {
+    const workers = rows.map((row): BrokerWorkerView => {
       const lastSeenAt = row.lastSeenAt ? new Date(row.lastSeenAt) : null;
       return {
         id: row.id,
         status: statusOf(row),
+        currentJobs: row.jobIds,
+        currentJobCount: row.leased,
         isStale: lastSeenAt !== null && lastSeenAt.getTime() < staleBefore,
         version: row.version,
         unhealthyReason: row.unhealthy ? row.unhealthyReason : null,

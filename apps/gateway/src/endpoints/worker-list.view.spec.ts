@@ -1,0 +1,46 @@
+import { describe, expect, it } from '@jest/globals';
+import { PodStatus, type BrokerWorkerList, type BrokerWorkerView } from '@app/contracts';
+import { toWorkerList } from './worker-list.view.js';
+
+const worker = (id: string, extra: Partial<BrokerWorkerView> = {}): BrokerWorkerView => ({
+  id,
+  status: 'IDLE',
+  currentJobs: [],
+  currentJobCount: 0,
+  isStale: false,
+  version: '1.7.9',
+  unhealthyReason: null,
+  registeredAt: '2026-11-01T00:00:00.000Z',
+  lastSeenAt: '2026-11-01T00:00:05.000Z',
+  ...extra,
+});
+
+const summary = { total: 2, running: 1, idle: 1, initializing: 0, throttled: 0, unhealthy: 0 };
+
+describe('toWorkerList', () => {
+  it("joins each worker with its pod's runs by id and keeps the broker's status, jobs and pings", () => {
+    const broker: BrokerWorkerList = {
+      workers: [
+        worker('pod-a', { status: 'RUNNING', currentJobs: ['j1', 'j2'], currentJobCount: 2 }),
+        worker('ext'),
+      ],
+      summary,
+    };
+    const list = toWorkerList(broker, [
+      { podId: 'pod-a', status: PodStatus.Running, restarts: 2, lastStartedAt: '2026-11-01T00:00:01.000Z' },
+      { podId: 'pod-other', status: PodStatus.Exited, restarts: 0, lastStartedAt: null },
+    ]);
+    expect(list.summary).toBe(summary);
+    expect(list.workers).toEqual([
+      {
+        ...broker.workers[0],
+        podId: 'pod-a',
+        podStatus: PodStatus.Running,
+        restarts: 2,
+      },
+      // Not a pod of the endpoint (a worker run elsewhere with the endpoint's key): no pod, no restarts.
+      { ...broker.workers[1], podId: null, podStatus: null, restarts: null },
+    ]);
+    expect(list.workers[0].currentJobs).toEqual(['j1', 'j2']);
+  });
+});
