@@ -22,6 +22,8 @@ export class MetricsLeader implements OnApplicationBootstrap, BeforeApplicationS
   private sampling: Promise<void> | null = null;
   private folding: Promise<void> | null = null;
   private stopping = false;
+  /** When this replica last sampled (0: not leading). */
+  private lastSample = 0;
 
   constructor(
     private readonly folder: JobEventsFolder,
@@ -48,8 +50,6 @@ export class MetricsLeader implements OnApplicationBootstrap, BeforeApplicationS
     await Promise.allSettled([this.sampling, this.folding]);
     await this.leadership.stop();
   }
-
-  private lastSample = 0;
 
   private check(): void {
     if (!this.leadership.isLeader) {
