@@ -4,6 +4,9 @@ import { IgnoredResultEntity } from './jobs/ignored-result.entity.js';
 import { JobAttemptEntity } from './jobs/job-attempt.entity.js';
 import { JobStreamChunkEntity } from './jobs/job-stream-chunk.entity.js';
 import { JobEntity } from './jobs/job.entity.js';
+import { CountedColdStartEntity } from './metrics/counted-cold-start.entity.js';
+import { EndpointRollupEntity } from './metrics/endpoint-rollup.entity.js';
+import { MetricsCursorEntity } from './metrics/metrics-cursor.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity.js';
 import { WebhookSecretEntity } from './webhooks/webhook-secret.entity.js';
@@ -22,6 +25,9 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     WorkerEntity,
     WebhookDeliveryEntity,
     WebhookSecretEntity,
+    EndpointRollupEntity,
+    MetricsCursorEntity,
+    CountedColdStartEntity,
   ],
   migrations: MIGRATIONS,
 };

@@ -132,4 +132,41 @@ export class QueueBrokerConfig extends BaseConfig {
   @Min(60_000)
   @Type(() => Number)
   PAYLOAD_BLOB_TTL_MS = 24 * 3600_000;
+
+  // ---- endpoint metrics (docs/adr/0022-endpoint-metrics.md) ------------------------------------------------------
+
+  /** How often the metrics leader samples queue depth, oldest job and workers by status, and counts cold starts. */
+  @IsInt()
+  @Min(1000)
+  @Type(() => Number)
+  METRICS_SAMPLE_MS = 10_000;
+
+  /** Most job events folded into the rollups in one transaction. */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  @Type(() => Number)
+  METRICS_BATCH_MAX = 1000;
+
+  /** Per-minute rollups are kept this long (the 5m and 1h windows read them). */
+  @IsInt()
+  @Min(3600_000)
+  @Type(() => Number)
+  METRICS_MINUTE_RETENTION_MS = 48 * 3600_000;
+
+  /** Per-hour rollups are kept this long (the 24h and 7d windows read them). */
+  @IsInt()
+  @Min(7 * 24 * 3600_000)
+  @Type(() => Number)
+  METRICS_HOUR_RETENTION_MS = 35 * 24 * 3600_000;
+
+  /**
+   * Endpoints exported with their own `endpoint` label on the per-endpoint Prometheus gauges (the busiest by queue
+   * depth and workers); the others are summed under `endpoint="_other"`, so the series stay bounded.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  @Type(() => Number)
+  METRICS_PROMETHEUS_ENDPOINTS = 50;
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { CancelJobHandler } from './jobs/cancel-job/cancel-job.handler.js';
 import { EndpointHealthHandler } from './jobs/endpoint-health/endpoint-health.handler.js';
 import { ListWorkersHandler } from './workers/list-workers/list-workers.handler.js';
@@ -31,6 +32,7 @@ import { WorkersRepository } from './workers/workers.repository.js';
 
 /** The `job` and `worker` domains: jobs, their leases to workers, stream chunks, retention, signed webhooks. */
 @Module({
+  imports: [MetricsModule],
   providers: [
     JobsRepository,
     JobLeasesRepository,

@@ -44,3 +44,5 @@ export * from './usage/usage.contracts.js';
 export * from './usage/usage-accrual.js';
 export * from './usage/billing.views.js';
 export * from './usage/spend-limit.contracts.js';
+export * from './metrics/latency-histogram.js';
+export * from './metrics/endpoint-metrics.contracts.js';

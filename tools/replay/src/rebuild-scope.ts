@@ -49,6 +49,10 @@ export const EXCLUSIONS: readonly Exclusion[] = [
     table: 'endpoint_autoscaler.scaling_events',
     why: "the control loop's decision log, written by the loop, not by commands",
   },
+  ...['endpoint_metric_rollups', 'metrics_cursors', 'metrics_cold_starts'].map((table) => ({
+    table: `queue_broker.${table}`,
+    why: "endpoint metrics, folded from events and samples by the broker's metrics leader, which does not run in a rebuild (ADR 22)",
+  })),
 ];
 
 function applies(exclusion: Exclusion, schema: string, table: string): boolean {

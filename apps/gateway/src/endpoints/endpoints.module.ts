@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { JobsModule } from '../jobs/jobs.module.js';
 import { LogsModule } from '../logs/logs.module.js';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
@@ -11,7 +12,15 @@ import { EndpointsV1Service } from './endpoints-v1.service.js';
 import { ServerlessV2Controller } from './serverless-v2.controller.js';
 
 @Module({
-  imports: [AccountsModule, NetworkVolumesModule, CatalogModule, TemplatesModule, PodsModule, LogsModule],
+  imports: [
+    AccountsModule,
+    NetworkVolumesModule,
+    CatalogModule,
+    TemplatesModule,
+    PodsModule,
+    LogsModule,
+    JobsModule,
+  ],
   controllers: [ServerlessV2Controller, EndpointsV1Controller],
   providers: [EndpointsService, EndpointsV1Service],
   exports: [EndpointsService],

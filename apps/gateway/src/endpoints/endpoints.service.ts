@@ -7,7 +7,9 @@ import {
   maskEnv,
   newEndpointId,
   type Actor,
+  type EndpointMetrics,
   type EndpointView,
+  type MetricsWindow,
   type NetworkVolumeView,
   type SaveEndpointCommand,
   type WorkerList,
@@ -16,6 +18,7 @@ import { CommandBus, QueryBus } from '@app/messaging';
 import { SecretBox } from '@app/platform';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { GatewayConfig } from '../gateway.config.js';
+import { EndpointAccess } from '../jobs/endpoint-access.js';
 import { NetworkVolumesService } from '../network-volumes/network-volumes.service.js';
 import { toWorkerList } from './worker-list.view.js';
 
@@ -45,6 +48,7 @@ export class EndpointsService {
     private readonly queries: QueryBus,
     private readonly accounts: AccountsService,
     private readonly volumes: NetworkVolumesService,
+    private readonly access: EndpointAccess,
     config: GatewayConfig,
   ) {
     this.box = new SecretBox(config.REGISTRY_AUTH_KEYS);
@@ -110,6 +114,15 @@ export class EndpointsService {
       this.queries.query(Subjects.pod.listWorkerRuns, { endpointId: id }, actor),
     ]);
     return toWorkerList(broker, runs);
+  }
+
+  /**
+   * The endpoint's metrics over `window` (queue-broker's rollups), once the endpoint is known to be the actor's
+   * (asked as the queue routes ask, with their ENDPOINT_CACHE_MS: dashboards poll this route).
+   */
+  async metrics(id: string, window: MetricsWindow, actor: Actor): Promise<EndpointMetrics> {
+    await this.access.ownedEndpoint(id, actor);
+    return this.queries.query(Subjects.job.metrics, { endpointId: id, window }, actor);
   }
 
   /**

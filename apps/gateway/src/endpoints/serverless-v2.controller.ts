@@ -7,13 +7,16 @@ import {
   Param,
   Patch,
   Post,
+  Query,
   type StreamableFile,
 } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
   CreateEndpointV2Dto,
+  METRICS_WINDOW_NAMES,
   UpdateEndpointV2Dto,
   type Actor,
+  type EndpointMetrics,
   type EndpointV2List,
   type EndpointV2View,
   type PodLogPage,
@@ -24,9 +27,10 @@ import { scopeMayManage } from '../accounts/api-key-scope.js';
 import { Auth, actorOf, CurrentActor, CurrentPrincipal } from '../auth/auth.decorators.js';
 import { LogRequestOf, LogRoute, type LogRequest } from '../logs/log-route.decorator.js';
 import { PodLogsService } from '../logs/pod-logs.service.js';
-import { Operation, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
+import { Operation, SPEND_LIMIT_REFUSAL, TextQuery } from '../openapi/openapi.decorators.js';
 import { toEndpointV2View, toSaveCommandV2 } from './endpoint-v2.view.js';
 import { EndpointsService } from './endpoints.service.js';
+import { metricsWindow } from './metrics-window.js';
 
 /**
  * `/v2/serverless`: RunPod's management API v2 for serverless endpoints, on the same service (and records) as
@@ -104,6 +108,31 @@ export class ServerlessV2Controller {
   @Operation("List an endpoint's live workers", { returns: 'WorkerList' })
   workers(@Param('endpointId') endpointId: string, @CurrentActor() actor: Actor): Promise<WorkerList> {
     return this.endpoints.workers(endpointId, actor);
+  }
+
+  @Get(':endpointId/metrics')
+  @TextQuery(
+    'window',
+    'the time window (default `1h`): 5m and 1h in steps of a minute, 24h and 7d of an hour',
+    [...METRICS_WINDOW_NAMES],
+  )
+  @Operation(
+    "An endpoint's metrics over a window: job counts, latency percentiles, cold starts, queue, workers",
+    {
+      returns: 'EndpointMetrics',
+      description:
+        'Time series with a fixed step, from rollups the queue broker keeps as jobs finish (docs/adr/0022): ' +
+        'counters per step, delay/execution/cold-start p50, p90 and p99 (within 19 %: four buckets per doubling), ' +
+        'and the peak queue depth, oldest queued job and workers by status sampled every METRICS_SAMPLE_MS.',
+      errors: { 422: 'window is not one of 5m, 1h, 24h, 7d, or is given twice' },
+    },
+  )
+  metrics(
+    @Param('endpointId') endpointId: string,
+    @Query() query: { window?: unknown },
+    @CurrentActor() actor: Actor,
+  ): Promise<EndpointMetrics> {
+    return this.endpoints.metrics(endpointId, metricsWindow(query), actor);
   }
 
   @Get(':endpointId/workers/:workerId/logs')

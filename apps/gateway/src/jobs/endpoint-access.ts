@@ -31,6 +31,11 @@ export class EndpointAccess {
     return view;
   }
 
+  /** The actor's endpoint of either type (404 unknown, 403 another's), from the same short cache. */
+  ownedEndpoint(endpointId: string, actor: Actor): Promise<EndpointView> {
+    return this.lookup(endpointId, actor);
+  }
+
   private async lookup(endpointId: string, actor: Actor): Promise<EndpointView> {
     const key = `${actor.userId}\u0000${endpointId}`;
     const now = Date.now();

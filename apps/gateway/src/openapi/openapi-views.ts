@@ -11,6 +11,7 @@ import type {
   CpuTypeView,
   DataCenterView,
   EndpointHealth,
+  EndpointMetrics,
   EndpointV1View,
   EndpointV2List,
   EndpointV2View,
@@ -72,6 +73,7 @@ export interface ResponseViews {
   CpuTypeView: CpuTypeView;
   DataCenterView: DataCenterView;
   EndpointHealth: EndpointHealth;
+  EndpointMetrics: EndpointMetrics;
   EndpointV1View: EndpointV1View;
   EndpointV2List: EndpointV2List;
   EndpointV2View: EndpointV2View;

@@ -137,17 +137,19 @@ export class JobLifecycle {
     job.streamRead = 0;
     await this.jobs.save(job, tx.manager);
     await this.jobs.count(job.endpointId, 'retried', tx.now, tx.manager);
-    await this.queued(tx, job);
+    await this.queued(tx, job, true);
   }
 
-  async queued(tx: Tx, job: JobEntity): Promise<void> {
+  async queued(tx: Tx, job: JobEntity, retried = false): Promise<void> {
     const event: JobQueuedEvent = { endpointId: job.endpointId, jobId: job.id };
+    if (retried) event.retried = true;
     await tx.emit(Subjects.job.queued, event);
   }
 
   async changed(tx: Tx, job: JobEntity): Promise<void> {
     const event: JobChangedEvent = { endpointId: job.endpointId, jobId: job.id, status: job.status };
     if (isFinal(job.status)) {
+      event.timing = { delayMs: job.delayTimeMs, executionMs: job.executionTimeMs };
       const view = toJobView(job, tx.now);
       if (JSON.stringify(view).length <= JOB_EVENT_VIEW_BYTES) {
         event.finished = { view, expiresAt: job.expiresAt.toISOString() };

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { MetricsRepository } from '../metrics/metrics.repository.js';
+import { RollupDeltas } from '../metrics/rollup-deltas.js';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
 
 /** A delivery claimed for one attempt, with its endpoint's signing secrets (sealed; null: none yet). */
@@ -18,7 +20,10 @@ export interface DueDelivery {
 /** The webhook outbox: claimed with SKIP LOCKED and a lease, so replicas share it. */
 @Injectable()
 export class WebhookDeliveriesRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly metrics: MetricsRepository,
+  ) {}
 
   async claim(limit: number, leaseMs: number): Promise<DueDelivery[]> {
     const [rows] = await this.dataSource.query<[DueDelivery[], number]>(
@@ -40,19 +45,44 @@ export class WebhookDeliveriesRepository {
     return rows;
   }
 
-  async delivered(id: string, attempts: number, at: Date): Promise<void> {
-    await this.dataSource
-      .getRepository(WebhookDeliveryEntity)
-      .update(id, { attempts, deliveredAt: at, lockedUntil: null });
+  /** Delivered at `at`; the endpoint's metrics count it in the same transaction. */
+  async delivered(row: Pick<DueDelivery, 'id' | 'endpointId'>, attempts: number, at: Date): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager
+        .getRepository(WebhookDeliveryEntity)
+        .update(row.id, { attempts, deliveredAt: at, lockedUntil: null });
+      await this.count(row.endpointId, at, 'delivered', manager);
+    });
   }
 
   /** A failed attempt at `at`: tried again at `retryAt`, or given up when that is null. */
-  async failed(id: string, attempts: number, error: string, at: Date, retryAt: Date | null): Promise<void> {
-    await this.dataSource.getRepository(WebhookDeliveryEntity).update(id, {
-      attempts,
-      lastError: error.slice(0, 1000),
-      lockedUntil: null,
-      ...(retryAt ? { nextAttemptAt: retryAt } : { gaveUpAt: at }),
+  async failed(
+    row: Pick<DueDelivery, 'id' | 'endpointId'>,
+    attempts: number,
+    error: string,
+    at: Date,
+    retryAt: Date | null,
+  ): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.getRepository(WebhookDeliveryEntity).update(row.id, {
+        attempts,
+        lastError: error.slice(0, 1000),
+        lockedUntil: null,
+        ...(retryAt ? { nextAttemptAt: retryAt } : { gaveUpAt: at }),
+      });
+      await this.count(row.endpointId, at, retryAt ? 'failed' : 'gaveUp', manager);
     });
+  }
+
+  private async count(
+    endpointId: string | null,
+    at: Date,
+    outcome: 'delivered' | 'failed' | 'gaveUp',
+    manager: EntityManager,
+  ): Promise<void> {
+    if (!endpointId) return;
+    const deltas = new RollupDeltas();
+    deltas.webhook(endpointId, at, outcome);
+    await this.metrics.add(deltas, manager);
   }
 }

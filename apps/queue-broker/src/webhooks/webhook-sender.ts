@@ -6,6 +6,7 @@ import {
 } from '@nestjs/common';
 import { listSetting } from '@app/config';
 import { SecretBox } from '@app/platform';
+import { endpointPrometheus } from '../metrics/endpoint-metrics.prometheus.js';
 import { QueueBrokerConfig } from '../queue-broker.config.js';
 import { WebhookDeliveriesRepository, type DueDelivery } from './webhook-deliveries.repository.js';
 import { signedHeaders } from './webhook-signer.js';
@@ -85,7 +86,8 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
     }
     const at = new Date();
     if (failure === null) {
-      await this.deliveries.delivered(row.id, attempt, at);
+      await this.deliveries.delivered(row, attempt, at);
+      endpointPrometheus.webhooks.inc({ outcome: 'delivered' });
       return;
     }
     const giveUp = attempt >= this.config.WEBHOOK_MAX_ATTEMPTS;
@@ -94,7 +96,8 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
         (giveUp ? '; giving up' : ''),
     );
     const retryAt = giveUp ? null : new Date(at.getTime() + this.config.WEBHOOK_RETRY_INTERVAL_MS);
-    await this.deliveries.failed(row.id, attempt, failure, at, retryAt);
+    await this.deliveries.failed(row, attempt, failure, at, retryAt);
+    endpointPrometheus.webhooks.inc({ outcome: giveUp ? 'gave_up' : 'failed' });
   }
 
   /** The secrets that sign this delivery: the current one, and the previous one during the overlap. */

@@ -11,6 +11,8 @@ export const JOB_EVENT_VIEW_BYTES = 4096;
 export interface JobQueuedEvent {
   endpointId: string;
   jobId: string;
+  /** Queued again by POST /retry (endpoint metrics count it). */
+  retried?: true;
 }
 
 /** A job finished, or a streaming job has new chunks. */
@@ -23,6 +25,8 @@ export interface JobChangedEvent {
    * answers its waiters and later reads from it without asking the broker.
    */
   finished?: { view: JobView; expiresAt: string };
+  /** A finished job's delay and execution time (ms; null when it never ran), whatever its size: endpoint metrics. */
+  timing?: { delayMs: number | null; executionMs: number | null };
 }
 
 /** A job leased to the worker was cancelled or timed out: job-stop should tell it. */

@@ -106,6 +106,7 @@ import {
   type WebhookSecretView,
 } from '../jobs/webhook.contracts.js';
 import type { Packed } from '../jobs/payload-blobs.js';
+import { EndpointMetricsQuery, type EndpointMetrics } from '../metrics/endpoint-metrics.contracts.js';
 import { Subjects } from './subjects.js';
 
 export type Class<T> = new (...args: never[]) => T;
@@ -158,6 +159,7 @@ export interface QueryContracts {
   [Subjects.job.get]: { payload: GetJobQuery; result: Packed<JobRead> };
   [Subjects.job.health]: { payload: EndpointJobsQuery; result: EndpointHealth };
   [Subjects.job.queueStats]: { payload: EndpointJobsQuery; result: QueueStats };
+  [Subjects.job.metrics]: { payload: EndpointMetricsQuery; result: EndpointMetrics };
   [Subjects.job.webhookSecret]: { payload: GetWebhookSecretQuery; result: WebhookSecretView | null };
   [Subjects.worker.list]: { payload: ListWorkersQuery; result: BrokerWorkerList };
   [Subjects.endpoint.get]: { payload: GetEndpointQuery; result: EndpointView };
@@ -238,6 +240,7 @@ export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> 
   [Subjects.job.get]: GetJobQuery,
   [Subjects.job.health]: EndpointJobsQuery,
   [Subjects.job.queueStats]: EndpointJobsQuery,
+  [Subjects.job.metrics]: EndpointMetricsQuery,
   [Subjects.job.webhookSecret]: GetWebhookSecretQuery,
   [Subjects.worker.list]: ListWorkersQuery,
   [Subjects.endpoint.get]: GetEndpointQuery,

@@ -69,6 +69,7 @@ export const Subjects = {
     get: 'job.qry.get',
     health: 'job.qry.health',
     queueStats: 'job.qry.queue-stats',
+    metrics: 'job.qry.metrics',
     queued: 'job.evt.queued',
     changed: 'job.evt.changed',
   },
@@ -163,6 +164,11 @@ export const Subjects = {
 /** Per-domain query every owner answers: the recorded outcome of a command, for callers that stopped waiting. */
 export function commandOutcomeSubject(domain: Domain): string {
   return `${domain}.qry.command-outcome`;
+}
+
+/** Every event subject of a domain (`job` → `job.evt.>`), for one consumer filter. */
+export function domainEventsFilter(domain: Domain): string {
+  return `${domain}.evt.>`;
 }
 
 /** The domain token of a subject (`registry-auth.cmd.create` → `registry-auth`). */

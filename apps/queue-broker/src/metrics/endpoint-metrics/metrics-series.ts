@@ -1,0 +1,108 @@
+import {
+  METRICS_WINDOWS,
+  histogramCount,
+  histogramQuantile,
+  mergeHistograms,
+  summarize,
+  type EndpointMetrics,
+  type LatencySeries,
+  type MetricsSeries,
+  type MetricsWindow,
+} from '@app/contracts';
+import type { RollupRow } from '../metrics.repository.js';
+
+/** The first step of a window ending at `now`: the window's span, aligned on its step, current step included. */
+export function windowStart(window: MetricsWindow, now: Date): Date {
+  const { spanMs, stepMs } = METRICS_WINDOWS[window];
+  const current = Math.floor(now.getTime() / stepMs) * stepMs;
+  return new Date(current - spanMs + stepMs);
+}
+
+type Counter = { [K in keyof RollupRow]: RollupRow[K] extends number ? K : never }[keyof RollupRow];
+type Histogram = 'delayHist' | 'execHist' | 'coldHist';
+
+/** The answer of GET /v2/serverless/{id}/metrics from the window's rollup rows (a missing step is all zeros). */
+export function toEndpointMetrics(
+  endpointId: string,
+  window: MetricsWindow,
+  rows: RollupRow[],
+  now: Date,
+): EndpointMetrics {
+  const { spanMs, stepMs } = METRICS_WINDOWS[window];
+  const from = windowStart(window, now);
+  const byStart = new Map(rows.map((row) => [new Date(row.bucketStart).getTime(), row]));
+  const steps: (RollupRow | undefined)[] = [];
+  const t: string[] = [];
+  for (let at = from.getTime(); at < from.getTime() + spanMs; at += stepMs) {
+    t.push(new Date(at).toISOString());
+    steps.push(byStart.get(at));
+  }
+  const counts = (field: Counter) => steps.map((row) => Number(row?.[field] ?? 0));
+  const total = (field: Counter) => rows.reduce((sum, row) => sum + Number(row[field]), 0);
+  const merged = (field: Histogram) => summarize(mergeHistograms(rows.map((row) => row[field])));
+  const series: MetricsSeries = {
+    t,
+    jobs: {
+      completed: counts('completed'),
+      failed: counts('failed'),
+      cancelled: counts('cancelled'),
+      timedOut: counts('timedOut'),
+      retried: counts('retried'),
+    },
+    delayTime: latencySeries(steps, 'delayHist'),
+    executionTime: latencySeries(steps, 'execHist'),
+    coldStarts: counts('coldStarts'),
+    coldStartTime: latencySeries(steps, 'coldHist'),
+    queue: { depth: counts('queueDepth'), oldestJobAgeMs: counts('oldestAgeMs') },
+    workers: {
+      running: counts('workersRunning'),
+      idle: counts('workersIdle'),
+      initializing: counts('workersInitializing'),
+      throttled: counts('workersThrottled'),
+      unhealthy: counts('workersUnhealthy'),
+    },
+    webhooks: {
+      delivered: counts('webhooksDelivered'),
+      failed: counts('webhooksFailed'),
+      gaveUp: counts('webhooksGaveUp'),
+    },
+  };
+  return {
+    endpointId,
+    window,
+    stepSeconds: stepMs / 1000,
+    from: from.toISOString(),
+    to: now.toISOString(),
+    totals: {
+      jobs: {
+        completed: total('completed'),
+        failed: total('failed'),
+        cancelled: total('cancelled'),
+        timedOut: total('timedOut'),
+        retried: total('retried'),
+      },
+      delayTime: merged('delayHist'),
+      executionTime: merged('execHist'),
+      coldStarts: total('coldStarts'),
+      coldStartTime: merged('coldHist'),
+      webhooks: {
+        delivered: total('webhooksDelivered'),
+        failed: total('webhooksFailed'),
+        gaveUp: total('webhooksGaveUp'),
+      },
+    },
+    series,
+  };
+}
+
+function latencySeries(steps: (RollupRow | undefined)[], field: Histogram): LatencySeries {
+  const out: LatencySeries = { count: [], p50: [], p90: [], p99: [] };
+  for (const row of steps) {
+    const hist = row?.[field] ?? [];
+    out.count.push(histogramCount(hist));
+    out.p50.push(histogramQuantile(hist, 0.5));
+    out.p90.push(histogramQuantile(hist, 0.9));
+    out.p99.push(histogramQuantile(hist, 0.99));
+  }
+  return out;
+}

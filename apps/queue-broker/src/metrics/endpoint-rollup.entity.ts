@@ -1,0 +1,78 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { nullableNumber } from '../jobs/job.entity.js';
+
+/**
+ * Endpoint metrics, per endpoint, resolution (`step_s`: 60 or 3600) and bucket (docs/adr/0022-endpoint-metrics.md).
+ * Counters add up what happened in the bucket (from job events, webhook outcomes and worker first polls);
+ * histograms are fixed-bucket counts (libs/contracts latency-histogram.ts), added bucket by bucket; gauges keep
+ * the peak of the samples taken in the bucket. Written only by the metrics leader and the webhook sender.
+ */
+@Entity({ name: 'endpoint_metric_rollups' })
+@Index('endpoint_metric_rollups_age_idx', ['stepS', 'bucketStart'])
+export class EndpointRollupEntity {
+  @PrimaryColumn({ name: 'endpoint_id', type: 'text' })
+  endpointId: string;
+
+  @PrimaryColumn({ name: 'step_s', type: 'integer' })
+  stepS: number;
+
+  @PrimaryColumn({ name: 'bucket_start', type: 'timestamptz' })
+  bucketStart: Date;
+
+  @Column({ type: 'integer', default: 0 })
+  completed: number;
+
+  @Column({ type: 'integer', default: 0 })
+  failed: number;
+
+  @Column({ type: 'integer', default: 0 })
+  cancelled: number;
+
+  @Column({ name: 'timed_out', type: 'integer', default: 0 })
+  timedOut: number;
+
+  @Column({ type: 'integer', default: 0 })
+  retried: number;
+
+  @Column({ name: 'delay_hist', type: 'integer', array: true, default: () => "'{}'" })
+  delayHist: number[];
+
+  @Column({ name: 'exec_hist', type: 'integer', array: true, default: () => "'{}'" })
+  execHist: number[];
+
+  @Column({ name: 'cold_starts', type: 'integer', default: 0 })
+  coldStarts: number;
+
+  @Column({ name: 'cold_hist', type: 'integer', array: true, default: () => "'{}'" })
+  coldHist: number[];
+
+  @Column({ name: 'queue_depth', type: 'integer', default: 0 })
+  queueDepth: number;
+
+  @Column({ name: 'oldest_age_ms', type: 'bigint', default: 0, transformer: nullableNumber() })
+  oldestAgeMs: number;
+
+  @Column({ name: 'workers_running', type: 'integer', default: 0 })
+  workersRunning: number;
+
+  @Column({ name: 'workers_idle', type: 'integer', default: 0 })
+  workersIdle: number;
+
+  @Column({ name: 'workers_initializing', type: 'integer', default: 0 })
+  workersInitializing: number;
+
+  @Column({ name: 'workers_throttled', type: 'integer', default: 0 })
+  workersThrottled: number;
+
+  @Column({ name: 'workers_unhealthy', type: 'integer', default: 0 })
+  workersUnhealthy: number;
+
+  @Column({ name: 'webhooks_delivered', type: 'integer', default: 0 })
+  webhooksDelivered: number;
+
+  @Column({ name: 'webhooks_failed', type: 'integer', default: 0 })
+  webhooksFailed: number;
+
+  @Column({ name: 'webhooks_gave_up', type: 'integer', default: 0 })
+  webhooksGaveUp: number;
+}

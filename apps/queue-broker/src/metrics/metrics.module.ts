@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { EndpointMetricsHandler } from './endpoint-metrics/endpoint-metrics.handler.js';
+import { JobEventsFolder } from './fold-job-events/job-events.folder.js';
+import { MetricsLeader } from './metrics-leader.js';
+import { MetricsRepository } from './metrics.repository.js';
+import { GaugeSampler } from './sample-gauges/gauge.sampler.js';
+
+/** Endpoint metrics (docs/adr/0022-endpoint-metrics.md): rollups kept by the leader, read by `job.qry.metrics`. */
+@Module({
+  providers: [MetricsRepository, JobEventsFolder, GaugeSampler, MetricsLeader, EndpointMetricsHandler],
+  exports: [MetricsRepository],
+})
+export class MetricsModule {}
