@@ -6,7 +6,8 @@
 // machine, to bench/results/<date>.json. Everything it created is removed at the end, on failure and on Ctrl-C.
 // Scenarios: jobs-sync, jobs-queue, throughput (the job path), drain (a backlog of --drain-jobs jobs drained by 64
 // worker slots, with each app's peak RSS; at most 5 rounds), replicas (two gateways and queue-brokers against
-// one, same load), edge, autoscaler, cold-start, placement.
+// one, same load), edge, autoscaler, cold-start, placement, replay (a recorded history of job commands rebuilt and
+// replayed by the operators' tool).
 //
 //   npm run bench                        the full run (10 rounds; drain: 10,000 jobs a round, 5 rounds)
 //   npm run bench -- --quick             5 rounds of small samples (drain: 2,000 jobs a round)
@@ -53,6 +54,7 @@ const SCENARIOS = [
   'autoscaler',
   'cold-start',
   'placement',
+  'replay',
 ];
 const FLEET_HOSTS = 10_000;
 
