@@ -32,6 +32,8 @@ import { NatsClient } from './nats-client.js';
  * The replay tool's way in (docs/adr/0025-replay-speed.md): a core NATS request naming recorded commands of this
  * owner, applied in the order given, across the owner's domains, through the live path's batch
  * (MessageProcessor.processBatch: one transaction, one at a time if one fails) and answered with every outcome.
+ * Only commands that commute leave that order: job and worker commands whose scopes (replayScopeOf) share
+ * nothing run in parallel lanes, each lane in order.
  *
  * Why not the commands stream: each domain has a consumer of its own and each consumer several lanes, so
  * commands published back to back are applied side by side (a take of one worker before the submit it should
