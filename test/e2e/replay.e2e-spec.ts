@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -400,7 +400,7 @@ describe('replay tool', () => {
     expect(text.stdout).toContain('RESULT: no differences');
   }, 300_000);
 
-  it('stops on SIGTERM between two commands and removes its apps, database, streams and bucket', async () => {
+  it('stops on SIGTERM between two requests and removes its apps, database, streams and bucket', async () => {
     const child = spawn(process.execPath, [join(ROOT, 'dist/tools/replay/replay.cli.js'), 'rebuild'], {
       env: { ...process.env, ...appEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -412,7 +412,7 @@ describe('replay tool', () => {
     // Its apps are up once it reads the stream.
     await until('the rebuild reads the stream', () => /rebuild: \d+ commands/.test(stderr), WAIT_MS);
     const [, database, prefix] = /database (\S+), NATS prefix (\S+)/.exec(stderr) ?? [];
-    const apps = (await run('pgrep', ['-P', String(child.pid)])).stdout.trim().split('\n').map(Number);
+    const apps = await descendants(child.pid!);
     expect(apps).toHaveLength(4);
     expect(await streamsOf(prefix)).not.toEqual([]);
     child.kill('SIGTERM');
@@ -422,6 +422,77 @@ describe('replay tool', () => {
     expect(await streamsOf(prefix)).toEqual([]);
     expect(await databaseExists(database)).toBe(false);
   }, 120_000);
+
+  it('stops on Ctrl-C under `npm run replay -- rebuild` (the terminal signals npm, the tool and its apps) and leaves nothing', async () => {
+    // A process group of its own, signalled as a whole, as a terminal's Ctrl-C is: npm forwards the SIGINT to
+    // the tool as well, so the tool gets it twice at once (and its apps once, directly).
+    const npm = spawn('npm', ['run', '--silent', 'replay', '--', 'rebuild'], {
+      cwd: ROOT,
+      env: { ...process.env, ...appEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stderr = '';
+    npm.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    npm.stdout.resume();
+    const exited = new Promise<void>((resolve) => npm.on('exit', () => resolve()));
+    await until('the rebuild reads the stream', () => /rebuild: \d+ commands/.test(stderr), WAIT_MS);
+    const [, database, prefix] = /database (\S+), NATS prefix (\S+)/.exec(stderr) ?? [];
+    const processes = await descendants(npm.pid!);
+    expect(processes.length).toBeGreaterThanOrEqual(5); // the tool (maybe under a shell) and its four apps
+    process.kill(-npm.pid!, 'SIGINT');
+    await exited;
+    expect(stderr).toContain('replay: stopped by SIGINT');
+    for (const pid of processes) {
+      await until(`process ${pid} gone`, () => !existsSync(`/proc/${pid}`), WAIT_MS);
+    }
+    expect(await streamsOf(prefix)).toEqual([]);
+    expect(await databaseExists(database)).toBe(false);
+  }, 120_000);
+
+  it('rebuilds while commands keep arriving: identical, with the later commands replayed too', async () => {
+    const endpoint = (
+      await graphql<{ myself: { endpoints: { id: string }[] } }>('query { myself { endpoints { id } } }')
+    ).myself.endpoints[0].id;
+    let issuing = true;
+    let issued = 0;
+    const traffic = (async () => {
+      for (let i = 0; issuing; i++) {
+        const job = await api('POST', `/v2/${endpoint}/run`, { input: { later: i } });
+        const template = await api('POST', '/v1/templates', { name: `later-${i}`, imageName: 'alpine:3' });
+        expect([job.status, template.status]).toEqual([200, 201]);
+        issued += 2;
+      }
+    })();
+    let result: CliResult;
+    try {
+      result = await cli(['rebuild', '--json']);
+    } finally {
+      issuing = false;
+      await traffic;
+    }
+    const report = JSON.parse(result.stdout) as {
+      outcomeMismatches: unknown[];
+      later: { recorded: number; replayed: number; pendingLive: number };
+      comparison: { differences: unknown[] };
+    };
+    expect(report.comparison.differences).toEqual([]);
+    expect(report.outcomeMismatches).toEqual([]);
+    expect(issued).toBeGreaterThan(0);
+    expect(report.later.recorded).toBeGreaterThan(0);
+    expect(report.later.replayed).toBeGreaterThan(0);
+    expect(report.later.replayed + report.later.pendingLive).toBe(report.later.recorded);
+    expect(result).toMatchObject({ code: 0 });
+  }, 300_000);
+
+  /** Every process below `pid` (children, theirs, ...). */
+  async function descendants(pid: number): Promise<number[]> {
+    const children = await run('pgrep', ['-P', String(pid)]).then(
+      ({ stdout }) => stdout.trim().split('\n').filter(Boolean).map(Number),
+      () => [] as number[],
+    );
+    return [...children, ...(await Promise.all(children.map(descendants))).flat()];
+  }
 
   async function streamsOf(prefix: string): Promise<string[]> {
     const nc = await connect({ servers: testEnv().natsUrl.split(',') });

@@ -5,6 +5,7 @@ export * from './messaging/envelope.js';
 export * from './messaging/query-envelope.js';
 export * from './messaging/subjects.js';
 export * from './messaging/partitions.js';
+export * from './messaging/replay-feed.js';
 export * from './messaging/contract-map.js';
 export * from './common/ids.js';
 export * from './registry-auth/registry-auth.dto.js';

@@ -17,6 +17,7 @@ import type { CommandContext, EventContext, EventEnvelope } from './handler-cont
 import { HandlerRegistry } from './handler-registry.js';
 import {
   MessageProcessor,
+  commandIdentity,
   type BatchItem,
   type MessageIdentity,
   type ProcessResult,
@@ -88,13 +89,7 @@ export class DeliveryApplier {
     const command = body as CommandEnvelope;
     const identity: MessageIdentity =
       kind === 'command'
-        ? {
-            id: command.commandId,
-            subject,
-            issuedAt: command.issuedAt,
-            correlationId: body.correlationId,
-            actorUserId: command.actor?.userId ?? 'unknown',
-          }
+        ? commandIdentity(subject, command)
         : {
             id: `evt:${(body as EventEnvelope).eventId}:${this.options.app}`,
             subject,
@@ -192,34 +187,39 @@ export class DeliveryApplier {
           ),
       };
     }
-    const envelope = item.body as CommandEnvelope;
-    const subject = item.identity.subject;
+    const work = await this.commandWork(item.identity, item.body as CommandEnvelope);
+    if ('effect' in work) return work;
+    if (work instanceof Error) void this.failed('command', item.msg, item.identity, work);
+    else this.settled(item, work);
+    return null;
+  }
+
+  /**
+   * What applying a command does; or, when it cannot be applied, its answer (no handler: an error to retry; an
+   * invalid payload: the recorded ValidationFailed outcome). Shared with the replay feed (ReplayFeed).
+   */
+  async commandWork(
+    identity: MessageIdentity,
+    envelope: CommandEnvelope,
+  ): Promise<BatchItem | ProcessResult | Error> {
+    const subject = identity.subject;
     const handler = this.registry.commands.get(subject);
     const payloadClass = CommandPayloadClasses[subject as CommandSubject];
     if (!handler || !payloadClass) {
-      void this.failed(
-        'command',
-        item.msg,
-        item.identity,
-        new DomainError(ErrorCode.Internal, `no handler for ${subject} in ${this.options.app}`),
-      );
-      return null;
+      return new DomainError(ErrorCode.Internal, `no handler for ${subject} in ${this.options.app}`);
     }
     const validated = validatePlain(payloadClass as new () => object, envelope.payload);
     if (!validated.ok) {
-      const failure = await this.processor
-        .recordFailure(item.identity, {
+      return this.processor
+        .recordFailure(identity, {
           code: ErrorCode.ValidationFailed,
           message: `invalid ${subject} command`,
           errors: validated.errors,
         })
         .catch((error: Error) => error);
-      if (failure instanceof Error) void this.failed('command', item.msg, item.identity, failure);
-      else this.settled(item, failure);
-      return null;
     }
     return {
-      message: item.identity,
+      message: identity,
       effect: (manager, emit) => {
         const context: CommandContext = {
           envelope,
@@ -228,11 +228,17 @@ export class DeliveryApplier {
           now: new Date(envelope.issuedAt),
           emit,
         };
-        return requestContext.run({ correlationId: item.identity.correlationId }, () =>
+        return requestContext.run({ correlationId: identity.correlationId }, () =>
           Promise.resolve(handler(context as never)),
         );
       },
     };
+  }
+
+  /** After a commit: a hint of each event written, and the outbox relay woken when anything was applied. */
+  committed(results: ProcessResult[]): void {
+    for (const result of results) for (const event of result.events) this.replies.hint(event);
+    if (results.some((r) => !r.duplicate)) this.outbox.kick();
   }
 
   /** After the commit: the outcome to its caller, the ack, the hints, the metrics. */

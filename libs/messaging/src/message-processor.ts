@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
-import { DomainError, ErrorCode, deriveId, type CommandOutcome, type ErrorPayload } from '@app/contracts';
+import {
+  DomainError,
+  ErrorCode,
+  deriveId,
+  type CommandEnvelope,
+  type CommandOutcome,
+  type ErrorPayload,
+} from '@app/contracts';
 import { OutboxMessageEntity, ProcessedCommandEntity } from '@app/database';
 import { FaultInjector } from './fault-injector.js';
 
@@ -12,6 +19,17 @@ export interface MessageIdentity {
   issuedAt: string;
   correlationId: string;
   actorUserId: string;
+}
+
+/** The identity of a command as delivered on `subject` (unprefixed). */
+export function commandIdentity(subject: string, command: CommandEnvelope): MessageIdentity {
+  return {
+    id: command.commandId,
+    subject,
+    issuedAt: command.issuedAt,
+    correlationId: command.correlationId,
+    actorUserId: command.actor?.userId ?? 'unknown',
+  };
 }
 
 export type Emit = (subject: string, payload: unknown, part?: string | number) => Promise<void>;

@@ -12,6 +12,7 @@ import { NatsClient, natsAuth } from './nats-client.js';
 import { OutboxRelay } from './outbox-relay.service.js';
 import { QueryBus } from './query-bus.js';
 import { QueryServer } from './query-server.service.js';
+import { ReplayFeed } from './replay-feed.service.js';
 
 /** Drains the NATS connection last, after consumers and subscriptions have stopped. */
 @Injectable()
@@ -54,6 +55,7 @@ export class MessagingModule {
         DeliveryApplier,
         DurableConsumers,
         QueryServer,
+        ReplayFeed,
       ],
       exports: [NatsClient, CommandBus, QueryBus, MessageProcessor, OutboxRelay],
     };

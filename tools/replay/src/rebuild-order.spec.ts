@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { applyOrder } from './rebuild.js';
+import { applyOrder } from './live-outcomes.js';
 import { excludedColumns } from './rebuild-scope.js';
 import type { RecordedCommand } from './selection.js';
 

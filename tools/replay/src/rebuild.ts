@@ -1,28 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
-import { Streams, payloadBucketName, type AppName, type CommandOutcome } from '@app/contracts';
 import type { NatsClient } from '@app/messaging';
 import { CommandLog } from './command-log.js';
-import { describeFailure } from './outcomes.js';
-import { REBUILT_SCHEMAS } from './rebuild-scope.js';
+import { compareWithLive, type LaterCommands } from './live-check.js';
+import { applyOrder, liveOutcomes, mismatches, type OutcomeMismatch } from './live-outcomes.js';
+import { OWNER_APPS, migrate, startApp, type RunningApp } from './rebuild-apps.js';
 import { replay, type ReplaySummary } from './replayer.js';
-import { compareDatabases, type ComparisonReport } from './schema-compare.js';
+import type { ComparisonReport } from './schema-compare.js';
 import type { RecordedCommand } from './selection.js';
-
-/** The apps that own command domains: the ones a rebuild runs. */
-export const OWNER_APPS: readonly AppName[] = [
-  'cluster-scheduler',
-  'pod-lifecycle',
-  'queue-broker',
-  'endpoint-autoscaler',
-];
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+import { settler } from './settler.js';
 
 export interface RebuildOptions {
   live: NatsClient;
@@ -31,22 +17,14 @@ export interface RebuildOptions {
   appEnv: NodeJS.ProcessEnv;
   connect: (prefix: string) => Promise<NatsClient>;
   keep: boolean;
-  outcomeTimeoutMs: number;
-  queryTimeoutMs: number;
+  /** How long an owner may take to answer one replay request (plus a little per command in it). */
+  requestTimeoutMs: number;
   log: (line: string) => void;
   /**
-   * Stops the rebuild (SIGINT, SIGTERM): the replay stops between two commands and everything the rebuild
+   * Stops the rebuild (SIGINT, SIGTERM): the replay stops between two requests and everything the rebuild
    * created (apps, database, streams, payload bucket) is removed before the promise rejects.
    */
   signal?: AbortSignal;
-}
-
-export interface OutcomeMismatch {
-  seq: number;
-  commandId: string;
-  subject: string;
-  live: string;
-  rebuilt: string;
 }
 
 export interface RebuildReport {
@@ -55,11 +33,13 @@ export interface RebuildReport {
   commands: number;
   /** Commands the live deployment has no outcome for (never applied there): replayed at their stream position. */
   notAppliedLive: number;
+  /** Seconds from creating the database to the apps answering (migrations and start-up). */
+  startupSeconds: number;
   firstPass: Omit<ReplaySummary, 'outcomes'>;
   secondPass: Omit<ReplaySummary, 'outcomes'>;
   outcomeMismatches: OutcomeMismatch[];
-  /** Commands recorded in the live stream after the rebuild read it (their effects cause differences). */
-  recordedSince: number;
+  /** Commands recorded live during the rebuild: replayed too when applied live by the snapshot compared with. */
+  later: LaterCommands;
   comparison: ComparisonReport;
 }
 
@@ -68,11 +48,14 @@ export interface RebuildReport {
  * 1. creates database `<live>_rebuild_<id>` on the same server and runs every owner's migrations;
  * 2. starts the four owner apps on it with a fresh NATS prefix and REPLAY_MODE=true (they apply what they are given
  *    and nothing else: no runtime driver, autoscaler loop, sweeper or webhooks);
- * 3. replays every recorded command in the order the live deployment applied them (its `processed_commands`
- *    times; stream order for commands it never applied), waiting after each until the events it caused are
- *    handled, and compares each outcome with the live one;
+ * 3. replays every recorded command up to the stream's last sequence, in the order the live deployment applied
+ *    them (its `processed_commands` times; stream order for commands it never applied), through the owners'
+ *    replay feeds in batches, waiting whenever the owner changes until the events caused so far are handled, and
+ *    compares each outcome with the live one;
  * 4. replays the same commands a second time, which must apply nothing;
- * 5. compares the databases table by table; stops the apps and drops the database and streams unless `keep`.
+ * 5. replays what was recorded and applied live meanwhile, and compares the databases table by table against one
+ *    snapshot of the live one (compareWithLive); stops the apps and removes the database, streams and bucket
+ *    unless `keep`.
  */
 export async function rebuild(options: RebuildOptions): Promise<RebuildReport> {
   const { log } = options;
@@ -85,6 +68,7 @@ export async function rebuild(options: RebuildOptions): Promise<RebuildReport> {
   const apps: RunningApp[] = [];
   let target: NatsClient | undefined;
   const closers: (() => Promise<void>)[] = [];
+  const startedAt = performance.now();
   await adminQuery(options.liveDatabaseUrl, `CREATE DATABASE ${ident(database)}`);
   try {
     log(`rebuild: database ${database}, NATS prefix ${prefix}`);
@@ -95,56 +79,58 @@ export async function rebuild(options: RebuildOptions): Promise<RebuildReport> {
       REPLAY_MODE: 'true',
       FAULT_INJECT: undefined,
     };
-    for (const app of OWNER_APPS) {
-      options.signal?.throwIfAborted();
-      await migrate(app, env);
-    }
+    // Each app migrates its own schema and starts on its own: side by side, as `npm start` does.
+    await Promise.all(OWNER_APPS.map((app) => migrate(app, env)));
+    options.signal?.throwIfAborted();
     // Registered as soon as it is spawned: a stop while it starts still stops it.
-    for (const app of OWNER_APPS) await startApp(app, env, (running) => apps.push(running), options.signal);
+    await Promise.all(
+      OWNER_APPS.map((app) => startApp(app, env, (running) => apps.push(running), options.signal)),
+    );
     target = await options.connect(prefix);
+    const startupSeconds = (performance.now() - startedAt) / 1000;
 
-    const log_ = new CommandLog(options.live);
-    const { lastSeq } = await log_.state();
+    const commandLog = new CommandLog(options.live);
+    const { lastSeq } = await commandLog.state();
     const recorded: RecordedCommand[] = [];
-    for await (const command of log_.read({ toSeq: lastSeq })) recorded.push(command);
-    const live = await liveOutcomes(options.liveDatabaseUrl);
+    for await (const command of commandLog.read({ toSeq: lastSeq })) recorded.push(command);
+    const live = await withClient(options.liveDatabaseUrl, liveOutcomes);
     const ordered = applyOrder(recorded, live);
     const notAppliedLive = recorded.filter((c) => !live.has(c.envelope.commandId)).length;
     log(
-      `rebuild: ${recorded.length} commands (stream up to #${lastSeq}), ${notAppliedLive} never applied live`,
+      `rebuild: ${recorded.length} commands (stream up to #${lastSeq}), ${notAppliedLive} never applied live; ` +
+        `apps ready in ${startupSeconds.toFixed(1)} s`,
     );
 
     const quiet = settler(target, rebuiltUrl.toString());
     closers.push(quiet.close);
-    const settle = quiet.settle;
     const replayOptions = {
       target,
-      keepIds: true,
-      settle,
-      outcomeTimeoutMs: options.outcomeTimeoutMs,
-      queryTimeoutMs: options.queryTimeoutMs,
+      settle: quiet.settle,
+      requestTimeoutMs: options.requestTimeoutMs,
       signal: options.signal,
     };
     const first = await replay(ordered, { ...replayOptions, progressLabel: 'rebuild' });
-    await settle();
+    log(`rebuild: first pass ${first.rate} commands/s (${first.seconds.toFixed(1)} s)`);
     const second = await replay(ordered, { ...replayOptions, progressLabel: 'second pass' });
-    const outcomeMismatches = mismatches(ordered, live, first.outcomes);
-    const recordedSince = (await log_.state()).lastSeq - lastSeq;
-    const comparison = await compareDatabases(
-      options.liveDatabaseUrl,
-      rebuiltUrl.toString(),
-      REBUILT_SCHEMAS,
-    );
+    const check = await compareWithLive({
+      log: commandLog,
+      fromSeq: lastSeq + 1,
+      replayed: new Set(ordered.map((c) => c.envelope.commandId)),
+      liveDatabaseUrl: options.liveDatabaseUrl,
+      rebuiltUrl: rebuiltUrl.toString(),
+      replayOptions,
+    });
     return {
       database,
       prefix,
       commands: recorded.length,
       notAppliedLive,
+      startupSeconds,
       firstPass: withoutOutcomes(first),
       secondPass: withoutOutcomes(second),
-      outcomeMismatches,
-      recordedSince,
-      comparison,
+      outcomeMismatches: [...mismatches(ordered, live, first.outcomes), ...check.outcomeMismatches],
+      later: check.later,
+      comparison: check.comparison,
     };
   } finally {
     for (const close of closers) await close().catch(() => undefined);
@@ -169,214 +155,30 @@ function withoutOutcomes(summary: ReplaySummary): Omit<ReplaySummary, 'outcomes'
   return rest;
 }
 
-interface LiveOutcome {
-  /** Seconds since the epoch, with microseconds. */
-  at: number;
-  outcome: CommandOutcome;
-}
-
-async function liveOutcomes(databaseUrl: string): Promise<Map<string, LiveOutcome>> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const union = REBUILT_SCHEMAS.map(
-      (s) =>
-        `SELECT command_id, extract(epoch FROM processed_at)::text AS at, outcome FROM ${ident(s)}.processed_commands`,
-    ).join(' UNION ALL ');
-    const result = await client.query<{ command_id: string; at: string; outcome: CommandOutcome }>(union);
-    return new Map(result.rows.map((r) => [r.command_id, { at: Number(r.at), outcome: r.outcome }]));
-  } finally {
-    await client.end();
-  }
-}
-
 /**
- * The order the live deployment applied the commands in. The stream holds them in the order they were recorded,
- * but each domain has a consumer of its own, so a command may be applied before one recorded just ahead of it
- * (a worker's take overtaking a job's submit, say). A command the live side never applied keeps its place after
- * the command recorded before it.
+ * The rebuild's streams and its key-value buckets (a bucket is a stream `KV_<bucket>`; the queue-broker's payload
+ * bucket is `KV_<prefix>_payloads`): every stream named after its prefix, found on the server rather than listed,
+ * so a stream or bucket added later is removed too.
  */
-export function applyOrder(
-  commands: RecordedCommand[],
-  live: Map<string, { at: number }>,
-): RecordedCommand[] {
-  let carried = -Infinity;
-  const keyed = commands.map((command, index) => {
-    const at = live.get(command.envelope.commandId)?.at;
-    if (at !== undefined) carried = Math.max(carried, at);
-    return { command, index, key: at ?? carried };
-  });
-  keyed.sort((a, b) => a.key - b.key || a.index - b.index);
-  return keyed.map((k) => k.command);
-}
-
-function mismatches(
-  commands: RecordedCommand[],
-  live: Map<string, LiveOutcome>,
-  rebuilt: Map<string, CommandOutcome>,
-): OutcomeMismatch[] {
-  const out: OutcomeMismatch[] = [];
-  for (const command of commands) {
-    const a = live.get(command.envelope.commandId)?.outcome;
-    const b = rebuilt.get(command.envelope.commandId);
-    if (!a || !b || isDeepStrictEqual(a, b)) continue; // key order differs: jsonb sorts keys
-    out.push({
-      seq: command.seq,
-      commandId: command.envelope.commandId,
-      subject: command.subject,
-      live: a.ok ? JSON.stringify(a.value) : describeFailure(a),
-      rebuilt: b.ok ? JSON.stringify(b.value) : describeFailure(b),
-    });
-  }
-  return out;
-}
-
-/**
- * Waits until the rebuilt deployment is quiet: no outbox row unpublished and every durable consumer of its
- * commands and events streams caught up, twice in a row (an event handled may have emitted another).
- */
-function settler(
-  nats: NatsClient,
-  databaseUrl: string,
-): { settle: () => Promise<void>; close: () => Promise<void> } {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  const connected = client.connect();
-  const pendingOutbox = REBUILT_SCHEMAS.map(
-    (s) => `(SELECT count(*) FROM ${ident(s)}.outbox WHERE published_at IS NULL)`,
-  ).join(' + ');
-  const quiet = async (): Promise<boolean> => {
-    await connected;
-    const { rows } = await client.query<{ n: string }>(`SELECT ${pendingOutbox} AS n`);
-    if (Number(rows[0].n) > 0) return false;
-    for (const stream of [Streams.Commands, Streams.Events]) {
-      for await (const consumer of nats.jsm.consumers.list(nats.streamName(stream))) {
-        if (consumer.num_pending > 0 || consumer.num_ack_pending > 0) return false;
-      }
-    }
-    return true;
-  };
-  const settle = async (): Promise<void> => {
-    const deadline = Date.now() + 60_000;
-    let quietReads = 0;
-    while (quietReads < 2) {
-      if (Date.now() > deadline) throw new Error('the rebuilt deployment did not settle within 60 s');
-      if (await quiet()) quietReads++;
-      else {
-        quietReads = 0;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    }
-  };
-  return { settle, close: () => connected.then(() => client.end()) };
-}
-
-/** The rebuild's streams, and the payload bucket its queue-broker created (a key-value bucket is a stream too). */
 async function deleteStreams(nats: NatsClient, prefix: string): Promise<void> {
-  const names = [
-    ...Object.values(Streams).map((name) => `${prefix}_${name}`),
-    `KV_${payloadBucketName(prefix)}`,
-  ];
+  const ours = (name: string) => name.startsWith(`${prefix}_`) || name.startsWith(`KV_${prefix}_`);
+  const names: string[] = [];
+  for await (const name of nats.jsm.streams.names()) if (ours(name)) names.push(name);
   for (const name of names) await nats.jsm.streams.delete(name).catch(() => false);
 }
 
 const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-async function adminQuery(databaseUrl: string, sql: string): Promise<void> {
+async function withClient<T>(databaseUrl: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query(sql);
+    return await use(client);
   } finally {
     await client.end();
   }
 }
 
-// ---- the owner apps -------------------------------------------------------------------------------------------
-
-interface RunningApp {
-  stop(): Promise<void>;
-}
-
-function appScript(app: AppName, file: 'main' | 'migrate'): string {
-  const script = `${ROOT}dist/apps/${app}/${file}.js`;
-  if (!existsSync(script)) throw new Error(`${script} is missing: run \`npm run build\` first`);
-  return script;
-}
-
-function migrate(app: AppName, env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [appScript(app, 'migrate')], {
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve()
-        : reject(new Error(`migrations of ${app} failed (exit ${code}): ${stderr.trim()}`)),
-    );
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startApp(
-  app: AppName,
-  env: NodeJS.ProcessEnv,
-  spawned: (running: RunningApp) => void,
-  signal?: AbortSignal,
-): Promise<void> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [appScript(app, 'main')], {
-    // METRICS_PORT 0: any free port, so a rebuild never collides with the deployment's own listeners.
-    env: { ...env, HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', METRICS_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  let exited: number | null | undefined;
-  const gone = new Promise<void>((resolve) =>
-    child.on('exit', (code) => {
-      exited = code;
-      resolve();
-    }),
-  );
-  spawned({
-    stop: async () => {
-      if (exited !== undefined) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await gone;
-      clearTimeout(timer);
-    },
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    signal?.throwIfAborted();
-    if (exited !== undefined)
-      throw new Error(`${app} exited (code ${exited}) while starting: ${output.trim()}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) return;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${app} was not ready within 60 s: ${output.trim()}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+async function adminQuery(databaseUrl: string, sql: string): Promise<void> {
+  await withClient(databaseUrl, (client) => client.query(sql));
 }

@@ -67,18 +67,26 @@ const out = (line = '') => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
 /**
- * SIGINT and SIGTERM (also through `npm run`, which passes them on) stop a replay or rebuild between two commands;
- * a rebuild then stops its apps and removes its database, streams and payload bucket. A second signal exits at once.
+ * SIGINT and SIGTERM (also through `npm run`, which passes them on) stop a replay or rebuild between two requests;
+ * a rebuild then stops its apps and removes its database, streams and payload bucket. A second signal exits at
+ * once, but only a second later: Ctrl-C under `npm run` arrives twice at once (from the terminal to the whole
+ * process group, and again from npm), and exiting on that echo left the apps, database and streams behind.
  */
 const stop = new AbortController();
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+const SIGNAL_ECHO_MS = 1000;
 let stoppedBy: keyof typeof SIGNAL_EXIT | undefined;
+let stoppedAt = 0;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    if (stoppedBy) process.exit(SIGNAL_EXIT[signal]);
+    if (stoppedBy) {
+      if (Date.now() - stoppedAt >= SIGNAL_ECHO_MS) process.exit(SIGNAL_EXIT[signal]);
+      return;
+    }
     stoppedBy = signal;
+    stoppedAt = Date.now();
     err(
-      `replay: ${signal}: stopping after the current command and cleaning up (send it again to exit at once)`,
+      `replay: ${signal}: stopping after the current request and cleaning up (send it again to exit at once)`,
     );
     stop.abort(new Error(`stopped by ${signal}`));
   });
@@ -113,8 +121,7 @@ async function main(): Promise<number> {
         const summary = await replay(commands, {
           target: nats,
           dryRun: values['dry-run'],
-          outcomeTimeoutMs: config.COMMAND_TIMEOUT_MS,
-          queryTimeoutMs: config.BUS_REQUEST_TIMEOUT_MS,
+          requestTimeoutMs: config.COMMAND_TIMEOUT_MS,
           progressLabel: 'replay',
           signal: stop.signal,
         });
@@ -130,8 +137,7 @@ async function main(): Promise<number> {
           appEnv: process.env,
           connect,
           keep: values.keep,
-          outcomeTimeoutMs: config.COMMAND_TIMEOUT_MS,
-          queryTimeoutMs: config.BUS_REQUEST_TIMEOUT_MS,
+          requestTimeoutMs: config.COMMAND_TIMEOUT_MS,
           log: err,
           signal: stop.signal,
         });
@@ -272,7 +278,8 @@ function printSummary(summary: ReplaySummary, dryRun: boolean, json: boolean): v
     return;
   }
   out(
-    `replayed ${summary.selected}: ${summary.applied} applied, ${summary.skipped} skipped (already applied), ${summary.failed} failed`,
+    `replayed ${summary.selected}: ${summary.applied} applied, ${summary.skipped} skipped (already applied), ${summary.failed} failed` +
+      ` in ${summary.seconds.toFixed(1)} s (${summary.rate} commands/s)`,
   );
   for (const f of summary.failures) out(`  failed #${f.seq} ${f.subject} ${f.commandId}: ${f.reason}`);
 }
@@ -292,20 +299,29 @@ function printRebuild(report: RebuildReport, json: boolean): void {
     return;
   }
   const { firstPass: a, secondPass: b, comparison } = report;
-  out(`rebuild of ${report.commands} commands into ${report.database} (prefix ${report.prefix})`);
   out(
-    `  first pass:  ${a.applied} applied, ${a.failed} answered with an error, ${a.skipped} skipped (applied by a command before them)`,
+    `rebuild of ${report.commands} commands into ${report.database} (prefix ${report.prefix}); apps ready in ${report.startupSeconds.toFixed(1)} s`,
   );
-  out(`  second pass: ${b.applied} applied, ${b.skipped} skipped, ${b.failed} failed`);
+  out(
+    `  first pass:  ${a.applied} applied, ${a.failed} answered with an error, ${a.skipped} skipped (applied by a command before them)` +
+      ` in ${a.seconds.toFixed(1)} s (${a.rate} commands/s)`,
+  );
+  out(
+    `  second pass: ${b.applied} applied, ${b.skipped} skipped, ${b.failed} failed in ${b.seconds.toFixed(1)} s (${b.rate} commands/s)`,
+  );
   out(`  outcomes differing from the live ones: ${report.outcomeMismatches.length}`);
   for (const m of report.outcomeMismatches.slice(0, 10)) {
     out(`    #${m.seq} ${m.subject} ${m.commandId}: live ${m.live} / rebuilt ${m.rebuilt}`);
   }
   if (report.notAppliedLive)
     out(`  ${report.notAppliedLive} command(s) were never applied live (replayed here anyway)`);
-  if (report.recordedSince)
+  const { later } = report;
+  if (later.recorded)
     out(
-      `  note: ${report.recordedSince} command(s) were recorded live during the rebuild; they may show as differences`,
+      `  recorded live during the rebuild: ${later.recorded} command(s); ${later.replayed} applied live by the snapshot ` +
+        `compared with, replayed too (${later.applied} applied, ${later.failed} answered with an error); ` +
+        `${later.pendingLive} not applied live yet, left out on both sides` +
+        (later.comparisons > 1 ? `; compared ${later.comparisons} times` : ''),
     );
   const rows = comparison.tables.map((t) => [
     t.table,
@@ -326,7 +342,11 @@ function printRebuild(report: RebuildReport, json: boolean): void {
   out('left out of the comparison:');
   for (const e of EXCLUSIONS) out(`  ${e.table}${e.columns ? ` (${e.columns.join(', ')})` : ''}: ${e.why}`);
   out(
-    rebuildDiffers(report) ? 'RESULT: the rebuild DIFFERS from the live database' : 'RESULT: no differences',
+    rebuildDiffers(report)
+      ? 'RESULT: the rebuild DIFFERS from the live database'
+      : later.recorded
+        ? `RESULT: no differences (identical, with ${later.replayed} command(s) recorded during the rebuild replayed too)`
+        : 'RESULT: no differences',
   );
 }
 

@@ -1,9 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import { headers as natsHeaders } from '@nats-io/transport-node';
-import { Headers, type CommandOutcome } from '@app/contracts';
-import { waitForOutcome, type NatsClient } from '@app/messaging';
-import { REPLAY_OF_HEADER } from './command-log.js';
-import { describeFailure, recordedOutcome } from './outcomes.js';
+import {
+  DomainOwner,
+  domainOf,
+  replayFeedSubject,
+  type AppName,
+  type CommandOutcome,
+  type ReplayFeedRequest,
+  type ReplayFeedResult,
+} from '@app/contracts';
+import type { NatsClient } from '@app/messaging';
+import { OwnerUnavailableError, describeFailure } from './outcomes.js';
 import { Progress, type ProgressCounts } from './progress.js';
 import type { RecordedCommand } from './selection.js';
 
@@ -12,21 +17,16 @@ export interface ReplayOptions {
   target: NatsClient;
   /** Only report what would be applied. */
   dryRun?: boolean;
-  /** How long to wait for each command's outcome. */
-  outcomeTimeoutMs: number;
-  /** How long the owner may take to say whether a command was applied. */
-  queryTimeoutMs: number;
-  /** Called after each applied command, before the next (a rebuild waits for the events it caused). */
-  settle?: () => Promise<void>;
+  /** How long an owner may take for one request, plus PER_COMMAND_MS for each command in it. */
+  requestTimeoutMs: number;
   /**
-   * Publish under the original command ids and without the replay marker: a rebuild's fresh stream then reads
-   * like the original. Off for the deployment's own stream, where the original id may still be inside the
-   * duplicate window and the copy should say what it repeats.
+   * Called before the commands of another owner than the previous ones, and at the end (a rebuild waits there
+   * until the events the commands caused are handled, as they were live before the next command).
    */
-  keepIds?: boolean;
+  settle?: () => Promise<void>;
   /** Label of the progress output; none when absent. */
   progressLabel?: string;
-  /** Stops between two commands (the one being applied is awaited: its outcome is recorded either way). */
+  /** Stops between two requests (the one under way is awaited: its outcomes are recorded either way). */
   signal?: AbortSignal;
 }
 
@@ -42,18 +42,31 @@ export interface ReplaySummary extends ProgressCounts {
   /** With --dry-run: how many would be applied (the others are applied already). */
   wouldApply: number;
   failures: ReplayFailure[];
+  /** Wall-clock seconds the pass took, and commands per second (selected / seconds). */
+  seconds: number;
+  rate: number;
   /** The outcome each replayed or skipped command has now, by command id. */
   outcomes: Map<string, CommandOutcome>;
 }
 
+/** Commands per request at most: large enough to hide the round trip, small enough to stop soon on a signal. */
+export const REQUEST_COMMANDS = 512;
+/** Bytes of a request at most, below NATS' default max_payload (1 MiB) whatever the server says. */
+const REQUEST_BYTES = 768 * 1024;
+const PER_COMMAND_MS = 50;
+
 /**
- * Applies recorded commands in the given order, each once: the owner is first asked for the command's recorded
- * outcome (applied already → skipped), otherwise the recorded envelope is published again and its outcome
- * awaited. The envelope is unchanged (same command id, issue time and actor), so handlers derive the same ids and
- * times, and running the same replay twice applies nothing the second time. A command answered with an error is
- * counted as failed, with the owner's reason; one that gets no answer within the timeout too.
+ * Applies recorded commands in the given order, each once, through their owners' replay feeds (ReplayFeed in
+ * @app/messaging; docs/adr/0025-replay-speed.md): consecutive commands of one owner go in requests of up to
+ * REQUEST_COMMANDS, which the owner applies in that order in batches (one transaction each, as its lanes do) and
+ * answers with every outcome. The envelope is unchanged (same command id, issue time and actor), so handlers
+ * derive the same ids and times; a command applied before is answered with its recorded outcome and counted as
+ * skipped, so running the same replay twice applies nothing the second time. A command answered with an error is
+ * counted as failed, with the owner's reason. An owner that does not answer stops the run: whether its commands
+ * were applied must be known, not guessed.
  */
 export async function replay(commands: RecordedCommand[], options: ReplayOptions): Promise<ReplaySummary> {
+  const started = performance.now();
   const summary: ReplaySummary = {
     selected: commands.length,
     applied: 0,
@@ -61,70 +74,101 @@ export async function replay(commands: RecordedCommand[], options: ReplayOptions
     failed: 0,
     wouldApply: 0,
     failures: [],
+    seconds: 0,
+    rate: 0,
     outcomes: new Map(),
   };
   const progress = options.progressLabel ? new Progress(commands.length, options.progressLabel) : undefined;
-  const runId = randomBytes(4).toString('hex');
+  let done = 0;
+  let previousOwner: AppName | undefined;
   try {
-    for (const [index, command] of commands.entries()) {
+    for (const { owner, commands: chunk } of requests(commands)) {
       options.signal?.throwIfAborted();
-      const { commandId } = command.envelope;
-      const recorded = await recordedOutcome(
-        options.target,
-        command.subject,
-        commandId,
-        options.queryTimeoutMs,
-      );
-      if (recorded) {
-        summary.skipped++;
-        summary.outcomes.set(commandId, recorded);
-      } else if (options.dryRun) {
-        summary.wouldApply++;
-      } else {
-        const result = await apply(command, options, runId);
-        if ('outcome' in result) summary.outcomes.set(commandId, result.outcome);
-        const reason =
-          'outcome' in result ? (result.outcome.ok ? null : describeFailure(result.outcome)) : result.error;
-        if (reason === null) summary.applied++;
-        else {
-          summary.failed++;
-          summary.failures.push({ seq: command.seq, commandId, subject: command.subject, reason });
-        }
-        if (options.settle) await options.settle();
-      }
-      progress?.update(index + 1, summary);
+      if (previousOwner && owner !== previousOwner && options.settle) await options.settle();
+      previousOwner = owner;
+      const results = await send(options, owner, chunk);
+      chunk.forEach((command, i) => count(summary, command, results[i], options.dryRun));
+      done += chunk.length;
+      progress?.update(done, summary);
     }
+    if (options.settle && !options.dryRun) await options.settle();
   } finally {
     progress?.stop();
   }
+  summary.seconds = (performance.now() - started) / 1000;
+  summary.rate = summary.seconds > 0 ? Math.round(commands.length / summary.seconds) : 0;
   return summary;
 }
 
-async function apply(
-  command: RecordedCommand,
-  options: ReplayOptions,
-  runId: string,
-): Promise<{ outcome: CommandOutcome } | { error: string }> {
-  const { target } = options;
-  const { commandId } = command.envelope;
-  const waiting = waitForOutcome(target, commandId, options.outcomeTimeoutMs);
-  const h = natsHeaders();
-  h.set(Headers.CorrelationId, command.envelope.correlationId);
-  h.set(Headers.CommandId, commandId);
-  if (!options.keepIds) h.set(REPLAY_OF_HEADER, String(command.seq));
-  try {
-    await target.js.publish(target.subject(command.subject), JSON.stringify(command.envelope), {
-      msgID: options.keepIds ? commandId : `${commandId}.replay.${runId}`,
-      headers: h,
-    });
-  } catch (error) {
-    waiting.cancel();
-    return { error: `the command log did not accept it: ${(error as Error).message}` };
+/** The commands cut into requests: runs of one owner, at most REQUEST_COMMANDS and REQUEST_BYTES each. */
+export function* requests(
+  commands: RecordedCommand[],
+): Generator<{ owner: AppName; commands: RecordedCommand[] }> {
+  let current: { owner: AppName; commands: RecordedCommand[]; bytes: number } | undefined;
+  for (const command of commands) {
+    const owner = DomainOwner[domainOf(command.subject)];
+    const bytes = JSON.stringify(command.envelope).length + command.subject.length + 32;
+    if (
+      current &&
+      (current.owner !== owner ||
+        current.commands.length >= REQUEST_COMMANDS ||
+        current.bytes + bytes > REQUEST_BYTES)
+    ) {
+      yield current;
+      current = undefined;
+    }
+    current ??= { owner, commands: [], bytes: 0 };
+    current.commands.push(command);
+    current.bytes += bytes;
   }
-  const outcome =
-    (await waiting.promise) ??
-    (await recordedOutcome(target, command.subject, commandId, options.queryTimeoutMs).catch(() => null));
-  return outcome
-    ? { outcome }
-    : { error: `no outcome within ${options.outcomeTimeoutMs} ms (is its owner running?)` };
+  if (current) yield current;
+}
+
+async function send(
+  options: ReplayOptions,
+  owner: AppName,
+  commands: RecordedCommand[],
+): Promise<ReplayFeedResult[]> {
+  const { target } = options;
+  const request: ReplayFeedRequest = {
+    commands: commands.map((c) => ({ subject: c.subject, envelope: c.envelope })),
+    ...(options.dryRun ? { dryRun: true } : {}),
+  };
+  const timeout = options.requestTimeoutMs + PER_COMMAND_MS * commands.length;
+  let reply: CommandOutcome<{ results: ReplayFeedResult[] }>;
+  try {
+    const msg = await target.nc.request(target.subject(replayFeedSubject(owner)), JSON.stringify(request), {
+      timeout,
+    });
+    reply = msg.json();
+  } catch (error) {
+    throw new OwnerUnavailableError(
+      `${owner} (NATS prefix ${target.prefix}) did not answer a replay of ${commands.length} command(s) from ` +
+        `#${commands[0].seq} within ${timeout} ms (${(error as Error).message}): start it, then run this again`,
+    );
+  }
+  if (!reply.ok) throw new Error(`${owner} refused the replay: ${describeFailure(reply)}`);
+  return reply.value.results;
+}
+
+function count(
+  summary: ReplaySummary,
+  command: RecordedCommand,
+  result: ReplayFeedResult,
+  dryRun: boolean | undefined,
+): void {
+  const { commandId } = command.envelope;
+  const fail = (reason: string) => {
+    summary.failed++;
+    summary.failures.push({ seq: command.seq, commandId, subject: command.subject, reason });
+  };
+  if ('error' in result) return fail(`not applied: ${result.error}`);
+  if (!result.outcome) {
+    summary.wouldApply += dryRun ? 1 : 0;
+    return;
+  }
+  summary.outcomes.set(commandId, result.outcome);
+  if (!result.applied) summary.skipped++;
+  else if (result.outcome.ok) summary.applied++;
+  else fail(describeFailure(result.outcome));
 }

@@ -19,24 +19,35 @@ export interface ComparisonReport {
 const SAMPLE = 5;
 
 /**
+ * A read-only REPEATABLE READ transaction on a database: one consistent snapshot for every query made through it
+ * (a rebuild reads the live database's outcomes and rows in the same one; docs/adr/0025-replay-speed.md).
+ */
+export async function openSnapshot(databaseUrl: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  } catch (error) {
+    await client.end();
+    throw error;
+  }
+  return client;
+}
+
+/**
  * Compares two databases schema by schema, table by table: rows are matched on their primary key and compared as
  * JSON, less the columns `rebuild-scope.ts` leaves out. Tables are found in the catalog, so a new table is
- * compared without anyone listing it.
+ * compared without anyone listing it. `live` is a snapshot (openSnapshot) its caller ends; the rebuilt side is
+ * read in a snapshot of its own.
  */
 export async function compareDatabases(
-  liveUrl: string,
+  live: pg.Client,
   rebuiltUrl: string,
   schemas: readonly string[],
 ): Promise<ComparisonReport> {
-  const live = new pg.Client({ connectionString: liveUrl });
-  const rebuilt = new pg.Client({ connectionString: rebuiltUrl });
-  await live.connect();
-  await rebuilt.connect();
+  const rebuilt = await openSnapshot(rebuiltUrl);
   const report: ComparisonReport = { tables: [], differences: [] };
   try {
-    // Both sides in one consistent snapshot each.
-    await live.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await rebuilt.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     for (const schema of schemas) {
       const tables = await listTables(live, schema);
       const rebuiltTables = new Set(await listTables(rebuilt, schema));
@@ -64,7 +75,6 @@ export async function compareDatabases(
       }
     }
   } finally {
-    await live.end();
     await rebuilt.end();
   }
   return report;

@@ -33,3 +33,21 @@ export function partitionKeyOf(subject: string, payload: unknown, commandId: str
     payload && typeof payload === 'object' ? keyOf(subject, payload as Record<string, unknown>) : undefined;
   return typeof key === 'string' && key ? key : commandId;
 }
+
+/**
+ * What a command's effect may touch, for a replay that applies recorded commands side by side
+ * (docs/adr/0025-replay-speed.md): commands whose scopes share nothing, even through others, commute, so a replay
+ * may apply them in parallel lanes and still get what applying them in order gives. A job or worker command
+ * touches its endpoint's queue and counters, its jobs and the worker's row: scope `endpoint:<id>` (and
+ * `worker:<id>`, since a worker id could be reused under another endpoint). Null: anything of its owner (a
+ * sweep across endpoints, and every domain not listed), applied alone, after what came before it.
+ */
+export function replayScopeOf(subject: string, payload: unknown): string[] | null {
+  const domain = domainOf(subject);
+  if (domain !== Domain.Job && domain !== Domain.Worker) return null;
+  const p = (payload && typeof payload === 'object' ? payload : {}) as Record<string, unknown>;
+  if (typeof p.endpointId !== 'string' || !p.endpointId) return null;
+  const scope = [`endpoint:${p.endpointId}`];
+  if (typeof p.workerId === 'string' && p.workerId) scope.push(`worker:${p.workerId}`);
+  return scope;
+}

@@ -171,6 +171,14 @@ export function domainEventsFilter(domain: Domain): string {
   return `${domain}.evt.>`;
 }
 
+/**
+ * Core NATS request-reply subject of an owner's replay feed (the replay tool's way in; docs/adr/0025): a request
+ * names recorded commands of that owner, which it applies in the order given, in one transaction where it can.
+ */
+export function replayFeedSubject(app: AppName): string {
+  return `replay.${app}.apply`;
+}
+
 /** The domain token of a subject (`registry-auth.cmd.create` → `registry-auth`). */
 export function domainOf(subject: string): Domain {
   const domain = subject.split('.')[0];
