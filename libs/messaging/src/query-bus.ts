@@ -35,8 +35,9 @@ export class QueryBus {
     subject: S,
     payload: QueryPayload<S>,
     actor: Actor,
+    options: { timeoutMs?: number } = {},
   ): Promise<QueryResult<S>> {
-    const outcome = await this.raw<CommandOutcome>(subject, payload, actor, true);
+    const outcome = await this.raw<CommandOutcome>(subject, payload, actor, true, options.timeoutMs);
     if (outcome.ok) return outcome.value as QueryResult<S>;
     throw DomainError.fromPayload(outcome.error);
   }
