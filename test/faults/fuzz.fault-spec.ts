@@ -170,6 +170,7 @@ beforeAll(async () => {
       UpdateNetworkVolumeDto: { name: 'fuzz-b2', size: 20 },
       SshKeySetDto: { keys: [sshPublicKey('b@fuzz')] },
       CreateSshKeyDto: { publicKey: sshPublicKey('b@fuzz'), name: 'fuzz' },
+      SpendLimitDto: { monthlyLimit: 100 },
       CreateClusterDto: {
         name: 'fuzz-b',
         type: 'TRAINING',

@@ -4,7 +4,8 @@ import { sendRaw } from './http.js';
 /**
  * What the fuzz cases must leave unchanged: each user's resources as their listings show them (ids and what the
  * user asked for, not statuses that move on their own), user A's job, and the row count of every table that
- * holds state (bookkeeping tables excluded: migrations, processed commands, outboxes, rate-limit counters).
+ * holds state (bookkeeping tables excluded: migrations, processed commands, outboxes, rate-limit counters, and the
+ * endpoint metrics, which the broker's sampler adds to every few seconds whatever the requests, ADR 22).
  */
 export interface StateSnapshot {
   listings: Record<string, string[]>;
@@ -18,6 +19,9 @@ const BOOKKEEPING = new Set([
   'outbox',
   'rate_limit_counters',
   'fleet_loads',
+  'endpoint_metric_rollups',
+  'metrics_cursors',
+  'metrics_cold_starts',
 ]);
 
 type Row = Record<string, unknown>;
