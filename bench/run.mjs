@@ -46,6 +46,9 @@ import { machineInfo, markdownTable, printTable } from './lib/report.mjs';
 import { runScenario } from './lib/rounds.mjs';
 
 const SCENARIOS = [
+  // First: a rebuild replays the whole stream, and what the later scenarios leave (rows seeded with SQL, takes of
+  // several workers applied in parallel lanes, issue 14) is not yet rebuilt identically.
+  'replay',
   'jobs-sync',
   'jobs-queue',
   'throughput',
@@ -56,7 +59,6 @@ const SCENARIOS = [
   'cold-start',
   'placement',
   'history',
-  'replay',
 ];
 const FLEET_HOSTS = 10_000;
 
