@@ -107,9 +107,8 @@ import {
 } from '../jobs/webhook.contracts.js';
 import type { Packed } from '../jobs/payload-blobs.js';
 import { EndpointMetricsQuery, type EndpointMetrics } from '../metrics/endpoint-metrics.contracts.js';
+import type { Class } from '../common/validation.js';
 import { Subjects } from './subjects.js';
-
-export type Class<T> = new (...args: never[]) => T;
 
 /** Typed subject → payload/result map of every command. */
 export interface CommandContracts {

@@ -10,9 +10,9 @@ import {
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { CatalogChecks } from '../../catalog/catalog.checks.js';
 import { CatalogRepository } from '../../catalog/catalog.repository.js';
-import { ClustersRepository } from '../../clusters/clusters.repository.js';
 import { mountableNetworkVolume } from '../../volumes/network-volume.access.js';
 import { NetworkVolumesRepository } from '../../volumes/network-volumes.repository.js';
+import { ClusterMembership } from '../cluster-membership.js';
 import type { PlacementRequest } from '../placement.js';
 import { toPlacementView } from '../placement.mapper.js';
 import { PlacementRepository, type PodClaim } from '../placement.repository.js';
@@ -41,7 +41,7 @@ export class ReservePodHandler {
     private readonly placement: PlacementService,
     private readonly checks: CatalogChecks,
     private readonly volumes: NetworkVolumesRepository,
-    private readonly clusters: ClustersRepository,
+    private readonly clusters: ClusterMembership,
     private readonly catalog: CatalogRepository,
   ) {}
 
@@ -99,7 +99,7 @@ export class ReservePodHandler {
           payload.ownerId,
         )
       : null;
-    const member = await this.clusters.findMember(payload.podId, manager);
+    const clusterId = await this.clusters.clusterOfMember(payload.podId, manager);
     const ports = [...new Set(payload.ports)];
     const request: PlacementRequest = {
       gpuTypeId,
@@ -131,7 +131,7 @@ export class ReservePodHandler {
         const claim: PodClaim = {
           podId: payload.podId,
           ownerId: payload.ownerId,
-          clusterId: member?.clusterId ?? null,
+          clusterId,
           hostId: placedOn,
           dataCenterId: plan.dataCenterId,
           gpuTypeId,

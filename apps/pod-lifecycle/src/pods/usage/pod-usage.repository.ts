@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { PodUsageReader } from '../../spend/pod-usage.reader.js';
 import { PodUsageEntity, type PodUsageKind } from './pod-usage.entity.js';
 
 /** pod_usage: one insert or update per interval opened or closed; reads are one indexed range per owner. */
 @Injectable()
-export class PodUsageRepository {
+export class PodUsageRepository implements PodUsageReader {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Opens an interval at `row.startedAt` (one closed at the same instant is reopened rather than duplicated). */

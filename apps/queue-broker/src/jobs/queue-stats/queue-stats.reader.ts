@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { QueueStats } from '@app/contracts';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
-import { WorkersRepository } from '../../workers/workers.repository.js';
 import { JobsRepository } from '../jobs.repository.js';
+import { WorkerRoster } from '../worker-roster.js';
 
 /** The numbers behind /health and `job.qry.queue-stats`. */
 @Injectable()
 export class QueueStatsReader {
   constructor(
     private readonly jobs: JobsRepository,
-    private readonly workers: WorkersRepository,
+    private readonly workers: WorkerRoster,
     private readonly config: QueueBrokerConfig,
   ) {}
 
