@@ -26,6 +26,7 @@ export * from './templates/template.commands.js';
 export * from './templates/template-v2.dto.js';
 export * from './placement/placement.contracts.js';
 export * from './common/mounts.dto.js';
+export * from './common/resource.events.js';
 export * from './clusters/cluster.dto.js';
 export * from './clusters/cluster.commands.js';
 export * from './clusters/ssh-key.dto.js';

@@ -96,6 +96,11 @@ export interface NetworkVolumeView {
 }
 
 /** `GET /v2/network-volumes`: v2 lists are wrapped in an object named after the resource. */
+/** `volume.evt.created`: the volume as its owner sees it, and whose it is. */
+export interface NetworkVolumeCreatedEvent extends NetworkVolumeView {
+  ownerId: string;
+}
+
 export interface NetworkVolumeList {
   networkVolumes: NetworkVolumeView[];
 }
