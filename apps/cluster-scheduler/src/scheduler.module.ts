@@ -14,7 +14,8 @@ import { ListClusterMembersHandler } from './clusters/list-cluster-members/list-
 import { ListClustersHandler } from './clusters/list-clusters/list-clusters.handler.js';
 import { ClusterMembership } from './placement/cluster-membership.js';
 import { PlacementRepository } from './placement/placement.repository.js';
-import { PlacementService } from './placement/placement.service.js';
+import { LiveOverlays } from './placement/live-overlays.js';
+import { PlacementApplier } from './placement/placement.applier.js';
 import { ReleasePodHandler } from './placement/release-pod/release-pod.handler.js';
 import { ReservePodHandler } from './placement/reserve-pod/reserve-pod.handler.js';
 import { CreateNetworkVolumeHandler } from './volumes/create-network-volume/create-network-volume.handler.js';
@@ -42,11 +43,12 @@ import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.j
     ListCpuTypesHandler,
     ListDataCentersHandler,
     PlacementRepository,
-    PlacementService,
+    PlacementApplier,
     ReservePodHandler,
     ReleasePodHandler,
     ClustersRepository,
     { provide: ClusterMembership, useExisting: ClustersRepository },
+    { provide: LiveOverlays, useExisting: ClustersRepository },
     { provide: ClustersMountingVolume, useExisting: ClustersRepository },
     { provide: PodsMountingVolume, useExisting: PlacementRepository },
     CreateClusterHandler,

@@ -4,13 +4,14 @@ import type { PodStatus } from '@app/contracts';
 import { ClusterMemberEntity } from './cluster-member.entity.js';
 import { ClusterEntity } from './cluster.entity.js';
 import type { ClusterMembership } from '../placement/cluster-membership.js';
+import type { LiveOverlays } from '../placement/live-overlays.js';
 import { table } from '../schema.js';
 import type { ClustersMountingVolume } from '../volumes/volume-mounts.js';
 
 export type StatusCounts = Map<string, Partial<Record<PodStatus, number>>>;
 
 @Injectable()
-export class ClustersRepository implements ClusterMembership, ClustersMountingVolume {
+export class ClustersRepository implements ClusterMembership, ClustersMountingVolume, LiveOverlays {
   constructor(private readonly dataSource: DataSource) {}
 
   findLive(id: string, manager: EntityManager = this.dataSource.manager): Promise<ClusterEntity | null> {
