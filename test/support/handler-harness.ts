@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { BaseConfig } from '@app/config';
+import {
+  CommandPayloadClasses,
+  DomainError,
+  ErrorCode,
+  validatePlain,
+  type Actor,
+  type AppName,
+  type CommandEnvelope,
+  type CommandResult,
+  type CommandSubject,
+  type QueryPayload,
+  type QueryResult,
+  type QuerySubject,
+} from '@app/contracts';
+import { appDataSourceOptions, type AppDataSourceSpec } from '@app/database';
+import {
+  COMMAND_HANDLER,
+  FaultInjector,
+  MessageProcessor,
+  commandIdentity,
+  type CommandContext,
+  type QueryBus,
+} from '@app/messaging';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+/** The actor of the commands a test sends, unless it names another. */
+export const ALICE: Actor = { userId: 'user-alice', kind: 'user' };
+export const BOB: Actor = { userId: 'user-bob', kind: 'user' };
+
+type Answer<S extends QuerySubject> = (payload: QueryPayload<S>, actor: Actor) => QueryResult<S>;
+
+/**
+ * Another app's answers to the queries a handler asks (a template, a volume, the spend status), for the handlers
+ * that ask any: what the test registered, and OWNER_UNAVAILABLE (as from the bus when nobody answers) for the rest.
+ * Only the other app is stood in for; the handler, its repositories, Postgres and the transaction are real.
+ */
+export class InProcessQueries {
+  private readonly answers = new Map<string, (payload: never, actor: Actor) => unknown>();
+  /** Every query asked, in order. */
+  readonly asked: { subject: string; payload: unknown; actor: Actor }[] = [];
+
+  answer<S extends QuerySubject>(subject: S, answer: Answer<S>): this {
+    this.answers.set(subject, answer);
+    return this;
+  }
+
+  /** From now on nobody answers `subject` (OWNER_UNAVAILABLE), as when its owner is down. */
+  forget(subject: QuerySubject): this {
+    this.answers.delete(subject);
+    return this;
+  }
+
+  query<S extends QuerySubject>(subject: S, payload: QueryPayload<S>, actor: Actor): Promise<QueryResult<S>> {
+    this.asked.push({ subject, payload, actor });
+    const answer = this.answers.get(subject);
+    if (!answer) {
+      return Promise.reject(
+        new DomainError(ErrorCode.OwnerUnavailable, `no answer for ${subject} in this test`),
+      );
+    }
+    try {
+      return Promise.resolve(answer(payload as never, actor) as QueryResult<S>);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Typed as the QueryBus a handler takes: only `query` is ever called by the handlers tested this way. */
+  asBus(): QueryBus {
+    return this as unknown as QueryBus;
+  }
+}
+
+export interface SendOptions {
+  actor?: Actor;
+  commandId?: string;
+  /** The command's time (`ctx.now`); a fixed instant by default. */
+  issuedAt?: string;
+}
+
+/**
+ * The medium level of handler tests: an app's command handlers over a real Postgres database made from the app's
+ * own migrations, and an in-process bus in place of NATS, which does what the app's consumer does with a
+ * delivered command: validates the payload against the contract map, builds the CommandContext and applies the
+ * handler through the real MessageProcessor (one transaction with the processed-commands row and the outbox, a
+ * DomainError recorded as the answer and its writes rolled back).
+ */
+export class HandlerHarness {
+  private readonly handlers = new Map<string, (ctx: CommandContext) => unknown>();
+  private readonly processor: MessageProcessor;
+
+  private constructor(
+    private readonly database: TestDatabase,
+    readonly dataSource: DataSource,
+    private readonly schema: string,
+  ) {
+    this.processor = new MessageProcessor(dataSource, new FaultInjector(new BaseConfig()));
+  }
+
+  static async start(label: string, app: AppName, spec: AppDataSourceSpec): Promise<HandlerHarness> {
+    const database = await createTestDatabase(label, { apps: [app] });
+    const dataSource = new DataSource(appDataSourceOptions(spec, database.url, 3, `${label}-int-spec`));
+    try {
+      await dataSource.initialize();
+    } catch (error) {
+      await database.drop();
+      throw error;
+    }
+    return new HandlerHarness(database, dataSource, spec.schema);
+  }
+
+  /** Registers the @CommandHandler methods of these handler instances. */
+  register(...instances: object[]): this {
+    for (const instance of instances) {
+      const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(prototype)) {
+        const method = prototype[name];
+        if (typeof method !== 'function') continue;
+        const subject = Reflect.getMetadata(COMMAND_HANDLER, method) as string | undefined;
+        if (subject) this.handlers.set(subject, (method as (ctx: CommandContext) => unknown).bind(instance));
+      }
+    }
+    return this;
+  }
+
+  /** Sends a command as the app's consumer applies it: its recorded answer, or the DomainError it was refused with. */
+  async send<S extends CommandSubject>(
+    subject: S,
+    payload: unknown,
+    options: SendOptions = {},
+  ): Promise<CommandResult<S>> {
+    const handler = this.handlers.get(subject);
+    if (!handler) throw new Error(`no handler registered for ${subject}`);
+    const envelope: CommandEnvelope = {
+      commandId: options.commandId ?? randomUUID(),
+      issuedAt: options.issuedAt ?? '2026-03-01T12:00:00.000Z',
+      actor: options.actor ?? ALICE,
+      correlationId: `corr-${randomUUID()}`,
+      subject,
+      payload,
+    };
+    const identity = commandIdentity(subject, envelope);
+    const validated = validatePlain(CommandPayloadClasses[subject] as new () => object, payload);
+    const result = !validated.ok
+      ? // Recorded as the consumer records it: the answer to this command id from now on.
+        await this.processor.recordFailure(identity, {
+          code: ErrorCode.ValidationFailed,
+          message: `invalid ${subject} command`,
+          errors: validated.errors,
+        })
+      : await this.processor.process(identity, (manager, emit) =>
+          Promise.resolve(
+            handler({ envelope, payload: validated.value, manager, now: new Date(envelope.issuedAt), emit }),
+          ),
+        );
+    if (!result.outcome.ok) throw DomainError.fromPayload(result.outcome.error);
+    return result.outcome.value as CommandResult<S>;
+  }
+
+  /** The events committed to the outbox, in the order they were written: subject and payload. */
+  async events(subject?: string): Promise<{ subject: string; payload: unknown }[]> {
+    const rows = await this.dataSource.query<{ subject: string; payload: unknown }[]>(
+      `SELECT subject, payload FROM "${this.schema}".outbox ${subject ? 'WHERE subject = $1' : ''}
+       ORDER BY seq`,
+      subject ? [subject] : [],
+    );
+    return rows;
+  }
+
+  async stop(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+    await this.database.drop();
+  }
+}
+
+/** The refusal a promise ends in: its code and message (and field errors), for `expect(...).toMatchObject`. */
+export async function refusalOf(
+  promise: Promise<unknown>,
+): Promise<{ code: string; message: string; errors?: string[] }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DomainError)
+      return { code: error.code, message: error.message, errors: error.errors };
+    throw error;
+  }
+  throw new Error('expected a refusal, got an answer');
+}
