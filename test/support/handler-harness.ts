@@ -18,10 +18,13 @@ import {
 import { appDataSourceOptions, type AppDataSourceSpec } from '@app/database';
 import {
   COMMAND_HANDLER,
+  EVENT_HANDLER,
   FaultInjector,
   MessageProcessor,
   commandIdentity,
+  type CommandBus,
   type CommandContext,
+  type EventContext,
   type QueryBus,
 } from '@app/messaging';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -74,6 +77,29 @@ export class InProcessQueries {
   }
 }
 
+/**
+ * The bus a handler issues another app's commands on (pod-lifecycle's `placement.cmd.reserve`, say), delivering
+ * them to that app's real handlers in its own harness, with the command id and time the issuer chose, as the
+ * owner's consumer would.
+ */
+export class InProcessCommands {
+  constructor(private readonly owner: HandlerHarness) {}
+
+  execute<S extends CommandSubject>(
+    subject: S,
+    payload: unknown,
+    actor: Actor,
+    options: { commandId?: string; issuedAt?: string } = {},
+  ): Promise<CommandResult<S>> {
+    return this.owner.send(subject, payload, { actor, ...options });
+  }
+
+  /** Typed as the CommandBus a handler takes: only `execute` is called on the paths tested this way. */
+  asBus(): CommandBus {
+    return this as unknown as CommandBus;
+  }
+}
+
 export interface SendOptions {
   actor?: Actor;
   commandId?: string;
@@ -90,6 +116,9 @@ export interface SendOptions {
  */
 export class HandlerHarness {
   private readonly handlers = new Map<string, (ctx: CommandContext) => unknown>();
+  private readonly eventHandlers = new Map<string, (ctx: EventContext) => unknown>();
+  /** Per source harness: the outbox sequence delivered up to. */
+  private readonly delivered = new Map<HandlerHarness, string>();
   private readonly processor: MessageProcessor;
 
   private constructor(
@@ -112,15 +141,17 @@ export class HandlerHarness {
     return new HandlerHarness(database, dataSource, spec.schema);
   }
 
-  /** Registers the @CommandHandler methods of these handler instances. */
+  /** Registers the @CommandHandler and @EventHandler methods of these handler instances. */
   register(...instances: object[]): this {
     for (const instance of instances) {
       const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
       for (const name of Object.getOwnPropertyNames(prototype)) {
         const method = prototype[name];
         if (typeof method !== 'function') continue;
-        const subject = Reflect.getMetadata(COMMAND_HANDLER, method) as string | undefined;
-        if (subject) this.handlers.set(subject, (method as (ctx: CommandContext) => unknown).bind(instance));
+        const command = Reflect.getMetadata(COMMAND_HANDLER, method) as string | undefined;
+        if (command) this.handlers.set(command, (method as (ctx: CommandContext) => unknown).bind(instance));
+        const event = Reflect.getMetadata(EVENT_HANDLER, method) as string | undefined;
+        if (event) this.eventHandlers.set(event, (method as (ctx: EventContext) => unknown).bind(instance));
       }
     }
     return this;
@@ -158,6 +189,54 @@ export class HandlerHarness {
         );
     if (!result.outcome.ok) throw DomainError.fromPayload(result.outcome.error);
     return result.outcome.value as CommandResult<S>;
+  }
+
+  /**
+   * Delivers the events `source` committed since the last delivery to this app's event handlers, in order, each
+   * applied once as the app's event consumer applies it (its processed row keyed by the event id and the app).
+   * The number applied.
+   */
+  async deliverFrom(source: HandlerHarness): Promise<number> {
+    const after = this.delivered.get(source) ?? '0';
+    const rows = await source.dataSource.query<
+      {
+        id: string;
+        seq: string;
+        subject: string;
+        payload: unknown;
+        correlation_id: string;
+        occurred_at: Date;
+      }[]
+    >(
+      `SELECT id, seq, subject, payload, correlation_id, occurred_at FROM "${source.schema}".outbox
+       WHERE seq > $1 ORDER BY seq`,
+      [after],
+    );
+    let applied = 0;
+    for (const row of rows) {
+      this.delivered.set(source, row.seq);
+      const handler = this.eventHandlers.get(row.subject);
+      if (!handler) continue;
+      const event = {
+        eventId: row.id,
+        subject: row.subject,
+        occurredAt: row.occurred_at.toISOString(),
+        correlationId: row.correlation_id,
+        payload: row.payload,
+      };
+      const identity = {
+        id: `evt:${row.id}:${this.schema}`,
+        subject: row.subject,
+        issuedAt: event.occurredAt,
+        correlationId: row.correlation_id,
+        actorUserId: 'system',
+      };
+      const result = await this.processor.process(identity, (manager, emit) =>
+        Promise.resolve(handler({ event, manager, emit })),
+      );
+      if (!result.duplicate) applied += 1;
+    }
+    return applied;
   }
 
   /** The events committed to the outbox, in the order they were written: subject and payload. */
