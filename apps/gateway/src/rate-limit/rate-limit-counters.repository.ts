@@ -9,9 +9,9 @@ import {
   type CounterIncrement,
   type SharedCounter,
 } from './rate-limit-local-counters.js';
+import { RATE_LIMIT_WINDOWS, type RateLimitWindow } from '../rate-limit-policies.js';
 
 export type { CounterHit } from './rate-limit-local-counters.js';
-import { RATE_LIMIT_WINDOWS, type RateLimitWindow } from '../rate-limit-policies.js';
 
 const SCHEMA = DATA_SOURCE_SPEC.schema;
 const COUNTERS = `"${SCHEMA}"."rate_limit_counters"`;
