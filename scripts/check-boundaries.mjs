@@ -16,9 +16,9 @@ const TEST_FILE = /\.(spec|int-spec|e2e-spec)\.ts$/;
 const CYCLE_RULES = new Set(['no-module-cycles', 'no-folder-cycles']);
 const rules = options.ruleSet.forbidden;
 
-// Two cruises: the import rules over everything (tests may not reach into an app's use cases or another app
-// either), the cycle rules over the code alone (a spec and the test support it imports, which imports the
-// libraries back, are not a structure anyone depends on).
+// Two cruises: the import rules over everything (a spec inside an app follows the app's rules, and nothing reaches
+// into a library but through its index), the cycle rules over the code alone (a spec and the test support it
+// imports, which imports the libraries back, are not a structure anyone depends on).
 const everything = await cruise(
   ['apps', 'libs', 'tools', 'test'],
   { ...options, ruleSet: { forbidden: rules.filter((rule) => !CYCLE_RULES.has(rule.name)) } },
