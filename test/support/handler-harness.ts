@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, type Logger } from 'typeorm';
 import { BaseConfig } from '@app/config';
 import {
   CommandPayloadClasses,
@@ -100,6 +100,19 @@ export class InProcessCommands {
   }
 }
 
+/** Counts the statements the data source sends (its only log), so a test can pin what a command costs. */
+class StatementCounter implements Logger {
+  count = 0;
+  logQuery(): void {
+    this.count += 1;
+  }
+  logQueryError(): void {}
+  logQuerySlow(): void {}
+  logSchemaBuild(): void {}
+  logMigration(): void {}
+  log(): void {}
+}
+
 export interface SendOptions {
   actor?: Actor;
   commandId?: string;
@@ -125,20 +138,26 @@ export class HandlerHarness {
     private readonly database: TestDatabase,
     readonly dataSource: DataSource,
     private readonly schema: string,
+    private readonly counter: StatementCounter,
   ) {
     this.processor = new MessageProcessor(dataSource, new FaultInjector(new BaseConfig()));
   }
 
   static async start(label: string, app: AppName, spec: AppDataSourceSpec): Promise<HandlerHarness> {
     const database = await createTestDatabase(label, { apps: [app] });
-    const dataSource = new DataSource(appDataSourceOptions(spec, database.url, 3, `${label}-int-spec`));
+    const counter = new StatementCounter();
+    const dataSource = new DataSource({
+      ...appDataSourceOptions(spec, database.url, 3, `${label}-int-spec`),
+      logging: ['query'],
+      logger: counter,
+    });
     try {
       await dataSource.initialize();
     } catch (error) {
       await database.drop();
       throw error;
     }
-    return new HandlerHarness(database, dataSource, spec.schema);
+    return new HandlerHarness(database, dataSource, spec.schema, counter);
   }
 
   /** Registers the @CommandHandler and @EventHandler methods of these handler instances. */
@@ -189,6 +208,13 @@ export class HandlerHarness {
         );
     if (!result.outcome.ok) throw DomainError.fromPayload(result.outcome.error);
     return result.outcome.value as CommandResult<S>;
+  }
+
+  /** What `work` answers, and how many statements (transaction control included) it sent to Postgres. */
+  async statements<T>(work: () => Promise<T>): Promise<{ result: T; statements: number }> {
+    const before = this.counter.count;
+    const result = await work();
+    return { result, statements: this.counter.count - before };
   }
 
   /**
