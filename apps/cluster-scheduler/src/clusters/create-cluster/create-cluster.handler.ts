@@ -36,10 +36,10 @@ function invalid(error: string): DomainError {
 }
 
 /**
- * `cluster.cmd.create`: checks what the DTO cannot (catalog ids, maxCount, the volume), places every pod in one
- * data center, takes the GPUs, ports, a VXLAN id and a CIDR in one savepoint (planned again if a concurrent
- * create wins a race), records the cluster and its members, and emits `cluster.evt.created` for pod-lifecycle.
- * Any failure rolls the whole command back: nothing is left reserved.
+ * `cluster.cmd.create`: checks what the DTO cannot (catalog ids, maxCount, the volume), then has the
+ * PlacementApplier place every pod in one data center and take the GPUs, ports, a VXLAN id and a CIDR in one
+ * savepoint (planned again if a concurrent create wins a race), recording the cluster and its members in it, and
+ * emits `cluster.evt.created` for pod-lifecycle. Any failure rolls the whole command back: nothing is left reserved.
  */
 @Injectable()
 export class CreateClusterHandler {
