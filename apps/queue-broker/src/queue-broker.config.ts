@@ -29,6 +29,21 @@ class LongerThanAckWait implements ValidatorConstraintInterface {
   }
 }
 
+/** /health counts from the minute rollups (ADR 22): its window cannot be longer than they are kept. */
+@ValidatorConstraint({ name: 'withinMinuteRollups' })
+class WithinMinuteRollups implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    return (
+      typeof value === 'number' && value <= (args.object as QueueBrokerConfig).METRICS_MINUTE_RETENTION_MS
+    );
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    const kept = (args.object as QueueBrokerConfig).METRICS_MINUTE_RETENTION_MS;
+    return `HEALTH_WINDOW_MS must not be longer than METRICS_MINUTE_RETENTION_MS (${kept}): /health counts from the minute rollups`;
+  }
+}
+
 /** queue-broker's settings, validated once at boot (see .env.example and docs/adr/0008-jobs-and-workers.md). */
 export class QueueBrokerConfig extends BaseConfig {
   override HTTP_PORT = 8083;
@@ -79,9 +94,10 @@ export class QueueBrokerConfig extends BaseConfig {
   @Type(() => Number)
   SWEEP_INTERVAL_MS = 1000;
 
-  /** Window of the completed/failed/retried counters of /health and job.qry.queue-stats. */
+  /** Window of the completed/failed/retried counts of /health and job.qry.queue-stats (read from the rollups). */
   @IsInt()
   @Min(60_000)
+  @Validate(WithinMinuteRollups)
   @Type(() => Number)
   HEALTH_WINDOW_MS = 30 * 60_000;
 

@@ -21,6 +21,9 @@ import { podExportRow, toComputeBilling, volumeExportRow, withMetadata } from '.
 
 const total = (record: { totalAmount: number }) => record.totalAmount;
 
+/** Which summary column each family of pods (the owner's `family` grouping) adds to. */
+const FAMILY_PART = { pod: 'podAmount', cluster: 'clusterAmount', endpoint: 'serverlessAmount' } as const;
+
 /**
  * Billing, read from the owners' usage (pod-lifecycle meters pods, cluster members and serverless workers;
  * cluster-scheduler meters network volumes): this only shapes what they answer.
@@ -83,26 +86,34 @@ export class BillingService {
     return withMetadata(records, range, (record) => record.amount);
   }
 
-  /** Every family per bucket: what `/v2/billing` answers. */
+  /**
+   * Every family per bucket: what `/v2/billing` answers. The pods' owner sums its families in one read (a user's
+   * history may hold thousands of pods; the summary needs a handful of numbers per bucket).
+   */
   async summary(params: BillingQueryParams, actor: Actor): Promise<BillingSummaryList> {
     const range = billingRange(params, new Date());
-    const rows = await this.exportRows(range, actor);
+    const [families, volumes] = await Promise.all([
+      this.podUsage(range, 'family', undefined, actor),
+      this.volumeUsage(range, undefined, actor),
+    ]);
     const buckets = new Map<string, BillingSummaryRecord>();
-    const part = { pod: 'podAmount', cluster: 'clusterAmount', serverless: 'serverlessAmount' } as const;
-    for (const row of rows) {
-      const record = buckets.get(row.time) ?? {
-        time: row.time,
+    const add = (time: string, key: keyof typeof FAMILY_PART | 'storage', amount: number) => {
+      const record = buckets.get(time) ?? {
+        time,
         podAmount: 0,
         serverlessAmount: 0,
         clusterAmount: 0,
         storageAmount: 0,
         totalAmount: 0,
       };
-      const key = row.family === 'network-volume' ? 'storageAmount' : part[row.family];
-      record[key] = roundMoney(record[key] + row.totalAmount);
-      record.totalAmount = roundMoney(record.totalAmount + row.totalAmount);
-      buckets.set(row.time, record);
-    }
+      const part = key === 'storage' ? 'storageAmount' : FAMILY_PART[key];
+      record[part] = roundMoney(record[part] + amount);
+      record.totalAmount = roundMoney(record.totalAmount + amount);
+      buckets.set(time, record);
+    };
+    for (const f of families)
+      add(f.bucket, f.resourceId as keyof typeof FAMILY_PART, f.computeCost + f.diskCost);
+    for (const v of volumes) add(v.bucket, 'storage', v.cost);
     const records = [...buckets.values()].sort((a, b) => a.time.localeCompare(b.time));
     return withMetadata(records, range, total);
   }

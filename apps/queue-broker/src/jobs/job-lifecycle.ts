@@ -54,10 +54,6 @@ export class JobLifecycle {
     job.stopPending = mustStop;
     await this.jobs.save(job, tx.manager);
     if (leasedTo) await this.jobs.closeAttempt(job.id, options.attemptOutcome ?? status, tx.now, tx.manager);
-    if (status === 'COMPLETED') await this.jobs.count(job.endpointId, 'completed', tx.now, tx.manager);
-    if (status === 'FAILED' || status === 'TIMED_OUT') {
-      await this.jobs.count(job.endpointId, 'failed', tx.now, tx.manager);
-    }
     if (job.webhook) {
       await tx.manager.insert(WebhookDeliveryEntity, {
         id: deriveId(tx.envelope.commandId, `webhook/${job.id}`, 24),
@@ -136,7 +132,6 @@ export class JobLifecycle {
     job.streamSeq = 0;
     job.streamRead = 0;
     await this.jobs.save(job, tx.manager);
-    await this.jobs.count(job.endpointId, 'retried', tx.now, tx.manager);
     await this.queued(tx, job, true);
   }
 

@@ -14,12 +14,6 @@ export interface QueueCounts {
   oldestQueuedAt: Date | null;
 }
 
-export interface WindowCounts {
-  completed: number;
-  failed: number;
-  retried: number;
-}
-
 @Injectable()
 export class JobsRepository {
   /** Read-locked and written back by nearly every command: prepared once (entity-statements.ts). */
@@ -193,33 +187,10 @@ export class JobsRepository {
     return manager.insert(IgnoredResultEntity, { id: deriveId(commandId, 'ignored', 24), ...entry });
   }
 
-  async count(
-    endpointId: string,
-    field: 'completed' | 'failed' | 'retried',
-    now: Date,
-    manager: EntityManager,
-  ): Promise<void> {
-    const bucket = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-    await preparedQuery(
-      manager,
-      `jobs.count-${field}`,
-      `INSERT INTO queue_broker.endpoint_job_counters (endpoint_id, bucket_start, ${field})
-       VALUES ($1, $2, 1)
-       ON CONFLICT (endpoint_id, bucket_start) DO UPDATE SET ${field} = endpoint_job_counters.${field} + 1`,
-      [endpointId, bucket],
-    );
-  }
-
-  async windowCounts(endpointId: string, since: Date): Promise<WindowCounts> {
-    const rows = await this.dataSource.query<WindowCounts[]>(
-      `SELECT COALESCE(SUM(completed), 0)::int AS completed, COALESCE(SUM(failed), 0)::int AS failed,
-              COALESCE(SUM(retried), 0)::int AS retried
-       FROM queue_broker.endpoint_job_counters WHERE endpoint_id = $1 AND bucket_start >= $2`,
-      [endpointId, since],
-    );
-    return rows[0];
-  }
-
+  /**
+   * endpoint_job_counters is written by no release since /health reads the metrics rollups (ADR 22); this empties
+   * it of what earlier releases wrote, and a later release drops it (a rolling upgrade still runs those).
+   */
   deleteCountersBefore(before: Date, manager: EntityManager): Promise<unknown> {
     return manager.query(`DELETE FROM queue_broker.endpoint_job_counters WHERE bucket_start < $1`, [before]);
   }

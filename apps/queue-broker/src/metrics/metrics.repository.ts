@@ -35,6 +35,13 @@ function intArray(text: string): number[] {
 /** Rows per statement: 16 parameters each, well under Postgres' 65,535. */
 const CHUNK = 500;
 
+/** Jobs finished and retried in a window, as /health reports them (failed includes timed out). */
+export interface WindowCounts {
+  completed: number;
+  failed: number;
+  retried: number;
+}
+
 /** The rollup rows, as the query handler reads them (histograms as arrays of counts). */
 export type RollupRow = Omit<EndpointRollupEntity, 'endpointId' | 'stepS'>;
 
@@ -108,6 +115,23 @@ export class MetricsRepository {
          ${GAUGES.map((c) => `${c} = GREATEST(r.${c}, EXCLUDED.${c})`).join(', ')}`,
       params,
     );
+  }
+
+  /**
+   * What /health counts: the endpoint's minute rollups from `since` on. Read from the rollups rather than counted in
+   * each finishing transaction: a counter row per endpoint and minute, updated by every job's finish, was a lock
+   * that every lane of every broker replica queued on (as often as on the commit's fsync). The rollups trail the
+   * commits by the fold's lag (the job events' relay and one fold, about a second).
+   */
+  async windowCounts(endpointId: string, since: Date): Promise<WindowCounts> {
+    const rows = await this.dataSource.query<WindowCounts[]>(
+      `SELECT COALESCE(SUM(completed), 0)::int AS completed, COALESCE(SUM(failed + timed_out), 0)::int AS failed,
+              COALESCE(SUM(retried), 0)::int AS retried
+         FROM queue_broker.endpoint_metric_rollups
+        WHERE endpoint_id = $1 AND step_s = 60 AND bucket_start >= $2`,
+      [endpointId, since],
+    );
+    return rows[0];
   }
 
   /**

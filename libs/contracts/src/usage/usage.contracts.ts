@@ -11,8 +11,11 @@ export interface UsageRates {
 export const USAGE_BUCKETS = ['hour', 'day'] as const;
 export type UsageBucket = (typeof USAGE_BUCKETS)[number];
 
-/** What a usage query answers per record: one resource in one bucket. */
-export const USAGE_GROUPINGS = ['pod', 'cluster', 'endpoint'] as const;
+/**
+ * What a usage query answers per record: one resource in one bucket, or (`family`) one family of pods in one
+ * bucket, `resourceId` naming the family: `pod` (standalone pods), `cluster` (members) or `endpoint` (workers).
+ */
+export const USAGE_GROUPINGS = ['pod', 'cluster', 'endpoint', 'family'] as const;
 export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
 
 /** Usage of the caller's resources in `[from, to)`, cut into buckets (UTC hours or days). */
@@ -26,7 +29,7 @@ export class UsageQuery {
   @IsIn(USAGE_BUCKETS)
   bucket: UsageBucket;
 
-  /** Pods: one record per pod, cluster (members only) or endpoint (workers only) and bucket. */
+  /** Pods: one record per pod, cluster (members only), endpoint (workers only) or family, and bucket. */
   @IsOptional()
   @IsIn(USAGE_GROUPINGS)
   groupBy?: UsageGrouping;
@@ -41,7 +44,7 @@ export class UsageQuery {
 export interface PodUsageRecord {
   /** Start of the bucket (ISO 8601, UTC). */
   bucket: string;
-  /** The pod, cluster or endpoint id (per `groupBy`). */
+  /** The pod, cluster or endpoint id, or the family (per `groupBy`). */
   resourceId: string;
   gpuTypeId: string | null;
   /** Seconds the compute (GPUs or a CPU slot) was held, summed over pods. */

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { PodStatus } from '@app/contracts';
+import { PodStatus, type Actor, type PodUsageRecord, type UsageGrouping } from '@app/contracts';
+import type { QueryContext } from '@app/messaging';
 import { appDataSourceOptions } from '@app/database';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/test-database.js';
 import { DATA_SOURCE_SPEC } from '../../data-source.js';
 import { PodEntity } from '../pod.entity.js';
 import { PodUsageEntity } from './pod-usage.entity.js';
+import { PodUsageHandler } from './pod-usage.handler.js';
 import { PodUsageRepository } from './pod-usage.repository.js';
 import { PodUsage } from './pod-usage.service.js';
 
@@ -119,5 +121,101 @@ describe('pod usage', () => {
       'p-3/disk',
     ]);
     expect(await repository.overlapping('alice', t(40), t(50))).toHaveLength(2); // p-2's compute and p-3's disk still run
+  });
+});
+
+describe('usage reads', () => {
+  const h = (hour: number, minute = 0) => new Date(Date.UTC(2026, 1, 1, hour, minute, 7));
+  const carol = { userId: 'carol' } as Actor;
+
+  async function query(
+    groupBy: UsageGrouping,
+    bucket: 'hour' | 'day',
+    to = h(30),
+  ): Promise<PodUsageRecord[]> {
+    const payload = { from: h(1, 30).toISOString(), to: to.toISOString(), bucket, groupBy };
+    return new PodUsageHandler(repository).handle({ actor: carol, payload } as QueryContext<never>);
+  }
+
+  beforeAll(async () => {
+    // Standalone pods, two members of a cluster on different GPU types, a worker, a CPU pod and one still running,
+    // each across several hour boundaries and the range's start.
+    const pods = [
+      pod('c-pod', PodStatus.Running, { ownerId: 'carol' }),
+      pod('c-cpu', PodStatus.Running, { ownerId: 'carol', gpuTypeId: null, gpuCount: 0, computePerHr: 0.3 }),
+      pod('c-m1', PodStatus.Running, { ownerId: 'carol', clusterId: 'cl-1' }),
+      pod('c-m2', PodStatus.Running, {
+        ownerId: 'carol',
+        clusterId: 'cl-1',
+        gpuTypeId: 'NVIDIA H100 80GB HBM3',
+      }),
+      pod('c-w1', PodStatus.Running, { ownerId: 'carol', endpointId: 'ep-1', computePerHr: 1.7 }),
+      pod('c-open', PodStatus.Running, { ownerId: 'carol', computePerHr: 0.9 }),
+    ];
+    for (const [i, p] of pods.entries()) await inTx((m) => usage.statusChanged(p, null, h(i, 13 * i), m));
+    for (const [i, p] of pods.slice(0, -1).entries()) {
+      p.status = PodStatus.Terminated;
+      await inTx((m) => usage.statusChanged(p, PodStatus.Running, h(3 + 2 * i, 41 - i), m));
+    }
+  });
+
+  it('sums each family per bucket in Postgres to what the per-resource records add up to', async () => {
+    for (const bucket of ['hour', 'day'] as const) {
+      const families = await query('family', bucket);
+      const expected = new Map<string, number[]>();
+      for (const [groupBy, family] of [
+        ['pod', 'pod'],
+        ['cluster', 'cluster'],
+        ['endpoint', 'endpoint'],
+      ] as const) {
+        for (const r of await query(groupBy, bucket)) {
+          const sums = expected.get(`${r.bucket} ${family}`) ?? [0, 0, 0, 0, 0];
+          const values = [r.computeSeconds, r.gpuSeconds, r.computeCost, r.diskGbSeconds, r.diskCost];
+          expected.set(
+            `${r.bucket} ${family}`,
+            sums.map((sum, i) => sum + values[i]),
+          );
+        }
+      }
+      expect(families.map((r) => `${r.bucket} ${r.resourceId}`).sort()).toEqual([...expected.keys()].sort());
+      for (const r of families) {
+        const values = [r.computeSeconds, r.gpuSeconds, r.computeCost, r.diskGbSeconds, r.diskCost];
+        const sums = expected.get(`${r.bucket} ${r.resourceId}`) as number[];
+        values.forEach((value, i) => expect(value).toBeCloseTo(sums[i], 5));
+        expect(r.gpuTypeId).toBeNull();
+      }
+      expect(families.length).toBeGreaterThan(bucket === 'hour' ? 10 : 1);
+    }
+  });
+
+  it('reports each resource with its GPU type, null for CPU pods and mixed clusters', async () => {
+    const types = (records: PodUsageRecord[]) => new Map(records.map((r) => [r.resourceId, r.gpuTypeId]));
+    expect(types(await query('pod', 'day'))).toEqual(
+      new Map([
+        ['c-pod', 'NVIDIA A100 80GB PCIe'],
+        ['c-cpu', null],
+        ['c-open', 'NVIDIA A100 80GB PCIe'],
+      ]),
+    );
+    expect(types(await query('cluster', 'day'))).toEqual(new Map([['cl-1', null]]));
+    expect(types(await query('endpoint', 'day'))).toEqual(new Map([['ep-1', 'NVIDIA A100 80GB PCIe']]));
+  });
+
+  it('accrues an open interval until the end of the range, and a range in the future to nothing', async () => {
+    const until = h(20);
+    const open = (await query('family', 'hour', until)).filter(
+      (r) => r.bucket === h(19, 0).toISOString().slice(0, 14) + '00:00.000Z',
+    );
+    expect(open).toHaveLength(1);
+    expect(open[0]).toMatchObject({ resourceId: 'pod', computeSeconds: 3600, diskGbSeconds: 72_000 });
+    expect(open[0].computeCost).toBeCloseTo(0.9, 6);
+    const future = {
+      from: new Date(Date.now() + 3_600_000).toISOString(),
+      to: new Date(Date.now() + 7_200_000).toISOString(),
+    };
+    const payload = { ...future, bucket: 'hour', groupBy: 'family' };
+    expect(
+      await new PodUsageHandler(repository).handle({ actor: carol, payload } as QueryContext<never>),
+    ).toEqual([]);
   });
 });

@@ -1,14 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import type { QueueStats } from '@app/contracts';
+import { MetricsRepository } from '../../metrics/metrics.repository.js';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
 import { JobsRepository } from '../jobs.repository.js';
 import { WorkerRoster } from '../worker-roster.js';
 
-/** The numbers behind /health and `job.qry.queue-stats`. */
+/**
+ * The numbers behind /health and `job.qry.queue-stats`: the queue and the workers as they are now, the jobs
+ * finished in the last HEALTH_WINDOW_MS from the metrics rollups (ADR 22).
+ */
 @Injectable()
 export class QueueStatsReader {
   constructor(
     private readonly jobs: JobsRepository,
+    private readonly metrics: MetricsRepository,
     private readonly workers: WorkerRoster,
     private readonly config: QueueBrokerConfig,
   ) {}
@@ -16,7 +21,7 @@ export class QueueStatsReader {
   async read(endpointId: string, now: Date): Promise<QueueStats> {
     const [queue, window, workers] = await Promise.all([
       this.jobs.queueCounts(endpointId, now),
-      this.jobs.windowCounts(endpointId, new Date(now.getTime() - this.config.HEALTH_WINDOW_MS)),
+      this.metrics.windowCounts(endpointId, new Date(now.getTime() - this.config.HEALTH_WINDOW_MS)),
       this.workers.counts(
         endpointId,
         new Date(now.getTime() - this.config.WORKER_LOST_AFTER_MS),
