@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { Subjects, type PodStatusChangedEvent } from '@app/contracts';
+import { Subjects, type EventSubject, type PodStatusChangedEvent } from '@app/contracts';
 import type { CommandContext, EventContext } from './handler-context.js';
 import { EVENT_HANDLER, EventHandler } from './handler.decorators.js';
 
@@ -23,6 +23,19 @@ export async function wrongEmits(ctx: CommandContext): Promise<void> {
   await ctx.emit(Subjects.template.delete, { id: 'tpl-1', ownerId: 'u-1' });
   await ctx.emit(Subjects.template.deleted, { id: 'tpl-1', ownerId: 'u-1' });
 }
+
+/** Every subject string of `Subjects`. */
+type SubjectOf<T> = T extends string ? T : { [K in keyof T]: SubjectOf<T[K]> }[keyof T];
+type EventSubjectOfSubjects = Extract<SubjectOf<typeof Subjects>, `${string}.evt.${string}`>;
+
+/** True only when every `*.evt.*` subject has its payload in EventContracts (and the map names no other). */
+type Complete = [
+  Exclude<EventSubjectOfSubjects, EventSubject>,
+  Exclude<EventSubject, EventSubjectOfSubjects>,
+] extends [never, never]
+  ? true
+  : false;
+export const everyEventTyped: Complete = true;
 
 describe('typed events', () => {
   it('registers an event handler under its subject', () => {
