@@ -14,6 +14,7 @@ import type { PodEntity } from '../pods/pod.entity.js';
 import { PodRepository } from '../pods/pod.repository.js';
 import { isLive } from '../pods/pod-status-machine.js';
 import { RegistryAuthRepository } from '../registry-auth/registry-auth.repository.js';
+import { LbWorkersProber } from './lb-workers.prober.js';
 import { ObservationReporter } from './observation-reporter.js';
 import { partitionOf, RuntimeRouter, type RuntimeWork } from './runtime-router.js';
 import { RUNTIME_DRIVER, type PodRun, type PullSecret, type RuntimeDriver } from './runtime-driver.js';
@@ -53,6 +54,7 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
     private readonly registryAuths: RegistryAuthRepository,
     private readonly reporter: ObservationReporter,
     private readonly logs: LogShipper,
+    private readonly lbWorkers: LbWorkersProber,
     nats: NatsClient,
     config: PodLifecycleConfig,
   ) {
@@ -156,9 +158,14 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
     try {
       if (isLive(pod.status)) await this.driver.ensureRunning(await this.run(pod));
       else if (pod.status === PodStatus.Terminated) {
+        // A load-balancing worker finishes the requests it is answering first (no new ones reach it meanwhile).
+        await this.lbWorkers.drain(pod.id);
         await this.driver.remove(pod.id);
         await this.logs.terminated(pod.id, pod.generation);
-      } else await this.driver.stop(pod.id);
+      } else {
+        await this.lbWorkers.drain(pod.id);
+        await this.driver.stop(pod.id);
+      }
     } catch (error) {
       const reason = `the runtime (${this.driver.name}) failed: ${(error as Error).message}`;
       this.logger.error(`pod ${pod.id}: ${reason}`);
