@@ -1,12 +1,11 @@
 import { PodStatus } from '@app/contracts';
 import type { WorkerDesired } from '../workers/worker.entity.js';
-import { desiredWorkers } from './desired-workers.js';
+import { desiredLbWorkers, desiredWorkers, type ScalingDecision } from './desired-workers.js';
 import {
   COMMAND_FOR,
   type PlanEndpoint,
   type PlanInput,
   type PlanPod,
-  type PlanQueueStats,
   type PlanSettings,
   type PlanWorker,
   type PlannedRefresh,
@@ -37,6 +36,11 @@ const NO_TALLY: Tally = { workersBefore: 0, workersDesired: 0, inputs: {} };
 /** How far back the refusals that can still hold an endpoint back go. */
 export function refusalWindowMs(settings: PlanSettings): number {
   return Math.max(settings.failureBackoffMs, settings.spendLimitPauseMs);
+}
+
+/** Whether the plan needs the gateways' load (only load-balancing endpoints that are not deleted). */
+export function needsLbLoad(endpoint: PlanEndpoint): boolean {
+  return !endpoint.deletedAt && endpoint.type === 'LB';
 }
 
 /** Whether the plan needs the broker's queue statistics (only queue-based endpoints that are not deleted). */
@@ -76,14 +80,8 @@ class PlanBuilder {
     }
     const remaining = entries.filter((entry) => !this.cleanUp(entry));
     const kept = remaining.filter((entry) => this.reissue(entry));
-    if (this.input.endpoint.type !== 'QB') {
-      // Load-balancing endpoints are stored, listed and deleted; this deployment runs no workers for them.
-      for (const entry of kept.filter((e) => e.worker.desired !== 'TERMINATED')) {
-        this.change(entry, 'TERMINATED', 'load-balancing endpoints run no workers here');
-      }
-      return this.plan;
-    }
-    this.scale(kept);
+    if (this.input.endpoint.type === 'LB') this.scaleLb(kept);
+    else this.scale(kept);
     return this.plan;
   }
 
@@ -221,9 +219,70 @@ class PlanBuilder {
       this.change(entry, 'TERMINATED', 'the worker asked to be recycled (stopPod)');
     }
 
-    if (decision.desired > live.length)
-      this.scaleUp(entries, decision.desired - live.length, decision.reason, tally);
-    else if (decision.desired < live.length) this.scaleDown(running, stats, decision.reason, tally);
+    // Nothing is stopped while the endpoint has a job in progress (queue-stats has no per-worker leases).
+    const keep = stats.inProgress > 0 ? running : [];
+    this.resize(entries, running, decision, tally, keep);
+  }
+
+  /**
+   * A load-balancing endpoint: sized on the requests the gateways hold (in flight and waiting), each worker idle
+   * since it last had none in flight; a worker with a request in flight is never stopped (and pod-lifecycle drains
+   * the one that is: no new request, the ones under way finish). Left as it is while the load is not known yet.
+   */
+  private scaleLb(entries: Entry[]): void {
+    const load = this.input.lbLoad;
+    if (!load) return;
+    const { endpoint, now } = this.input;
+    const live = entries.filter((e) => e.worker.desired === 'RUNNING');
+    const running = live.filter((e) => e.pod?.status === PodStatus.Running);
+    const decision = desiredLbWorkers({
+      scalerValue: endpoint.scalerValue,
+      workersMin: endpoint.workersMin,
+      workersMax: endpoint.workersMax,
+      inFlight: load.inFlight,
+      waiting: load.waiting,
+    });
+    this.plan.counts = { current: live.length, desired: decision.desired };
+    const tally: Tally = {
+      workersBefore: live.length,
+      workersDesired: decision.desired,
+      inputs: { inFlight: load.inFlight, waiting: load.waiting },
+    };
+    const busy = new Set(load.busyWorkerIds);
+    for (const entry of live) {
+      const idle = !busy.has(entry.worker.podId) && entry.pod?.status === PodStatus.Running;
+      const idleSince = idle ? (entry.worker.idleSince ?? now) : null;
+      if ((entry.idleSince?.getTime() ?? null) !== (idleSince?.getTime() ?? null)) {
+        entry.idleSince = idleSince;
+        this.refresh(entry.worker.podId, { idleSince });
+      }
+    }
+    this.resize(
+      entries,
+      running,
+      decision,
+      tally,
+      running.filter((e) => busy.has(e.worker.podId)),
+    );
+  }
+
+  private resize(
+    entries: Entry[],
+    running: Entry[],
+    decision: ScalingDecision,
+    tally: Tally,
+    keep: Entry[],
+  ): void {
+    const live = tally.workersBefore;
+    if (decision.desired > live) this.scaleUp(entries, decision.desired - live, decision.reason, tally);
+    else if (decision.desired < live) {
+      const kept = new Set(keep);
+      this.scaleDown(
+        running.filter((e) => !kept.has(e)),
+        decision.reason,
+        tally,
+      );
+    }
   }
 
   /**
@@ -256,10 +315,9 @@ class PlanBuilder {
 
   /**
    * RUNNING workers idle for at least idleTimeout go, oldest idle first (stopped with FLASHBOOT, else
-   * terminated). A worker with a job in flight is never stopped: nothing is while the endpoint has a job running.
+   * terminated). The caller leaves out the workers that must not go (a job or a request in flight).
    */
-  private scaleDown(running: Entry[], stats: PlanQueueStats, reason: string, tally: Tally): void {
-    if (stats.inProgress > 0) return;
+  private scaleDown(running: Entry[], reason: string, tally: Tally): void {
     const { endpoint, now } = this.input;
     const idleFor = endpoint.idleTimeout * 1000;
     const idleMs = (e: Entry) => (e.idleSince ? now.getTime() - e.idleSince.getTime() : -1);

@@ -1,4 +1,4 @@
-import type { SealedEnv } from '@app/contracts';
+import { LB_DEFAULT_PORT, LB_WORKER_ENV, type EndpointType, type SealedEnv } from '@app/contracts';
 
 /** What the worker environment (compatibility.md §2) is built from. */
 export interface WorkerEnvSpec {
@@ -9,6 +9,10 @@ export interface WorkerEnvSpec {
   /** The `gpu` query value workers report. */
   gpu: string;
   pingIntervalMs: number;
+  /** A load-balancing endpoint's workers also get their type and ports. */
+  type: EndpointType;
+  /** The endpoint's own env (PORT and PORT_HEALTH are the user's to choose). */
+  endpointEnv: Record<string, string>;
 }
 
 /** The variable carrying the workers' API key: only ever sealed on its way to the runtime (`workerSecretEnv`). */
@@ -29,6 +33,21 @@ export function workerEnv(spec: WorkerEnvSpec): Record<string, string> {
     RUNPOD_POD_ID: spec.podId,
     RUNPOD_ENDPOINT_ID: spec.endpointId,
     RUNPOD_PING_INTERVAL: String(spec.pingIntervalMs),
+    ...(spec.type === 'LB' ? lbEnv(spec.endpointEnv) : {}),
+  };
+}
+
+/**
+ * A load-balancing worker serves HTTP on PORT (80 unless the endpoint's env says otherwise) and answers `GET /ping`
+ * on PORT_HEALTH (PORT unless set); RUNPOD_ENDPOINT_TYPE=LB tells pod-lifecycle to check its health and tell the
+ * gateways where it is (docs/adr/0026).
+ */
+function lbEnv(endpointEnv: Record<string, string>): Record<string, string> {
+  const port = endpointEnv[LB_WORKER_ENV.port] ?? String(LB_DEFAULT_PORT);
+  return {
+    [LB_WORKER_ENV.type]: 'LB',
+    [LB_WORKER_ENV.port]: port,
+    [LB_WORKER_ENV.healthPort]: endpointEnv[LB_WORKER_ENV.healthPort] ?? port,
   };
 }
 
