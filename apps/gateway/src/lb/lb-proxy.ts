@@ -72,12 +72,19 @@ export class LbProxy implements BeforeApplicationShutdown {
         `endpoint ${endpoint.id} has workersMax 0, so no worker can answer; raise workersMax to serve requests`,
       );
     }
+    const headers = originalHeaders(request);
+    if (headers.upgrade !== undefined) {
+      throw new DomainError(
+        ErrorCode.NotAvailable,
+        `protocol upgrades (Upgrade: ${String(headers.upgrade)}, e.g. WebSocket) are not supported on ` +
+          'load-balancing endpoints here; use plain HTTP requests, server-sent events or chunked responses',
+      );
+    }
     const started = Date.now();
     const abort = new AbortController();
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
-    const headers = originalHeaders(request);
     const { body, retryable } = await this.requestBody(request, headers);
     const forwarded = forwardedHeaders(headers, request, body);
     const tried = new Set<string>();
@@ -149,8 +156,8 @@ export class LbProxy implements BeforeApplicationShutdown {
         throw new DomainError(
           ErrorCode.UpstreamTimeout,
           `no worker of endpoint ${endpointId} was ready within ${this.config.LB_COLD_START_WAIT_MS} ms ` +
-            `(LB_COLD_START_WAIT_MS): its workers are starting (a cold start) or failing their /ping health check; ` +
-            'try again shortly',
+            `(LB_COLD_START_WAIT_MS): its workers are starting (a cold start), failing their /ping health check, ` +
+            'or run an image this runtime only simulates; try again shortly',
         );
       }
     }
