@@ -50,21 +50,10 @@ export class LbLoadBoard implements OnModuleInit, BeforeApplicationShutdown {
   /** The endpoint's load over every gateway heard from lately; null while this process may not know it yet. */
   load(endpointId: string, now = Date.now()): PlanLbLoad | null {
     if (now - this.listeningSince < FRESH_INTERVALS * this.longestInterval()) return null;
-    const total: PlanLbLoad = { inFlight: 0, waiting: 0, busyWorkerIds: [] };
-    const busy = new Set<string>();
     for (const [gatewayId, { report, at }] of this.reports) {
-      if (now - at > FRESH_INTERVALS * Math.max(report.intervalMs, DEFAULT_REPORT_MS)) {
-        this.reports.delete(gatewayId);
-        continue;
-      }
-      const endpoint = report.endpoints.find((e) => e.endpointId === endpointId);
-      if (!endpoint) continue;
-      total.inFlight += endpoint.inFlight;
-      total.waiting += endpoint.waiting;
-      for (const [podId, n] of Object.entries(endpoint.workers)) if (n > 0) busy.add(podId);
+      if (!isFresh(report, at, now)) this.reports.delete(gatewayId);
     }
-    total.busyWorkerIds = [...busy].sort();
-    return total;
+    return sumLoad([...this.reports.values()], endpointId, now);
   }
 
   private longestInterval(): number {
@@ -72,4 +61,31 @@ export class LbLoadBoard implements OnModuleInit, BeforeApplicationShutdown {
     for (const { report } of this.reports.values()) longest = Math.max(longest, report.intervalMs);
     return longest;
   }
+}
+
+function isFresh(report: LbLoadReport, at: number, now: number): boolean {
+  return now - at <= FRESH_INTERVALS * Math.max(report.intervalMs, DEFAULT_REPORT_MS);
+}
+
+/**
+ * One endpoint's load, summed over the gateways' latest reports that are still fresh (a report older than three
+ * of its gateway's intervals is of a gateway that went away, and its requests with it).
+ */
+export function sumLoad(
+  reports: readonly { report: LbLoadReport; at: number }[],
+  endpointId: string,
+  now: number,
+): PlanLbLoad {
+  const total: PlanLbLoad = { inFlight: 0, waiting: 0, busyWorkerIds: [] };
+  const busy = new Set<string>();
+  for (const { report, at } of reports) {
+    if (!isFresh(report, at, now)) continue;
+    const endpoint = report.endpoints.find((e) => e.endpointId === endpointId);
+    if (!endpoint) continue;
+    total.inFlight += endpoint.inFlight;
+    total.waiting += endpoint.waiting;
+    for (const [podId, n] of Object.entries(endpoint.workers)) if (n > 0) busy.add(podId);
+  }
+  total.busyWorkerIds = [...busy].sort();
+  return total;
 }

@@ -53,7 +53,8 @@ export class LbLoad implements OnApplicationBootstrap, BeforeApplicationShutdown
   waiting(endpointId: string): () => void {
     const counts = this.counts(endpointId);
     counts.waiting += 1;
-    this.report(); // a cold start: the autoscaler hears of it now, not at the next interval
+    // The first request of a cold start: the autoscaler hears of it now, not at the next interval.
+    if (counts.waiting === 1) this.report();
     return once(() => {
       counts.waiting -= 1;
       this.forget(endpointId, counts);
