@@ -35,7 +35,8 @@ const MAX_ATTEMPTS = 3;
  * reach the client chunk by chunk). When no worker is ready the request waits up to LB_COLD_START_WAIT_MS for
  * one (it counts as waiting in the load the autoscaler scales on), then 504. A worker that dies or cannot be
  * reached before answering: an idempotent request (body kept in memory up to LB_RETRY_BODY_BYTES) goes to
- * another worker, anything else is answered 502. Once the worker answered, its response is the client's.
+ * another worker, and so does any request whose connection was refused (it reached nothing); anything else is
+ * answered 502. Once the worker answered, its response is the client's.
  */
 @Injectable()
 export class LbProxy implements BeforeApplicationShutdown {
@@ -115,7 +116,13 @@ export class LbProxy implements BeforeApplicationShutdown {
         }
         this.workers.unreachable(endpoint.id, worker.podId);
         const why = (error as { code?: string }).code ?? (error as Error).message;
-        if (retryable && tried.size < MAX_ATTEMPTS) {
+        // A connection that was never made carried nothing: any method may go elsewhere, unless its body was the
+        // client's stream (which may have been read from already).
+        const neverSent =
+          !isStream(body) &&
+          ((error as { code?: string }).code === 'ECONNREFUSED' ||
+            error instanceof undiciErrors.ConnectTimeoutError);
+        if ((retryable || neverSent) && tried.size < MAX_ATTEMPTS) {
           this.logger.warn(
             `endpoint ${endpoint.id}: worker ${worker.podId} failed (${why}); retrying elsewhere`,
           );
@@ -205,7 +212,11 @@ function forwardedHeaders(
 function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !NOT_FORWARDED.has(name) && name !== 'authorization') out[name] = value;
+    if (value !== undefined && !NOT_FORWARDED.has(name)) out[name] = value;
   }
   return out;
+}
+
+function isStream(body: Buffer | Readable | null): body is Readable {
+  return body !== null && !Buffer.isBuffer(body);
 }
