@@ -174,7 +174,7 @@ class PlanBuilder {
 
   /** A queue-based endpoint: size it, track idleness, recycle, then scale up or down. */
   private scale(entries: Entry[]): void {
-    const { endpoint, now } = this.input;
+    const { endpoint } = this.input;
     const stats = this.input.stats;
     if (!stats) throw new Error('a queue-based endpoint is planned with its queue statistics');
     const live = entries.filter((e) => e.worker.desired === 'RUNNING');
@@ -204,14 +204,7 @@ class PlanBuilder {
 
     // Live workers are idle since the endpoint last had nothing queued or in progress (kept in the table).
     const busy = stats.inProgress > 0 || stats.inQueue > 0;
-    for (const entry of live) {
-      const idleSince =
-        busy || entry.pod?.status !== PodStatus.Running ? null : (entry.worker.idleSince ?? now);
-      if ((entry.idleSince?.getTime() ?? null) !== (idleSince?.getTime() ?? null)) {
-        entry.idleSince = idleSince;
-        this.refresh(entry.worker.podId, { idleSince });
-      }
-    }
+    this.trackIdle(live, () => !busy);
 
     // Workers that asked to be recycled (`stopPod: true`) are terminated; the scaler replaces them if needed.
     const recycle = new Set(stats.recycleWorkerIds);
@@ -232,7 +225,7 @@ class PlanBuilder {
   private scaleLb(entries: Entry[]): void {
     const load = this.input.lbLoad;
     if (!load) return;
-    const { endpoint, now } = this.input;
+    const { endpoint } = this.input;
     const live = entries.filter((e) => e.worker.desired === 'RUNNING');
     const running = live.filter((e) => e.pod?.status === PodStatus.Running);
     const decision = desiredLbWorkers({
@@ -249,14 +242,7 @@ class PlanBuilder {
       inputs: { inFlight: load.inFlight, waiting: load.waiting },
     };
     const busy = new Set(load.busyWorkerIds);
-    for (const entry of live) {
-      const idle = !busy.has(entry.worker.podId) && entry.pod?.status === PodStatus.Running;
-      const idleSince = idle ? (entry.worker.idleSince ?? now) : null;
-      if ((entry.idleSince?.getTime() ?? null) !== (idleSince?.getTime() ?? null)) {
-        entry.idleSince = idleSince;
-        this.refresh(entry.worker.podId, { idleSince });
-      }
-    }
+    this.trackIdle(live, (entry) => !busy.has(entry.worker.podId));
     this.resize(
       entries,
       running,
@@ -264,6 +250,19 @@ class PlanBuilder {
       tally,
       running.filter((e) => busy.has(e.worker.podId)),
     );
+  }
+
+  /** A RUNNING worker with nothing to do is idle since it first was (kept in the table); any other is not. */
+  private trackIdle(live: Entry[], hasNothingToDo: (entry: Entry) => boolean): void {
+    const { now } = this.input;
+    for (const entry of live) {
+      const idle = entry.pod?.status === PodStatus.Running && hasNothingToDo(entry);
+      const idleSince = idle ? (entry.worker.idleSince ?? now) : null;
+      if ((entry.idleSince?.getTime() ?? null) !== (idleSince?.getTime() ?? null)) {
+        entry.idleSince = idleSince;
+        this.refresh(entry.worker.podId, { idleSince });
+      }
+    }
   }
 
   private resize(
