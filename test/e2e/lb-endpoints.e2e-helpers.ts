@@ -77,14 +77,13 @@ export class LbClient {
   }
 }
 
-/** GET with a Host header of our choosing (fetch does not let one set it). */
-export function getWithHost(
+/** GET with headers fetch does not let one set (Host, Upgrade). */
+export function rawGet(
   url: string,
-  host: string,
-  key: string,
+  headers: Record<string, string>,
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { headers: { host, authorization: `Bearer ${key}` } }, (res) => {
+    const req = httpRequest(url, { headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));

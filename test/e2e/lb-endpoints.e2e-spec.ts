@@ -6,7 +6,7 @@ import type { TemplateView } from '@app/contracts';
 import { createKey, userWithKey } from '../support/accounts.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
-import { getWithHost, killWorker, LbClient, sleep, until } from './lb-endpoints.e2e-helpers.js';
+import { killWorker, LbClient, rawGet, sleep, until } from './lb-endpoints.e2e-helpers.js';
 
 const PING_MS = 200;
 
@@ -89,8 +89,19 @@ describe('load-balancing endpoints', () => {
       expect(response.headers.get('ratelimit')).toMatch(/^"minute";r=\d+;t=\d+/);
       expect(response.headers.get('ratelimit-policy')).toMatch(/^"minute";q=6000;/);
     }
-    const byHost = await getWithHost(`${system.url('gateway')}/`, `${id}.lb.test`, alice.key);
+    const bearer = `Bearer ${alice.key}`;
+    const byHost = await rawGet(`${system.url('gateway')}/`, {
+      host: `${id}.lb.test`,
+      authorization: bearer,
+    });
     expect(byHost).toEqual({ status: 200, body: JSON.stringify({ worker }) });
+    const upgrade = await rawGet(`${system.url('gateway')}/lb/${id}/`, {
+      authorization: bearer,
+      connection: 'upgrade',
+      upgrade: 'websocket',
+    });
+    expect(upgrade.status).toBe(501);
+    expect((JSON.parse(upgrade.body) as { detail: string }).detail).toMatch(/WebSocket\) are not supported/);
 
     const problem = async (response: Response) => {
       expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
