@@ -77,20 +77,23 @@ export class LbClient {
   }
 }
 
-/** GET with headers fetch does not let one set (Host, Upgrade). */
-export function rawGet(
+/** A request with headers fetch does not let one set (Host, Upgrade, Expect). */
+export function rawRequest(
   url: string,
   headers: Record<string, string>,
+  { method = 'GET', body }: { method?: string; body?: string } = {},
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { headers }, (res) => {
-      let body = '';
+    const req = httpRequest(url, { method, headers }, (res) => {
+      let text = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
     });
     req.on('error', reject);
-    req.end();
+    if (body !== undefined && headers.expect === '100-continue') {
+      req.on('continue', () => req.end(body)); // as curl does: the body once the server says go on
+    } else req.end(body);
   });
 }
 

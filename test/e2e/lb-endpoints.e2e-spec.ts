@@ -6,7 +6,7 @@ import type { TemplateView } from '@app/contracts';
 import { createKey, userWithKey } from '../support/accounts.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
-import { killWorker, LbClient, rawGet, sleep, until } from './lb-endpoints.e2e-helpers.js';
+import { killWorker, LbClient, rawRequest, sleep, until } from './lb-endpoints.e2e-helpers.js';
 
 const PING_MS = 200;
 
@@ -90,17 +90,25 @@ describe('load-balancing endpoints', () => {
       expect(response.headers.get('ratelimit-policy')).toMatch(/^"minute";q=6000;/);
     }
     const bearer = `Bearer ${alice.key}`;
-    const byHost = await rawGet(`${system.url('gateway')}/`, {
+    const byHost = await rawRequest(`${system.url('gateway')}/`, {
       host: `${id}.lb.test`,
       authorization: bearer,
     });
     expect(byHost).toEqual({ status: 200, body: JSON.stringify({ worker }) });
-    const upgrade = await rawGet(`${system.url('gateway')}/lb/${id}/`, {
+    const upgrade = await rawRequest(`${system.url('gateway')}/lb/${id}/`, {
       authorization: bearer,
       connection: 'upgrade',
       upgrade: 'websocket',
     });
     expect(upgrade.status).toBe(501);
+    // curl's way with a body over 1 KB: Expect: 100-continue, then the body.
+    const large = 'x'.repeat(2048);
+    const continued = await rawRequest(
+      `${system.url('gateway')}/lb/${id}/echo`,
+      { authorization: bearer, expect: '100-continue', 'content-length': String(large.length) },
+      { method: 'POST', body: large },
+    );
+    expect(continued).toEqual({ status: 200, body: JSON.stringify({ worker, body: large }) });
     expect((JSON.parse(upgrade.body) as { detail: string }).detail).toMatch(/WebSocket\) are not supported/);
 
     const problem = async (response: Response) => {

@@ -22,6 +22,8 @@ const NOT_FORWARDED = new Set([
   'transfer-encoding',
   'upgrade',
   'host',
+  // Node answered `100 Continue` to the client already (curl sends it with any body over 1 KB); undici refuses it.
+  'expect',
   // The caller's API key is the platform's business, never the worker's.
   'authorization',
 ]);
@@ -107,6 +109,16 @@ export class LbProxy implements BeforeApplicationShutdown {
       } catch (error) {
         finished();
         if (abort.signal.aborted) return;
+        if (
+          error instanceof undiciErrors.InvalidArgumentError ||
+          error instanceof undiciErrors.NotSupportedError
+        ) {
+          // Refused before anything was sent (a header undici cannot forward): the request's fault, not the worker's.
+          throw new DomainError(
+            ErrorCode.BadRequest,
+            `the request cannot be forwarded to a worker: ${(error as Error).message}`,
+          );
+        }
         if (error instanceof undiciErrors.HeadersTimeoutError) {
           throw new DomainError(
             ErrorCode.UpstreamTimeout,
