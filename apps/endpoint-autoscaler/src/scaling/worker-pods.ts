@@ -139,7 +139,6 @@ export class WorkerPods {
       gpu: endpoint.gpuIds[0],
       pingIntervalMs: this.config.WORKER_PING_INTERVAL_MS,
       type: endpoint.type,
-      endpointEnv: endpoint.env,
     });
     return {
       name: `${endpoint.name.slice(0, 160)}-worker-${worker.podId.slice(0, 8)}`,

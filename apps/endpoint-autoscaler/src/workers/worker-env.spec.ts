@@ -11,7 +11,6 @@ describe('workerEnv (compatibility.md §2)', () => {
         gpu: 'AMPERE_16',
         pingIntervalMs: 10000,
         type: 'QB',
-        endpointEnv: { PORT: '9000' },
       }),
     ).toEqual({
       RUNPOD_WEBHOOK_GET_JOB: 'http://gw:8080/v2/ep1/job-take/$ID?gpu=AMPERE_16',
@@ -24,16 +23,7 @@ describe('workerEnv (compatibility.md §2)', () => {
     });
   });
 
-  it.each<{ name: string; env: Record<string, string>; port: string; health: string }>([
-    { name: 'PORT 80 and PORT_HEALTH = PORT by default', env: {}, port: '80', health: '80' },
-    { name: "the endpoint's PORT, health on it", env: { PORT: '8000' }, port: '8000', health: '8000' },
-    {
-      name: 'a health port of its own',
-      env: { PORT: '8000', PORT_HEALTH: '8001' },
-      port: '8000',
-      health: '8001',
-    },
-  ])('a load-balancing worker: $name', ({ env, port, health }) => {
+  it('marks a load-balancing worker, leaving PORT and PORT_HEALTH to the template and the endpoint', () => {
     const lb = workerEnv({
       endpointId: 'ep1',
       podId: 'pod1',
@@ -41,9 +31,10 @@ describe('workerEnv (compatibility.md §2)', () => {
       gpu: 'AMPERE_16',
       pingIntervalMs: 10000,
       type: 'LB',
-      endpointEnv: env,
     });
-    expect(lb).toMatchObject({ RUNPOD_ENDPOINT_TYPE: 'LB', PORT: port, PORT_HEALTH: health });
+    expect(lb.RUNPOD_ENDPOINT_TYPE).toBe('LB');
+    expect(lb).not.toHaveProperty('PORT');
+    expect(lb).not.toHaveProperty('PORT_HEALTH');
   });
 
   it('passes the key on as the gateway sealed it, bound to the endpoint', () => {

@@ -1,4 +1,4 @@
-import { LB_DEFAULT_PORT, LB_WORKER_ENV, type EndpointType, type SealedEnv } from '@app/contracts';
+import { LB_WORKER_ENV, type EndpointType, type SealedEnv } from '@app/contracts';
 
 /** What the worker environment (compatibility.md §2) is built from. */
 export interface WorkerEnvSpec {
@@ -9,10 +9,8 @@ export interface WorkerEnvSpec {
   /** The `gpu` query value workers report. */
   gpu: string;
   pingIntervalMs: number;
-  /** A load-balancing endpoint's workers also get their type and ports. */
+  /** A load-balancing endpoint's workers are marked as such. */
   type: EndpointType;
-  /** The endpoint's own env (PORT and PORT_HEALTH are the user's to choose). */
-  endpointEnv: Record<string, string>;
 }
 
 /** The variable carrying the workers' API key: only ever sealed on its way to the runtime (`workerSecretEnv`). */
@@ -33,21 +31,10 @@ export function workerEnv(spec: WorkerEnvSpec): Record<string, string> {
     RUNPOD_POD_ID: spec.podId,
     RUNPOD_ENDPOINT_ID: spec.endpointId,
     RUNPOD_PING_INTERVAL: String(spec.pingIntervalMs),
-    ...(spec.type === 'LB' ? lbEnv(spec.endpointEnv) : {}),
-  };
-}
-
-/**
- * A load-balancing worker serves HTTP on PORT (80 unless the endpoint's env says otherwise) and answers `GET /ping`
- * on PORT_HEALTH (PORT unless set); RUNPOD_ENDPOINT_TYPE=LB tells pod-lifecycle to check its health and tell the
- * gateways where it is (docs/adr/0026).
- */
-function lbEnv(endpointEnv: Record<string, string>): Record<string, string> {
-  const port = endpointEnv[LB_WORKER_ENV.port] ?? String(LB_DEFAULT_PORT);
-  return {
-    [LB_WORKER_ENV.type]: 'LB',
-    [LB_WORKER_ENV.port]: port,
-    [LB_WORKER_ENV.healthPort]: endpointEnv[LB_WORKER_ENV.healthPort] ?? port,
+    // RUNPOD_ENDPOINT_TYPE=LB: pod-lifecycle checks the worker's health and tells the gateways where it is
+    // (docs/adr/0026). PORT and PORT_HEALTH stay the template's and the endpoint's to choose (pod-lifecycle fills
+    // in the defaults, 80 and PORT).
+    ...(spec.type === 'LB' ? { [LB_WORKER_ENV.type]: 'LB' } : {}),
   };
 }
 

@@ -5,7 +5,13 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { PodStatus, Subjects, type PodStatusChangedEvent } from '@app/contracts';
+import {
+  LB_WORKER_ENV,
+  lbWorkerPorts,
+  PodStatus,
+  Subjects,
+  type PodStatusChangedEvent,
+} from '@app/contracts';
 import { EventHandler, NatsClient, type EventContext } from '@app/messaging';
 import { SecretBox } from '@app/platform';
 import { LogShipper } from '../logs/log-shipper.js';
@@ -228,6 +234,12 @@ export function runtimeEnv(pod: PodEntity): Record<string, string> {
   for (const [spec, publicPort] of Object.entries(pod.portMappings)) {
     const [port, protocol] = spec.split('/');
     if (protocol === 'tcp') env[`RUNPOD_TCP_PORT_${port}`] = String(publicPort);
+  }
+  // A load-balancing worker always learns its ports: the template's or the endpoint's, else 80 and PORT.
+  const lb = lbWorkerPorts(pod.env);
+  if (lb) {
+    env[LB_WORKER_ENV.port] = String(lb.port);
+    env[LB_WORKER_ENV.healthPort] = String(lb.healthPort);
   }
   return env;
 }
