@@ -64,8 +64,8 @@ export async function createTemplate(api, name, imageName) {
 }
 
 /**
- * Saves a queue-based endpoint through GraphQL (`saveEndpoint`); returns its id. `options`: workersMin,
- * workersMax, idleTimeout (s), flashBoot, scalerValue.
+ * Saves an endpoint through GraphQL (`saveEndpoint`); returns its id. `options`: workersMin, workersMax,
+ * idleTimeout (s), flashBoot, scalerValue, type (QB by default; LB for a load-balancing endpoint).
  */
 export async function saveEndpoint(api, { id, name, templateId, ...options }) {
   const fields = {
@@ -78,7 +78,8 @@ export async function saveEndpoint(api, { id, name, templateId, ...options }) {
   const data = await api.graphql(
     `mutation { saveEndpoint(input: { ${id ? `id: "${id}", ` : ''}name: "${name}", templateId: "${templateId}",
       gpuIds: "AMPERE_16", workersMin: ${fields.workersMin}, workersMax: ${fields.workersMax},
-      idleTimeout: ${fields.idleTimeout}, scalerValue: ${fields.scalerValue}, flashBootType: ${flashBoot} }) { id } }`,
+      idleTimeout: ${fields.idleTimeout}, scalerValue: ${fields.scalerValue}, flashBootType: ${flashBoot}
+      ${options.type ? `, type: "${options.type}"` : ''} }) { id } }`,
   );
   return data.saveEndpoint.id;
 }

@@ -18,6 +18,7 @@ const QUOTA_VARIABLES = [
   'RATE_LIMIT_QUEUE_STREAM',
   'RATE_LIMIT_QUEUE_CANCEL',
   'RATE_LIMIT_QUEUE_PURGE_QUEUE',
+  'RATE_LIMIT_LB',
 ];
 
 export const APP_NAMES = APPS.map((app) => app.name);

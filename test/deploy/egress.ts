@@ -69,7 +69,13 @@ function destination(peer: Peer, pods: ReturnType<typeof podsOf>): string {
     if (peer.podSelector?.matchLabels?.['k8s-app'] === 'kube-dns') return 'dns';
     return 'kube-system';
   }
-  if (ns) return isEmpty(ns) ? 'every namespace' : `namespaces ${JSON.stringify(ns)}`;
+  if (ns) {
+    const where = isEmpty(ns) ? 'every namespace' : `namespaces ${JSON.stringify(ns)}`;
+    // Both selectors in one peer: only those pods of those namespaces.
+    return peer.podSelector && !isEmpty(peer.podSelector)
+      ? `${where} pods ${JSON.stringify(peer.podSelector)}`
+      : where;
+  }
   const matched = pods.filter((p) => selectorMatches(peer.podSelector, p.labels)).map((p) => p.name);
   return matched.length ? matched.sort().join('+') : `no pod (${JSON.stringify(peer.podSelector)})`;
 }

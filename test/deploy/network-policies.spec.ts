@@ -43,11 +43,15 @@ describe('deploy/ egress (NetworkPolicies)', () => {
     });
   });
 
-  it('prod: the external Postgres by address, and the Kubernetes API for pod-lifecycle only', () => {
+  it('prod: the external Postgres by address, the Kubernetes API for pod-lifecycle only, the LB workers for the gateway and pod-lifecycle', () => {
     const postgres = 'any address 5432/TCP';
+    const lbWorkers =
+      'namespaces {"matchLabels":{"kubernetes.io/metadata.name":"gpucp-pods"}} ' +
+      'pods {"matchLabels":{"gpucp.io/lb-worker":"true"}} all ports';
     expect(egressSummary(rendered.get('prod')!)).toEqual({
       ...Object.fromEntries(APPS.map((app) => [app, allowed(DNS, NATS, postgres)])),
-      'pod-lifecycle': allowed(DNS, NATS, postgres, 'any address 443/TCP,6443/TCP'),
+      gateway: allowed(DNS, NATS, postgres, lbWorkers),
+      'pod-lifecycle': allowed(DNS, NATS, postgres, 'any address 443/TCP,6443/TCP', lbWorkers),
       'queue-broker': allowed(DNS, 'internet 80/TCP,443/TCP', NATS, postgres),
       'gpucp-migrate': allowed(DNS, postgres),
       // Three servers (components/nats-cluster): each routes to the others.

@@ -58,6 +58,7 @@ describe('deploy/runtime/kubernetes', () => {
     expect(formatFindings(findings)).toBe('');
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
       'Namespace/gpucp-pods',
+      'NetworkPolicy/lb-workers-from-gateway',
       'Role/gpucp-runtime',
       'RoleBinding/gpucp-runtime',
     ]);
@@ -98,5 +99,28 @@ describe('deploy/runtime/kubernetes', () => {
       (deployment.spec as { template: { spec: { automountServiceAccountToken: boolean } } }).template.spec
         .automountServiceAccountToken,
     ).toBe(true);
+  });
+
+  it('opens the load-balancing workers to the gateway and pod-lifecycle of namespace gpucp only', () => {
+    const policy = objects.find((o) => o.kind === 'NetworkPolicy')!;
+    expect(policy.metadata.namespace).toBe('gpucp-pods');
+    expect(policy.spec).toEqual({
+      podSelector: { matchLabels: { 'gpucp.io/lb-worker': 'true' } },
+      policyTypes: ['Ingress'],
+      ingress: [
+        {
+          from: [
+            {
+              namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'gpucp' } },
+              podSelector: {
+                matchExpressions: [
+                  { key: 'app.kubernetes.io/name', operator: 'In', values: ['gateway', 'pod-lifecycle'] },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    });
   });
 });

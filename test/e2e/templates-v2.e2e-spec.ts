@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import type { PodView, TemplateV2View, TemplateView } from '@app/contracts';
 import { createKey, userWithKey } from '../support/accounts.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
@@ -240,5 +241,29 @@ describe('templates on v2 and GraphQL', () => {
     expect((await alice('DELETE', `/v1/templates/${template.id}`)).status).toBe(204);
     const left = await alice<{ templates: TemplateV2View[] }>('GET', '/v2/templates');
     expect(left.body.templates.map((t) => t.id)).not.toContain(template.id);
+  });
+  it('PATCH with the env as read (secrets masked) keeps the secrets; a new value replaces one', async () => {
+    const created = await alice<TemplateV2View>('POST', '/v2/templates', {
+      name: 'masked-roundtrip',
+      image: 'img:1',
+      env: { HF_TOKEN: 'hf_real', API_KEY: 'k_real', MODEL: 'a' },
+    });
+    expect(created.body.env).toEqual({ HF_TOKEN: '********', API_KEY: '********', MODEL: 'a' });
+    const patched = await alice<TemplateV2View>('PATCH', `/v2/templates/${created.body.id}`, {
+      env: { ...created.body.env, API_KEY: 'k_new', MODEL: 'b' },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.env).toEqual({ HF_TOKEN: '********', API_KEY: '********', MODEL: 'b' });
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ env: Record<string, string> }>(
+        'SELECT env FROM pod_lifecycle.templates WHERE id = $1',
+        [created.body.id],
+      );
+      expect(rows[0].env).toEqual({ HF_TOKEN: 'hf_real', API_KEY: 'k_new', MODEL: 'b' });
+    } finally {
+      await client.end();
+    }
   });
 });

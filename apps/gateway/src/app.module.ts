@@ -13,6 +13,7 @@ import { GatewayConfig } from './gateway.config.js';
 import { EndpointsModule } from './endpoints/endpoints.module.js';
 import { GatewayGraphqlModule } from './graphql/graphql.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
+import { LbModule } from './lb/lb.module.js';
 import { NetworkVolumesModule } from './network-volumes/network-volumes.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
@@ -48,6 +49,7 @@ export class AppModule {
         GatewayGraphqlModule,
         WorkersModule,
         JobsModule,
+        LbModule,
         OpenApiModule,
       ],
       providers: [

@@ -166,6 +166,10 @@ export class GatewayConfig extends BaseConfig {
   @Matches(QUOTAS_PATTERN, { message: QUOTAS_MESSAGE })
   RATE_LIMIT_QUEUE_PURGE_QUEUE = DEFAULT_QUOTAS['queue.purge-queue'];
 
+  /** Every request to a load-balancing endpoint (/lb/{endpoint_id}/..., or by host name), per user and endpoint. */
+  @Matches(QUOTAS_PATTERN, { message: QUOTAS_MESSAGE })
+  RATE_LIMIT_LB = DEFAULT_QUOTAS.lb;
+
   /** TEST ONLY: window lengths `minute,hour,day` in seconds (e.g. 2,6,12); needs NODE_ENV=test. */
   @Matches(WINDOWS_PATTERN, {
     message: 'RATE_LIMIT_WINDOW_SECONDS must be three positive integers minute,hour,day',
@@ -201,4 +205,50 @@ export class GatewayConfig extends BaseConfig {
   @Min(0)
   @Type(() => Number)
   RATE_LIMIT_STORE_BACKOFF_MS = 1000;
+
+  // Load-balancing endpoints (docs/adr/0026-load-balancing-endpoints.md).
+
+  /**
+   * Host-name routing: a request whose Host is `<endpoint_id>.<LB_DOMAIN>` goes to that endpoint's workers, any
+   * path (as `https://<endpoint_id>.api.runpod.ai/<path>` does). Empty: off (only `/lb/<endpoint_id>/<path>`).
+   */
+  @Matches(/^$|^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i, {
+    message: 'LB_DOMAIN must be a DNS name (e.g. lb.example.com) or empty',
+  })
+  LB_DOMAIN = '';
+
+  /** How long a request waits for a ready worker (a cold start) before a 504; 0 answers 504 at once. */
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  @Type(() => Number)
+  LB_COLD_START_WAIT_MS = 60_000;
+
+  /** Longest a worker may take to start answering (the response headers) before a 504. */
+  @IsInt()
+  @Min(100)
+  @Type(() => Number)
+  LB_RESPONSE_TIMEOUT_MS = 300_000;
+
+  /** Longest silence between two pieces of a worker's response body (a stream that stalls is cut). */
+  @IsInt()
+  @Min(100)
+  @Type(() => Number)
+  LB_IDLE_TIMEOUT_MS = 300_000;
+
+  /**
+   * Largest body of an idempotent request (GET, HEAD, OPTIONS, PUT, DELETE) kept in memory so that it can be sent
+   * again to another worker when the first dies before answering; a larger one is streamed and not retried.
+   */
+  @IsInt()
+  @Min(0)
+  @Type(() => Number)
+  LB_RETRY_BODY_BYTES = 1024 * 1024;
+
+  /** How often each replica reports its in-flight and waiting requests per endpoint (to the autoscaler). */
+  @IsInt()
+  @Min(50)
+  @Max(10_000)
+  @Type(() => Number)
+  LB_REPORT_MS = 500;
 }

@@ -7,18 +7,21 @@ import { MAX_PATH_PARAM_LENGTH, RequestShapePipe } from './edge/request-shape.pi
 import { createValidationPipe } from './edge/validation.pipe.js';
 import { GatewayConfig } from './gateway.config.js';
 import { configureJobRoutes } from './edge/job-routes.setup.js';
+import { configureLbRoutes, lbHostRewriter } from './lb/lb-routes.setup.js';
 
 await bootstrapApp({
   app: 'gateway',
   configClass: GatewayConfig,
   module: (config) => AppModule.forRoot(config),
-  fastifyOptions: () => ({
+  fastifyOptions: (config) => ({
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
+    ...(config.LB_DOMAIN ? { rewriteUrl: lbHostRewriter(config.LB_DOMAIN) } : {}),
     frameworkErrors: answerFrameworkErrors(MAX_PATH_PARAM_LENGTH, new Logger('edge')),
   }),
   configure: (app, config) => {
     app.useGlobalPipes(new RequestShapePipe(), createValidationPipe());
     configureJobRoutes(app, config.MAX_BODY_BYTES);
+    configureLbRoutes(app);
   },
   bodyLimit: (config) => config.MAX_BODY_BYTES,
 });

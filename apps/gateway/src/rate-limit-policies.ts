@@ -20,6 +20,7 @@ export const RATE_LIMIT_POLICY_NAMES = [
   'queue.stream',
   'queue.cancel',
   'queue.purge-queue',
+  'lb',
 ] as const;
 export type RateLimitPolicyName = (typeof RATE_LIMIT_POLICY_NAMES)[number];
 
@@ -41,6 +42,7 @@ export function scopeOf(policy: RateLimitPolicyName): RateLimitScope {
     case 'queue.stream':
     case 'queue.cancel':
     case 'queue.purge-queue':
+    case 'lb':
       return 'user-endpoint';
   }
 }
@@ -68,6 +70,7 @@ export const POLICY_VARIABLES: Readonly<Record<RateLimitPolicyName, string>> = {
   'queue.stream': 'RATE_LIMIT_QUEUE_STREAM',
   'queue.cancel': 'RATE_LIMIT_QUEUE_CANCEL',
   'queue.purge-queue': 'RATE_LIMIT_QUEUE_PURGE_QUEUE',
+  lb: 'RATE_LIMIT_LB',
 };
 
 /** Default quotas `minute,hour,day` of each policy (the values documented in the README and the ADR). */
@@ -81,6 +84,8 @@ export const DEFAULT_QUOTAS: Readonly<Record<RateLimitPolicyName, string>> = {
   'queue.stream': '6000,150000,2000000',
   'queue.cancel': '600,10000,100000',
   'queue.purge-queue': '10,100,1000',
+  // Every request to a load-balancing endpoint's workers (docs/adr/0026): an HTTP API, so as many as status reads.
+  lb: '6000,150000,2000000',
 };
 
 /** The real window lengths; anything else is for tests only (NODE_ENV=test). */
@@ -107,6 +112,7 @@ export interface RateLimitSettingsSource {
   RATE_LIMIT_QUEUE_STREAM: string;
   RATE_LIMIT_QUEUE_CANCEL: string;
   RATE_LIMIT_QUEUE_PURGE_QUEUE: string;
+  RATE_LIMIT_LB: string;
   RATE_LIMIT_WINDOW_SECONDS: string;
 }
 
@@ -124,6 +130,7 @@ export function policiesFrom(
     'queue.stream': source.RATE_LIMIT_QUEUE_STREAM,
     'queue.cancel': source.RATE_LIMIT_QUEUE_CANCEL,
     'queue.purge-queue': source.RATE_LIMIT_QUEUE_PURGE_QUEUE,
+    lb: source.RATE_LIMIT_LB,
   };
   return new Map(
     RATE_LIMIT_POLICY_NAMES.map((name) => [

@@ -121,4 +121,35 @@ export class PodLifecycleConfig extends BaseConfig {
   @Max(1_000_000)
   @Type(() => Number)
   LOG_BATCHES_PER_POD = 2000;
+
+  // Load-balancing workers (docs/adr/0026-load-balancing-endpoints.md).
+
+  /** How often each LB worker's `GET /ping` (on PORT_HEALTH) is polled; each answer goes to the gateways. */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  @Type(() => Number)
+  LB_PING_INTERVAL_MS = 1000;
+
+  /** How long a `/ping` may take; no answer by then counts as unhealthy. */
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  @Type(() => Number)
+  LB_PING_TIMEOUT_MS = 1000;
+
+  /**
+   * How long an LB worker may stay unhealthy (a `/ping` answer other than 200 or 204, or none) before its pod is
+   * reported ERROR, which the autoscaler replaces. It is out of the rotation from the first bad answer.
+   */
+  @IsInt()
+  @Min(1000)
+  @Type(() => Number)
+  LB_UNHEALTHY_AFTER_MS = 60_000;
+
+  /** Longest an LB worker being stopped waits for the requests in flight on it to finish before it is stopped. */
+  @IsInt()
+  @Min(0)
+  @Type(() => Number)
+  LB_DRAIN_TIMEOUT_MS = 300_000;
 }

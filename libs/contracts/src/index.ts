@@ -35,6 +35,7 @@ export * from './volumes/network-volume.contracts.js';
 export * from './endpoints/endpoint.contracts.js';
 export * from './endpoints/endpoint-v2.dto.js';
 export * from './endpoints/endpoint-v1.dto.js';
+export * from './endpoints/lb-routing.js';
 export * from './jobs/job.model.js';
 export * from './jobs/job.contracts.js';
 export * from './jobs/worker-list.contracts.js';

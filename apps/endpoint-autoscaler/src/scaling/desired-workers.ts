@@ -70,3 +70,35 @@ export function desiredWorkers(input: ScalingInputs): ScalingDecision {
   }
   return { desired, reason };
 }
+
+/** What the scaler looks at for a load-balancing endpoint: the requests the gateways hold for it. */
+export interface LbScalingInputs {
+  /** Requests per worker the endpoint is sized for. At least 1. */
+  scalerValue: number;
+  workersMin: number;
+  workersMax: number;
+  /** Requests being answered by its workers, summed over the gateway replicas. */
+  inFlight: number;
+  /** Requests waiting for a ready worker (cold starts), summed over the gateway replicas. */
+  waiting: number;
+}
+
+/**
+ * The number of workers a load-balancing endpoint should have: ceil((inFlight + waiting) / scalerValue), clamped
+ * to workersMin..workersMax, whatever its scalerType (an LB endpoint scales on request count only). A request
+ * waiting for a cold start counts, so a first request to an endpoint at zero workers starts one.
+ */
+export function desiredLbWorkers(input: LbScalingInputs): ScalingDecision {
+  const inFlight = Math.max(0, input.inFlight);
+  const waiting = Math.max(0, input.waiting);
+  const value = Math.max(1, input.scalerValue);
+  const demand = Math.ceil((inFlight + waiting) / value);
+  let reason = `LB request count: ceil((${inFlight} in flight + ${waiting} waiting) / ${value}) = ${demand}`;
+  const min = Math.max(0, input.workersMin);
+  const max = Math.max(min, input.workersMax);
+  const desired = Math.min(max, Math.max(min, demand));
+  if (desired !== demand) {
+    reason += desired === max ? `; capped at workersMax ${max}` : `; raised to workersMin ${min}`;
+  }
+  return { desired, reason };
+}

@@ -6,9 +6,11 @@ import type { EndpointEntity } from '../endpoints/endpoint.entity.js';
 import type { WorkerEntity } from '../workers/worker.entity.js';
 import { WorkersRepository } from '../workers/workers.repository.js';
 import { autoscalerMetrics } from './autoscaler.metrics.js';
+import { LbLoadBoard } from './lb-load-board.js';
 import { ScalingApplier } from './scaling-applier.js';
 import { ScalingEventsRepository } from './scaling-events.repository.js';
 import {
+  needsLbLoad,
   needsQueueStats,
   planScaling,
   refusalWindowMs,
@@ -26,7 +28,8 @@ const SPEND_LIMIT_PAUSE_MS = 30_000;
 const NO_REFUSALS: RecentRefusals = { createRefusedAt: null, spendLimitRefusedAt: null };
 
 /**
- * One endpoint, one tick: snapshot (the worker rows, each worker's pod, the queue, the recent refusals), plan
+ * One endpoint, one tick: snapshot (the worker rows, each worker's pod, the queue or, for a load-balancing
+ * endpoint, the gateways' latest load reports, the recent refusals), plan
  * (`planScaling`, pure), apply (`ScalingApplier`). Level-triggered: the plan is made from what the database and
  * the owners show now, so a crash, a restart, a new leader or a lost message heals on a later tick. Nothing is
  * kept in memory between ticks: the applier awaits every command it issues and ticks never overlap, so no command
@@ -41,6 +44,7 @@ export class EndpointReconciler {
     private readonly events: ScalingEventsRepository,
     private readonly queries: QueryBus,
     private readonly applier: ScalingApplier,
+    private readonly lbLoad: LbLoadBoard,
     config: EndpointAutoscalerConfig,
   ) {
     this.settings = {
@@ -53,13 +57,15 @@ export class EndpointReconciler {
   async reconcile(endpoint: EndpointEntity, now: Date): Promise<void> {
     const actor = actorFor(endpoint);
     const rows = await this.workers.listByEndpoint(endpoint.id);
-    const scales = needsQueueStats(endpoint);
+    const queued = needsQueueStats(endpoint);
+    const balanced = needsLbLoad(endpoint);
     const [workers, stats, refusals] = await Promise.all([
       this.observe(rows, actor),
-      scales ? this.queries.query(Subjects.job.queueStats, { endpointId: endpoint.id }, actor) : null,
-      scales ? this.recentRefusals(endpoint.id, now) : NO_REFUSALS,
+      queued ? this.queries.query(Subjects.job.queueStats, { endpointId: endpoint.id }, actor) : null,
+      queued || balanced ? this.recentRefusals(endpoint.id, now) : NO_REFUSALS,
     ]);
-    const plan = planScaling({ endpoint, workers, stats, refusals, now, settings: this.settings });
+    const lbLoad = balanced ? this.lbLoad.load(endpoint.id) : null;
+    const plan = planScaling({ endpoint, workers, stats, lbLoad, refusals, now, settings: this.settings });
     if (plan.counts) {
       autoscalerMetrics.desiredWorkers.set({ endpoint: endpoint.id }, plan.counts.desired);
       autoscalerMetrics.currentWorkers.set({ endpoint: endpoint.id }, plan.counts.current);

@@ -82,7 +82,10 @@ export class ScalingApplier {
     const recorded = answers.writes(this.clock.now());
     await this.state.commit(recorded);
     this.announce(endpoint, recorded.events);
-    await Promise.all(answers.registered.map((row) => this.pods.register(endpoint, row)));
+    // Queue workers are announced to the broker; load-balancing ones never take jobs (the gateway routes to them).
+    if (endpoint.type === 'QB') {
+      await Promise.all(answers.registered.map((row) => this.pods.register(endpoint, row)));
+    }
     if (errors.length) throw errors[0];
   }
 

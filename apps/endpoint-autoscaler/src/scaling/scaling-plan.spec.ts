@@ -456,10 +456,96 @@ describe('planScaling: deleted and load-balancing endpoints', () => {
       tally: { workersBefore: 0, workersDesired: 0, inputs: {} },
     });
   });
+});
 
-  it('a load-balancing endpoint runs no workers', () => {
-    const p = plan({ endpoint: endpoint({ type: 'LB' }), workers: [worker('a')] });
-    expect(buckets(p)).toEqual({ ...NOTHING, terminate: ['a'] });
-    expect(p.terminate[0].reason).toBe('load-balancing endpoints run no workers here');
+describe('planScaling: load-balancing endpoints (request count)', () => {
+  const lbEndpoint = (overrides: Partial<PlanEndpoint> = {}) =>
+    endpoint({ type: 'LB', scalerType: 'REQUEST_COUNT', scalerValue: 2, workersMax: 4, ...overrides });
+  const load = (inFlight: number, waiting = 0, busyWorkerIds: string[] = []) => ({
+    inFlight,
+    waiting,
+    busyWorkerIds,
+  });
+
+  it.each<{ name: string; input: Partial<PlanInput>; expected: Partial<ReturnType<typeof buckets>> }>([
+    { name: 'no request, workersMin 0: no worker', input: { lbLoad: load(0) }, expected: {} },
+    {
+      name: 'workersMin is kept without requests',
+      input: { endpoint: lbEndpoint({ workersMin: 1 }), lbLoad: load(0) },
+      expected: { create: 1 },
+    },
+    {
+      name: 'cold start: one request waiting and no worker starts one',
+      input: { lbLoad: load(0, 1) },
+      expected: { create: 1 },
+    },
+    {
+      name: 'in flight + waiting per scalerValue: ceil((3 + 2) / 2) = 3',
+      input: { workers: [worker('a')], lbLoad: load(3, 2, ['a']) },
+      expected: { create: 2 },
+    },
+    {
+      name: 'capped at workersMax',
+      input: { workers: [worker('a')], lbLoad: load(40, 0, ['a']) },
+      expected: { create: 3 },
+    },
+    {
+      name: 'a busy worker is never stopped, even idle long before',
+      input: {
+        workers: [idle('a', 60_000), worker('b')],
+        lbLoad: load(1, 0, ['a']),
+      },
+      expected: {},
+    },
+    {
+      name: 'the idle worker past idleTimeout goes, the busy one stays',
+      input: {
+        endpoint: lbEndpoint({ scalerValue: 1 }),
+        workers: [idle('a', 60_000), idle('b', 60_000)],
+        lbLoad: load(1, 0, ['b']),
+      },
+      expected: { terminate: ['a'] },
+    },
+    {
+      name: 'an idle worker within idleTimeout stays',
+      input: { workers: [idle('a', 1_000)], lbLoad: load(0) },
+      expected: {},
+    },
+    {
+      name: 'the load not known yet (a new leader): nothing changes',
+      input: { workers: [idle('a', 60_000)], lbLoad: null },
+      expected: {},
+    },
+    {
+      name: 'a failed worker is still replaced while the load is not known',
+      input: {
+        workers: [worker('a', { pod: { status: 'ERROR', statusReason: 'unhealthy' } })],
+        lbLoad: null,
+      },
+      expected: { terminate: ['a'] },
+    },
+  ])('$name', ({ input, expected }) => {
+    expect(buckets(plan({ endpoint: lbEndpoint(), ...input }))).toEqual({ ...NOTHING, ...expected });
+  });
+
+  it('a worker is idle since it last had no request in flight, and busy again while it has one', () => {
+    const p = plan({
+      endpoint: lbEndpoint({ workersMin: 2 }),
+      workers: [worker('a'), idle('b', 3_000)],
+      lbLoad: load(1, 0, ['b']),
+    });
+    expect(p.refresh).toEqual([
+      { podId: 'a', idleSince: NOW },
+      { podId: 'b', idleSince: null },
+    ]);
+  });
+
+  it('says why, with the load as inputs', () => {
+    const p = plan({ endpoint: lbEndpoint(), lbLoad: load(0, 3) });
+    expect(p.create[0]).toMatchObject({
+      reason: 'LB request count: ceil((0 in flight + 3 waiting) / 2) = 2',
+      tally: { workersBefore: 0, workersDesired: 2, inputs: { inFlight: 0, waiting: 3 } },
+    });
+    expect(p.counts).toEqual({ current: 0, desired: 2 });
   });
 });

@@ -1,12 +1,11 @@
 import { PodStatus } from '@app/contracts';
 import type { WorkerDesired } from '../workers/worker.entity.js';
-import { desiredWorkers } from './desired-workers.js';
+import { desiredLbWorkers, desiredWorkers, type ScalingDecision } from './desired-workers.js';
 import {
   COMMAND_FOR,
   type PlanEndpoint,
   type PlanInput,
   type PlanPod,
-  type PlanQueueStats,
   type PlanSettings,
   type PlanWorker,
   type PlannedRefresh,
@@ -37,6 +36,11 @@ const NO_TALLY: Tally = { workersBefore: 0, workersDesired: 0, inputs: {} };
 /** How far back the refusals that can still hold an endpoint back go. */
 export function refusalWindowMs(settings: PlanSettings): number {
   return Math.max(settings.failureBackoffMs, settings.spendLimitPauseMs);
+}
+
+/** Whether the plan needs the gateways' load (only load-balancing endpoints that are not deleted). */
+export function needsLbLoad(endpoint: PlanEndpoint): boolean {
+  return !endpoint.deletedAt && endpoint.type === 'LB';
 }
 
 /** Whether the plan needs the broker's queue statistics (only queue-based endpoints that are not deleted). */
@@ -76,14 +80,8 @@ class PlanBuilder {
     }
     const remaining = entries.filter((entry) => !this.cleanUp(entry));
     const kept = remaining.filter((entry) => this.reissue(entry));
-    if (this.input.endpoint.type !== 'QB') {
-      // Load-balancing endpoints are stored, listed and deleted; this deployment runs no workers for them.
-      for (const entry of kept.filter((e) => e.worker.desired !== 'TERMINATED')) {
-        this.change(entry, 'TERMINATED', 'load-balancing endpoints run no workers here');
-      }
-      return this.plan;
-    }
-    this.scale(kept);
+    if (this.input.endpoint.type === 'LB') this.scaleLb(kept);
+    else this.scale(kept);
     return this.plan;
   }
 
@@ -176,7 +174,7 @@ class PlanBuilder {
 
   /** A queue-based endpoint: size it, track idleness, recycle, then scale up or down. */
   private scale(entries: Entry[]): void {
-    const { endpoint, now } = this.input;
+    const { endpoint } = this.input;
     const stats = this.input.stats;
     if (!stats) throw new Error('a queue-based endpoint is planned with its queue statistics');
     const live = entries.filter((e) => e.worker.desired === 'RUNNING');
@@ -206,14 +204,7 @@ class PlanBuilder {
 
     // Live workers are idle since the endpoint last had nothing queued or in progress (kept in the table).
     const busy = stats.inProgress > 0 || stats.inQueue > 0;
-    for (const entry of live) {
-      const idleSince =
-        busy || entry.pod?.status !== PodStatus.Running ? null : (entry.worker.idleSince ?? now);
-      if ((entry.idleSince?.getTime() ?? null) !== (idleSince?.getTime() ?? null)) {
-        entry.idleSince = idleSince;
-        this.refresh(entry.worker.podId, { idleSince });
-      }
-    }
+    this.trackIdle(live, () => !busy);
 
     // Workers that asked to be recycled (`stopPod: true`) are terminated; the scaler replaces them if needed.
     const recycle = new Set(stats.recycleWorkerIds);
@@ -221,9 +212,76 @@ class PlanBuilder {
       this.change(entry, 'TERMINATED', 'the worker asked to be recycled (stopPod)');
     }
 
-    if (decision.desired > live.length)
-      this.scaleUp(entries, decision.desired - live.length, decision.reason, tally);
-    else if (decision.desired < live.length) this.scaleDown(running, stats, decision.reason, tally);
+    // Nothing is stopped while the endpoint has a job in progress (queue-stats has no per-worker leases).
+    const keep = stats.inProgress > 0 ? running : [];
+    this.resize(entries, running, decision, tally, keep);
+  }
+
+  /**
+   * A load-balancing endpoint: sized on the requests the gateways hold (in flight and waiting), each worker idle
+   * since it last had none in flight; a worker with a request in flight is never stopped (and pod-lifecycle drains
+   * the one that is: no new request, the ones under way finish). Left as it is while the load is not known yet.
+   */
+  private scaleLb(entries: Entry[]): void {
+    const load = this.input.lbLoad;
+    if (!load) return;
+    const { endpoint } = this.input;
+    const live = entries.filter((e) => e.worker.desired === 'RUNNING');
+    const running = live.filter((e) => e.pod?.status === PodStatus.Running);
+    const decision = desiredLbWorkers({
+      scalerValue: endpoint.scalerValue,
+      workersMin: endpoint.workersMin,
+      workersMax: endpoint.workersMax,
+      inFlight: load.inFlight,
+      waiting: load.waiting,
+    });
+    this.plan.counts = { current: live.length, desired: decision.desired };
+    const tally: Tally = {
+      workersBefore: live.length,
+      workersDesired: decision.desired,
+      inputs: { inFlight: load.inFlight, waiting: load.waiting },
+    };
+    const busy = new Set(load.busyWorkerIds);
+    this.trackIdle(live, (entry) => !busy.has(entry.worker.podId));
+    this.resize(
+      entries,
+      running,
+      decision,
+      tally,
+      running.filter((e) => busy.has(e.worker.podId)),
+    );
+  }
+
+  /** A RUNNING worker with nothing to do is idle since it first was (kept in the table); any other is not. */
+  private trackIdle(live: Entry[], hasNothingToDo: (entry: Entry) => boolean): void {
+    const { now } = this.input;
+    for (const entry of live) {
+      const idle = entry.pod?.status === PodStatus.Running && hasNothingToDo(entry);
+      const idleSince = idle ? (entry.worker.idleSince ?? now) : null;
+      if ((entry.idleSince?.getTime() ?? null) !== (idleSince?.getTime() ?? null)) {
+        entry.idleSince = idleSince;
+        this.refresh(entry.worker.podId, { idleSince });
+      }
+    }
+  }
+
+  private resize(
+    entries: Entry[],
+    running: Entry[],
+    decision: ScalingDecision,
+    tally: Tally,
+    keep: Entry[],
+  ): void {
+    const live = tally.workersBefore;
+    if (decision.desired > live) this.scaleUp(entries, decision.desired - live, decision.reason, tally);
+    else if (decision.desired < live) {
+      const kept = new Set(keep);
+      this.scaleDown(
+        running.filter((e) => !kept.has(e)),
+        decision.reason,
+        tally,
+      );
+    }
   }
 
   /**
@@ -256,10 +314,9 @@ class PlanBuilder {
 
   /**
    * RUNNING workers idle for at least idleTimeout go, oldest idle first (stopped with FLASHBOOT, else
-   * terminated). A worker with a job in flight is never stopped: nothing is while the endpoint has a job running.
+   * terminated). The caller leaves out the workers that must not go (a job or a request in flight).
    */
-  private scaleDown(running: Entry[], stats: PlanQueueStats, reason: string, tally: Tally): void {
-    if (stats.inProgress > 0) return;
+  private scaleDown(running: Entry[], reason: string, tally: Tally): void {
     const { endpoint, now } = this.input;
     const idleFor = endpoint.idleTimeout * 1000;
     const idleMs = (e: Entry) => (e.idleSince ? now.getTime() - e.idleSince.getTime() : -1);

@@ -33,6 +33,14 @@ export type PlanQueueStats = Pick<
   'inQueue' | 'inQueueNonLowPriority' | 'inProgress' | 'oldestQueuedAgeMs' | 'recycleWorkerIds'
 >;
 
+/** What the gateways report for a load-balancing endpoint (summed over the replicas; docs/adr/0026). */
+export interface PlanLbLoad {
+  inFlight: number;
+  waiting: number;
+  /** Workers with a request in flight now: never stopped, and not idle. */
+  busyWorkerIds: string[];
+}
+
 /** When pod-lifecycle last refused this endpoint's work (from the `failed` scaling events; null: not lately). */
 export interface RecentRefusals {
   /** A worker create refused, for any reason: no new worker for `failureBackoffMs`. */
@@ -53,6 +61,11 @@ export interface PlanInput {
   workers: { worker: PlanWorker; pod: PlanPod | null }[];
   /** The broker's counts; null for an endpoint that runs no workers (deleted, load-balancing): nobody asks. */
   stats: PlanQueueStats | null;
+  /**
+   * The gateways' load for a load-balancing endpoint; null for any other, and for an LB endpoint while this
+   * process has not listened to the gateways long enough to know it (the LB endpoint is then left as it is).
+   */
+  lbLoad?: PlanLbLoad | null;
   refusals: RecentRefusals;
   now: Date;
   settings: PlanSettings;
@@ -118,6 +131,6 @@ export interface ScalingPlan {
   removeEndpoint: boolean;
   /** Why a scale-up was held back (a refusal's back-off), for the log. */
   held: string[];
-  /** Workers up or coming up, and wanted (queue-based endpoints only; for the gauges). */
+  /** Workers up or coming up, and wanted (endpoints the scaler sized this tick; for the gauges). */
   counts: { current: number; desired: number } | null;
 }

@@ -3,6 +3,7 @@ import { Clock } from '../clock.js';
 import { PersistenceModule } from '../persistence.module.js';
 import { ControlLoop } from './control-loop.service.js';
 import { EndpointReconciler } from './endpoint-reconciler.js';
+import { LbLoadBoard } from './lb-load-board.js';
 import { PlacementCatalog } from './placement-catalog.js';
 import { ScalingApplier } from './scaling-applier.js';
 import { ScalingStateRepository } from './scaling-state.repository.js';
@@ -14,6 +15,7 @@ import { WorkerPods } from './worker-pods.js';
     Clock,
     PlacementCatalog,
     ScalingStateRepository,
+    LbLoadBoard,
     WorkerPods,
     ScalingApplier,
     EndpointReconciler,

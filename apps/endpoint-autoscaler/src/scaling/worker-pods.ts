@@ -138,6 +138,7 @@ export class WorkerPods {
       queueUrl: this.config.QUEUE_PUBLIC_URL,
       gpu: endpoint.gpuIds[0],
       pingIntervalMs: this.config.WORKER_PING_INTERVAL_MS,
+      type: endpoint.type,
     });
     return {
       name: `${endpoint.name.slice(0, 160)}-worker-${worker.podId.slice(0, 8)}`,

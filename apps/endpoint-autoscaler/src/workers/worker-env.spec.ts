@@ -10,6 +10,7 @@ describe('workerEnv (compatibility.md §2)', () => {
         queueUrl: 'http://gw:8080/',
         gpu: 'AMPERE_16',
         pingIntervalMs: 10000,
+        type: 'QB',
       }),
     ).toEqual({
       RUNPOD_WEBHOOK_GET_JOB: 'http://gw:8080/v2/ep1/job-take/$ID?gpu=AMPERE_16',
@@ -20,6 +21,20 @@ describe('workerEnv (compatibility.md §2)', () => {
       RUNPOD_ENDPOINT_ID: 'ep1',
       RUNPOD_PING_INTERVAL: '10000',
     });
+  });
+
+  it('marks a load-balancing worker, leaving PORT and PORT_HEALTH to the template and the endpoint', () => {
+    const lb = workerEnv({
+      endpointId: 'ep1',
+      podId: 'pod1',
+      queueUrl: 'http://gw:8080',
+      gpu: 'AMPERE_16',
+      pingIntervalMs: 10000,
+      type: 'LB',
+    });
+    expect(lb.RUNPOD_ENDPOINT_TYPE).toBe('LB');
+    expect(lb).not.toHaveProperty('PORT');
+    expect(lb).not.toHaveProperty('PORT_HEALTH');
   });
 
   it('passes the key on as the gateway sealed it, bound to the endpoint', () => {

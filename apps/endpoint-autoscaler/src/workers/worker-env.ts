@@ -1,4 +1,4 @@
-import type { SealedEnv } from '@app/contracts';
+import { LB_WORKER_ENV, type EndpointType, type SealedEnv } from '@app/contracts';
 
 /** What the worker environment (compatibility.md §2) is built from. */
 export interface WorkerEnvSpec {
@@ -9,6 +9,8 @@ export interface WorkerEnvSpec {
   /** The `gpu` query value workers report. */
   gpu: string;
   pingIntervalMs: number;
+  /** A load-balancing endpoint's workers are marked as such. */
+  type: EndpointType;
 }
 
 /** The variable carrying the workers' API key: only ever sealed on its way to the runtime (`workerSecretEnv`). */
@@ -29,6 +31,10 @@ export function workerEnv(spec: WorkerEnvSpec): Record<string, string> {
     RUNPOD_POD_ID: spec.podId,
     RUNPOD_ENDPOINT_ID: spec.endpointId,
     RUNPOD_PING_INTERVAL: String(spec.pingIntervalMs),
+    // RUNPOD_ENDPOINT_TYPE=LB: pod-lifecycle checks the worker's health and tells the gateways where it is
+    // (docs/adr/0026). PORT and PORT_HEALTH stay the template's and the endpoint's to choose (pod-lifecycle fills
+    // in the defaults, 80 and PORT).
+    ...(spec.type === 'LB' ? { [LB_WORKER_ENV.type]: 'LB' } : {}),
   };
 }
 

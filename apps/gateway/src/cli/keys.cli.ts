@@ -39,7 +39,7 @@ const USAGE = `usage: npm run keys -- <command> [options]
   Revocations and exemptions are announced to the gateways over NATS (NATS_URL, NATS_PREFIX as the gateway's);
   without NATS they take effect once a gateway's cached entry expires (AUTH_CACHE_TTL_MS).
 
-  policies: rest, queue.run, queue.runsync, queue.status, queue.stream, queue.cancel, queue.purge-queue`;
+  policies: rest, queue.run, queue.runsync, queue.status, queue.stream, queue.cancel, queue.purge-queue, lb`;
 
 @Module({})
 class CliModule {}

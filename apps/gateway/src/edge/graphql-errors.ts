@@ -41,6 +41,10 @@ export function graphqlCodeFor(code: ErrorCode): string {
       return 'SERVICE_UNAVAILABLE';
     case ErrorCode.NotAvailable:
       return 'NOT_AVAILABLE';
+    case ErrorCode.UpstreamFailed:
+      return 'UPSTREAM_FAILED';
+    case ErrorCode.UpstreamTimeout:
+      return 'UPSTREAM_TIMEOUT';
     case ErrorCode.Internal:
       return 'INTERNAL_SERVER_ERROR';
   }

@@ -28,9 +28,13 @@ export function httpStatusFor(code: ErrorCode): number {
       return 500;
     case ErrorCode.NotAvailable:
       return 501;
+    case ErrorCode.UpstreamFailed:
+      return 502;
     case ErrorCode.OwnerUnavailable:
     case ErrorCode.DependencyUnavailable:
       return 503;
+    case ErrorCode.UpstreamTimeout:
+      return 504;
   }
 }
 
@@ -51,7 +55,9 @@ export function titleFor(status: number): string {
     429: 'Too Many Requests',
     500: 'Internal Server Error',
     501: 'Not Implemented',
+    502: 'Bad Gateway',
     503: 'Service Unavailable',
+    504: 'Gateway Timeout',
   };
   return titles[status] ?? 'Error';
 }

@@ -9,11 +9,13 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { PodStatus, type ObservedStatus } from '@app/contracts';
+import { LB_WORKER_ENV, lbWorkerPorts, PodStatus, type ObservedStatus } from '@app/contracts';
 import { LocalImageCatalog } from './local-image-catalog.js';
 import {
   containerEnv,
+  type LbWorkerAddress,
   type LogSink,
   type ObservationSink,
   type PodRun,
@@ -44,6 +46,8 @@ interface LocalProcess {
   done: boolean;
   /** We are stopping it: its exit is not an observation. */
   stopping: boolean;
+  /** Set for a load-balancing worker: where it answers. */
+  lb: LbWorkerAddress | null;
 }
 
 const KILL_GRACE_MS = 3000;
@@ -85,7 +89,8 @@ export class LocalDriver implements RuntimeDriver {
       else this.killLeftover(run.podId);
       this.prepareDisk(run);
       if (run.status === PodStatus.Provisioning) this.report(run, PodStatus.Starting);
-      this.spawn(run, LocalImageCatalog.argv(image, run.args, this.options.nodeBinary));
+      const lb = await this.lbPorts(run);
+      this.spawn(run, LocalImageCatalog.argv(image, run.args, this.options.nodeBinary), lb);
     });
   }
 
@@ -123,6 +128,35 @@ export class LocalDriver implements RuntimeDriver {
     await this.options.exclusive?.stop();
   }
 
+  lbWorkers(): LbWorkerAddress[] {
+    return [...this.processes.values()].flatMap((p) => (p.lb && !p.done && !p.stopping ? [p.lb] : []));
+  }
+
+  /**
+   * A load-balancing worker listens on PORT (and PORT_HEALTH) of this machine, where every pod shares one network:
+   * each gets free loopback ports of its own in place of the ones its env names (the same port twice when
+   * PORT_HEALTH was PORT). Null for any other pod.
+   */
+  private async lbPorts(
+    run: PodRun,
+  ): Promise<{ env: Record<string, string>; address: LbWorkerAddress } | null> {
+    const ports = lbWorkerPorts(run.env);
+    const endpointId = run.env.RUNPOD_ENDPOINT_ID;
+    if (!ports || !endpointId) return null;
+    const port = await freePort();
+    const healthPort = ports.healthPort === ports.port ? port : await freePort();
+    return {
+      env: { [LB_WORKER_ENV.port]: String(port), [LB_WORKER_ENV.healthPort]: String(healthPort) },
+      address: {
+        podId: run.podId,
+        generation: run.generation,
+        endpointId,
+        url: `http://127.0.0.1:${port}`,
+        healthUrl: `http://127.0.0.1:${healthPort}`,
+      },
+    };
+  }
+
   workdir(podId: string): string {
     return join(this.podsDir, podId);
   }
@@ -153,7 +187,11 @@ export class LocalDriver implements RuntimeDriver {
     writeFileSync(epochFile, String(run.diskEpoch));
   }
 
-  private spawn(run: PodRun, argv: string[]): void {
+  private spawn(
+    run: PodRun,
+    argv: string[],
+    lb: { env: Record<string, string>; address: LbWorkerAddress } | null,
+  ): void {
     const dir = this.workdir(run.podId);
     const proc: LocalProcess = {
       generation: run.generation,
@@ -162,12 +200,13 @@ export class LocalDriver implements RuntimeDriver {
       drained: Promise.resolve(),
       done: false,
       stopping: false,
+      lb: lb?.address ?? null,
     };
     // Pipes rather than the file as the child's stdout: the lines must reach the log sink. A child outliving
     // pod-lifecycle loses its pipes, but it would be killed as a leftover at the next start anyway.
     const child = spawn(argv[0], argv.slice(1), {
       cwd: dir,
-      env: { PATH: this.options.path, HOME: dir, ...containerEnv(run) },
+      env: { PATH: this.options.path, HOME: dir, ...containerEnv(run), ...lb?.env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -290,4 +329,17 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   } catch {
     // Already gone.
   }
+}
+
+/** A TCP port free on the loopback interface now (the kernel's pick). */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
 }

@@ -5,7 +5,13 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { PodStatus, Subjects, type PodStatusChangedEvent } from '@app/contracts';
+import {
+  LB_WORKER_ENV,
+  lbWorkerPorts,
+  PodStatus,
+  Subjects,
+  type PodStatusChangedEvent,
+} from '@app/contracts';
 import { EventHandler, NatsClient, type EventContext } from '@app/messaging';
 import { SecretBox } from '@app/platform';
 import { LogShipper } from '../logs/log-shipper.js';
@@ -14,6 +20,7 @@ import type { PodEntity } from '../pods/pod.entity.js';
 import { PodRepository } from '../pods/pod.repository.js';
 import { isLive } from '../pods/pod-status-machine.js';
 import { RegistryAuthRepository } from '../registry-auth/registry-auth.repository.js';
+import { LbWorkersProber } from './lb-workers.prober.js';
 import { ObservationReporter } from './observation-reporter.js';
 import { partitionOf, RuntimeRouter, type RuntimeWork } from './runtime-router.js';
 import { RUNTIME_DRIVER, type PodRun, type PullSecret, type RuntimeDriver } from './runtime-driver.js';
@@ -53,6 +60,7 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
     private readonly registryAuths: RegistryAuthRepository,
     private readonly reporter: ObservationReporter,
     private readonly logs: LogShipper,
+    private readonly lbWorkers: LbWorkersProber,
     nats: NatsClient,
     config: PodLifecycleConfig,
   ) {
@@ -156,9 +164,14 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
     try {
       if (isLive(pod.status)) await this.driver.ensureRunning(await this.run(pod));
       else if (pod.status === PodStatus.Terminated) {
+        // A load-balancing worker finishes the requests it is answering first (no new ones reach it meanwhile).
+        await this.lbWorkers.drain(pod.id);
         await this.driver.remove(pod.id);
         await this.logs.terminated(pod.id, pod.generation);
-      } else await this.driver.stop(pod.id);
+      } else {
+        await this.lbWorkers.drain(pod.id);
+        await this.driver.stop(pod.id);
+      }
     } catch (error) {
       const reason = `the runtime (${this.driver.name}) failed: ${(error as Error).message}`;
       this.logger.error(`pod ${pod.id}: ${reason}`);
@@ -221,6 +234,12 @@ export function runtimeEnv(pod: PodEntity): Record<string, string> {
   for (const [spec, publicPort] of Object.entries(pod.portMappings)) {
     const [port, protocol] = spec.split('/');
     if (protocol === 'tcp') env[`RUNPOD_TCP_PORT_${port}`] = String(publicPort);
+  }
+  // A load-balancing worker always learns its ports: the template's or the endpoint's, else 80 and PORT.
+  const lb = lbWorkerPorts(pod.env);
+  if (lb) {
+    env[LB_WORKER_ENV.port] = String(lb.port);
+    env[LB_WORKER_ENV.healthPort] = String(lb.healthPort);
   }
   return env;
 }

@@ -37,6 +37,24 @@ export interface RuntimeDriver {
 
   /** pod-lifecycle is stopping: stop whatever this process runs itself. */
   shutdown(): Promise<void>;
+
+  /**
+   * The load-balancing workers (pods whose env says RUNPOD_ENDPOINT_TYPE=LB) this driver runs now, and where they
+   * answer: pod-lifecycle polls their `/ping` and tells the gateways (docs/adr/0026). A driver without it runs
+   * none the gateways can reach.
+   */
+  lbWorkers?(): LbWorkerAddress[];
+}
+
+/** Where a load-balancing worker answers requests (PORT) and its health check (PORT_HEALTH). */
+export interface LbWorkerAddress {
+  podId: string;
+  generation: number;
+  endpointId: string;
+  /** `http://host:PORT`. */
+  url: string;
+  /** `http://host:PORT_HEALTH`. */
+  healthUrl: string;
 }
 
 /** Everything a driver needs to run one generation of a pod's container. */

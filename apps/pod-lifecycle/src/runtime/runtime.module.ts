@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { LogShipper } from '../logs/log-shipper.js';
 import { PodLifecycleConfig } from '../pod-lifecycle.config.js';
 import { PersistenceModule } from '../persistence.module.js';
+import { LbWorkersProber } from './lb-workers.prober.js';
 import { LocalImageCatalog } from './local-image-catalog.js';
 import { LocalDriver } from './local.driver.js';
 import { holdLocalRuntime } from './local-runtime-lock.js';
@@ -77,6 +78,7 @@ export async function createDriver(
       inject: [PodLifecycleConfig, ObservationReporter, LogShipper],
       useFactory: createDriver,
     },
+    LbWorkersProber,
     PodRuntimeReconciler,
   ],
 })

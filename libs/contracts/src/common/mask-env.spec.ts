@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { MASK, maskEnv } from './mask-env.js';
+import { MASK, maskEnv, unmaskEnv } from './mask-env.js';
 
 describe('maskEnv', () => {
   it('masks the values of secret-looking names, whatever their case', () => {
@@ -22,5 +22,20 @@ describe('maskEnv', () => {
       PORT: '8080',
       EMPTY_SECRET: '',
     });
+  });
+});
+
+describe('unmaskEnv', () => {
+  it('keeps the stored value behind a mask sent back, and takes every other value as sent', () => {
+    const stored = { HF_TOKEN: 'hf_abc', MODEL: 'llama', OLD_KEY: 'k' };
+    expect(unmaskEnv({ HF_TOKEN: MASK, MODEL: 'mistral', NEW_SECRET: MASK, api_key: 'new' }, stored)).toEqual(
+      {
+        HF_TOKEN: 'hf_abc',
+        MODEL: 'mistral',
+        NEW_SECRET: MASK,
+        api_key: 'new',
+      },
+    );
+    expect(unmaskEnv(maskEnv(stored), stored)).toEqual(stored);
   });
 });

@@ -28,6 +28,10 @@ export const ErrorCode = {
   DependencyUnavailable: 'DEPENDENCY_UNAVAILABLE',
   /** The feature exists in the interface but is not available in this deployment (501). */
   NotAvailable: 'NOT_AVAILABLE',
+  /** A load-balancing endpoint's worker failed the request: it died or broke the connection before answering (502). */
+  UpstreamFailed: 'UPSTREAM_FAILED',
+  /** No worker of a load-balancing endpoint became ready in time, or a worker did not answer in time (504). */
+  UpstreamTimeout: 'UPSTREAM_TIMEOUT',
   Internal: 'INTERNAL',
 } as const;
 

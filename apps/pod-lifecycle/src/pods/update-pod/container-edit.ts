@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { MASK, type UpdatePodCommand } from '@app/contracts';
+import { unmaskEnv, type UpdatePodCommand } from '@app/contracts';
 import type { PodEntity } from '../pod.entity.js';
 
 /** The fields of a pod that make up its container: changing one of them needs a new container. */
@@ -34,9 +34,6 @@ export function containerChanges(pod: PodEntity, update: UpdatePodCommand): Cont
  * (`secretEnv`, a worker's key) are not the user's to set, as at create.
  */
 function editedEnv(pod: PodEntity, env: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(env)
-      .filter(([name]) => !(name in pod.secretEnv))
-      .map(([name, value]) => [name, value === MASK && name in pod.env ? pod.env[name] : value]),
-  );
+  const own = Object.fromEntries(Object.entries(env).filter(([name]) => !(name in pod.secretEnv)));
+  return unmaskEnv(own, pod.env);
 }

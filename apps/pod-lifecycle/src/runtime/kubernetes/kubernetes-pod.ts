@@ -1,5 +1,5 @@
 import type { V1ContainerPort, V1EnvVar, V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import { PodStatus, type ObservedStatus } from '@app/contracts';
+import { lbWorkerPorts, PodStatus, type ObservedStatus } from '@app/contracts';
 import type { PodRun } from '../runtime-driver.js';
 
 /** Labels on every object the driver creates: selection by pod and recognition of a run. */
@@ -8,6 +8,11 @@ export const MANAGED_BY = 'gpucp-pod-lifecycle';
 export const LABEL_POD_ID = 'gpucp.io/pod-id';
 export const LABEL_GENERATION = 'gpucp.io/generation';
 export const LABEL_DISK_EPOCH = 'gpucp.io/disk-epoch';
+/**
+ * On the pods of load-balancing workers: the NetworkPolicy of deploy/runtime/kubernetes lets only the gateway and
+ * pod-lifecycle reach them (docs/adr/0026), on any port (PORT is the endpoint's choice).
+ */
+export const LABEL_LB_WORKER = 'gpucp.io/lb-worker';
 
 /** The extended resource of NVIDIA's device plugin. */
 export const GPU_RESOURCE = 'nvidia.com/gpu';
@@ -72,6 +77,13 @@ export function runLabels(run: Pick<PodRun, 'podId' | 'generation' | 'diskEpoch'
     [LABEL_GENERATION]: String(run.generation),
     [LABEL_DISK_EPOCH]: String(run.diskEpoch),
   };
+}
+
+/** A load-balancing worker's container ports: PORT and PORT_HEALTH as TCP, besides the pod's own ports. */
+export function lbPorts(run: Pick<PodRun, 'env' | 'ports'>): string[] {
+  const lb = lbWorkerPorts(run.env);
+  if (!lb) return run.ports;
+  return [...run.ports, `${lb.port}/tcp`, `${lb.healthPort}/tcp`];
 }
 
 /** `dockerArgs` split like a shell would split plain words and quoted strings (no expansion). */
@@ -155,7 +167,7 @@ export function podManifest(run: KubernetesPodRun, options: KubernetesPodOptions
     metadata: {
       name: kubePodName(run.podId, run.generation),
       namespace: options.namespace,
-      labels: runLabels(run),
+      labels: { ...runLabels(run), ...(lbWorkerPorts(run.env) ? { [LABEL_LB_WORKER]: 'true' } : {}) },
     },
     spec: {
       // The status machine decides what happens after the container ends; Kubernetes never restarts it.
@@ -171,7 +183,7 @@ export function podManifest(run: KubernetesPodRun, options: KubernetesPodOptions
           image: run.image,
           ...(args.length ? { args } : {}),
           env: containerEnvVars(run),
-          ports: containerPorts(run.ports),
+          ports: containerPorts(lbPorts(run)),
           ...(gpus ? { resources: { requests: gpus, limits: gpus } } : {}),
           volumeMounts,
         },

@@ -274,6 +274,43 @@ describe('KubernetesDriver against a fake Kubernetes API', () => {
     ]);
   });
 
+  it('a load-balancing worker: labelled for its NetworkPolicy, its ports declared, reached at the pod IP once running', async () => {
+    const lbEnv = {
+      RUNPOD_ENDPOINT_TYPE: 'LB',
+      RUNPOD_ENDPOINT_ID: 'ep1',
+      PORT: '8000',
+      PORT_HEALTH: '8001',
+    };
+    await driver.ensureRunning(run({ env: lbEnv, ports: [] }));
+    const pod = api.pod(name) as unknown as V1Pod;
+    expect(pod.metadata?.labels?.['gpucp.io/lb-worker']).toBe('true');
+    expect(pod.spec?.containers[0].ports?.map((p) => p.containerPort)).toEqual([8000, 8001]);
+    expect(driver.lbWorkers()).toEqual([]);
+
+    api.setStatus(name, 'Running', { ready: true, state: { running: {} } });
+    (api.pod(name)!.status as { podIP?: string }).podIP = '10.1.2.3';
+    await driver.poll();
+    expect(driver.lbWorkers()).toEqual([
+      {
+        podId: 'p1',
+        generation: 1,
+        endpointId: 'ep1',
+        url: 'http://10.1.2.3:8000',
+        healthUrl: 'http://10.1.2.3:8001',
+      },
+    ]);
+    await driver.stop('p1');
+    expect(driver.lbWorkers()).toEqual([]);
+  });
+
+  it('any other pod carries no load-balancing label and is no LB worker', async () => {
+    await driver.ensureRunning(run());
+    expect((api.pod(name) as unknown as V1Pod).metadata?.labels?.['gpucp.io/lb-worker']).toBeUndefined();
+    api.setStatus(name, 'Running', { ready: true, state: { running: {} } });
+    await driver.poll();
+    expect(driver.lbWorkers()).toEqual([]);
+  });
+
   it('reports a failed container as ERROR with its exit code and reason', async () => {
     await driver.ensureRunning(run());
     api.setStatus(name, 'Failed', {

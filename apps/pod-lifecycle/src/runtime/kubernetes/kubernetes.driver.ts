@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ApiException, type CoreV1Api, type V1Pod, type V1Secret } from '@kubernetes/client-node';
-import { PodStatus } from '@app/contracts';
-import type { ObservationSink, RuntimeDriver } from '../runtime-driver.js';
+import { lbWorkerPorts, PodStatus } from '@app/contracts';
+import type { LbWorkerAddress, ObservationSink, RuntimeDriver } from '../runtime-driver.js';
 import {
   kubePodName,
   LABEL_GENERATION,
@@ -30,6 +30,10 @@ interface Tracked {
   lastReported: string | null;
   /** Listed once at least: a later absence means the Kubernetes pod was deleted behind our back. */
   seen: boolean;
+  /** A load-balancing worker: its endpoint and ports (its address is the pod IP once it runs). */
+  lb: { endpointId: string; port: number; healthPort: number } | null;
+  /** The Kubernetes pod's IP while it runs (from the last list). */
+  podIp: string | null;
 }
 
 function isStatus(error: unknown, code: number): boolean {
@@ -75,7 +79,15 @@ export class KubernetesDriver implements RuntimeDriver {
       const tracked: Tracked =
         followed?.generation === run.generation
           ? followed
-          : { podId: run.podId, generation: run.generation, name, lastReported: null, seen: false };
+          : {
+              podId: run.podId,
+              generation: run.generation,
+              name,
+              lastReported: null,
+              seen: false,
+              lb: lbOf(run),
+              podIp: null,
+            };
       this.logs?.start(run, name, current !== undefined && followed?.generation !== run.generation);
       if (current) {
         // Already created (by this process or before a restart): follow it, report what it shows now.
@@ -107,6 +119,23 @@ export class KubernetesDriver implements RuntimeDriver {
         this.tracked.set(run.podId, tracked);
       }
       this.startPolling();
+    });
+  }
+
+  /** Reached at the pod IP, inside the cluster only (the NetworkPolicy of deploy/runtime/kubernetes). */
+  lbWorkers(): LbWorkerAddress[] {
+    return [...this.tracked.values()].flatMap((t) => {
+      if (!t.lb || !t.podIp) return [];
+      const host = t.podIp.includes(':') ? `[${t.podIp}]` : t.podIp;
+      return [
+        {
+          podId: t.podId,
+          generation: t.generation,
+          endpointId: t.lb.endpointId,
+          url: `http://${host}:${t.lb.port}`,
+          healthUrl: `http://${host}:${t.lb.healthPort}`,
+        },
+      ];
     });
   }
 
@@ -191,6 +220,7 @@ export class KubernetesDriver implements RuntimeDriver {
 
   private observe(tracked: Tracked, pod: V1Pod): void {
     tracked.seen = true;
+    tracked.podIp = pod.status?.phase === 'Running' ? (pod.status.podIP ?? null) : null;
     const observation = observePod(pod);
     this.logs?.observed(tracked.podId, tracked.generation, pod.status?.phase);
     if (observation && observation.status !== PodStatus.Provisioning) this.report(tracked, observation);
@@ -302,4 +332,11 @@ export class KubernetesDriver implements RuntimeDriver {
     });
     return next;
   }
+}
+
+/** A load-balancing worker's endpoint and ports, from its env; null for any other pod. */
+function lbOf(run: KubernetesPodRun): Tracked['lb'] {
+  const ports = lbWorkerPorts(run.env);
+  const endpointId = run.env.RUNPOD_ENDPOINT_ID;
+  return ports && endpointId ? { endpointId, ...ports } : null;
 }

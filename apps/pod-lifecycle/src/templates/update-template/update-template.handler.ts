@@ -3,6 +3,7 @@ import {
   DomainError,
   ErrorCode,
   Subjects,
+  unmaskEnv,
   type TemplateView,
   type UpdateTemplateCommand,
 } from '@app/contracts';
@@ -19,7 +20,7 @@ import { TemplateRepository } from '../template.repository.js';
  * per owner, and a new credential must be the caller's (locked `share`, so a concurrent delete of it waits and
  * then sees this template). Pods and endpoints already created from the template keep what they copied. An
  * absent or null field is left alone, except the two that may be cleared: containerRegistryAuthId and
- * volumeMountPath (null removes them). A public template of the catalog is read-only (403).
+ * volumeMountPath (null removes them). A masked env value sent back keeps the value it stands for. A public template of the catalog is read-only (403).
  */
 @Injectable()
 export class UpdateTemplateHandler {
@@ -55,7 +56,8 @@ export class UpdateTemplateHandler {
     if (registryId !== undefined) template.registryAuthId = registryId;
     if (payload.imageName != null) template.image = payload.imageName;
     if (payload.dockerArgs != null) template.args = payload.dockerArgs;
-    if (payload.env != null) template.env = payload.env;
+    // Clients send back the env they read, where secret-looking values are masked.
+    if (payload.env != null) template.env = unmaskEnv(payload.env, template.env);
     if (payload.ports != null) template.ports = payload.ports;
     if (payload.containerDiskInGb != null) template.containerDiskGb = payload.containerDiskInGb;
     if (payload.volumeMountPath !== undefined) template.volumeMountPath = payload.volumeMountPath;
