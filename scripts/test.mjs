@@ -1,5 +1,5 @@
-// `npm test`, and what CI runs (.ci/run): dependencies, build, eslint, prettier, type-check of the tests, then
-// jest against a fresh database `gpucp_test_<runId>` and NATS prefix `t<runId>`. Whatever the run created
+// `npm test`, and what CI runs (.ci/run): dependencies, build, eslint and the boundary lint, prettier, type-check of
+// the tests, then jest against a fresh database `gpucp_test_<runId>` and NATS prefix `t<runId>`. Whatever the run created
 // (its databases, including the `gpucp_test_<runId>_*` ones tests make, and its streams) is removed afterwards,
 // pass or fail. `--skip-lint` skips eslint/prettier/tsc; every other argument goes to jest.
 import { randomBytes } from 'node:crypto';
@@ -49,7 +49,13 @@ runMain(async () => {
     await stage('dependencies', ensureDependencies);
     await stage('build', build);
     if (!skipLint) {
-      await stage('lint', () => npxTool('eslint', ['--max-warnings', '0', '.']));
+      await stage('lint', async () => {
+        await npxTool('eslint', ['--max-warnings', '0', '.']);
+        // The boundaries between apps, libraries and feature folders (docs/architecture.md, "Boundaries").
+        await runChecked('check-boundaries', process.execPath, [
+          join(ROOT, 'scripts', 'check-boundaries.mjs'),
+        ]);
+      });
       await stage('format', () => npxTool('prettier', ['--check', '.']));
       await stage('typecheck', () => npxTool('tsc', ['-p', 'tsconfig.test.json', '--noEmit']));
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { RequestMethod } from '@nestjs/common';
-import { HealthController } from '../../libs/platform/src/health.controller.js';
+import { HealthController } from '@app/platform';
 import { HEALTH_ROUTES } from './context.js';
 
 /** The probe paths of the manifests are routes the HealthController of every app really serves. */

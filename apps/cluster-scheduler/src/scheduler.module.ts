@@ -12,8 +12,10 @@ import { FollowPodStatusHandler } from './clusters/follow-pod-status/follow-pod-
 import { GetClusterHandler } from './clusters/get-cluster/get-cluster.handler.js';
 import { ListClusterMembersHandler } from './clusters/list-cluster-members/list-cluster-members.handler.js';
 import { ListClustersHandler } from './clusters/list-clusters/list-clusters.handler.js';
+import { ClusterMembership } from './placement/cluster-membership.js';
 import { PlacementRepository } from './placement/placement.repository.js';
-import { PlacementService } from './placement/placement.service.js';
+import { LiveOverlays } from './placement/live-overlays.js';
+import { PlacementApplier } from './placement/placement.applier.js';
 import { ReleasePodHandler } from './placement/release-pod/release-pod.handler.js';
 import { ReservePodHandler } from './placement/reserve-pod/reserve-pod.handler.js';
 import { CreateNetworkVolumeHandler } from './volumes/create-network-volume/create-network-volume.handler.js';
@@ -21,11 +23,17 @@ import { DeleteNetworkVolumeHandler } from './volumes/delete-network-volume/dele
 import { GetNetworkVolumeHandler } from './volumes/get-network-volume/get-network-volume.handler.js';
 import { ListNetworkVolumesHandler } from './volumes/list-network-volumes/list-network-volumes.handler.js';
 import { NetworkVolumesRepository } from './volumes/network-volumes.repository.js';
+import { ClustersMountingVolume, PodsMountingVolume } from './volumes/volume-mounts.js';
 import { UpdateNetworkVolumeHandler } from './volumes/update-network-volume/update-network-volume.handler.js';
 import { VolumeUsageHandler } from './volumes/usage/volume-usage.handler.js';
 import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.js';
 
-/** The catalog and fleet, placement, clusters and network volumes: one module, since they share the ledger. */
+/**
+ * The catalog and fleet, placement, clusters and network volumes: one module, since they share the ledger. The
+ * features depend one way (clusters → placement → volumes → catalog); a question a lower one asks of a higher one
+ * (is this volume mounted, is this pod a cluster member) is declared by the asker and answered by the repository
+ * wired to it here.
+ */
 @Module({
   providers: [
     CatalogRepository,
@@ -35,10 +43,14 @@ import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.j
     ListCpuTypesHandler,
     ListDataCentersHandler,
     PlacementRepository,
-    PlacementService,
+    PlacementApplier,
     ReservePodHandler,
     ReleasePodHandler,
     ClustersRepository,
+    { provide: ClusterMembership, useExisting: ClustersRepository },
+    { provide: LiveOverlays, useExisting: ClustersRepository },
+    { provide: ClustersMountingVolume, useExisting: ClustersRepository },
+    { provide: PodsMountingVolume, useExisting: PlacementRepository },
     CreateClusterHandler,
     DeleteClusterHandler,
     GetClusterHandler,

@@ -21,6 +21,7 @@ import { PodsModule } from './pods/pods.module.js';
 import { RegistryAuthModule } from './registry-auth/registry-auth.module.js';
 import { SshKeysModule } from './ssh-keys/ssh-keys.module.js';
 import { TemplatesModule } from './templates/templates.module.js';
+import { WorkersModule } from './workers/workers.module.js';
 
 @Module({})
 export class AppModule {
@@ -46,6 +47,7 @@ export class AppModule {
         EndpointsModule,
         TemplatesModule,
         GatewayGraphqlModule,
+        WorkersModule,
         JobsModule,
         LbModule,
         OpenApiModule,

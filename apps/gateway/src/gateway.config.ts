@@ -18,7 +18,7 @@ import {
   DEFAULT_WINDOW_SECONDS,
   QUOTAS_PATTERN,
   WINDOWS_PATTERN,
-} from './rate-limit/rate-limit-policies.js';
+} from './rate-limit-policies.js';
 
 const QUOTAS_MESSAGE =
   '$property must be three quotas minute,hour,day (non-negative integers), e.g. 300,6000,50000';

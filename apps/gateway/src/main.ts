@@ -6,7 +6,7 @@ import { answerFrameworkErrors } from './edge/problem.filter.js';
 import { MAX_PATH_PARAM_LENGTH, RequestShapePipe } from './edge/request-shape.pipe.js';
 import { createValidationPipe } from './edge/validation.pipe.js';
 import { GatewayConfig } from './gateway.config.js';
-import { configureJobRoutes } from './jobs/job-routes.setup.js';
+import { configureJobRoutes } from './edge/job-routes.setup.js';
 import { configureLbRoutes, lbHostRewriter } from './lb/lb-routes.setup.js';
 
 await bootstrapApp({

@@ -16,6 +16,7 @@ import { RetryJobHandler } from './jobs/retry-job/retry-job.handler.js';
 import { SetJobTtlHandler } from './jobs/set-job-ttl/set-job-ttl.handler.js';
 import { SubmitJobHandler } from './jobs/submit-job/submit-job.handler.js';
 import { SweepJobsHandler } from './jobs/sweep-jobs/sweep-jobs.handler.js';
+import { WorkerRoster } from './jobs/worker-roster.js';
 import { PayloadStore } from './payloads/payload-store.js';
 import { GetWebhookSecretHandler } from './webhooks/get-webhook-secret/get-webhook-secret.handler.js';
 import { RotateWebhookSecretHandler } from './webhooks/rotate-webhook-secret/rotate-webhook-secret.handler.js';
@@ -37,6 +38,8 @@ import { WorkersRepository } from './workers/workers.repository.js';
     JobsRepository,
     JobLeasesRepository,
     WorkersRepository,
+    // jobs asks its questions about workers through WorkerRoster (jobs/worker-roster.ts); the workers answer.
+    { provide: WorkerRoster, useExisting: WorkersRepository },
     JobLifecycle,
     PayloadStore,
     QueueStatsReader,

@@ -1,5 +1,16 @@
 import type { EntityManager } from 'typeorm';
-import type { Actor, CommandEnvelope } from '@app/contracts';
+import type { Actor, CommandEnvelope, EventPayload, EventSubject } from '@app/contracts';
+
+/**
+ * Records an event in the outbox (same transaction); relayed to JetStream after commit. The payload is typed by
+ * the subject (`EventContracts`). `part` tells apart several events of one command, since the event id is derived
+ * from the command id.
+ */
+export type EmitEvent = <S extends EventSubject>(
+  subject: S,
+  payload: EventPayload<S>,
+  part?: string | number,
+) => Promise<void>;
 
 /** What a command handler gets: the envelope, the validated payload and the transaction it must write through. */
 export interface CommandContext<P = unknown> {
@@ -9,11 +20,7 @@ export interface CommandContext<P = unknown> {
   manager: EntityManager;
   /** Time of the command, to use instead of the clock so a replay writes the same rows. */
   now: Date;
-  /**
-   * Records an event in the outbox (same transaction); relayed to JetStream after commit. `part` tells apart
-   * several events of one command, since the event id is derived from the command id.
-   */
-  emit(subject: string, payload: unknown, part?: string | number): Promise<void>;
+  emit: EmitEvent;
 }
 
 export interface QueryContext<P = unknown> {
@@ -33,5 +40,5 @@ export interface EventEnvelope<P = unknown> {
 export interface EventContext<P = unknown> {
   event: EventEnvelope<P>;
   manager: EntityManager;
-  emit(subject: string, payload: unknown, part?: string | number): Promise<void>;
+  emit: EmitEvent;
 }

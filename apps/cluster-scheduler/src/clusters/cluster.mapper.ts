@@ -1,10 +1,12 @@
 import {
   PodStatus,
   POD_STATUSES,
+  type ClusterMemberSpec,
   type ClusterMemberView,
   type ClusterPodsSummary,
   type ClusterPrimaryView,
   type ClusterView,
+  type UsageRates,
 } from '@app/contracts';
 import type { ClusterMemberEntity } from './cluster-member.entity.js';
 import type { ClusterEntity } from './cluster.entity.js';
@@ -84,4 +86,37 @@ export function toClusterMemberView(cluster: ClusterEntity, member: ClusterMembe
     lastStatusChange: member.statusAt.toISOString(),
     createdAt: member.createdAt.toISOString(),
   };
+}
+
+/** A member as pod-lifecycle creates it (`cluster.evt.created`): its placement, priced at `rates`, and container. */
+export function memberSpec(
+  cluster: ClusterEntity,
+  member: ClusterMemberEntity,
+  rates: UsageRates,
+): ClusterMemberSpec {
+  const spec: ClusterMemberSpec = {
+    podId: member.podId,
+    rank: member.rank,
+    role: member.role,
+    name: member.name,
+    placement: {
+      podId: member.podId,
+      hostId: member.hostId,
+      dataCenterId: cluster.dataCenterId,
+      publicIp: member.publicIp,
+      gpuTypeId: cluster.gpuTypeId,
+      gpuCount: cluster.gpuCountPerPod,
+      portMappings: member.portMappings,
+      rates,
+    },
+    image: cluster.image,
+    env: member.env,
+    ports: cluster.ports,
+    disk: cluster.disk,
+    startJupyter: cluster.startJupyter,
+    overlayIp: member.overlayIp,
+  };
+  if (cluster.args !== null) spec.args = cluster.args;
+  if (cluster.mounts) spec.mounts = cluster.mounts;
+  return spec;
 }

@@ -3,12 +3,15 @@ import { DataSource, IsNull, type EntityManager } from 'typeorm';
 import type { PodStatus } from '@app/contracts';
 import { ClusterMemberEntity } from './cluster-member.entity.js';
 import { ClusterEntity } from './cluster.entity.js';
+import type { ClusterMembership } from '../placement/cluster-membership.js';
+import type { LiveOverlays } from '../placement/live-overlays.js';
 import { table } from '../schema.js';
+import type { ClustersMountingVolume } from '../volumes/volume-mounts.js';
 
 export type StatusCounts = Map<string, Partial<Record<PodStatus, number>>>;
 
 @Injectable()
-export class ClustersRepository {
+export class ClustersRepository implements ClusterMembership, ClustersMountingVolume, LiveOverlays {
   constructor(private readonly dataSource: DataSource) {}
 
   findLive(id: string, manager: EntityManager = this.dataSource.manager): Promise<ClusterEntity | null> {
@@ -111,6 +114,14 @@ export class ClustersRepository {
 
   findMember(podId: string, manager: EntityManager): Promise<ClusterMemberEntity | null> {
     return manager.findOneBy(ClusterMemberEntity, { podId });
+  }
+
+  async clusterOfMember(podId: string, manager: EntityManager): Promise<string | null> {
+    return (await this.findMember(podId, manager))?.clusterId ?? null;
+  }
+
+  mountingVolume(volumeId: string, manager: EntityManager): Promise<number> {
+    return manager.countBy(ClusterEntity, { networkVolumeId: volumeId, deletedAt: IsNull() });
   }
 
   /**

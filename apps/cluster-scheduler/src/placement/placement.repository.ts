@@ -3,6 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { DataCenterInfo, FleetSnapshot, HostCapacity, PlacementRequest } from './placement.js';
 import { ReservationEntity } from './reservation.entity.js';
 import { table } from '../schema.js';
+import type { PodsMountingVolume } from '../volumes/volume-mounts.js';
 
 /** Another transaction took some of the capacity this one planned on: plan again on a fresh snapshot. */
 export class LostRaceError extends Error {
@@ -60,8 +61,12 @@ function returningRows<T>(result: T[] | [T[], number]): T[] {
 
 /** The capacity ledger: snapshots for placement, and the commit the database guards against double booking. */
 @Injectable()
-export class PlacementRepository {
+export class PlacementRepository implements PodsMountingVolume {
   constructor(private readonly dataSource: DataSource) {}
+
+  mountingVolume(volumeId: string, manager: EntityManager): Promise<number> {
+    return manager.countBy(ReservationEntity, { networkVolumeId: volumeId });
+  }
 
   /**
    * The data centers, and the hosts that could take at least one pod of the request now (not locked: the commit

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, IsNull, type EntityManager } from 'typeorm';
-import { ClusterEntity } from '../clusters/cluster.entity.js';
-import { ReservationEntity } from '../placement/reservation.entity.js';
+import { DataSource, type EntityManager } from 'typeorm';
 import { NetworkVolumeEntity } from './network-volume.entity.js';
 
 @Injectable()
@@ -41,12 +39,5 @@ export class NetworkVolumesRepository {
 
   delete(id: string, manager: EntityManager): Promise<unknown> {
     return manager.delete(NetworkVolumeEntity, { id });
-  }
-
-  /** Live clusters and reserved pods that mount the volume. */
-  async mountedBy(id: string, manager: EntityManager): Promise<{ clusters: number; pods: number }> {
-    const clusters = await manager.countBy(ClusterEntity, { networkVolumeId: id, deletedAt: IsNull() });
-    const pods = await manager.countBy(ReservationEntity, { networkVolumeId: id });
-    return { clusters, pods };
   }
 }

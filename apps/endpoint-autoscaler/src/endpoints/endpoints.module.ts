@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PersistenceModule } from '../persistence.module.js';
+import { EndpointReferences } from './endpoint-references.js';
 import { DeleteEndpointHandler } from './delete-endpoint/delete-endpoint.handler.js';
 import { GetEndpointHandler } from './get-endpoint/get-endpoint.handler.js';
 import { ListEndpointsHandler } from './list-endpoints/list-endpoints.handler.js';
@@ -7,6 +8,12 @@ import { SaveEndpointHandler } from './save-endpoint/save-endpoint.handler.js';
 
 @Module({
   imports: [PersistenceModule],
-  providers: [SaveEndpointHandler, DeleteEndpointHandler, GetEndpointHandler, ListEndpointsHandler],
+  providers: [
+    EndpointReferences,
+    SaveEndpointHandler,
+    DeleteEndpointHandler,
+    GetEndpointHandler,
+    ListEndpointsHandler,
+  ],
 })
 export class EndpointsModule {}

@@ -9,6 +9,8 @@ import { type Authentication, PrincipalCache } from './principal-cache.js';
 import { UserEntity } from './user.entity.js';
 import { UsersRepository } from './users.repository.js';
 
+export type { Principal } from './principal.js';
+
 export const API_KEY_PREFIX = 'cpk_';
 const KEY_SHAPE = /^cpk_[A-Za-z0-9_-]{43}$/;
 
@@ -16,11 +18,6 @@ export interface IssuedKey {
   /** The key itself: shown once, never stored. */
   key: string;
   record: ApiKeyEntity;
-}
-
-export interface Principal {
-  user: UserEntity;
-  key: ApiKeyEntity;
 }
 
 /** Once per request (the auth cache is keyed by it): the one-shot `hash` is about 5× cheaper than a Hash object. */

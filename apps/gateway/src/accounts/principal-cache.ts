@@ -1,4 +1,4 @@
-import type { Principal } from './accounts.service.js';
+import type { Principal } from './principal.js';
 
 /** What `authenticate` answers for a key hash; what the cache keeps. */
 export type Authentication = Principal | 'unknown' | 'revoked';

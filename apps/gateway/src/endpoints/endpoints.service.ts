@@ -33,10 +33,9 @@ export interface EndpointDetails {
 }
 
 /**
- * Serverless endpoints, owned by endpoint-autoscaler. The gateway checks what lives in other apps (the template
- * is the caller's or a public one of the catalog, and serverless; the network volume is the caller's and in an
- * allowed location) before the command, and mints the workers' API key (bound to the endpoint, sealed into the
- * command) when one is created.
+ * Serverless endpoints, owned by endpoint-autoscaler, whose save command checks every rule (the template and the
+ * network volume it names included). The gateway mints the workers' API key (bound to the endpoint, sealed into
+ * the command) when one is created, and revokes it if the command is refused.
  */
 @Injectable()
 export class EndpointsService {
@@ -55,17 +54,12 @@ export class EndpointsService {
   }
 
   async save(command: SaveEndpointCommand, actor: Actor): Promise<EndpointDetails> {
-    const current = command.id
-      ? await this.queries.query(Subjects.endpoint.get, { id: command.id }, actor)
-      : null;
-    await this.checkTemplate(command.templateId, actor);
-    const networkVolumeId =
-      command.networkVolumeId === undefined ? (current?.networkVolumeId ?? null) : command.networkVolumeId;
-    const networkVolume = networkVolumeId
-      ? await this.checkNetworkVolume(networkVolumeId, command.locations ?? current?.locations ?? [], actor)
-      : null;
-    const view = current ? await this.modify(command, actor) : await this.create(command, actor);
-    return { view, aiKey: this.openKey(view), networkVolume };
+    const view = command.id ? await this.modify(command, actor) : await this.create(command, actor);
+    return {
+      view,
+      aiKey: this.openKey(view),
+      networkVolume: view.networkVolumeId ? await this.volumes.find(view.networkVolumeId, actor) : null,
+    };
   }
 
   /**
@@ -177,34 +171,6 @@ export class EndpointsService {
       }
       throw error;
     }
-  }
-
-  private async checkTemplate(templateId: string, actor: Actor): Promise<void> {
-    const template = await this.queries.query(Subjects.template.get, { id: templateId }, actor);
-    if (!template.isServerless) {
-      throw new DomainError(ErrorCode.ValidationFailed, 'the endpoint failed validation', [
-        `templateId: template ${templateId} is not a serverless template (create one with isServerless: true)`,
-      ]);
-    }
-  }
-
-  /** The caller's volume (404/403 otherwise), in a data center of an allowed region (422 otherwise). */
-  private async checkNetworkVolume(
-    id: string,
-    locations: string[],
-    actor: Actor,
-  ): Promise<NetworkVolumeView> {
-    const volume = await this.volumes.get(id, actor);
-    if (!locations.length) return volume;
-    const dataCenters = await this.queries.query(Subjects.catalog.dataCenters, {}, actor);
-    const region = dataCenters.find((dc) => dc.id === volume.dataCenterId)?.region;
-    if (!region || !locations.includes(region)) {
-      throw new DomainError(ErrorCode.ValidationFailed, 'the endpoint failed validation', [
-        `networkVolumeId: network volume ${id} is in data center ${volume.dataCenterId}` +
-          `${region ? ` (region ${region})` : ''}, outside the endpoint's locations ${locations.join(',')}`,
-      ]);
-    }
-    return volume;
   }
 
   private openKey(view: EndpointView): string | null {

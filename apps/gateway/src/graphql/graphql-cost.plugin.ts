@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, validate } from 'graphql';
-import type { GatewayGraphqlContext } from './graphql-context.js';
+import type { GatewayGraphqlContext } from '../edge/graphql-context.js';
 import { COST_WEIGHTS } from './graphql-limits.js';
 
 /** Costs by operation node: Apollo keeps validated documents (and so their nodes) for queries sent again. */

@@ -10,7 +10,7 @@ import { NetworkVolumesModule } from '../network-volumes/network-volumes.module.
 import { RegistryAuthModule } from '../registry-auth/registry-auth.module.js';
 import { SshKeysModule } from '../ssh-keys/ssh-keys.module.js';
 import { TemplatesModule } from '../templates/templates.module.js';
-import type { GatewayGraphqlContext } from './graphql-context.js';
+import type { GatewayGraphqlContext } from '../edge/graphql-context.js';
 import { graphqlCostPlugin } from './graphql-cost.plugin.js';
 import { formatGraphqlError, limitRules } from './graphql-limits.js';
 import { AccountResolver } from './account.resolver.js';

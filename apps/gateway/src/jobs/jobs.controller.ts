@@ -17,7 +17,7 @@ import { IntQuery, Operation } from '../openapi/openapi.decorators.js';
 import { RateLimitPolicy } from '../rate-limit/rate-limit.decorators.js';
 import { abortOnClose } from './http-abort.js';
 import { JobsService } from './jobs.service.js';
-import { jobRoute } from './job-routes.setup.js';
+import { jobRoute } from '../edge/job-routes.setup.js';
 import { intParam } from './wait-param.js';
 
 /** `?ttl=` of GET /status: no default, so only an explicit value changes a job's expiry (a read stays a read). */

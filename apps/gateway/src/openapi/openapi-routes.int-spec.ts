@@ -11,7 +11,7 @@ import { testEnv } from '../../../../test/support/test-env.js';
 import { AppModule } from '../app.module.js';
 import { createValidationPipe } from '../edge/validation.pipe.js';
 import { GatewayConfig } from '../gateway.config.js';
-import { configureJobRoutes } from '../jobs/job-routes.setup.js';
+import { configureJobRoutes } from '../edge/job-routes.setup.js';
 import { OPENAPI_INTERFACES, openApiFile, openApiRoute } from './openapi-files.js';
 import { NON_API_PATHS } from './openapi.document.js';
 

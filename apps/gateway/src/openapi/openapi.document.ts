@@ -16,7 +16,7 @@ import { AUTH_RULE, type AuthRule } from '../auth/auth.decorators.js';
 import { PROBLEM_CONTENT_TYPE } from '../edge/problem.js';
 import { MAX_JSON_DEPTH, MAX_PATH_PARAM_LENGTH } from '../edge/request-shape.pipe.js';
 import { GatewayConfig } from '../gateway.config.js';
-import type { JobRouteOptions } from '../jobs/job-routes.setup.js';
+import type { JobRouteOptions } from '../edge/job-routes.setup.js';
 import {
   NO_RATE_LIMIT,
   RATE_LIMIT_POLICY,

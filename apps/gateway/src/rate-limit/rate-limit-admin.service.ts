@@ -7,7 +7,7 @@ import {
   RATE_LIMIT_POLICY_NAMES,
   isRateLimitPolicyName,
   type RateLimitWindow,
-} from './rate-limit-policies.js';
+} from '../rate-limit-policies.js';
 
 /** A quota per window: a number sets it, null puts the default back, undefined leaves it as it is. */
 export type QuotaChanges = Partial<Record<RateLimitWindow, number | null>>;

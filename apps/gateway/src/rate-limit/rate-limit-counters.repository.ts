@@ -3,19 +3,15 @@ import pg from 'pg';
 import { DATA_SOURCE_SPEC } from '../data-source.js';
 import { GatewayConfig } from '../gateway.config.js';
 import type { CounterSnapshot } from './rate-limit-decision.js';
-import { counterKey, type CounterIncrement, type SharedCounter } from './rate-limit-local-counters.js';
-import { RATE_LIMIT_WINDOWS, type PerWindow, type RateLimitWindow } from './rate-limit-policies.js';
+import {
+  counterKey,
+  type CounterHit,
+  type CounterIncrement,
+  type SharedCounter,
+} from './rate-limit-local-counters.js';
+import { RATE_LIMIT_WINDOWS, type RateLimitWindow } from '../rate-limit-policies.js';
 
-/** One request to count: whose, under which policy, and the windows and default quotas of that policy. */
-export interface CounterHit {
-  userId: string;
-  policy: string;
-  /** '' for per-user policies, the endpoint id for per-endpoint ones. */
-  scopeKey: string;
-  windowSeconds: PerWindow;
-  /** The configured quotas; the user's row in `rate_limit_overrides`, if any, replaces them window by window. */
-  defaultQuotas: PerWindow;
-}
+export type { CounterHit } from './rate-limit-local-counters.js';
 
 const SCHEMA = DATA_SOURCE_SPEC.schema;
 const COUNTERS = `"${SCHEMA}"."rate_limit_counters"`;

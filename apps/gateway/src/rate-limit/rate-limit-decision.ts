@@ -1,4 +1,4 @@
-import { RATE_LIMIT_WINDOWS, type PerWindow, type RateLimitWindow } from './rate-limit-policies.js';
+import { RATE_LIMIT_WINDOWS, type PerWindow, type RateLimitWindow } from '../rate-limit-policies.js';
 
 /** One window of a counter row as the store returned it, after this request. */
 export interface WindowCounter {

@@ -1,6 +1,16 @@
-import type { CounterHit } from './rate-limit-counters.repository.js';
 import type { CounterSnapshot, WindowCounter } from './rate-limit-decision.js';
-import { RATE_LIMIT_WINDOWS, type RateLimitWindow } from './rate-limit-policies.js';
+import { RATE_LIMIT_WINDOWS, type PerWindow, type RateLimitWindow } from '../rate-limit-policies.js';
+
+/** One request to count: whose, under which policy, and the windows and default quotas of that policy. */
+export interface CounterHit {
+  userId: string;
+  policy: string;
+  /** '' for per-user policies, the endpoint id for per-endpoint ones. */
+  scopeKey: string;
+  windowSeconds: PerWindow;
+  /** The configured quotas; the user's row in `rate_limit_overrides`, if any, replaces them window by window. */
+  defaultQuotas: PerWindow;
+}
 
 /** One counter as the shared store last reported it (after a hit or a flush that included it). */
 export interface SharedCounter {

@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import type { RateLimitPolicyName } from './rate-limit-policies.js';
+import type { RateLimitPolicyName } from '../rate-limit-policies.js';
 
 export const RATE_LIMIT_POLICY = Symbol('gateway:rate-limit-policy');
 export const NO_RATE_LIMIT = Symbol('gateway:no-rate-limit');

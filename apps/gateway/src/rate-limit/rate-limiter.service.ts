@@ -18,13 +18,13 @@ import {
   rateLimitPolicyField,
 } from './rate-limit.headers.js';
 import { rateLimitMetrics } from './rate-limit.metrics.js';
-import type { GatewayGraphqlContext } from '../graphql/graphql-context.js';
+import type { GatewayGraphqlContext } from '../edge/graphql-context.js';
 import {
   costUnits,
   policiesFrom,
   type RateLimitPolicy,
   type RateLimitPolicyName,
-} from './rate-limit-policies.js';
+} from '../rate-limit-policies.js';
 
 const DEFAULT_RULE: RateLimitPolicyRule = { policy: 'rest' };
 

@@ -13,7 +13,7 @@ import {
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
 import { IntQuery, Operation, TextQuery } from '../openapi/openapi.decorators.js';
 import { abortOnClose } from '../jobs/http-abort.js';
-import { jobRoute } from '../jobs/job-routes.setup.js';
+import { jobRoute } from '../edge/job-routes.setup.js';
 import { intParam } from '../jobs/wait-param.js';
 import { NoRateLimit } from '../rate-limit/rate-limit.decorators.js';
 import { jobIdList } from './worker-body.js';

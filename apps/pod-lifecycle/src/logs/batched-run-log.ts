@@ -1,5 +1,5 @@
 import type { LogStreamName, PodLogBatch } from '@app/contracts';
-import type { RunLog } from '../runtime/runtime-driver.js';
+import type { RunLog } from './log-sink.js';
 
 export interface BatchingOptions {
   /** A batch goes out at most this long after its first line. */

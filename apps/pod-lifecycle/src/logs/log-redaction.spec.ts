@@ -1,12 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import type { PodRun } from '../runtime/runtime-driver.js';
+import type { LoggedRun } from './log-sink.js';
 import { injectedSecrets, redactor } from './log-redaction.js';
 
-function run(secrets: () => Record<string, string>, password?: () => string): PodRun {
+function run(secrets: () => Record<string, string>, password?: () => string): LoggedRun {
   return {
-    secretEnv: { names: [], open: secrets },
-    pullSecret: password ? { registryAuthId: 'ra-1', username: 'me', password } : null,
-  } as unknown as PodRun;
+    podId: 'pod-1',
+    generation: 1,
+    secretEnv: { open: secrets },
+    pullSecret: password ? { username: 'me', password } : null,
+  };
 }
 
 describe('log redaction', () => {

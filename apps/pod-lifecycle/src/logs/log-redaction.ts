@@ -1,4 +1,4 @@
-import type { PodRun } from '../runtime/runtime-driver.js';
+import type { LoggedRun } from './log-sink.js';
 
 export const REDACTED = '[redacted]';
 
@@ -8,7 +8,7 @@ export const REDACTED = '[redacted]';
  * for the run's life, since redacting needs the values themselves. A value that cannot be opened is not
  * redacted: the run fails at start for the same reason, before printing anything.
  */
-export function injectedSecrets(run: PodRun): string[] {
+export function injectedSecrets(run: LoggedRun): string[] {
   const values: string[] = [];
   try {
     values.push(...Object.values(run.secretEnv.open()));

@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { podLogSubject, type PodLogBatch } from '@app/contracts';
 import { ensureLogStream, NatsClient } from '@app/messaging';
 import { PodLifecycleConfig } from '../pod-lifecycle.config.js';
-import type { LogSink, PodRun, RunLog } from '../runtime/runtime-driver.js';
+import type { LoggedRun, LogSink, RunLog } from './log-sink.js';
 import { BatchedRunLog } from './batched-run-log.js';
 import { injectedSecrets, redactor } from './log-redaction.js';
 
@@ -33,7 +33,7 @@ export class LogShipper implements LogSink, OnModuleInit {
     });
   }
 
-  open(run: PodRun): RunLog {
+  open(run: LoggedRun): RunLog {
     const current = this.runs.get(run.podId);
     if (current?.generation === run.generation) return current.log;
     void current?.log.close();

@@ -10,7 +10,7 @@ import {
   type PodAction,
   type PodView,
 } from '@app/contracts';
-import { CommandBus, type CommandContext } from '@app/messaging';
+import { CommandBus, type CommandContext, type EmitEvent } from '@app/messaging';
 import type { EntityManager } from 'typeorm';
 import { ownedPod } from './pod.access.js';
 import type { PodEntity } from './pod.entity.js';
@@ -30,7 +30,7 @@ import {
 export interface StatusWriter {
   manager: EntityManager;
   now: Date;
-  emit(subject: string, payload: unknown, part?: string | number): Promise<void>;
+  emit: EmitEvent;
 }
 
 /**

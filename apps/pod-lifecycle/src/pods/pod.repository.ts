@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, Not, type EntityManager } from 'typeorm';
 import { PodStatus } from '@app/contracts';
+import type { PodsUsingRegistryAuth } from '../registry-auth/registry-auth.users.js';
+import type { PodsUsingTemplate } from '../templates/template.users.js';
 import { PodEntity } from './pod.entity.js';
 
 const LIVE = [PodStatus.Provisioning, PodStatus.Starting, PodStatus.Running];
 
 @Injectable()
-export class PodRepository {
+export class PodRepository implements PodsUsingTemplate, PodsUsingRegistryAuth {
   constructor(private readonly dataSource: DataSource) {}
 
   findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<PodEntity | null> {

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PersistenceModule } from '../persistence.module.js';
 import { SpendModule } from '../spend/spend.module.js';
-import { CatalogTemplatesModule } from '../templates/catalog/catalog-templates.module.js';
+import { CatalogTemplatesModule } from '../templates/catalog-templates.module.js';
 import { DeletedClustersRepository } from './deleted-clusters/deleted-clusters.repository.js';
 import { CreateClusterMembersHandler } from './create-cluster-members/create-cluster-members.handler.js';
 import { CreatePodHandler } from './create-pod/create-pod.handler.js';
@@ -25,7 +25,7 @@ import { PodUsageRepository } from './usage/pod-usage.repository.js';
 import { PodUsage } from './usage/pod-usage.service.js';
 
 @Module({
-  imports: [PersistenceModule, CatalogTemplatesModule, SpendModule],
+  imports: [PersistenceModule, CatalogTemplatesModule, SpendModule.register(PodUsageRepository)],
   providers: [
     PodTransitions,
     CreatePodHandler,

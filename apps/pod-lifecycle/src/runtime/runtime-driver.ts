@@ -130,22 +130,6 @@ export interface ObservationSink {
 export const RUNTIME_DRIVER = Symbol('runtime:driver');
 export const OBSERVATION_SINK = Symbol('runtime:observation-sink');
 
-/**
- * Where drivers send what a run's container prints (docs/adr/0020): the sink redacts the secrets the platform
- * injected into the run, batches and publishes. One log per run: opening the same generation again returns it.
- */
-export interface LogSink {
-  open(run: PodRun): RunLog;
-}
-
-/** The log of one run of a pod's container. */
-export interface RunLog {
-  /** A chunk of the container's output as read (any size, not necessarily whole lines). */
-  write(stream: 'stdout' | 'stderr', chunk: string): void;
-  /** A whole line of the runtime's own (the simulated driver's lifecycle, how a process ended). */
-  system(line: string): void;
-  /** The run ended: its unfinished lines and buffered batches go out. Idempotent. */
-  close(): Promise<void>;
-}
+export type { LogSink, RunLog } from '../logs/log-sink.js';
 
 export const LOG_SINK = Symbol('runtime:log-sink');

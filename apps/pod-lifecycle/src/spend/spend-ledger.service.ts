@@ -10,7 +10,7 @@ import {
   type SpendStatus,
 } from '@app/contracts';
 import { QueryBus } from '@app/messaging';
-import { PodUsageRepository } from '../pods/usage/pod-usage.repository.js';
+import { PodUsageReader } from './pod-usage.reader.js';
 import { SpendLimitsRepository } from './spend-limits.repository.js';
 
 /**
@@ -23,7 +23,7 @@ import { SpendLimitsRepository } from './spend-limits.repository.js';
 export class SpendLedger {
   constructor(
     private readonly limits: SpendLimitsRepository,
-    private readonly usage: PodUsageRepository,
+    private readonly usage: PodUsageReader,
     private readonly queries: QueryBus,
   ) {}
 

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { TemplatesUsingRegistryAuth } from '../registry-auth/registry-auth.users.js';
 import { TemplateEntity } from './template.entity.js';
 
 @Injectable()
-export class TemplateRepository {
+export class TemplateRepository implements TemplatesUsingRegistryAuth {
   constructor(private readonly dataSource: DataSource) {}
 
   findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<TemplateEntity | null> {

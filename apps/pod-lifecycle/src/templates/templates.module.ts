@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PersistenceModule } from '../persistence.module.js';
-import { CatalogTemplatesModule } from './catalog/catalog-templates.module.js';
+import { CatalogTemplatesModule } from './catalog-templates.module.js';
 import { CreateTemplateHandler } from './create-template/create-template.handler.js';
 import { DeleteTemplateHandler } from './delete-template/delete-template.handler.js';
 import { GetTemplateHandler } from './get-template/get-template.handler.js';

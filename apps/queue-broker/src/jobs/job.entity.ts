@@ -1,4 +1,5 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { NUMERIC_AS_NUMBER } from '@app/database';
 import type { JobStatus } from '@app/contracts';
 
 /**
@@ -53,7 +54,7 @@ export class JobEntity {
   executionTimeoutMs: number;
 
   /** `policy.ttl` when given: the job's whole lifetime from submission (or from the last /status?ttl=). */
-  @Column({ name: 'ttl_ms', type: 'bigint', nullable: true, transformer: nullableNumber() })
+  @Column({ name: 'ttl_ms', type: 'bigint', nullable: true, transformer: NUMERIC_AS_NUMBER })
   ttlMs: number | null;
 
   @Column({ name: 'low_priority', type: 'boolean', default: false })
@@ -117,11 +118,4 @@ export class JobEntity {
 
   @Column({ name: 'stop_delivered_at', type: 'timestamptz', nullable: true })
   stopDeliveredAt: Date | null;
-}
-
-export function nullableNumber() {
-  return {
-    to: (value: number | null | undefined) => value,
-    from: (value: string | null) => (value === null ? null : Number(value)),
-  };
 }

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { nullableNumber } from '../jobs/job.entity.js';
+import { NUMERIC_AS_NUMBER } from '@app/database';
 
 /**
  * Endpoint metrics, per endpoint, resolution (`step_s`: 60 or 3600) and bucket (docs/adr/0022-endpoint-metrics.md).
@@ -49,7 +49,7 @@ export class EndpointRollupEntity {
   @Column({ name: 'queue_depth', type: 'integer', default: 0 })
   queueDepth: number;
 
-  @Column({ name: 'oldest_age_ms', type: 'bigint', default: 0, transformer: nullableNumber() })
+  @Column({ name: 'oldest_age_ms', type: 'bigint', default: 0, transformer: NUMERIC_AS_NUMBER })
   oldestAgeMs: number;
 
   @Column({ name: 'workers_running', type: 'integer', default: 0 })

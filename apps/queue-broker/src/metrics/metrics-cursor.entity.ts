@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { nullableNumber } from '../jobs/job.entity.js';
+import { NUMERIC_AS_NUMBER } from '@app/database';
 
 /**
  * How far the metrics leader has folded the events stream into the rollups: the last stream sequence applied,
@@ -10,7 +10,7 @@ export class MetricsCursorEntity {
   @PrimaryColumn({ type: 'text' })
   name: string;
 
-  @Column({ name: 'stream_seq', type: 'bigint', transformer: nullableNumber() })
+  @Column({ name: 'stream_seq', type: 'bigint', transformer: NUMERIC_AS_NUMBER })
   streamSeq: number;
 
   @Column({ name: 'updated_at', type: 'timestamptz' })

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { WorkerCounts } from '@app/contracts';
 import { preparedQuery } from '@app/database';
+import type { WorkerRoster } from '../jobs/worker-roster.js';
 import { WorkerEntity } from './worker.entity.js';
 
 /**
@@ -46,7 +47,7 @@ const ALIVE = `w.endpoint_id = $1 AND w.lost_at IS NULL
 const LEASED = '(SELECT COUNT(*) FROM queue_broker.jobs j WHERE j.lease_worker_id = w.id)';
 
 @Injectable()
-export class WorkersRepository {
+export class WorkersRepository implements WorkerRoster {
   constructor(private readonly dataSource: DataSource) {}
 
   findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<WorkerEntity | null> {

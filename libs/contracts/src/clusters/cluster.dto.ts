@@ -18,7 +18,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import type { PodStatus } from '../pods/pod-status.js';
-import { IsEnvRecord } from '../pods/string-record.js';
+import { MountsDto } from '../common/mounts.dto.js';
+import { IsEnvRecord } from '../common/string-record.js';
 
 /** The interface's ClusterType, exactly. */
 export const CLUSTER_TYPES = ['TRAINING', 'SLURM', 'RAY', 'APPLICATION'] as const;
@@ -46,49 +47,6 @@ export class ClusterComputeDto {
   @Min(CLUSTER_MIN_PODS)
   @Max(CLUSTER_MAX_PODS)
   podCount: number;
-}
-
-/** Host-local storage (deprecated in favour of network mounts). Both fields required. */
-export class PersistentMountDto {
-  @IsInt()
-  @Min(10)
-  size: number;
-
-  @IsString()
-  @MinLength(1)
-  @MaxLength(255)
-  @Matches(/^\//, { message: 'path must be an absolute path inside the container' })
-  path: string;
-}
-
-/** A network volume of the caller's, in the cluster's data center. Both fields required. */
-export class NetworkMountDto {
-  @IsString()
-  @MinLength(1)
-  @MaxLength(255)
-  volumeId: string;
-
-  @IsString()
-  @MinLength(1)
-  @MaxLength(255)
-  @Matches(/^\//, { message: 'path must be an absolute path inside the container' })
-  path: string;
-}
-
-/** Mounts: at most one of `persistent` or `network` (both → 400, checked by the scheduler); `network` ≤ 1 item. */
-export class MountsDto {
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => PersistentMountDto)
-  persistent?: PersistentMountDto;
-
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(1)
-  @ValidateNested({ each: true })
-  @Type(() => NetworkMountDto)
-  network?: NetworkMountDto[];
 }
 
 /** Body of `POST /v2/clusters`, exactly the interface's properties; anything else is rejected (422). */

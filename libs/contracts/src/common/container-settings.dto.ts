@@ -11,7 +11,7 @@ import {
   Min,
 } from 'class-validator';
 import { PORT_SPEC } from '../placement/placement.contracts.js';
-import { IsEnvRecord } from '../pods/string-record.js';
+import { IsEnvRecord } from './string-record.js';
 
 /**
  * The container settings a pod and a template share (RunPod's REST field names); every one optional here, since a

@@ -1,6 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import type { Class } from '../messaging/contract-map.js';
+
+/** A class whose instances are T (a payload or DTO class). */
+export type Class<T> = new (...args: never[]) => T;
 
 /** Flattens class-validator errors into one string per failure, naming the property path. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): string[] {

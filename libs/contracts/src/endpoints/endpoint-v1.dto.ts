@@ -15,7 +15,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import type { PodView } from '../pods/pod.dto.js';
-import { IsEnvRecord } from '../pods/string-record.js';
+import { IsEnvRecord } from '../common/string-record.js';
 import type { TemplateView } from '../templates/template.dto.js';
 import { ENDPOINT_MAX_WORKERS, SCALER_TYPES, type ScalerType } from './endpoint.contracts.js';
 

@@ -16,7 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { GPU_TIERS, type GpuTier } from '../catalog/catalog.contracts.js';
-import { IsEnvRecord } from '../pods/string-record.js';
+import { IsEnvRecord } from '../common/string-record.js';
 import { ENDPOINT_MAX_WORKERS, SCALER_TYPES, type ScalerType } from './endpoint.contracts.js';
 
 /** RunPod's v2 routing types: QUEUE is our QB, LOAD_BALANCER our LB. */

@@ -17,7 +17,7 @@ import {
 } from 'class-validator';
 import { GPU_TIERS, REGION_CODES, type GpuTier, type RegionCode } from '../catalog/catalog.contracts.js';
 import { deriveId } from '../common/ids.js';
-import { IsEnvRecord } from '../pods/string-record.js';
+import { IsEnvRecord } from '../common/string-record.js';
 
 export const ENDPOINT_TYPES = ['QB', 'LB'] as const;
 export type EndpointType = (typeof ENDPOINT_TYPES)[number];

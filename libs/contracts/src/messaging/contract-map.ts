@@ -107,9 +107,14 @@ import {
 } from '../jobs/webhook.contracts.js';
 import type { Packed } from '../jobs/payload-blobs.js';
 import { EndpointMetricsQuery, type EndpointMetrics } from '../metrics/endpoint-metrics.contracts.js';
+import type { AccountChangedEvent } from '../accounts/account.events.js';
+import type { OwnedResourceCreatedEvent, OwnedResourceDeletedEvent } from '../common/resource.events.js';
+import type { Class } from '../common/validation.js';
+import type { EndpointDeletedEvent, EndpointSavedEvent } from '../endpoints/endpoint.contracts.js';
+import type { JobChangedEvent, JobQueuedEvent, WorkerStopRequestedEvent } from '../jobs/job.events.js';
+import type { ClusterCreatedEvent, ClusterDeletedEvent, PodStatusChangedEvent } from '../pods/pod.events.js';
+import type { NetworkVolumeCreatedEvent } from '../volumes/network-volume.contracts.js';
 import { Subjects } from './subjects.js';
-
-export type Class<T> = new (...args: never[]) => T;
 
 /** Typed subject → payload/result map of every command. */
 export interface CommandContracts {
@@ -154,6 +159,28 @@ export interface CommandContracts {
   [Subjects.spend.setLimit]: { payload: SetSpendLimitCommand; result: SpendLimitView };
 }
 
+/**
+ * Typed subject → payload map of every event: `emit(subject, payload)` and an `@EventHandler(subject)`'s context
+ * are typed by it, so a wrong payload is a compile error on both sides.
+ */
+export interface EventContracts {
+  [Subjects.account.changed]: AccountChangedEvent;
+  [Subjects.job.queued]: JobQueuedEvent;
+  [Subjects.job.changed]: JobChangedEvent;
+  [Subjects.worker.stopRequested]: WorkerStopRequestedEvent;
+  [Subjects.endpoint.saved]: EndpointSavedEvent;
+  [Subjects.endpoint.deleted]: EndpointDeletedEvent;
+  [Subjects.pod.statusChanged]: PodStatusChangedEvent;
+  [Subjects.template.created]: OwnedResourceCreatedEvent;
+  [Subjects.template.deleted]: OwnedResourceDeletedEvent;
+  [Subjects.cluster.created]: ClusterCreatedEvent;
+  [Subjects.cluster.deleted]: ClusterDeletedEvent;
+  [Subjects.volume.created]: NetworkVolumeCreatedEvent;
+  [Subjects.volume.deleted]: OwnedResourceDeletedEvent;
+  [Subjects.registryAuth.created]: OwnedResourceCreatedEvent;
+  [Subjects.registryAuth.deleted]: OwnedResourceDeletedEvent;
+}
+
 /** Typed subject → payload/result map of every query. */
 export interface QueryContracts {
   [Subjects.job.get]: { payload: GetJobQuery; result: Packed<JobRead> };
@@ -188,6 +215,8 @@ export interface QueryContracts {
 
 export type CommandSubject = keyof CommandContracts;
 export type QuerySubject = keyof QueryContracts;
+export type EventSubject = keyof EventContracts;
+export type EventPayload<S extends EventSubject> = EventContracts[S];
 export type CommandPayload<S extends CommandSubject> = CommandContracts[S]['payload'];
 export type CommandResult<S extends CommandSubject> = CommandContracts[S]['result'];
 export type QueryPayload<S extends QuerySubject> = QueryContracts[S]['payload'];

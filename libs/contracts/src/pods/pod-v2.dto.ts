@@ -15,11 +15,11 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { MountsDto } from '../clusters/cluster.dto.js';
+import { MountsDto } from '../common/mounts.dto.js';
 import { PORT_SPEC } from '../placement/placement.contracts.js';
 import type { PodStatus } from './pod-status.js';
 import { PUBLISHED_POD_ACTIONS, type PublishedPodAction } from './pod.dto.js';
-import { IsEnvRecord } from './string-record.js';
+import { IsEnvRecord } from '../common/string-record.js';
 
 /** `gpu` of `POST /v2/pods`: a catalog GPU type and how many. */
 export class PodGpuRequestDto {

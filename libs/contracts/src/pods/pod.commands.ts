@@ -13,7 +13,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { MountsDto } from '../clusters/cluster.dto.js';
+import { MountsDto } from '../common/mounts.dto.js';
 import { CreatePodDto, UpdatePodDto } from './pod.dto.js';
 import { PodStatus } from './pod-status.js';
 import { IsSealedEnv, type SealedEnv } from './sealed-env.js';

@@ -1,5 +1,5 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
-import { ENV_NAME } from './string-record.js';
+import { ENV_NAME } from '../common/string-record.js';
 
 /**
  * A secret sealed with the deployment's key ring (`SecretBox` of @app/platform, AES-256-GCM) under the associated

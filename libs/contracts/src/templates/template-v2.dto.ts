@@ -14,7 +14,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { PORT_SPEC } from '../placement/placement.contracts.js';
-import { IsEnvRecord } from '../pods/string-record.js';
+import { IsEnvRecord } from '../common/string-record.js';
 
 /**
  * The container settings of a template in the management API v2's names (RunPod's `ContainerConfig`): `image`,

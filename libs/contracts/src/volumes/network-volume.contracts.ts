@@ -95,6 +95,11 @@ export interface NetworkVolumeView {
   createdAt: string;
 }
 
+/** `volume.evt.created`: the volume as its owner sees it, and whose it is. */
+export interface NetworkVolumeCreatedEvent extends NetworkVolumeView {
+  ownerId: string;
+}
+
 /** `GET /v2/network-volumes`: v2 lists are wrapped in an object named after the resource. */
 export interface NetworkVolumeList {
   networkVolumes: NetworkVolumeView[];

@@ -7,33 +7,20 @@ import {
   Subjects,
   deriveId,
   type ClusterCreatedEvent,
-  type ClusterMemberSpec,
   type ClusterView,
   type CreateClusterCommand,
-  type UsageRates,
 } from '@app/contracts';
 import { CommandHandler, QueryBus, checkSpendLimit, type CommandContext } from '@app/messaging';
 import { CatalogChecks } from '../../catalog/catalog.checks.js';
 import { CatalogRepository } from '../../catalog/catalog.repository.js';
 import type { GpuTypeEntity } from '../../catalog/gpu-type.entity.js';
 import { ClusterSchedulerConfig } from '../../cluster-scheduler.config.js';
-import {
-  allocateBlock,
-  blockSizeFor,
-  formatCidr,
-  lowestFreeId,
-  memberAddress,
-  parseCidr,
-} from '../../overlay/overlay.js';
-import type { PlacementRequest } from '../../placement/placement.js';
-import { PlacementRepository, type Commitment, type PodClaim } from '../../placement/placement.repository.js';
-import { PlacementService, type Plan } from '../../placement/placement.service.js';
-import { mountableNetworkVolume } from '../../volumes/network-volume.access.js';
+import { formatCidr, memberAddress } from '../../overlay/overlay.js';
+import { PlacementApplier, type AppliedPlacement } from '../../placement/placement.applier.js';
 import type { NetworkVolumeEntity } from '../../volumes/network-volume.entity.js';
-import { NetworkVolumesRepository } from '../../volumes/network-volumes.repository.js';
 import { ClusterMemberEntity } from '../cluster-member.entity.js';
 import { ClusterEntity, type ClusterMounts } from '../cluster.entity.js';
-import { toClusterView } from '../cluster.mapper.js';
+import { memberSpec, toClusterView } from '../cluster.mapper.js';
 import { memberEnv, memberPorts, memberRole } from '../cluster-topology.js';
 import { ClustersRepository } from '../clusters.repository.js';
 
@@ -49,19 +36,17 @@ function invalid(error: string): DomainError {
 }
 
 /**
- * `cluster.cmd.create`: checks what the DTO cannot (catalog ids, maxCount, the volume), places every pod in one
- * data center, takes the GPUs, ports, a VXLAN id and a CIDR in one savepoint (planned again if a concurrent
- * create wins a race), records the cluster and its members, and emits `cluster.evt.created` for pod-lifecycle.
- * Any failure rolls the whole command back: nothing is left reserved.
+ * `cluster.cmd.create`: checks what the DTO cannot (catalog ids, maxCount, the volume), then has the
+ * PlacementApplier place every pod in one data center and take the GPUs, ports, a VXLAN id and a CIDR in one
+ * savepoint (planned again if a concurrent create wins a race), recording the cluster and its members in it, and
+ * emits `cluster.evt.created` for pod-lifecycle. Any failure rolls the whole command back: nothing is left reserved.
  */
 @Injectable()
 export class CreateClusterHandler {
   private readonly logger = new Logger('clusters');
   constructor(
     private readonly clusters: ClustersRepository,
-    private readonly volumes: NetworkVolumesRepository,
-    private readonly placementRepository: PlacementRepository,
-    private readonly placement: PlacementService,
+    private readonly placement: PlacementApplier,
     private readonly checks: CatalogChecks,
     private readonly catalog: CatalogRepository,
     private readonly config: ClusterSchedulerConfig,
@@ -104,52 +89,38 @@ export class CreateClusterHandler {
     await checkSpendLimit(this.queries, envelope, 'cluster create', this.logger);
 
     const clusterId = deriveId(envelope.commandId);
-    const podIds = Array.from({ length: compute.podCount }, (_, rank) =>
-      deriveId(envelope.commandId, `pod/${rank}`),
-    );
     const ports = memberPorts(payload.ports ?? [], startSsh, startJupyter);
-    const request: PlacementRequest = {
-      gpuTypeId: gpuType.id,
-      gpusPerPod: compute.gpuCountPerPod,
-      cpuTypeId: null,
-      podCount: compute.podCount,
-      portsPerPod: ports.length,
-      dataCenterIds,
-      regions: [],
-      volumeDataCenterId: volume?.dataCenterId ?? null,
-      hostId: null,
-    };
-    const { cluster, members } = await this.placement.placeAndCommit(
+    const { recorded } = await this.placement.apply(
       manager,
-      request,
-      (considered) => this.noCapacity(gpuType, compute.podCount, compute.gpuCountPerPod, considered),
-      async (plan, savepoint) => {
-        const taken = await this.placementRepository.commit(
-          savepoint,
-          plan.assignments.map((a): PodClaim => ({
-            podId: podIds[a.rank],
-            ownerId,
-            clusterId,
-            hostId: a.hostId,
-            dataCenterId: plan.dataCenterId,
-            gpuTypeId: gpuType.id,
-            gpuCount: compute.gpuCountPerPod,
-            cpuSlots: 0,
-            networkVolumeId: volume?.id ?? null,
-            ports,
-            createdAt: ctx.now,
-          })),
-        );
-        return this.record(ctx, savepoint, plan, { clusterId, podIds, ports, gpuType, volume, taken });
+      {
+        ownerId,
+        clusterId,
+        podIds: Array.from({ length: compute.podCount }, (_, rank) =>
+          deriveId(envelope.commandId, `pod/${rank}`),
+        ),
+        gpuTypeId: gpuType.id,
+        gpusPerPod: compute.gpuCountPerPod,
+        cpuTypeId: null,
+        ports,
+        dataCenterIds,
+        regions: [],
+        hostId: null,
+        volume,
+        createdAt: ctx.now,
+        overlay: true,
+        noCapacity: (considered) =>
+          this.noCapacity(gpuType, compute.podCount, compute.gpuCountPerPod, considered),
       },
+      (applied, savepoint) => this.record(ctx, savepoint, applied, { clusterId, ports, gpuType, volume }),
     );
+    const { cluster, members } = recorded!;
 
     const placed = { gpuTypeId: gpuType.id, gpuCount: compute.gpuCountPerPod, cpuTypeId: null };
     const rates = await this.catalog.rates({ ...placed, hostId: members[0].hostId }, manager);
     const event: ClusterCreatedEvent = {
       clusterId,
       ownerId,
-      members: members.map((member) => this.memberSpec(cluster, member, rates)),
+      members: members.map((member) => memberSpec(cluster, member, rates)),
     };
     const bytes = Buffer.byteLength(JSON.stringify(event));
     if (bytes > MAX_EVENT_BYTES) {
@@ -172,12 +143,7 @@ export class CreateClusterHandler {
     const mount = payload.mounts?.network?.[0];
     if (!mount) return null;
     const field = 'mounts.network.0.volumeId';
-    const volume = mountableNetworkVolume(
-      await this.volumes.findById(mount.volumeId, manager),
-      field,
-      mount.volumeId,
-      ownerId,
-    );
+    const volume = await this.placement.mountableVolume(field, mount.volumeId, ownerId, manager);
     if (dataCenterIds.length && !dataCenterIds.includes(volume.dataCenterId)) {
       throw invalid(
         `${field}: network volume ${volume.id} is in ${volume.dataCenterId}, which is not among dataCenterIds ` +
@@ -200,44 +166,20 @@ export class CreateClusterHandler {
     );
   }
 
-  /** The cluster row (VXLAN id, CIDR) and its member rows, inside the placement's savepoint. */
+  /** The cluster row (its overlay as placed) and its member rows, inside the placement's savepoint. */
   private async record(
     ctx: CommandContext<CreateClusterCommand>,
     manager: EntityManager,
-    plan: Plan,
+    applied: AppliedPlacement,
     parts: {
       clusterId: string;
-      podIds: string[];
       ports: string[];
       gpuType: GpuTypeEntity;
       volume: NetworkVolumeEntity | null;
-      taken: Commitment;
     },
   ): Promise<{ cluster: ClusterEntity; members: ClusterMemberEntity[] }> {
     const { payload, envelope } = ctx;
-    const live = await this.clusters.liveOverlays(manager);
-    const vxlanId = lowestFreeId(
-      live.map((l) => l.vxlanId),
-      this.config.VXLAN_ID_MIN,
-      this.config.VXLAN_ID_MAX,
-    );
-    if (vxlanId === null) {
-      throw new DomainError(
-        ErrorCode.CapacityUnavailable,
-        'every VXLAN id of this deployment is in use by a live cluster',
-      );
-    }
-    const block = allocateBlock(
-      parseCidr(this.config.OVERLAY_POOL),
-      live.map((l) => parseCidr(l.cidr)),
-      blockSizeFor(payload.compute.podCount),
-    );
-    if (!block) {
-      throw new DomainError(
-        ErrorCode.CapacityUnavailable,
-        `the overlay address pool ${this.config.OVERLAY_POOL} has no room for another ${payload.compute.podCount}-pod cluster`,
-      );
-    }
+    const { vxlanId, block } = applied.overlay!;
     const mounts: ClusterMounts | null = payload.mounts?.persistent
       ? { persistent: { size: payload.mounts.persistent.size, path: payload.mounts.persistent.path } }
       : payload.mounts?.network?.length
@@ -251,7 +193,7 @@ export class CreateClusterHandler {
       gpuTypeId: parts.gpuType.id,
       gpuCountPerPod: payload.compute.gpuCountPerPod,
       podCount: payload.compute.podCount,
-      dataCenterId: plan.dataCenterId,
+      dataCenterId: applied.dataCenterId,
       cidr: formatCidr(block),
       vxlanId,
       vxlanPort: this.config.VXLAN_PORT,
@@ -267,26 +209,24 @@ export class CreateClusterHandler {
       createdAt: ctx.now,
       deletedAt: null,
     });
-    const { hosts, mappings } = parts.taken;
     const primaryIp = memberAddress(block, 0);
     const jupyterPassword = cluster.startJupyter ? deriveId(envelope.commandId, 'jupyter', 24) : undefined;
-    const members = plan.assignments.map((a) => {
-      const podId = parts.podIds[a.rank];
-      const ownIp = memberAddress(block, a.rank);
+    const members = applied.pods.map((pod) => {
+      const ownIp = memberAddress(block, pod.rank);
       return Object.assign(new ClusterMemberEntity(), {
-        podId,
+        podId: pod.podId,
         clusterId: cluster.id,
-        rank: a.rank,
-        role: memberRole(cluster.type, a.rank),
-        name: `${cluster.name}-${a.rank}`,
+        rank: pod.rank,
+        role: memberRole(cluster.type, pod.rank),
+        name: `${cluster.name}-${pod.rank}`,
         overlayIp: ownIp,
-        hostId: a.hostId,
-        publicIp: hosts.get(a.hostId)!.publicIp,
-        portMappings: mappings.get(podId) ?? {},
+        hostId: pod.hostId,
+        publicIp: pod.publicIp,
+        portMappings: pod.portMappings,
         env: memberEnv({
           clusterId: cluster.id,
           type: cluster.type,
-          rank: a.rank,
+          rank: pod.rank,
           podCount: cluster.podCount,
           gpusPerPod: cluster.gpuCountPerPod,
           primaryIp,
@@ -303,37 +243,5 @@ export class CreateClusterHandler {
     });
     await this.clusters.insert(cluster, members, manager);
     return { cluster, members };
-  }
-
-  private memberSpec(
-    cluster: ClusterEntity,
-    member: ClusterMemberEntity,
-    rates: UsageRates,
-  ): ClusterMemberSpec {
-    const spec: ClusterMemberSpec = {
-      podId: member.podId,
-      rank: member.rank,
-      role: member.role,
-      name: member.name,
-      placement: {
-        podId: member.podId,
-        hostId: member.hostId,
-        dataCenterId: cluster.dataCenterId,
-        publicIp: member.publicIp,
-        gpuTypeId: cluster.gpuTypeId,
-        gpuCount: cluster.gpuCountPerPod,
-        portMappings: member.portMappings,
-        rates,
-      },
-      image: cluster.image,
-      env: member.env,
-      ports: cluster.ports,
-      disk: cluster.disk,
-      startJupyter: cluster.startJupyter,
-      overlayIp: member.overlayIp,
-    };
-    if (cluster.args !== null) spec.args = cluster.args;
-    if (cluster.mounts) spec.mounts = cluster.mounts;
-    return spec;
   }
 }

@@ -10,14 +10,10 @@ import {
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { CatalogChecks } from '../../catalog/catalog.checks.js';
 import { CatalogRepository } from '../../catalog/catalog.repository.js';
-import { ClustersRepository } from '../../clusters/clusters.repository.js';
-import { mountableNetworkVolume } from '../../volumes/network-volume.access.js';
-import { NetworkVolumesRepository } from '../../volumes/network-volumes.repository.js';
-import type { PlacementRequest } from '../placement.js';
-import { toPlacementView } from '../placement.mapper.js';
-import { PlacementRepository, type PodClaim } from '../placement.repository.js';
-import { ReservationEntity } from '../reservation.entity.js';
-import { PlacementService } from '../placement.service.js';
+import { ClusterMembership } from '../cluster-membership.js';
+import { PlacementApplier } from '../placement.applier.js';
+import { toPlacedPodView, toPlacementView } from '../placement.mapper.js';
+import { PlacementRepository } from '../placement.repository.js';
 
 /** Whether a reservation maps exactly the exposed ports `ports` (its mappings are keyed by port spec). */
 function samePorts(mappings: Record<string, number>, ports: readonly string[]): boolean {
@@ -38,10 +34,9 @@ function invalid(error: string): DomainError {
 export class ReservePodHandler {
   constructor(
     private readonly repository: PlacementRepository,
-    private readonly placement: PlacementService,
+    private readonly placement: PlacementApplier,
     private readonly checks: CatalogChecks,
-    private readonly volumes: NetworkVolumesRepository,
-    private readonly clusters: ClustersRepository,
+    private readonly clusters: ClusterMembership,
     private readonly catalog: CatalogRepository,
   ) {}
 
@@ -92,64 +87,44 @@ export class ReservePodHandler {
       throw invalid(`hostId must be a host of the fleet; "${hostId}" is not one`);
     }
     const volume = payload.networkVolumeId
-      ? mountableNetworkVolume(
-          await this.volumes.findById(payload.networkVolumeId, manager),
+      ? await this.placement.mountableVolume(
           'networkVolumeId',
           payload.networkVolumeId,
           payload.ownerId,
+          manager,
         )
       : null;
-    const member = await this.clusters.findMember(payload.podId, manager);
+    const clusterId = await this.clusters.clusterOfMember(payload.podId, manager);
     const ports = [...new Set(payload.ports)];
-    const request: PlacementRequest = {
-      gpuTypeId,
-      gpusPerPod: gpuTypeId === null ? 0 : payload.gpuCount,
-      cpuTypeId: gpuTypeId === null ? (payload.cpuTypeId ?? null) : null,
-      podCount: 1,
-      portsPerPod: ports.length,
-      dataCenterIds,
-      regions,
-      volumeDataCenterId: volume?.dataCenterId ?? null,
-      hostId: hostId ?? null,
-    };
     const what =
       gpuTypeId === null
         ? `a CPU pod${payload.cpuTypeId ? ` of type ${payload.cpuTypeId}` : ''}`
         : `${payload.gpuCount} × ${gpuTypeId}`;
-    return this.placement.placeAndCommit(
-      manager,
-      request,
-      (considered) =>
+    const { applied } = await this.placement.apply(manager, {
+      ownerId: payload.ownerId,
+      clusterId,
+      podIds: [payload.podId],
+      gpuTypeId,
+      gpusPerPod: payload.gpuCount,
+      cpuTypeId: payload.cpuTypeId ?? null,
+      ports,
+      dataCenterIds,
+      regions,
+      hostId: hostId ?? null,
+      volume,
+      createdAt: ctx.now,
+      overlay: false,
+      noCapacity: (considered) =>
         new DomainError(
           ErrorCode.CapacityUnavailable,
           hostId
             ? `host ${hostId} does not have ${what} free now${ports.length ? ` (with ${ports.length} public ports)` : ''}`
             : `no capacity for ${what}; data centers considered: ${considered.length ? considered.join(', ') : 'none'}`,
         ),
-      async (plan, savepoint) => {
-        const placedOn = plan.assignments[0].hostId;
-        const claim: PodClaim = {
-          podId: payload.podId,
-          ownerId: payload.ownerId,
-          clusterId: member?.clusterId ?? null,
-          hostId: placedOn,
-          dataCenterId: plan.dataCenterId,
-          gpuTypeId,
-          gpuCount: request.gpusPerPod,
-          cpuSlots: gpuTypeId === null ? 1 : 0,
-          networkVolumeId: volume?.id ?? null,
-          ports,
-          createdAt: ctx.now,
-        };
-        const taken = await this.repository.commit(savepoint, [claim]);
-        // The view from what was just written, rather than reading it back.
-        const { ports: _specs, ...held } = claim;
-        const reservation = Object.assign(new ReservationEntity(), {
-          ...held,
-          portMappings: taken.mappings.get(claim.podId) ?? {},
-        });
-        return toPlacementView(reservation, taken.hosts.get(placedOn)!.publicIp);
-      },
-    );
+    });
+    return toPlacedPodView(applied.dataCenterId, applied.pods[0], {
+      gpuTypeId,
+      gpuCount: gpuTypeId === null ? 0 : payload.gpuCount,
+    });
   }
 }

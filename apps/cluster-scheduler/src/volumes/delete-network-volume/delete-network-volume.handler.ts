@@ -4,12 +4,15 @@ import { CommandHandler, type CommandContext } from '@app/messaging';
 import { ownedNetworkVolume } from '../network-volume.access.js';
 import { NetworkVolumesRepository } from '../network-volumes.repository.js';
 import { VolumeUsageRepository } from '../usage/volume-usage.repository.js';
+import { ClustersMountingVolume, PodsMountingVolume } from '../volume-mounts.js';
 
 @Injectable()
 export class DeleteNetworkVolumeHandler {
   constructor(
     private readonly repository: NetworkVolumesRepository,
     private readonly usage: VolumeUsageRepository,
+    private readonly clustersMounting: ClustersMountingVolume,
+    private readonly podsMounting: PodsMountingVolume,
   ) {}
 
   @CommandHandler(Subjects.volume.delete)
@@ -20,7 +23,8 @@ export class DeleteNetworkVolumeHandler {
       payload.id,
       envelope.actor,
     );
-    const { clusters, pods } = await this.repository.mountedBy(volume.id, manager);
+    const clusters = await this.clustersMounting.mountingVolume(volume.id, manager);
+    const pods = await this.podsMounting.mountingVolume(volume.id, manager);
     if (clusters || pods) {
       const users = [clusters ? `${clusters} cluster(s)` : '', pods ? `${pods} pod(s)` : '']
         .filter(Boolean)

@@ -11,6 +11,7 @@ import {
 } from '@app/contracts';
 import { CommandHandler, QueryBus, checkSpendLimit, type CommandContext } from '@app/messaging';
 import { ownedEndpoint } from '../endpoint.access.js';
+import { EndpointReferences } from '../endpoint-references.js';
 import { EndpointEntity } from '../endpoint.entity.js';
 import { toEndpointView } from '../endpoint.mapper.js';
 import { EndpointsRepository } from '../endpoints.repository.js';
@@ -20,13 +21,16 @@ import { EndpointsRepository } from '../endpoints.repository.js';
  * fields keep their values; the type cannot change). The control loop picks the new configuration up on its next
  * tick, so nothing else happens here. Raising workersMin (or creating an endpoint with workersMin above 0) asks for
  * GPU work that runs whether jobs come or not: it is refused (402) once the owner's monthly spend limit is reached
- * (docs/adr/0023-spend-limits.md); every other change, lowering workersMin included, is not.
+ * (docs/adr/0023-spend-limits.md); every other change, lowering workersMin included, is not. What the endpoint
+ * names in other apps is checked here too, before anything else changes: the template is the actor's (or a public
+ * one) and serverless, the network volume the actor's and in one of the endpoint's regions.
  */
 @Injectable()
 export class SaveEndpointHandler {
   private readonly logger = new Logger('endpoints');
   constructor(
     private readonly endpoints: EndpointsRepository,
+    private readonly references: EndpointReferences,
     private readonly queries: QueryBus,
   ) {}
 
@@ -37,6 +41,13 @@ export class SaveEndpointHandler {
     const current = payload.id
       ? ownedEndpoint(await this.endpoints.lockLive(payload.id, manager), payload.id, envelope.actor)
       : null;
+    await this.references.checkTemplate(payload.templateId, envelope.actor);
+    const networkVolumeId =
+      payload.networkVolumeId === undefined ? (current?.networkVolumeId ?? null) : payload.networkVolumeId;
+    if (networkVolumeId) {
+      const locations = payload.locations ?? current?.locations ?? [];
+      await this.references.checkNetworkVolume(networkVolumeId, locations, envelope.actor);
+    }
     const workersMinBefore = current?.workersMin ?? 0;
     const entity = current
       ? this.modified(current, payload)

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { UsageBucket } from '@app/contracts';
+import type { PodUsageReader } from '../../spend/pod-usage.reader.js';
 import { PodUsageEntity, type PodUsageKind } from './pod-usage.entity.js';
 
 /** An interval as the reads need it: the entity's fields, without the ORM's hydration (ADR 21). */
@@ -31,7 +32,7 @@ const BUCKET_SECONDS: Record<UsageBucket, number> = { hour: 3600, day: 86_400 };
 
 /** pod_usage: one insert or update per interval opened or closed; reads are one indexed range per owner. */
 @Injectable()
-export class PodUsageRepository {
+export class PodUsageRepository implements PodUsageReader {
   constructor(private readonly dataSource: DataSource) {}
 
   private get table(): string {

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode, Subjects, type DeleteRegistryAuthCommand } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
-import { PodRepository } from '../../pods/pod.repository.js';
-import { TemplateRepository } from '../../templates/template.repository.js';
 import { ownedRegistryAuth } from '../registry-auth.access.js';
 import { RegistryAuthRepository } from '../registry-auth.repository.js';
+import { PodsUsingRegistryAuth, TemplatesUsingRegistryAuth } from '../registry-auth.users.js';
 
 /**
  * Deletes a credential unless a template or a pod that is not terminated still pulls with it (400 IN_USE).
@@ -15,8 +14,8 @@ import { RegistryAuthRepository } from '../registry-auth.repository.js';
 export class DeleteRegistryAuthHandler {
   constructor(
     private readonly repository: RegistryAuthRepository,
-    private readonly templates: TemplateRepository,
-    private readonly pods: PodRepository,
+    private readonly templates: TemplatesUsingRegistryAuth,
+    private readonly pods: PodsUsingRegistryAuth,
   ) {}
 
   @CommandHandler(Subjects.registryAuth.delete)

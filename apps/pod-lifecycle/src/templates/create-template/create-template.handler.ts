@@ -11,11 +11,10 @@ import {
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { ownedRegistryAuth } from '../../registry-auth/registry-auth.access.js';
 import { RegistryAuthRepository } from '../../registry-auth/registry-auth.repository.js';
+import { DEFAULT_CONTAINER_DISK_GB } from '../template.defaults.js';
 import { TemplateEntity } from '../template.entity.js';
 import { toTemplateView } from '../template.mapper.js';
 import { TemplateRepository } from '../template.repository.js';
-
-export const DEFAULT_CONTAINER_DISK_GB = 20;
 
 /** A template from the fields of a create (a user's command, or an entry of the catalog file), defaults filled. */
 export function newTemplate(

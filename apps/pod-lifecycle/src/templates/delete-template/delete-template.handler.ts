@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode, Subjects, type DeleteTemplateCommand } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
-import { PodRepository } from '../../pods/pod.repository.js';
-import { CatalogTemplates } from '../catalog/catalog-templates.js';
+import { CatalogTemplates } from '../catalog-templates.js';
 import { catalogTemplateIsReadOnly, ownedTemplate } from '../template.access.js';
 import { TemplateRepository } from '../template.repository.js';
+import { PodsUsingTemplate } from '../template.users.js';
 
 /**
  * Deletes a template unless something still uses it (400 IN_USE): a pod that is not terminated (standalone or a
@@ -16,7 +16,7 @@ import { TemplateRepository } from '../template.repository.js';
 export class DeleteTemplateHandler {
   constructor(
     private readonly templates: TemplateRepository,
-    private readonly pods: PodRepository,
+    private readonly pods: PodsUsingTemplate,
     private readonly catalog: CatalogTemplates,
   ) {}
 

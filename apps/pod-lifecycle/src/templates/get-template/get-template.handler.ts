@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Subjects, type GetTemplateQuery, type TemplateView } from '@app/contracts';
 import { QueryHandler, type QueryContext } from '@app/messaging';
-import { CatalogTemplates, toCatalogTemplateView } from '../catalog/catalog-templates.js';
+import { CatalogTemplates, toCatalogTemplateView } from '../catalog-templates.js';
 import { catalogTemplateIsReadOnly, ownedTemplate } from '../template.access.js';
 import { toTemplateView } from '../template.mapper.js';
 import { TemplateRepository } from '../template.repository.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Subjects, type ListCatalogTemplatesQuery, type TemplateView } from '@app/contracts';
 import { QueryHandler, type QueryContext } from '@app/messaging';
-import { CatalogTemplates } from '../catalog/catalog-templates.js';
+import { CatalogTemplates } from '../catalog-templates.js';
 
 /** `/v2/catalog/templates`: one slice of the public catalog, the same for every caller. */
 @Injectable()

@@ -10,7 +10,7 @@ import {
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { ownedRegistryAuth } from '../../registry-auth/registry-auth.access.js';
 import { RegistryAuthRepository } from '../../registry-auth/registry-auth.repository.js';
-import { CatalogTemplates } from '../catalog/catalog-templates.js';
+import { CatalogTemplates } from '../catalog-templates.js';
 import { catalogTemplateIsReadOnly, ownedTemplate } from '../template.access.js';
 import { toTemplateView } from '../template.mapper.js';
 import { TemplateRepository } from '../template.repository.js';

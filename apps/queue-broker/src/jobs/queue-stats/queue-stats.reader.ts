@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { QueueStats } from '@app/contracts';
 import { MetricsRepository } from '../../metrics/metrics.repository.js';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
-import { WorkersRepository } from '../../workers/workers.repository.js';
 import { JobsRepository } from '../jobs.repository.js';
+import { WorkerRoster } from '../worker-roster.js';
 
 /**
  * The numbers behind /health and `job.qry.queue-stats`: the queue and the workers as they are now, the jobs
@@ -14,7 +14,7 @@ export class QueueStatsReader {
   constructor(
     private readonly jobs: JobsRepository,
     private readonly metrics: MetricsRepository,
-    private readonly workers: WorkersRepository,
+    private readonly workers: WorkerRoster,
     private readonly config: QueueBrokerConfig,
   ) {}
 

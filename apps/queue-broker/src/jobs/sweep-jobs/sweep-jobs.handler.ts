@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { Subjects, type SweepJobsCommand } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
-import { WorkersRepository } from '../../workers/workers.repository.js';
 import { JobLifecycle } from '../job-lifecycle.js';
 import { JobsRepository } from '../jobs.repository.js';
+import { WorkerRoster } from '../worker-roster.js';
 
 const DAY_MS = 24 * 3600_000;
 
@@ -18,7 +18,7 @@ const DAY_MS = 24 * 3600_000;
 export class SweepJobsHandler {
   constructor(
     private readonly jobs: JobsRepository,
-    private readonly workers: WorkersRepository,
+    private readonly workers: WorkerRoster,
     private readonly lifecycle: JobLifecycle,
     private readonly config: QueueBrokerConfig,
   ) {}

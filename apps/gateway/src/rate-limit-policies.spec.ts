@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadConfig } from '@app/config';
-import { GatewayConfig } from '../gateway.config.js';
+import { GatewayConfig } from './gateway.config.js';
 import {
   POLICY_VARIABLES,
   RATE_LIMIT_POLICY_NAMES,

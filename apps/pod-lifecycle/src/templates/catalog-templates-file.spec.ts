@@ -7,7 +7,7 @@ const file = (templates: unknown[]) => JSON.stringify({ version: 1, templates })
 
 describe('catalog templates file', () => {
   it('accepts the file shipped as the default', () => {
-    const path = join(import.meta.dirname, '../../../catalog-templates.json');
+    const path = join(import.meta.dirname, '../../catalog-templates.json');
     const entries = parseCatalogTemplates(readFileSync(path, 'utf8'), path);
     expect(entries.map((e) => e.id)).toEqual(['runpod-torch-v280', 'runpod-torch-v21', 'runpod-worker-vllm']);
   });

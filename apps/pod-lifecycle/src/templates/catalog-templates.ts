@@ -3,10 +3,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { TemplateSource, TemplateView } from '@app/contracts';
 import { startupTasks } from '@app/observability';
-import { PodLifecycleConfig } from '../../pod-lifecycle.config.js';
-import { newTemplate } from '../create-template/create-template.handler.js';
-import type { TemplateEntity } from '../template.entity.js';
-import { toTemplateView } from '../template.mapper.js';
+import { PodLifecycleConfig } from '../pod-lifecycle.config.js';
+import { newTemplate } from './create-template/create-template.handler.js';
+import type { TemplateEntity } from './template.entity.js';
+import { toTemplateView } from './template.mapper.js';
 import { parseCatalogTemplates } from './catalog-templates-file.js';
 
 interface Listed {

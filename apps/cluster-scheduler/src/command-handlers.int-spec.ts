@@ -1,0 +1,270 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  ErrorCode,
+  Subjects,
+  type ClusterCreatedEvent,
+  type NetworkVolumeView,
+  type SpendStatus,
+} from '@app/contracts';
+import {
+  ALICE,
+  BOB,
+  HandlerHarness,
+  InProcessQueries,
+  refusalOf,
+} from '../../../test/support/handler-harness.js';
+import { CatalogChecks } from './catalog/catalog.checks.js';
+import { CatalogRepository } from './catalog/catalog.repository.js';
+import { FleetLoader } from './catalog/fleet.loader.js';
+import { ClusterSchedulerConfig } from './cluster-scheduler.config.js';
+import { ClustersRepository } from './clusters/clusters.repository.js';
+import { CreateClusterHandler } from './clusters/create-cluster/create-cluster.handler.js';
+import { DeleteClusterHandler } from './clusters/delete-cluster/delete-cluster.handler.js';
+import { DATA_SOURCE_SPEC } from './data-source.js';
+import { PlacementApplier } from './placement/placement.applier.js';
+import { PlacementRepository } from './placement/placement.repository.js';
+import { ReleasePodHandler } from './placement/release-pod/release-pod.handler.js';
+import { ReservePodHandler } from './placement/reserve-pod/reserve-pod.handler.js';
+import { CreateNetworkVolumeHandler } from './volumes/create-network-volume/create-network-volume.handler.js';
+import { DeleteNetworkVolumeHandler } from './volumes/delete-network-volume/delete-network-volume.handler.js';
+import { NetworkVolumesRepository } from './volumes/network-volumes.repository.js';
+import { UpdateNetworkVolumeHandler } from './volumes/update-network-volume/update-network-volume.handler.js';
+import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.js';
+
+/**
+ * cluster-scheduler's command handlers over its real schema (its migrations, the default fleet loaded) and an
+ * in-process bus: each one's success and its main refusal, what it wrote and what it emitted.
+ */
+
+const GPU = 'NVIDIA A100 80GB PCIe';
+const DC = 'US-TX-3';
+/**
+ * What one cluster create and one pod reserve send to Postgres, transaction control included (the command's own
+ * bookkeeping, the catalog checks, the snapshot, the claims and ports, a cluster's overlay and rows, the rates, the
+ * event): as many as before the placement had one applier (measured on main: 14 and 15).
+ */
+const CLUSTER_CREATE_STATEMENTS = 14;
+const RESERVE_STATEMENTS = 15;
+
+let harness: HandlerHarness;
+
+/** pod-lifecycle's answer to the spend check: no limit for anyone. */
+function noLimit(userId: string, at: string): SpendStatus {
+  return {
+    userId,
+    operatorLimit: null,
+    userLimit: null,
+    monthlyLimit: null,
+    month: at.slice(0, 7),
+    startTime: `${at.slice(0, 7)}-01T00:00:00.000Z`,
+    endTime: at,
+    spend: 0,
+    reached: false,
+  };
+}
+
+beforeAll(async () => {
+  harness = await HandlerHarness.start('scheduler_handlers', 'cluster-scheduler', DATA_SOURCE_SPEC);
+  const { dataSource } = harness;
+  const config = new ClusterSchedulerConfig();
+  const catalog = new CatalogRepository(dataSource);
+  await new FleetLoader(config, catalog).load();
+  const checks = new CatalogChecks(catalog);
+  const volumes = new NetworkVolumesRepository(dataSource);
+  const usage = new VolumeUsageRepository(dataSource);
+  const placementRepository = new PlacementRepository(dataSource);
+  const clusters = new ClustersRepository(dataSource);
+  const applier = new PlacementApplier(placementRepository, volumes, clusters, config);
+  const queries = new InProcessQueries().answer(Subjects.spend.status, ({ at }, actor) =>
+    noLimit(actor.userId, at ?? '2026-03-01T12:00:00.000Z'),
+  );
+  harness.register(
+    new CreateNetworkVolumeHandler(volumes, checks, usage),
+    new UpdateNetworkVolumeHandler(volumes, usage),
+    new DeleteNetworkVolumeHandler(volumes, usage, clusters, placementRepository),
+    new CreateClusterHandler(clusters, applier, checks, catalog, config, queries.asBus()),
+    new DeleteClusterHandler(clusters),
+    new ReservePodHandler(placementRepository, applier, checks, clusters, catalog),
+    new ReleasePodHandler(placementRepository),
+  );
+});
+
+afterAll(async () => {
+  await harness?.stop();
+});
+
+const createVolume = (name: string, dataCenterId = DC): Promise<NetworkVolumeView> =>
+  harness.send(Subjects.volume.create, { name, size: 10, dataCenterId });
+
+describe('network volumes', () => {
+  it('creates a volume in a data center of the catalog, and emits volume.evt.created', async () => {
+    const volume = await createVolume('data');
+    expect(volume).toMatchObject({ name: 'data', size: 10, dataCenterId: DC });
+    const events = await harness.events(Subjects.volume.created);
+    expect(events.at(-1)?.payload).toMatchObject({ id: volume.id, ownerId: ALICE.userId });
+  });
+
+  it('refuses a data center the catalog does not have (422 naming the field)', async () => {
+    expect(await refusalOf(createVolume('nowhere', 'XX-NO-1'))).toMatchObject({
+      code: ErrorCode.ValidationFailed,
+      errors: [expect.stringContaining('dataCenterId must be a data center id')],
+    });
+  });
+
+  it('grows a volume, and refuses to shrink it (400)', async () => {
+    const volume = await createVolume('growing');
+    const grown = await harness.send(Subjects.volume.update, { id: volume.id, size: 20 });
+    expect(grown.size).toBe(20);
+    expect(await refusalOf(harness.send(Subjects.volume.update, { id: volume.id, size: 5 }))).toMatchObject({
+      code: ErrorCode.BadRequest,
+    });
+  });
+
+  it("refuses another user's volume (403)", async () => {
+    const volume = await createVolume('private');
+    const update = harness.send(Subjects.volume.update, { id: volume.id, name: 'mine' }, { actor: BOB });
+    expect(await refusalOf(update)).toMatchObject({ code: ErrorCode.Forbidden });
+  });
+
+  it('deletes a volume nothing mounts, and refuses one a pod mounts (IN_USE) until the pod is released', async () => {
+    const volume = await createVolume('mounted');
+    const reserved = await harness.send(Subjects.placement.reserve, {
+      podId: 'pod-mounting',
+      ownerId: ALICE.userId,
+      gpuTypeId: GPU,
+      gpuCount: 1,
+      ports: [],
+      networkVolumeId: volume.id,
+    });
+    expect(reserved.dataCenterId).toBe(DC);
+    expect(await refusalOf(harness.send(Subjects.volume.delete, { id: volume.id }))).toMatchObject({
+      code: ErrorCode.InUse,
+      message: expect.stringContaining('1 pod(s)'),
+    });
+    await harness.send(Subjects.placement.release, { podId: 'pod-mounting' });
+    await harness.send(Subjects.volume.delete, { id: volume.id });
+    expect(await refusalOf(harness.send(Subjects.volume.update, { id: volume.id, size: 50 }))).toMatchObject({
+      code: ErrorCode.NotFound,
+    });
+  });
+});
+
+describe('placement', () => {
+  it('reserves a GPU pod with public ports on a host of the fleet, and gives the same reservation back', async () => {
+    const command = {
+      podId: 'pod-reserved',
+      ownerId: ALICE.userId,
+      gpuTypeId: GPU,
+      gpuCount: 2,
+      ports: ['8888/http', '22/tcp'],
+      dataCenterIds: [DC],
+    };
+    const first = await harness.send(Subjects.placement.reserve, command);
+    expect(first).toMatchObject({ podId: 'pod-reserved', dataCenterId: DC, gpuTypeId: GPU, gpuCount: 2 });
+    expect(first.publicIp).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(Object.keys(first.portMappings).sort()).toEqual(['22/tcp', '8888/http']);
+    expect(first.rates).toBeDefined();
+    const again = await harness.send(Subjects.placement.reserve, command);
+    expect(again).toMatchObject({
+      hostId: first.hostId,
+      publicIp: first.publicIp,
+      portMappings: first.portMappings,
+    });
+  });
+
+  it('refuses more GPUs than the type allows per pod (422)', async () => {
+    const reserve = harness.send(Subjects.placement.reserve, {
+      podId: 'pod-too-big',
+      ownerId: ALICE.userId,
+      gpuTypeId: GPU,
+      gpuCount: 9,
+      ports: [],
+    });
+    expect(await refusalOf(reserve)).toMatchObject({
+      code: ErrorCode.ValidationFailed,
+      errors: [expect.stringContaining('gpuCount must not be greater than 8')],
+    });
+  });
+
+  it('reserves a pod in a fixed number of statements', async () => {
+    const { statements } = await harness.statements(() =>
+      harness.send(Subjects.placement.reserve, {
+        podId: 'pod-counted',
+        ownerId: ALICE.userId,
+        gpuTypeId: GPU,
+        gpuCount: 1,
+        ports: ['22/tcp'],
+      }),
+    );
+    expect(statements).toBe(RESERVE_STATEMENTS);
+  });
+
+  it('releases a reservation, twice harmlessly', async () => {
+    await harness.send(Subjects.placement.reserve, {
+      podId: 'pod-released',
+      ownerId: ALICE.userId,
+      gpuTypeId: GPU,
+      gpuCount: 1,
+      ports: [],
+    });
+    await expect(harness.send(Subjects.placement.release, { podId: 'pod-released' })).resolves.toBeNull();
+    await expect(harness.send(Subjects.placement.release, { podId: 'pod-released' })).resolves.toBeNull();
+  });
+});
+
+describe('clusters', () => {
+  const create = (name: string, podCount = 2) =>
+    harness.send(Subjects.cluster.create, {
+      name,
+      type: 'TRAINING',
+      compute: { gpuTypeId: GPU, gpuCountPerPod: 8, podCount },
+      dataCenterIds: [DC],
+    });
+
+  it('places every member in one data center with an overlay, and emits cluster.evt.created with their specs', async () => {
+    const cluster = await create('trainers');
+    expect(cluster).toMatchObject({ name: 'trainers', pods: { total: 2 } });
+    const created = (await harness.events(Subjects.cluster.created)).at(-1)?.payload as ClusterCreatedEvent;
+    expect(created.clusterId).toBe(cluster.id);
+    expect(created.members.map((m) => m.rank)).toEqual([0, 1]);
+    for (const member of created.members) {
+      expect(member.placement).toMatchObject({ dataCenterId: DC, gpuTypeId: GPU, gpuCount: 8 });
+      expect(member.placement.publicIp).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+      expect(member.overlayIp).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    }
+    const [row] = await harness.dataSource.query<{ vxlan_id: number }[]>(
+      'SELECT vxlan_id FROM cluster_scheduler.clusters WHERE id = $1',
+      [cluster.id],
+    );
+    expect(row.vxlan_id).toBeGreaterThan(0);
+  });
+
+  it('creates a cluster in a fixed number of statements, whatever its size (the placement applied in bulk)', async () => {
+    const two = await harness.statements(() => create('count-2', 2));
+    const eight = await harness.statements(() => create('count-8', 8));
+    expect(two.statements).toBe(CLUSTER_CREATE_STATEMENTS);
+    expect(eight.statements).toBe(CLUSTER_CREATE_STATEMENTS);
+  });
+
+  it('refuses a cluster no data center can hold (CAPACITY_UNAVAILABLE), leaving nothing reserved', async () => {
+    const before = await harness.dataSource.query<{ n: number }[]>(
+      'SELECT count(*)::int AS n FROM cluster_scheduler.reservations',
+    );
+    expect(await refusalOf(create('too-many', 250))).toMatchObject({ code: ErrorCode.CapacityUnavailable });
+    const after = await harness.dataSource.query<{ n: number }[]>(
+      'SELECT count(*)::int AS n FROM cluster_scheduler.reservations',
+    );
+    expect(after[0].n).toBe(before[0].n);
+  });
+
+  it("deletes a cluster (cluster.evt.deleted names its members), and refuses another user's (403)", async () => {
+    const cluster = await create('short-lived');
+    expect(
+      await refusalOf(harness.send(Subjects.cluster.delete, { id: cluster.id }, { actor: BOB })),
+    ).toMatchObject({ code: ErrorCode.Forbidden });
+    await harness.send(Subjects.cluster.delete, { id: cluster.id });
+    const deleted = (await harness.events(Subjects.cluster.deleted)).at(-1)?.payload;
+    expect(deleted).toMatchObject({ clusterId: cluster.id, ownerId: ALICE.userId });
+    expect((deleted as { podIds: string[] }).podIds).toHaveLength(2);
+  });
+});

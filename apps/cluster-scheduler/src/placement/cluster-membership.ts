@@ -1,0 +1,11 @@
+import type { EntityManager } from 'typeorm';
+
+/**
+ * Whether a pod being reserved is a cluster member (a stopped member resumed on its host), so its reservation
+ * names the cluster. The clusters feature answers (ClustersRepository; scheduler.module.ts wires it), so placement
+ * does not depend on clusters, which places its members through placement.
+ */
+export abstract class ClusterMembership {
+  /** The cluster the pod is a member of, or null for a standalone pod. */
+  abstract clusterOfMember(podId: string, manager: EntityManager): Promise<string | null>;
+}

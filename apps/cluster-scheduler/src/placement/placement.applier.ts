@@ -1,0 +1,212 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { DomainError, ErrorCode } from '@app/contracts';
+import { ClusterSchedulerConfig } from '../cluster-scheduler.config.js';
+import { allocateBlock, blockSizeFor, lowestFreeId, parseCidr, type Block } from '../overlay/overlay.js';
+import { mountableNetworkVolume } from '../volumes/network-volume.access.js';
+import type { NetworkVolumeEntity } from '../volumes/network-volume.entity.js';
+import { NetworkVolumesRepository } from '../volumes/network-volumes.repository.js';
+import { LiveOverlays } from './live-overlays.js';
+import { DEFAULT_PLUGINS } from './plugins/index.js';
+import { consideredDataCenters, place, type PlacementRequest } from './placement.js';
+import { LostRaceError, PlacementRepository, type PodClaim } from './placement.repository.js';
+
+/** What to place and for whom: the pods of a cluster (ranks 0…n-1) or one standalone pod. */
+export interface PlacementOrder {
+  ownerId: string;
+  /** The cluster the pods are members of (a new cluster's, or a member resumed on its host), else null. */
+  clusterId: string | null;
+  /** One id per pod, by rank. */
+  podIds: readonly string[];
+  /** The GPU type and count of each pod; a pod without GPUs takes one CPU slot of `cpuTypeId` (or any). */
+  gpuTypeId: string | null;
+  gpusPerPod: number;
+  cpuTypeId: string | null;
+  /** The port specs each pod exposes publicly. */
+  ports: readonly string[];
+  dataCenterIds: readonly string[];
+  regions: readonly string[];
+  hostId: string | null;
+  /** The network volume the pods mount (checked with `mountableVolume`): they are placed in its data center. */
+  volume: NetworkVolumeEntity | null;
+  createdAt: Date;
+  /** A cluster's overlay network: a free VXLAN id and a CIDR block for its pods, taken with them. */
+  overlay: boolean;
+  /** The refusal when no data center has the capacity, naming what was asked and the data centers considered. */
+  noCapacity: (considered: string[]) => DomainError;
+}
+
+/** One pod as placed: its host, that host's public address and the pod's public port mappings. */
+export interface PlacedPod {
+  podId: string;
+  rank: number;
+  hostId: string;
+  publicIp: string;
+  portMappings: Record<string, number>;
+}
+
+export interface AppliedPlacement {
+  dataCenterId: string;
+  /** By rank. */
+  pods: PlacedPod[];
+  overlay: { vxlanId: number; block: Block } | null;
+}
+
+/** Constraints a concurrent commit can make us lose: then we plan again on a fresh snapshot. */
+const RETRYABLE_CONSTRAINTS = new Set([
+  'host_ports_pkey',
+  'clusters_vxlan_live_uq',
+  'clusters_cidr_live_excl',
+]);
+
+function isLostRace(error: unknown): boolean {
+  if (error instanceof LostRaceError) return true;
+  const e = error as {
+    code?: string;
+    constraint?: string;
+    driverError?: { code?: string; constraint?: string };
+  };
+  const code = e?.driverError?.code ?? e?.code;
+  const constraint = e?.driverError?.constraint ?? e?.constraint;
+  if (code === '40P01' || code === '40001') return true;
+  return (
+    (code === '23505' || code === '23P01') &&
+    constraint !== undefined &&
+    RETRYABLE_CONSTRAINTS.has(constraint)
+  );
+}
+
+/**
+ * The one place a placement is applied, for cluster creation and single-pod reservation alike: plan (pure, on a
+ * snapshot), then, in a savepoint of the command's transaction, claim each pod's GPUs (or CPU slot) and ports,
+ * allocate a cluster's overlay, and write the caller's rows (`record`: a cluster's, whose overlay constraints
+ * detect a concurrent create). A savepoint that loses a race to another transaction is rolled back and planned
+ * again, so nothing is left half-taken.
+ */
+@Injectable()
+export class PlacementApplier {
+  private readonly logger = new Logger('placement');
+
+  constructor(
+    private readonly repository: PlacementRepository,
+    private readonly volumes: NetworkVolumesRepository,
+    private readonly overlays: LiveOverlays,
+    private readonly config: ClusterSchedulerConfig,
+  ) {}
+
+  /** The network volume a request mounts (`field` names it): it must exist and be the owner's, else 422. */
+  async mountableVolume(
+    field: string,
+    id: string,
+    ownerId: string,
+    manager: EntityManager,
+  ): Promise<NetworkVolumeEntity> {
+    return mountableNetworkVolume(await this.volumes.findById(id, manager), field, id, ownerId);
+  }
+
+  async apply<T = void>(
+    manager: EntityManager,
+    order: PlacementOrder,
+    record?: (applied: AppliedPlacement, savepoint: EntityManager) => Promise<T>,
+  ): Promise<{ applied: AppliedPlacement; recorded: T | undefined }> {
+    const request: PlacementRequest = {
+      gpuTypeId: order.gpuTypeId,
+      gpusPerPod: order.gpuTypeId === null ? 0 : order.gpusPerPod,
+      cpuTypeId: order.gpuTypeId === null ? order.cpuTypeId : null,
+      podCount: order.podIds.length,
+      portsPerPod: order.ports.length,
+      dataCenterIds: [...order.dataCenterIds],
+      regions: [...order.regions],
+      volumeDataCenterId: order.volume?.dataCenterId ?? null,
+      hostId: order.hostId,
+    };
+    for (let attempt = 1; ; attempt++) {
+      const snapshot = await this.repository.snapshot(manager, request);
+      const plan = place(snapshot, request, DEFAULT_PLUGINS);
+      if (!plan.ok) throw order.noCapacity(plan.considered);
+      try {
+        return await manager.transaction(async (savepoint) => {
+          const claims = plan.assignments.map((a): PodClaim => ({
+            podId: order.podIds[a.rank],
+            ownerId: order.ownerId,
+            clusterId: order.clusterId,
+            hostId: a.hostId,
+            dataCenterId: plan.dataCenterId,
+            gpuTypeId: order.gpuTypeId,
+            gpuCount: request.gpusPerPod,
+            cpuSlots: order.gpuTypeId === null ? 1 : 0,
+            networkVolumeId: order.volume?.id ?? null,
+            ports: order.ports,
+            createdAt: order.createdAt,
+          }));
+          // The hosts' addresses come from the commit's own RETURNING: nothing is read back.
+          const taken = await this.repository.commit(savepoint, claims);
+          const applied: AppliedPlacement = {
+            dataCenterId: plan.dataCenterId,
+            pods: plan.assignments.map((a) => ({
+              podId: order.podIds[a.rank],
+              rank: a.rank,
+              hostId: a.hostId,
+              publicIp: taken.hosts.get(a.hostId)!.publicIp,
+              portMappings: taken.mappings.get(order.podIds[a.rank]) ?? {},
+            })),
+            overlay: order.overlay ? await this.allocateOverlay(savepoint, order.podIds.length) : null,
+          };
+          return { applied, recorded: record ? await record(applied, savepoint) : undefined };
+        });
+      } catch (error) {
+        if (!isLostRace(error)) throw error;
+        if (attempt >= this.config.PLACEMENT_MAX_ATTEMPTS) {
+          // Nearly full and contended: say what was asked and where, as for no capacity at all.
+          const refusal = order.noCapacity(
+            consideredDataCenters(snapshot.dataCenters, request, DEFAULT_PLUGINS.dataCenterFilters).map(
+              (dc) => dc.id,
+            ),
+          );
+          throw new DomainError(
+            refusal.code,
+            `${refusal.message} (the capacity planned was taken by concurrent requests ${attempt} times in a row; try again)`,
+            refusal.errors,
+          );
+        }
+        this.logger.debug(
+          `placement attempt ${attempt} lost a race (${(error as Error).message}); planning again`,
+        );
+        // Jitter, so replicas that keep planning for the same last hosts stop colliding in lock step. Timing only:
+        // it changes no choice a replay makes.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+      }
+    }
+  }
+
+  /** The lowest free VXLAN id and a free CIDR block for `podCount` pods, among the live clusters'. */
+  private async allocateOverlay(
+    manager: EntityManager,
+    podCount: number,
+  ): Promise<{ vxlanId: number; block: Block }> {
+    const live = await this.overlays.liveOverlays(manager);
+    const vxlanId = lowestFreeId(
+      live.map((l) => l.vxlanId),
+      this.config.VXLAN_ID_MIN,
+      this.config.VXLAN_ID_MAX,
+    );
+    if (vxlanId === null) {
+      throw new DomainError(
+        ErrorCode.CapacityUnavailable,
+        'every VXLAN id of this deployment is in use by a live cluster',
+      );
+    }
+    const block = allocateBlock(
+      parseCidr(this.config.OVERLAY_POOL),
+      live.map((l) => parseCidr(l.cidr)),
+      blockSizeFor(podCount),
+    );
+    if (!block) {
+      throw new DomainError(
+        ErrorCode.CapacityUnavailable,
+        `the overlay address pool ${this.config.OVERLAY_POOL} has no room for another ${podCount}-pod cluster`,
+      );
+    }
+    return { vxlanId, block };
+  }
+}

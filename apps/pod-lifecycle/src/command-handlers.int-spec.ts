@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ErrorCode, Subjects, type RegistryAuthView, type TemplateView } from '@app/contracts';
+import { ALICE, BOB, HandlerHarness, refusalOf } from '../../../test/support/handler-harness.js';
+import { DATA_SOURCE_SPEC } from './data-source.js';
+import { PodLifecycleConfig } from './pod-lifecycle.config.js';
+import { CreateRegistryAuthHandler } from './registry-auth/create-registry-auth/create-registry-auth.handler.js';
+import { DeleteRegistryAuthHandler } from './registry-auth/delete-registry-auth/delete-registry-auth.handler.js';
+import { RegistryAuthRepository } from './registry-auth/registry-auth.repository.js';
+import { UpdateRegistryAuthHandler } from './registry-auth/update-registry-auth/update-registry-auth.handler.js';
+import { PodRepository } from './pods/pod.repository.js';
+import { SetSpendLimitHandler } from './spend/set-spend-limit/set-spend-limit.handler.js';
+import { SpendLimitsRepository } from './spend/spend-limits.repository.js';
+import { CatalogTemplates } from './templates/catalog-templates.js';
+import { CreateTemplateHandler } from './templates/create-template/create-template.handler.js';
+import { DeleteTemplateHandler } from './templates/delete-template/delete-template.handler.js';
+import { TemplateRepository } from './templates/template.repository.js';
+import { UpdateTemplateHandler } from './templates/update-template/update-template.handler.js';
+
+/**
+ * pod-lifecycle's credential, template and spend-limit command handlers over its real schema (its migrations)
+ * and an in-process bus: each one's success and its main refusal, what it wrote and what it emitted.
+ */
+
+/** A password as the gateway seals it (the handlers store it and never open it). */
+const SEALED = 'v1.test-key.c2VhbGVk';
+
+let harness: HandlerHarness;
+
+beforeAll(async () => {
+  harness = await HandlerHarness.start('pod_lifecycle_handlers', 'pod-lifecycle', DATA_SOURCE_SPEC);
+  const { dataSource } = harness;
+  const registryAuths = new RegistryAuthRepository(dataSource);
+  const templates = new TemplateRepository(dataSource);
+  const pods = new PodRepository(dataSource);
+  const catalog = new CatalogTemplates(new PodLifecycleConfig());
+  catalog.onModuleInit();
+  harness.register(
+    new CreateRegistryAuthHandler(registryAuths),
+    new UpdateRegistryAuthHandler(registryAuths),
+    new DeleteRegistryAuthHandler(registryAuths, templates, pods),
+    new CreateTemplateHandler(templates, registryAuths),
+    new UpdateTemplateHandler(templates, registryAuths, catalog),
+    new DeleteTemplateHandler(templates, pods, catalog),
+    new SetSpendLimitHandler(new SpendLimitsRepository(dataSource)),
+  );
+});
+
+afterAll(async () => {
+  await harness?.stop();
+});
+
+const createCredential = (name: string): Promise<RegistryAuthView> =>
+  harness.send(Subjects.registryAuth.create, { name, username: 'robot', passwordSealed: SEALED });
+
+const createTemplate = (name: string, extra: Record<string, unknown> = {}): Promise<TemplateView> =>
+  harness.send(Subjects.template.create, { name, imageName: 'alpine:3', ...extra });
+
+describe('registry credentials', () => {
+  it('creates a credential (its password never in the view nor the event), and refuses a second of that name', async () => {
+    const credential = await createCredential('docker-hub');
+    expect(credential).toMatchObject({ name: 'docker-hub' });
+    expect(JSON.stringify(credential)).not.toContain(SEALED);
+    const [event] = await harness.events(Subjects.registryAuth.created);
+    expect(event.payload).toEqual({ id: credential.id, ownerId: ALICE.userId, name: 'docker-hub' });
+    expect(await refusalOf(createCredential('docker-hub'))).toMatchObject({ code: ErrorCode.Conflict });
+  });
+
+  it("updates the actor's credential, and refuses another user's (403)", async () => {
+    const credential = await createCredential('ghcr');
+    const update = { id: credential.id, username: 'bot', passwordSealed: SEALED };
+    await expect(harness.send(Subjects.registryAuth.update, update)).resolves.toMatchObject({
+      id: credential.id,
+    });
+    expect(await refusalOf(harness.send(Subjects.registryAuth.update, update, { actor: BOB }))).toMatchObject(
+      {
+        code: ErrorCode.Forbidden,
+      },
+    );
+  });
+
+  it('refuses to delete a credential a template pulls with (IN_USE), and deletes it once the template is gone', async () => {
+    const credential = await createCredential('quay');
+    const template = await createTemplate('private-image', { containerRegistryAuthId: credential.id });
+    expect(await refusalOf(harness.send(Subjects.registryAuth.delete, { id: credential.id }))).toMatchObject({
+      code: ErrorCode.InUse,
+      message: expect.stringContaining(`template ${template.id}`),
+    });
+    await harness.send(Subjects.template.delete, { id: template.id });
+    await harness.send(Subjects.registryAuth.delete, { id: credential.id });
+    const deleted = await harness.events(Subjects.registryAuth.deleted);
+    expect(deleted.at(-1)?.payload).toEqual({ id: credential.id, ownerId: ALICE.userId });
+  });
+});
+
+describe('templates', () => {
+  it('creates a template with its defaults, and refuses a credential that is not the actor’s (404)', async () => {
+    const template = await createTemplate('web');
+    expect(template).toMatchObject({
+      name: 'web',
+      imageName: 'alpine:3',
+      containerDiskInGb: 20,
+      isServerless: false,
+    });
+    const unknown = createTemplate('pulls-unknown', { containerRegistryAuthId: 'no-such-credential' });
+    expect(await refusalOf(unknown)).toMatchObject({ code: ErrorCode.NotFound });
+  });
+
+  it('updates a template, and refuses to change one of the public catalog (403)', async () => {
+    const template = await createTemplate('to-edit');
+    const updated = await harness.send(Subjects.template.update, { id: template.id, imageName: 'alpine:4' });
+    expect(updated.imageName).toBe('alpine:4');
+    const catalogEdit = harness.send(Subjects.template.update, { id: 'runpod-torch-v280', imageName: 'x:1' });
+    expect(await refusalOf(catalogEdit)).toMatchObject({ code: ErrorCode.Forbidden });
+  });
+
+  it("deletes a template (template.evt.deleted), and refuses another user's (403)", async () => {
+    const template = await createTemplate('to-delete');
+    expect(
+      await refusalOf(harness.send(Subjects.template.delete, { id: template.id }, { actor: BOB })),
+    ).toMatchObject({ code: ErrorCode.Forbidden });
+    await harness.send(Subjects.template.delete, { id: template.id });
+    const deleted = await harness.events(Subjects.template.deleted);
+    expect(deleted.at(-1)?.payload).toEqual({ id: template.id, ownerId: ALICE.userId });
+  });
+});
+
+describe('spend limits', () => {
+  it("sets the user's own limit under the operator's cap, and refuses one above it (422)", async () => {
+    const operator = { actor: { userId: 'operator', kind: 'system' as const } };
+    await harness.send(
+      Subjects.spend.setLimit,
+      { userId: ALICE.userId, setBy: 'operator', monthlyLimit: 100 },
+      operator,
+    );
+    const own = await harness.send(Subjects.spend.setLimit, {
+      userId: ALICE.userId,
+      setBy: 'user',
+      monthlyLimit: 40,
+    });
+    expect(own).toEqual({ userId: ALICE.userId, operatorLimit: 100, userLimit: 40, monthlyLimit: 40 });
+    const above = harness.send(Subjects.spend.setLimit, {
+      userId: ALICE.userId,
+      setBy: 'user',
+      monthlyLimit: 150,
+    });
+    expect(await refusalOf(above)).toMatchObject({ code: ErrorCode.ValidationFailed });
+  });
+
+  it("refuses a user setting the operator's cap, or another user's limit (403)", async () => {
+    const cap = harness.send(Subjects.spend.setLimit, {
+      userId: ALICE.userId,
+      setBy: 'operator',
+      monthlyLimit: 1,
+    });
+    expect(await refusalOf(cap)).toMatchObject({ code: ErrorCode.Forbidden });
+    const others = harness.send(Subjects.spend.setLimit, {
+      userId: BOB.userId,
+      setBy: 'user',
+      monthlyLimit: 1,
+    });
+    expect(await refusalOf(others)).toMatchObject({ code: ErrorCode.Forbidden });
+  });
+});

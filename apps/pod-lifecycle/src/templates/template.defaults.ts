@@ -1,0 +1,2 @@
+/** The container disk of a template, and of a pod made from neither a template nor its own size, in GB. */
+export const DEFAULT_CONTAINER_DISK_GB = 20;

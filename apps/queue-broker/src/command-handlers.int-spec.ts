@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { ErrorCode, Subjects, type Actor, type TakeResult } from '@app/contracts';
+import { NatsClient } from '@app/messaging';
+import { HandlerHarness, refusalOf, type SendOptions } from '../../../test/support/handler-harness.js';
+import { deleteStreams } from '../../../test/support/system.js';
+import { testEnv } from '../../../test/support/test-env.js';
+import { DATA_SOURCE_SPEC } from './data-source.js';
+import { CancelJobHandler } from './jobs/cancel-job/cancel-job.handler.js';
+import { JobLeasesRepository } from './jobs/job-leases.repository.js';
+import { JobLifecycle } from './jobs/job-lifecycle.js';
+import { JobsRepository } from './jobs/jobs.repository.js';
+import { PurgeQueueHandler } from './jobs/purge-queue/purge-queue.handler.js';
+import { ReadStreamHandler } from './jobs/read-stream/read-stream.handler.js';
+import { RetryJobHandler } from './jobs/retry-job/retry-job.handler.js';
+import { SetJobTtlHandler } from './jobs/set-job-ttl/set-job-ttl.handler.js';
+import { SubmitJobHandler } from './jobs/submit-job/submit-job.handler.js';
+import { SweepJobsHandler } from './jobs/sweep-jobs/sweep-jobs.handler.js';
+import { PayloadStore } from './payloads/payload-store.js';
+import { QueueBrokerConfig } from './queue-broker.config.js';
+import { RotateWebhookSecretHandler } from './webhooks/rotate-webhook-secret/rotate-webhook-secret.handler.js';
+import { WebhookSecretsRepository } from './webhooks/webhook-secrets.repository.js';
+import { CollectStopsHandler } from './workers/collect-stops/collect-stops.handler.js';
+import { JobDoneHandler } from './workers/job-done/job-done.handler.js';
+import { JobStreamHandler } from './workers/job-stream/job-stream.handler.js';
+import { PingWorkerHandler } from './workers/ping-worker/ping-worker.handler.js';
+import { RegisterWorkerHandler } from './workers/register-worker/register-worker.handler.js';
+import { TakeJobsHandler } from './workers/take-jobs/take-jobs.handler.js';
+import { WorkersRepository } from './workers/workers.repository.js';
+
+/**
+ * queue-broker's job and worker command handlers over its real schema (its migrations), an in-process bus, and
+ * the payload store on the run's NATS (its own prefix): a job's life from submit to take, stream and done, and
+ * each handler's main refusal.
+ */
+
+const SYSTEM: Actor = { userId: 'system', kind: 'system' };
+const ENDPOINT = 'ep-handlers';
+const WORKER = 'worker-1';
+const prefix = `${testEnv().natsPrefix}qb${randomBytes(3).toString('hex')}`;
+/** Commands a step apart, as the live side sends them (a job's times come from its commands). */
+const at = (second: number): SendOptions => ({
+  issuedAt: new Date(Date.UTC(2026, 2, 1, 12, 0, second)).toISOString(),
+});
+
+let harness: HandlerHarness;
+let nats: NatsClient;
+
+beforeAll(async () => {
+  harness = await HandlerHarness.start('queue_broker_handlers', 'queue-broker', DATA_SOURCE_SPEC);
+  nats = await NatsClient.connect(testEnv().natsUrl, prefix, 'queue-broker-handlers-int-spec');
+  const config = new QueueBrokerConfig();
+  const payloads = new PayloadStore(nats, config);
+  await payloads.onModuleInit();
+  const { dataSource } = harness;
+  const jobs = new JobsRepository(dataSource);
+  const workers = new WorkersRepository(dataSource);
+  const lifecycle = new JobLifecycle(jobs);
+  harness.register(
+    new SubmitJobHandler(jobs, lifecycle, payloads, config),
+    new CancelJobHandler(jobs, lifecycle),
+    new RetryJobHandler(jobs, lifecycle),
+    new PurgeQueueHandler(jobs, lifecycle),
+    new SetJobTtlHandler(jobs),
+    new ReadStreamHandler(jobs, payloads),
+    new SweepJobsHandler(jobs, workers, lifecycle, config),
+    new RotateWebhookSecretHandler(new WebhookSecretsRepository(dataSource)),
+    new RegisterWorkerHandler(workers),
+    new TakeJobsHandler(new JobLeasesRepository(), workers, payloads, config),
+    new JobDoneHandler(jobs, workers, lifecycle, payloads),
+    new JobStreamHandler(jobs, workers, lifecycle, payloads),
+    new PingWorkerHandler(jobs, workers, lifecycle, config),
+    new CollectStopsHandler(jobs, workers),
+  );
+});
+
+afterAll(async () => {
+  await harness?.stop();
+  await nats?.drain();
+  await deleteStreams(prefix);
+});
+
+const submit = (input: unknown, second = 0) =>
+  harness.send(Subjects.job.submit, { endpointId: ENDPOINT, sync: false, input }, at(second));
+
+const worker = { endpointId: ENDPOINT, workerId: WORKER };
+
+/** Takes whatever is queued for the endpoint (nothing is big enough here to be packed as a blob). */
+async function take(second: number): Promise<TakeResult> {
+  return (await harness.send(Subjects.worker.take, { ...worker, batchSize: 5 }, at(second))) as TakeResult;
+}
+
+describe('a job from submit to done', () => {
+  it('queues a job, emits job.evt.queued, and refuses a submit without input (422)', async () => {
+    const accepted = await submit({ prompt: 'hello' });
+    expect(accepted).toMatchObject({ status: 'IN_QUEUE' });
+    const queued = (await harness.events(Subjects.job.queued)).at(-1)?.payload;
+    expect(queued).toMatchObject({ endpointId: ENDPOINT, jobId: accepted.id });
+    expect(
+      await refusalOf(harness.send(Subjects.job.submit, { endpointId: ENDPOINT, sync: false })),
+    ).toMatchObject({
+      code: ErrorCode.ValidationFailed,
+    });
+    await harness.send(Subjects.job.purge, { endpointId: ENDPOINT }, at(1));
+  });
+
+  it('leases a queued job to a registered worker, streams its chunks and records its output', async () => {
+    await harness.send(Subjects.worker.register, worker, at(10));
+    const accepted = await submit({ n: 1 }, 11);
+    const taken = await take(12);
+    expect(taken.jobs.map((j) => j.id)).toEqual([accepted.id]);
+    expect(taken.jobs[0].input).toEqual({ n: 1 });
+    const streamed = await harness.send(
+      Subjects.worker.stream,
+      { ...worker, jobId: accepted.id, output: { token: 'a' } },
+      at(13),
+    );
+    expect(streamed).toMatchObject({ recorded: true, chunks: 1 });
+    await expect(
+      harness.send(Subjects.job.readStream, { endpointId: ENDPOINT, jobId: accepted.id }, at(14)),
+    ).resolves.toBeDefined();
+    const done = await harness.send(
+      Subjects.worker.done,
+      {
+        ...worker,
+        jobId: accepted.id,
+        output: { answer: 42 },
+        hasOutput: true,
+        progress: false,
+        stopPod: false,
+      },
+      at(15),
+    );
+    expect(done).toEqual({ recorded: 'completed' });
+    const changed = (await harness.events(Subjects.job.changed)).at(-1)?.payload;
+    expect(changed).toMatchObject({ jobId: accepted.id, status: 'COMPLETED' });
+  });
+
+  it('ignores a result for a job no longer leased to the worker (recorded, answered 200)', async () => {
+    const accepted = await submit({ n: 2 }, 20);
+    await harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: accepted.id }, at(21));
+    const late = await harness.send(
+      Subjects.worker.done,
+      { ...worker, jobId: accepted.id, output: 1, hasOutput: true, progress: false, stopPod: false },
+      at(22),
+    );
+    expect(late).toMatchObject({ recorded: 'ignored' });
+  });
+
+  it('a worker that pings keeps its jobs; one that asks for its stops hears of a cancelled running job', async () => {
+    const accepted = await submit({ n: 3 }, 30);
+    expect((await take(31)).jobs.map((j) => j.id)).toEqual([accepted.id]);
+    await expect(
+      harness.send(Subjects.worker.ping, { ...worker, jobIds: [accepted.id], unhealthy: false }, at(32)),
+    ).resolves.toEqual({ requeued: 0 });
+    await harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: accepted.id }, at(33));
+    const stops = await harness.send(Subjects.worker.collectStops, worker, at(34));
+    expect(stops.jobsToStop).toContain(accepted.id);
+  });
+});
+
+describe('job commands', () => {
+  it('cancels a queued job, and refuses to cancel it again (INVALID_STATE) or an unknown one (404)', async () => {
+    const accepted = await submit({ n: 4 }, 40);
+    await expect(
+      harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: accepted.id }, at(41)),
+    ).resolves.toEqual({ id: accepted.id, status: 'CANCELLED' });
+    expect(
+      await refusalOf(
+        harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: accepted.id }, at(42)),
+      ),
+    ).toMatchObject({ code: ErrorCode.InvalidState });
+    expect(
+      await refusalOf(
+        harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: 'no-such-job' }, at(42)),
+      ),
+    ).toMatchObject({ code: ErrorCode.NotFound });
+  });
+
+  it('retries a failed job, and refuses to retry a cancelled one (INVALID_STATE)', async () => {
+    const failing = await submit({ n: 5 }, 50);
+    await take(51);
+    await harness.send(
+      Subjects.worker.done,
+      { ...worker, jobId: failing.id, hasOutput: false, error: 'boom', progress: false, stopPod: false },
+      at(52),
+    );
+    await expect(
+      harness.send(Subjects.job.retry, { endpointId: ENDPOINT, jobId: failing.id }, at(53)),
+    ).resolves.toEqual({ id: failing.id, status: 'IN_QUEUE' });
+    const cancelled = await submit({ n: 6 }, 54);
+    await harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: cancelled.id }, at(55));
+    expect(
+      await refusalOf(
+        harness.send(Subjects.job.retry, { endpointId: ENDPOINT, jobId: cancelled.id }, at(56)),
+      ),
+    ).toMatchObject({ code: ErrorCode.InvalidState });
+    await harness.send(Subjects.job.purge, { endpointId: ENDPOINT }, at(57));
+  });
+
+  it('purges the queued jobs of an endpoint and leaves none to take', async () => {
+    await submit({ n: 7 }, 60);
+    await submit({ n: 8 }, 60);
+    const purged = await harness.send(Subjects.job.purge, { endpointId: ENDPOINT }, at(61));
+    expect(purged).toMatchObject({ removed: 2 });
+    expect((await take(62)).jobs).toEqual([]);
+  });
+
+  it("sets a job's ttl, and refuses an unknown job (404)", async () => {
+    const accepted = await submit({ n: 9 }, 70);
+    await expect(
+      harness.send(Subjects.job.setTtl, { endpointId: ENDPOINT, jobId: accepted.id, ttlMs: 60_000 }, at(71)),
+    ).resolves.toMatchObject({ id: accepted.id });
+    expect(
+      await refusalOf(
+        harness.send(
+          Subjects.job.setTtl,
+          { endpointId: ENDPOINT, jobId: 'no-such-job', ttlMs: 60_000 },
+          at(71),
+        ),
+      ),
+    ).toMatchObject({ code: ErrorCode.NotFound });
+    await harness.send(Subjects.job.purge, { endpointId: ENDPOINT }, at(72));
+  });
+
+  it('sweeps: a worker that stopped calling is lost and its running job is queued again', async () => {
+    await harness.send(Subjects.worker.register, { endpointId: ENDPOINT, workerId: 'worker-quiet' }, at(80));
+    const accepted = await submit({ n: 10 }, 80);
+    await harness.send(
+      Subjects.worker.take,
+      { endpointId: ENDPOINT, workerId: 'worker-quiet', batchSize: 1 },
+      at(81),
+    );
+    const later = { ...at(0), actor: SYSTEM, issuedAt: '2026-03-01T13:00:00.000Z' };
+    const swept = await harness.send(Subjects.job.sweep, { detectLostWorkers: true }, later);
+    expect(swept).toMatchObject({ requeued: 1 });
+    expect(swept.lostWorkers).toBeGreaterThanOrEqual(1);
+    const requeued = (await harness.events(Subjects.job.queued)).at(-1)?.payload;
+    expect(requeued).toEqual({ endpointId: ENDPOINT, jobId: accepted.id });
+  });
+
+  it("rotates an endpoint's webhook secret, and refuses an empty one (422)", async () => {
+    await expect(
+      harness.send(Subjects.job.rotateWebhookSecret, { endpointId: ENDPOINT, secretSealed: 'v1.k.c2VjcmV0' }),
+    ).resolves.toMatchObject({ endpointId: ENDPOINT });
+    expect(
+      await refusalOf(
+        harness.send(Subjects.job.rotateWebhookSecret, { endpointId: ENDPOINT, secretSealed: '' }),
+      ),
+    ).toMatchObject({ code: ErrorCode.ValidationFailed });
+  });
+});

@@ -1,0 +1,251 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ErrorCode, PodStatus, Subjects, type Actor, type PodView } from '@app/contracts';
+import { CatalogChecks } from '../../apps/cluster-scheduler/src/catalog/catalog.checks.js';
+import { CatalogRepository } from '../../apps/cluster-scheduler/src/catalog/catalog.repository.js';
+import { FleetLoader } from '../../apps/cluster-scheduler/src/catalog/fleet.loader.js';
+import { ClusterSchedulerConfig } from '../../apps/cluster-scheduler/src/cluster-scheduler.config.js';
+import { ClustersRepository } from '../../apps/cluster-scheduler/src/clusters/clusters.repository.js';
+import { FollowPodStatusHandler } from '../../apps/cluster-scheduler/src/clusters/follow-pod-status/follow-pod-status.handler.js';
+import { DATA_SOURCE_SPEC as SCHEDULER_SPEC } from '../../apps/cluster-scheduler/src/data-source.js';
+import { PlacementApplier } from '../../apps/cluster-scheduler/src/placement/placement.applier.js';
+import { PlacementRepository } from '../../apps/cluster-scheduler/src/placement/placement.repository.js';
+import { ReleasePodHandler } from '../../apps/cluster-scheduler/src/placement/release-pod/release-pod.handler.js';
+import { ReservePodHandler } from '../../apps/cluster-scheduler/src/placement/reserve-pod/reserve-pod.handler.js';
+import { NetworkVolumesRepository } from '../../apps/cluster-scheduler/src/volumes/network-volumes.repository.js';
+import { DATA_SOURCE_SPEC as POD_SPEC } from '../../apps/pod-lifecycle/src/data-source.js';
+import { PodLifecycleConfig } from '../../apps/pod-lifecycle/src/pod-lifecycle.config.js';
+import { CreatePodHandler } from '../../apps/pod-lifecycle/src/pods/create-pod/create-pod.handler.js';
+import { HostFailedHandler } from '../../apps/pod-lifecycle/src/pods/host-failed/host-failed.handler.js';
+import { ObservePodHandler } from '../../apps/pod-lifecycle/src/pods/observe-pod/observe-pod.handler.js';
+import { PodTransitions } from '../../apps/pod-lifecycle/src/pods/pod-transitions.js';
+import { PodRepository } from '../../apps/pod-lifecycle/src/pods/pod.repository.js';
+import { ResetPodHandler } from '../../apps/pod-lifecycle/src/pods/reset-pod/reset-pod.handler.js';
+import { SealPodEnvHandler } from '../../apps/pod-lifecycle/src/pods/seal-pod-env/seal-pod-env.handler.js';
+import { StartPodHandler } from '../../apps/pod-lifecycle/src/pods/start-pod/start-pod.handler.js';
+import { StopPodHandler } from '../../apps/pod-lifecycle/src/pods/stop-pod/stop-pod.handler.js';
+import { TerminatePodHandler } from '../../apps/pod-lifecycle/src/pods/terminate-pod/terminate-pod.handler.js';
+import { UpdatePodHandler } from '../../apps/pod-lifecycle/src/pods/update-pod/update-pod.handler.js';
+import { PodUsageRepository } from '../../apps/pod-lifecycle/src/pods/usage/pod-usage.repository.js';
+import { PodUsage } from '../../apps/pod-lifecycle/src/pods/usage/pod-usage.service.js';
+import { RegistryAuthRepository } from '../../apps/pod-lifecycle/src/registry-auth/registry-auth.repository.js';
+import { SpendLedger } from '../../apps/pod-lifecycle/src/spend/spend-ledger.service.js';
+import { SpendLimitsRepository } from '../../apps/pod-lifecycle/src/spend/spend-limits.repository.js';
+import { CatalogTemplates } from '../../apps/pod-lifecycle/src/templates/catalog-templates.js';
+import { TemplateRepository } from '../../apps/pod-lifecycle/src/templates/template.repository.js';
+import {
+  ALICE,
+  BOB,
+  HandlerHarness,
+  InProcessCommands,
+  InProcessQueries,
+  refusalOf,
+} from '../support/handler-harness.js';
+
+/**
+ * pod-lifecycle's pod commands over its real schema, with the scheduler's real placement handlers (its schema, the
+ * default fleet) behind the in-process bus: a pod's reservation is taken by the scheduler's reserve command and
+ * given back by its handler of the pod's status events, delivered from pod-lifecycle's outbox.
+ * Each command's success and its main refusal.
+ */
+
+const GPU = 'NVIDIA A100 80GB PCIe';
+const SYSTEM: Actor = { userId: 'system', kind: 'system' };
+
+let scheduler: HandlerHarness;
+let pods: HandlerHarness;
+
+beforeAll(async () => {
+  scheduler = await HandlerHarness.start('pods_scheduler', 'cluster-scheduler', SCHEDULER_SPEC);
+  const config = new ClusterSchedulerConfig();
+  const catalog = new CatalogRepository(scheduler.dataSource);
+  await new FleetLoader(config, catalog).load();
+  const placement = new PlacementRepository(scheduler.dataSource);
+  const clusters = new ClustersRepository(scheduler.dataSource);
+  const volumes = new NetworkVolumesRepository(scheduler.dataSource);
+  scheduler.register(
+    new ReservePodHandler(
+      placement,
+      new PlacementApplier(placement, volumes, clusters, config),
+      new CatalogChecks(catalog),
+      clusters,
+      catalog,
+    ),
+    new ReleasePodHandler(placement),
+    new FollowPodStatusHandler(clusters, placement),
+  );
+
+  pods = await HandlerHarness.start('pods_lifecycle', 'pod-lifecycle', POD_SPEC);
+  const { dataSource } = pods;
+  const podRepository = new PodRepository(dataSource);
+  const usageRepository = new PodUsageRepository(dataSource);
+  const usage = new PodUsage(usageRepository);
+  // No spend limit is set, so the ledger asks nobody; the scheduler's volume usage would be asked otherwise.
+  const spend = new SpendLedger(
+    new SpendLimitsRepository(dataSource),
+    usageRepository,
+    new InProcessQueries().asBus(),
+  );
+  const commands = new InProcessCommands(scheduler).asBus();
+  const transitions = new PodTransitions(podRepository, commands, usage, spend);
+  const catalogTemplates = new CatalogTemplates(new PodLifecycleConfig());
+  catalogTemplates.onModuleInit();
+  const registryAuths = new RegistryAuthRepository(dataSource);
+  pods.register(
+    new CreatePodHandler(
+      podRepository,
+      new TemplateRepository(dataSource),
+      registryAuths,
+      commands,
+      catalogTemplates,
+      usage,
+      spend,
+    ),
+    new StartPodHandler(transitions),
+    new StopPodHandler(transitions),
+    new ResetPodHandler(transitions),
+    new TerminatePodHandler(transitions),
+    new UpdatePodHandler(podRepository, registryAuths, transitions, usage),
+    new ObservePodHandler(podRepository, transitions),
+    new HostFailedHandler(podRepository, transitions),
+    new SealPodEnvHandler(podRepository),
+  );
+});
+
+afterAll(async () => {
+  await pods?.stop();
+  await scheduler?.stop();
+});
+
+const createPod = (name: string, extra: Record<string, unknown> = {}): Promise<PodView> =>
+  pods.send(Subjects.pod.create, {
+    name,
+    imageName: 'alpine:3',
+    gpuTypeId: GPU,
+    gpuCount: 1,
+    ports: ['8888/http'],
+    env: { MODE: 'test' },
+    ...extra,
+  });
+
+async function reservations(podId: string): Promise<number> {
+  const [row] = await scheduler.dataSource.query<{ n: number }[]>(
+    'SELECT count(*)::int AS n FROM cluster_scheduler.reservations WHERE pod_id = $1',
+    [podId],
+  );
+  return row.n;
+}
+
+async function generation(podId: string): Promise<number> {
+  const [row] = await pods.dataSource.query<{ generation: number }[]>(
+    'SELECT generation FROM pod_lifecycle.pods WHERE id = $1',
+    [podId],
+  );
+  return row.generation;
+}
+
+describe('creating a pod', () => {
+  it('places it through the scheduler (host, public address and ports) and emits its status', async () => {
+    const pod = await createPod('web');
+    expect(pod).toMatchObject({ name: 'web', gpuTypeId: GPU, gpuCount: 1, desiredStatus: PodStatus.Running });
+    expect(pod.publicIp).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(Object.keys(pod.portMappings)).toEqual(['8888']);
+    expect(await reservations(pod.id)).toBe(1);
+    const changed = (await pods.events(Subjects.pod.statusChanged)).at(-1)?.payload;
+    expect(changed).toMatchObject({ podId: pod.id, status: pod.status });
+  });
+
+  it("refuses what the scheduler refuses (a GPU type it does not know, 422), and a template that is not the actor's (404)", async () => {
+    expect(await refusalOf(createPod('unknown-gpu', { gpuTypeId: 'NVIDIA NOTHING' }))).toMatchObject({
+      code: ErrorCode.ValidationFailed,
+    });
+    expect(await refusalOf(createPod('no-template', { templateId: 'no-such-template' }))).toMatchObject({
+      code: ErrorCode.NotFound,
+    });
+  });
+});
+
+describe('a pod through its life', () => {
+  it('runs once the runtime reports it, stops, starts again, resets and terminates (its GPUs given back)', async () => {
+    const pod = await createPod('lifecycle');
+    const running = async () =>
+      pods.send(
+        Subjects.pod.observe,
+        { podId: pod.id, generation: await generation(pod.id), status: PodStatus.Running },
+        { actor: SYSTEM },
+      );
+    expect(await running()).toEqual({ applied: true, status: PodStatus.Running });
+    const stopped = await pods.send(Subjects.pod.stop, { podId: pod.id });
+    expect(stopped.desiredStatus).toBe(PodStatus.Exited);
+    const started = await pods.send(Subjects.pod.start, { podId: pod.id });
+    expect(started.desiredStatus).toBe(PodStatus.Running);
+    await running();
+    const reset = await pods.send(Subjects.pod.reset, { podId: pod.id });
+    expect(reset.desiredStatus).toBe(PodStatus.Running);
+    const terminated = await pods.send(Subjects.pod.terminate, { podId: pod.id });
+    expect(terminated.status).toBe(PodStatus.Terminated);
+    // The scheduler gives the GPUs and ports back when it hears the pod's TERMINATED status.
+    expect(await reservations(pod.id)).toBe(1);
+    expect(await scheduler.deliverFrom(pods)).toBeGreaterThan(0);
+    expect(await reservations(pod.id)).toBe(0);
+  });
+
+  it("refuses another user's pod (403) and a terminated one (INVALID_STATE)", async () => {
+    const pod = await createPod('guarded');
+    expect(await refusalOf(pods.send(Subjects.pod.stop, { podId: pod.id }, { actor: BOB }))).toMatchObject({
+      code: ErrorCode.Forbidden,
+    });
+    await pods.send(Subjects.pod.terminate, { podId: pod.id });
+    expect(await refusalOf(pods.send(Subjects.pod.start, { podId: pod.id }))).toMatchObject({
+      code: ErrorCode.InvalidState,
+    });
+  });
+
+  it("renames a pod, and refuses another user's (403)", async () => {
+    const pod = await createPod('before');
+    await expect(pods.send(Subjects.pod.update, { podId: pod.id, name: 'after' })).resolves.toMatchObject({
+      name: 'after',
+    });
+    expect(
+      await refusalOf(pods.send(Subjects.pod.update, { podId: pod.id, name: 'theirs' }, { actor: BOB })),
+    ).toMatchObject({ code: ErrorCode.Forbidden });
+  });
+
+  it('ignores an observation of another run than the current one', async () => {
+    const pod = await createPod('stale');
+    const stale = await pods.send(
+      Subjects.pod.observe,
+      { podId: pod.id, generation: (await generation(pod.id)) + 1, status: PodStatus.Running },
+      { actor: SYSTEM },
+    );
+    expect(stale).toMatchObject({ applied: false });
+  });
+});
+
+describe('platform commands', () => {
+  it('puts every live pod of a failed host in ERROR', async () => {
+    const pod = await createPod('on-a-failing-host');
+    const failed = await pods.send(
+      Subjects.pod.hostFailed,
+      { hostId: pod.machineId!, reason: 'power' },
+      { actor: SYSTEM },
+    );
+    expect(failed.podIds).toContain(pod.id);
+    const [row] = await pods.dataSource.query<{ status: string }[]>(
+      'SELECT status FROM pod_lifecycle.pods WHERE id = $1',
+      [pod.id],
+    );
+    expect(row.status).toBe(PodStatus.Error);
+  });
+
+  it("seals a pod's variables for the platform, and refuses a user (403)", async () => {
+    const pod = await createPod('sealed');
+    const sealed = { sealed: 'v1.k1.bm9uY2U.Y2lwaGVy.dGFn', context: pod.id };
+    const command = { podId: pod.id, secretEnv: { MODE: sealed } };
+    expect(await refusalOf(pods.send(Subjects.pod.sealEnv, command, { actor: ALICE }))).toMatchObject({
+      code: ErrorCode.Forbidden,
+    });
+    await expect(pods.send(Subjects.pod.sealEnv, command, { actor: SYSTEM })).resolves.toEqual({
+      sealed: ['MODE'],
+    });
+  });
+});
