@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { Actor, CommandEnvelope } from '@app/contracts';
+import type { Actor, CommandEnvelope, RecordedDecision } from '@app/contracts';
 
 /** What a command handler gets: the envelope, the validated payload and the transaction it must write through. */
 export interface CommandContext<P = unknown> {
@@ -14,6 +14,12 @@ export interface CommandContext<P = unknown> {
    * several events of one command, since the event id is derived from the command id.
    */
   emit(subject: string, payload: unknown, part?: string | number): Promise<void>;
+  /**
+   * Only when the replay feed applies a recorded command: what its live application decided where the effect
+   * depended on a race, not on the commands before it (a take's leased jobs; recordedDecisionOf). The handler
+   * follows it instead of choosing. Undefined live: nothing is looked up for it.
+   */
+  decided?: RecordedDecision;
 }
 
 export interface QueryContext<P = unknown> {
