@@ -119,7 +119,8 @@ export async function rebuild(options: RebuildOptions): Promise<RebuildReport> {
     const decidedOf = liveDecisions(live);
     const first = await replay(ordered, { ...replayOptions, decidedOf, progressLabel: 'rebuild' });
     log(`rebuild: first pass ${first.rate} commands/s (${first.seconds.toFixed(1)} s)`);
-    const second = await replay(ordered, { ...replayOptions, progressLabel: 'second pass' });
+    // Applies nothing unless the first pass could not apply a command; a take then still follows its decision.
+    const second = await replay(ordered, { ...replayOptions, decidedOf, progressLabel: 'second pass' });
     const check = await compareWithLive({
       log: commandLog,
       fromSeq: lastSeq + 1,
