@@ -8,6 +8,7 @@ import {
   validatePlain,
   type CommandEnvelope,
   type CommandSubject,
+  type RecordedDecision,
 } from '@app/contracts';
 import { BaseConfig } from '@app/config';
 import { isDatabaseUnavailable } from '@app/database';
@@ -196,11 +197,13 @@ export class DeliveryApplier {
 
   /**
    * What applying a command does; or, when it cannot be applied, its answer (no handler: an error to retry; an
-   * invalid payload: the recorded ValidationFailed outcome). Shared with the replay feed (ReplayFeed).
+   * invalid payload: the recorded ValidationFailed outcome). Shared with the replay feed (ReplayFeed), which
+   * passes what the live application decided (`decided`, CommandContext) when it knows it.
    */
   async commandWork(
     identity: MessageIdentity,
     envelope: CommandEnvelope,
+    decided?: RecordedDecision,
   ): Promise<BatchItem | ProcessResult | Error> {
     const subject = identity.subject;
     const handler = this.registry.commands.get(subject);
@@ -227,6 +230,7 @@ export class DeliveryApplier {
           manager,
           now: new Date(envelope.issuedAt),
           emit,
+          decided,
         };
         return requestContext.run({ correlationId: identity.correlationId }, () =>
           Promise.resolve(handler(context as never)),

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { Actor, CommandEnvelope, EventPayload, EventSubject } from '@app/contracts';
+import type { Actor, CommandEnvelope, EventPayload, EventSubject, RecordedDecision } from '@app/contracts';
 
 /**
  * Records an event in the outbox (same transaction); relayed to JetStream after commit. The payload is typed by
@@ -21,6 +21,12 @@ export interface CommandContext<P = unknown> {
   /** Time of the command, to use instead of the clock so a replay writes the same rows. */
   now: Date;
   emit: EmitEvent;
+  /**
+   * Only when the replay feed applies a recorded command: what its live application decided where the effect
+   * depended on a race, not on the commands before it (a take's leased jobs; recordedDecisionOf). The handler
+   * follows it instead of choosing. Undefined live: nothing is looked up for it.
+   */
+  decided?: RecordedDecision;
 }
 
 export interface QueryContext<P = unknown> {

@@ -33,7 +33,9 @@ import { NatsClient } from './nats-client.js';
  * owner, applied in the order given, across the owner's domains, through the live path's batch
  * (MessageProcessor.processBatch: one transaction, one at a time if one fails) and answered with every outcome.
  * Only commands that commute leave that order: job and worker commands whose scopes (replayScopeOf) share
- * nothing run in parallel lanes, each lane in order.
+ * nothing run in parallel lanes, each lane in order. A command may come with what its live application decided
+ * where a race, not the order, chose its effect (`decided`: the jobs a take leased); its handler follows that
+ * (docs/adr/0028-recorded-take-decisions.md).
  *
  * Why not the commands stream: each domain has a consumer of its own and each consumer several lanes, so
  * commands published back to back are applied side by side (a take of one worker before the submit it should
@@ -139,7 +141,8 @@ export class ReplayFeed implements OnApplicationBootstrap, BeforeApplicationShut
       batch = [];
     };
     for (const index of indices) {
-      const work = await this.applier.commandWork(identities[index], request.commands[index].envelope);
+      const { envelope, decided } = request.commands[index];
+      const work = await this.applier.commandWork(identities[index], envelope, decided);
       if ('effect' in work) {
         batch.push({ index, work });
         if (batch.length >= this.config.COMMAND_BATCH_MAX) await flush();

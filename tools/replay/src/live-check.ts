@@ -1,5 +1,11 @@
 import type { CommandLog } from './command-log.js';
-import { applyOrder, liveOutcomes, mismatches, type OutcomeMismatch } from './live-outcomes.js';
+import {
+  applyOrder,
+  liveDecisions,
+  liveOutcomes,
+  mismatches,
+  type OutcomeMismatch,
+} from './live-outcomes.js';
 import { REBUILT_SCHEMAS } from './rebuild-scope.js';
 import { replay, type ReplayFailure, type ReplayOptions } from './replayer.js';
 import { compareDatabases, openSnapshot, type ComparisonReport } from './schema-compare.js';
@@ -76,7 +82,11 @@ export async function compareWithLive(params: {
         live,
       );
       if (due.length) {
-        const pass = await replay(due, { ...params.replayOptions, progressLabel: 'later commands' });
+        const pass = await replay(due, {
+          ...params.replayOptions,
+          decidedOf: liveDecisions(live),
+          progressLabel: 'later commands',
+        });
         for (const c of due) replayed.add(c.envelope.commandId);
         later.replayed += due.length;
         later.applied += pass.applied;

@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type pg from 'pg';
-import type { CommandOutcome } from '@app/contracts';
+import { recordedDecisionOf, type CommandOutcome } from '@app/contracts';
 import { describeFailure } from './outcomes.js';
 import { REBUILT_SCHEMAS } from './rebuild-scope.js';
+import type { DecidedOf } from './replayer.js';
 import type { RecordedCommand } from './selection.js';
 
 export interface LiveOutcome {
@@ -49,6 +50,15 @@ export function applyOrder(
   });
   keyed.sort((a, b) => a.key - b.key || a.index - b.index);
   return keyed.map((k) => k.command);
+}
+
+/**
+ * What the live side decided for each command whose effect a race chose (the jobs a take leased), read from its
+ * recorded outcome (recordedDecisionOf): a rebuild sends it along so the owner leases the same jobs, whatever
+ * order the live lanes ran the takes in (docs/adr/0028-recorded-take-decisions.md).
+ */
+export function liveDecisions(live: Map<string, LiveOutcome>): DecidedOf {
+  return (command) => recordedDecisionOf(command.subject, live.get(command.envelope.commandId)?.outcome);
 }
 
 /** The commands whose rebuilt outcome is not the live one (both known). */

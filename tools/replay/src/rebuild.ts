@@ -3,7 +3,13 @@ import pg from 'pg';
 import type { NatsClient } from '@app/messaging';
 import { CommandLog } from './command-log.js';
 import { compareWithLive, type LaterCommands } from './live-check.js';
-import { applyOrder, liveOutcomes, mismatches, type OutcomeMismatch } from './live-outcomes.js';
+import {
+  applyOrder,
+  liveDecisions,
+  liveOutcomes,
+  mismatches,
+  type OutcomeMismatch,
+} from './live-outcomes.js';
 import { OWNER_APPS, migrate, startApp, type RunningApp } from './rebuild-apps.js';
 import { replay, type ReplaySummary } from './replayer.js';
 import type { ComparisonReport } from './schema-compare.js';
@@ -51,7 +57,7 @@ export interface RebuildReport {
  * 3. replays every recorded command up to the stream's last sequence, in the order the live deployment applied
  *    them (its `processed_commands` times; stream order for commands it never applied), through the owners'
  *    replay feeds in batches, waiting whenever the owner changes until the events caused so far are handled, and
- *    compares each outcome with the live one;
+ *    compares each outcome with the live one; a take leases the jobs it leased live (liveDecisions);
  * 4. replays the same commands a second time, which must apply nothing;
  * 5. replays what was recorded and applied live meanwhile, and compares the databases table by table against one
  *    snapshot of the live one (compareWithLive); stops the apps and removes the database, streams and bucket
@@ -109,9 +115,12 @@ export async function rebuild(options: RebuildOptions): Promise<RebuildReport> {
       requestTimeoutMs: options.requestTimeoutMs,
       signal: options.signal,
     };
-    const first = await replay(ordered, { ...replayOptions, progressLabel: 'rebuild' });
+    // Takes lease the jobs they leased live (their outcomes say which), not what the order alone would give.
+    const decidedOf = liveDecisions(live);
+    const first = await replay(ordered, { ...replayOptions, decidedOf, progressLabel: 'rebuild' });
     log(`rebuild: first pass ${first.rate} commands/s (${first.seconds.toFixed(1)} s)`);
-    const second = await replay(ordered, { ...replayOptions, progressLabel: 'second pass' });
+    // Applies nothing unless the first pass could not apply a command; a take then still follows its decision.
+    const second = await replay(ordered, { ...replayOptions, decidedOf, progressLabel: 'second pass' });
     const check = await compareWithLive({
       log: commandLog,
       fromSeq: lastSeq + 1,

@@ -36,4 +36,20 @@ describe('requests', () => {
     const commands = Array.from({ length: REQUEST_COMMANDS + 1 }, (_, i) => command(i + 1, 'job.cmd.submit'));
     expect([...requests(commands)].map((r) => r.commands.length)).toEqual([REQUEST_COMMANDS, 1]);
   });
+
+  it('sends the decision known for a command beside it, and counts it in the request size', () => {
+    const commands = [command(1, 'job.cmd.submit'), command(2, 'worker.cmd.take')];
+    const decidedOf = (c: RecordedCommand) =>
+      c.subject === 'worker.cmd.take' ? { jobIds: ['j1', 'j2'] } : undefined;
+    const [request] = [...requests(commands, decidedOf)];
+    expect(request.feed).toEqual([
+      { subject: 'job.cmd.submit', envelope: commands[0].envelope },
+      { subject: 'worker.cmd.take', envelope: commands[1].envelope, decided: { jobIds: ['j1', 'j2'] } },
+    ]);
+    const large = (c: RecordedCommand) => ({
+      jobIds: Array.from({ length: 64 }, (_, i) => `${c.seq}-${i}`.repeat(40)),
+    });
+    const takes = Array.from({ length: REQUEST_COMMANDS }, (_, i) => command(i + 1, 'worker.cmd.take'));
+    expect([...requests(takes, large)].length).toBeGreaterThan(1);
+  });
 });

@@ -4,6 +4,8 @@ import {
   replayFeedSubject,
   type AppName,
   type CommandOutcome,
+  type RecordedDecision,
+  type ReplayFeedCommand,
   type ReplayFeedRequest,
   type ReplayFeedResult,
 } from '@app/contracts';
@@ -28,7 +30,14 @@ export interface ReplayOptions {
   progressLabel?: string;
   /** Stops between two requests (the one under way is awaited: its outcomes are recorded either way). */
   signal?: AbortSignal;
+  /**
+   * What the live side decided for a command where a race chose its effect (a take's jobs), sent with it so the
+   * owner follows it (docs/adr/0028-recorded-take-decisions.md): a rebuild reads it from the live outcomes.
+   */
+  decidedOf?: DecidedOf;
 }
+
+export type DecidedOf = (command: RecordedCommand) => RecordedDecision | undefined;
 
 export interface ReplayFailure {
   seq: number;
@@ -82,11 +91,11 @@ export async function replay(commands: RecordedCommand[], options: ReplayOptions
   let done = 0;
   let previousOwner: AppName | undefined;
   try {
-    for (const { owner, commands: chunk } of requests(commands)) {
+    for (const { owner, commands: chunk, feed } of requests(commands, options.decidedOf)) {
       options.signal?.throwIfAborted();
       if (previousOwner && owner !== previousOwner && options.settle) await options.settle();
       previousOwner = owner;
-      const results = await send(options, owner, chunk);
+      const results = await send(options, owner, chunk, feed);
       chunk.forEach((command, i) => count(summary, command, results[i], options.dryRun));
       done += chunk.length;
       progress?.update(done, summary);
@@ -100,38 +109,51 @@ export async function replay(commands: RecordedCommand[], options: ReplayOptions
   return summary;
 }
 
+interface Request {
+  owner: AppName;
+  commands: RecordedCommand[];
+  /** What is sent for each of `commands`: subject, envelope and, when known, the live decision. */
+  feed: ReplayFeedCommand[];
+}
+
 /** The commands cut into requests: runs of one owner, at most REQUEST_COMMANDS and REQUEST_BYTES each. */
 export function* requests(
   commands: RecordedCommand[],
-): Generator<{ owner: AppName; commands: RecordedCommand[] }> {
-  let current: { owner: AppName; commands: RecordedCommand[]; bytes: number } | undefined;
+  decidedOf: DecidedOf = () => undefined,
+): Generator<Request> {
+  let current: (Request & { bytes: number }) | undefined;
   for (const command of commands) {
     const owner = DomainOwner[domainOf(command.subject)];
-    const bytes = JSON.stringify(command.envelope).length + command.subject.length + 32;
+    const decided = decidedOf(command);
+    const fed: ReplayFeedCommand = { subject: command.subject, envelope: command.envelope };
+    if (decided) fed.decided = decided;
+    const bytes = JSON.stringify(fed).length + 32;
     if (
       current &&
       (current.owner !== owner ||
         current.commands.length >= REQUEST_COMMANDS ||
         current.bytes + bytes > REQUEST_BYTES)
     ) {
-      yield current;
+      yield { owner: current.owner, commands: current.commands, feed: current.feed };
       current = undefined;
     }
-    current ??= { owner, commands: [], bytes: 0 };
+    current ??= { owner, commands: [], feed: [], bytes: 0 };
     current.commands.push(command);
+    current.feed.push(fed);
     current.bytes += bytes;
   }
-  if (current) yield current;
+  if (current) yield { owner: current.owner, commands: current.commands, feed: current.feed };
 }
 
 async function send(
   options: ReplayOptions,
   owner: AppName,
   commands: RecordedCommand[],
+  feed: ReplayFeedCommand[],
 ): Promise<ReplayFeedResult[]> {
   const { target } = options;
   const request: ReplayFeedRequest = {
-    commands: commands.map((c) => ({ subject: c.subject, envelope: c.envelope })),
+    commands: feed,
     ...(options.dryRun ? { dryRun: true } : {}),
   };
   const timeout = options.requestTimeoutMs + PER_COMMAND_MS * commands.length;

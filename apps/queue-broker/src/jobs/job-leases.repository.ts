@@ -40,7 +40,24 @@ const LEASE_QUEUED = `
     LIMIT $2
     FOR UPDATE SKIP LOCKED
   )
-  UPDATE queue_broker.jobs j SET
+  ${leasePicked()}`;
+
+/**
+ * A replayed take leases the jobs its live application leased (docs/adr/0028-recorded-take-decisions.md), those
+ * of them that are still queued and unexpired for the endpoint: the rebuild never leases a job the live side did
+ * not, and a job it cannot lease shows as a difference of the take's outcome.
+ */
+const LEASE_RECORDED = `
+  WITH picked AS (
+    SELECT id FROM queue_broker.jobs
+    WHERE id = ANY($2::text[]) AND endpoint_id = $1 AND status = 'IN_QUEUE' AND expires_at > $3
+    FOR UPDATE
+  )
+  ${leasePicked()}`;
+
+/** The lease itself, of the jobs `picked` names ($3: the take's time, $4: the worker). */
+function leasePicked(): string {
+  return `UPDATE queue_broker.jobs j SET
     attempts = j.attempts + 1,
     status = 'IN_PROGRESS',
     lease_worker_id = $4,
@@ -52,6 +69,7 @@ const LEASE_QUEUED = `
   FROM picked WHERE j.id = picked.id
   RETURNING j.id, j.input, j.webhook, j.s3_config, j.execution_timeout_ms, j.low_priority, j.ttl_ms, j.attempts,
     j.retries, j.queued_at`;
+}
 
 /** One attempt row per leased job, its id derived from the job, its retry and its attempt (stable on replay). */
 const OPEN_ATTEMPTS = `
@@ -80,6 +98,37 @@ export class JobLeasesRepository {
     rows.sort(
       (a, b) => a.queued_at.getTime() - b.queued_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
     );
+    return this.openAttempts(rows, workerId, now, manager);
+  }
+
+  /** Leases the jobs a take leased live, in the order given (a replay: LEASE_RECORDED). */
+  async leaseRecorded(
+    endpointId: string,
+    jobIds: string[],
+    workerId: string,
+    now: Date,
+    manager: EntityManager,
+  ): Promise<LeasedJob[]> {
+    if (!jobIds.length) return [];
+    const rows = await preparedQuery<LeasedRow>(manager, 'jobs.lease-recorded', LEASE_RECORDED, [
+      endpointId,
+      jobIds,
+      now,
+      workerId,
+    ]);
+    const position = new Map(jobIds.map((id, i) => [id, i]));
+    rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
+    return this.openAttempts(rows, workerId, now, manager);
+  }
+
+  /** The attempt rows of the jobs just leased, and what the take hands out of them, in the order given. */
+  private async openAttempts(
+    rows: LeasedRow[],
+    workerId: string,
+    now: Date,
+    manager: EntityManager,
+  ): Promise<LeasedJob[]> {
+    if (!rows.length) return [];
     await preparedQuery(manager, 'jobs.open-attempts', OPEN_ATTEMPTS, [
       rows.map((r) => deriveId(`${r.id}/${r.retries}/${r.attempts}`, 'attempt', 24)),
       rows.map((r) => r.id),

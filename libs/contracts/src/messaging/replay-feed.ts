@@ -1,3 +1,5 @@
+import { isBlobRef, type BlobRef } from '../jobs/payload-blobs.js';
+import { Subjects } from './subjects.js';
 import type { CommandEnvelope, CommandOutcome } from './envelope.js';
 
 /**
@@ -5,8 +7,19 @@ import type { CommandEnvelope, CommandOutcome } from './envelope.js';
  * them. With `dryRun` nothing is applied; each result then only says whether the command was applied before.
  */
 export interface ReplayFeedRequest {
-  commands: { subject: string; envelope: CommandEnvelope }[];
+  commands: ReplayFeedCommand[];
   dryRun?: boolean;
+}
+
+export interface ReplayFeedCommand {
+  subject: string;
+  envelope: CommandEnvelope;
+  /**
+   * What the live application of this command decided where its effect depended on a race rather than on the
+   * commands before it (recordedDecisionOf), read from its recorded outcome: the handler follows it instead of
+   * choosing again (docs/adr/0028-recorded-take-decisions.md). Absent: the handler decides as it does live.
+   */
+  decided?: RecordedDecision;
 }
 
 /**
@@ -16,3 +29,45 @@ export interface ReplayFeedRequest {
  */
 export type ReplayFeedResult =
   { outcome: CommandOutcome; applied: boolean } | { outcome: null; applied: false } | { error: string };
+
+/**
+ * A `worker.cmd.take`'s decision: the jobs it leased, in the order it handed them out. Live, takes of different
+ * workers of one endpoint run in parallel lanes and pick queued jobs with FOR UPDATE SKIP LOCKED, so which take
+ * gets which job is decided by which transaction locked first, something no order of the commands reproduces.
+ */
+export interface TakeDecision {
+  jobIds: string[];
+}
+
+export type RecordedDecision = TakeDecision;
+
+/**
+ * A take's answer when it was too large for one message (PayloadBlobs): the blob, plus the ids of the jobs it
+ * leased, so that the recorded outcome still says what was decided once the blob is read and removed.
+ */
+export interface TakeBlobRef extends BlobRef {
+  jobIds: string[];
+}
+
+/**
+ * The decision a recorded outcome shows for a command whose effect depends on a race (today only a take), or
+ * undefined: not such a command, not applied, failed, or a packed answer of an older release (no ids beside the
+ * blob), which the owner then decides again.
+ */
+export function recordedDecisionOf(
+  subject: string,
+  outcome: CommandOutcome | undefined,
+): RecordedDecision | undefined {
+  if (subject !== Subjects.worker.take || !outcome?.ok) return undefined;
+  const value = outcome.value as { jobs?: unknown; jobIds?: unknown } | null;
+  if (isBlobRef(value)) return isTakeDecision(value) ? { jobIds: value.jobIds } : undefined;
+  if (!value || !Array.isArray(value.jobs)) return undefined;
+  const decision = { jobIds: value.jobs.map((job) => (job as { id?: unknown } | null)?.id) };
+  return isTakeDecision(decision) ? decision : undefined;
+}
+
+/** Whether `decided` (from a replay request: checked, not trusted) names the jobs of a take. */
+export function isTakeDecision(decided: unknown): decided is TakeDecision {
+  const ids = (decided as { jobIds?: unknown } | null)?.jobIds;
+  return Array.isArray(ids) && ids.every((id) => typeof id === 'string' && id.length > 0);
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from '@jest/globals';
+import type { CommandOutcome } from './envelope.js';
+import { isTakeDecision, recordedDecisionOf } from './replay-feed.js';
+import { Subjects } from './subjects.js';
+
+const ok = (value: unknown): CommandOutcome => ({ ok: true, value });
+const blob = { $blob: 'take-c1', bytes: 2_000_000, chunks: 2 };
+
+describe('recordedDecisionOf', () => {
+  it.each<[string, string, CommandOutcome | undefined, unknown]>([
+    [
+      'a take that leased jobs',
+      Subjects.worker.take,
+      ok({ jobs: [{ id: 'j2' }, { id: 'j1' }] }),
+      ['j2', 'j1'],
+    ],
+    ['a take that leased nothing', Subjects.worker.take, ok({ jobs: [] }), []],
+    ['a packed answer with its ids', Subjects.worker.take, ok({ ...blob, jobIds: ['j1'] }), ['j1']],
+    // Recorded by a release that kept no ids beside the blob: the owner decides again.
+    ['a packed answer without ids', Subjects.worker.take, ok(blob), undefined],
+    ['a take never applied live', Subjects.worker.take, undefined, undefined],
+    [
+      'a failed take',
+      Subjects.worker.take,
+      { ok: false, error: { code: 'VALIDATION_FAILED', message: 'x' } },
+      undefined,
+    ],
+    ['a take answer without job ids', Subjects.worker.take, ok({ jobs: [{ input: 1 }] }), undefined],
+    ['another command', Subjects.job.submit, ok({ id: 'j1', status: 'IN_QUEUE' }), undefined],
+  ])('%s', (_case, subject, outcome, jobIds) => {
+    expect(recordedDecisionOf(subject, outcome)).toEqual(jobIds === undefined ? undefined : { jobIds });
+  });
+});
+
+describe('isTakeDecision', () => {
+  it('accepts job ids and refuses anything else', () => {
+    expect(isTakeDecision({ jobIds: ['j1', 'j2'] })).toBe(true);
+    expect(isTakeDecision({ jobIds: [] })).toBe(true);
+    expect(isTakeDecision({ jobIds: ['j1', 2] })).toBe(false);
+    expect(isTakeDecision({ jobIds: [''] })).toBe(false);
+    expect(isTakeDecision({ jobs: ['j1'] })).toBe(false);
+    expect(isTakeDecision(null)).toBe(false);
+  });
+});
