@@ -26,7 +26,11 @@ const jobWorkers = [];
 
 /** The serverless template running the SDK's echo worker (gpucp/echo-worker of the local runtime). */
 export function echoTemplate(ctx) {
-  return memo('template', async () => (await createTemplate(ctx.api, 'bench-echo', 'gpucp/echo-worker')).id);
+  // One per user: a template is its owner's.
+  return memo(
+    `template:${ctx.userId}`,
+    async () => (await createTemplate(ctx.api, 'bench-echo', 'gpucp/echo-worker')).id,
+  );
 }
 
 /**
