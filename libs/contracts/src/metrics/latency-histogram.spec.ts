@@ -38,6 +38,22 @@ describe('latency histograms', () => {
     }
   });
 
+  it('summarizes in one walk what histogramQuantile reads one percentile at a time', () => {
+    for (const hist of [
+      [5],
+      [0, 0, 3, 0, 1],
+      [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 99],
+      [0, 100, 0, 0, 1, 2, 3],
+    ]) {
+      expect(summarize(hist)).toEqual({
+        count: hist.reduce((a, b) => a + b, 0),
+        p50: histogramQuantile(hist, 0.5),
+        p90: histogramQuantile(hist, 0.9),
+        p99: histogramQuantile(hist, 0.99),
+      });
+    }
+  });
+
   it('summarizes an empty histogram as nulls', () => {
     expect(summarize([])).toEqual({ count: 0, p50: null, p90: null, p99: null });
   });

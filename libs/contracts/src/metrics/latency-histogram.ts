@@ -47,7 +47,9 @@ export function mergeHistograms(histograms: readonly (readonly number[] | null |
 }
 
 export function histogramCount(hist: readonly number[]): number {
-  return hist.reduce((sum, n) => sum + n, 0);
+  let total = 0;
+  for (let i = 0; i < hist.length; i++) total += hist[i];
+  return total;
 }
 
 /**
@@ -56,21 +58,28 @@ export function histogramCount(hist: readonly number[]): number {
  * The exact nearest-rank value lies in the same bucket, so the two differ by at most one bucket's width.
  */
 export function histogramQuantile(hist: readonly number[], q: number): number | null {
-  const total = histogramCount(hist);
-  if (total === 0) return null;
-  const rank = Math.max(1, Math.ceil(q * total));
+  return quantilesOf(hist, histogramCount(hist), [q])[0];
+}
+
+/** The q-quantiles of `qs` (ascending) in one walk over the counts, as histogramQuantile estimates each. */
+function quantilesOf(hist: readonly number[], total: number, qs: readonly number[]): (number | null)[] {
+  if (total === 0) return qs.map(() => null);
+  const out: (number | null)[] = [];
   let seen = 0;
-  for (let i = 0; i < hist.length; i++) {
-    const n = hist[i];
-    if (n === 0) continue;
-    if (seen + n >= rank) {
-      const lower = bucketLowerMs(i);
-      const upper = bucketUpperMs(i);
-      return Math.round((lower + ((upper - lower) * (rank - seen)) / n) * 10) / 10;
+  let i = 0;
+  for (const q of qs) {
+    const rank = Math.max(1, Math.ceil(q * total));
+    while (i < hist.length && seen + hist[i] < rank) seen += hist[i++];
+    if (i === hist.length) {
+      out.push(bucketUpperMs(hist.length - 1));
+      continue;
     }
-    seen += n;
+    const n = hist[i];
+    const lower = bucketLowerMs(i);
+    const upper = bucketUpperMs(i);
+    out.push(Math.round((lower + ((upper - lower) * (rank - seen)) / n) * 10) / 10);
   }
-  return bucketUpperMs(hist.length - 1);
+  return out;
 }
 
 /** p50, p90, p99 and the sample count of a histogram (ms; null without samples). */
@@ -82,10 +91,7 @@ export interface LatencySummary {
 }
 
 export function summarize(hist: readonly number[]): LatencySummary {
-  return {
-    count: histogramCount(hist),
-    p50: histogramQuantile(hist, 0.5),
-    p90: histogramQuantile(hist, 0.9),
-    p99: histogramQuantile(hist, 0.99),
-  };
+  const count = histogramCount(hist);
+  const [p50, p90, p99] = quantilesOf(hist, count, [0.5, 0.9, 0.99]);
+  return { count, p50, p90, p99 };
 }

@@ -1,7 +1,5 @@
 import {
   METRICS_WINDOWS,
-  histogramCount,
-  histogramQuantile,
   mergeHistograms,
   summarize,
   type EndpointMetrics,
@@ -98,11 +96,11 @@ export function toEndpointMetrics(
 function latencySeries(steps: (RollupRow | undefined)[], field: Histogram): LatencySeries {
   const out: LatencySeries = { count: [], p50: [], p90: [], p99: [] };
   for (const row of steps) {
-    const hist = row?.[field] ?? [];
-    out.count.push(histogramCount(hist));
-    out.p50.push(histogramQuantile(hist, 0.5));
-    out.p90.push(histogramQuantile(hist, 0.9));
-    out.p99.push(histogramQuantile(hist, 0.99));
+    const summary = summarize(row?.[field] ?? []);
+    out.count.push(summary.count);
+    out.p50.push(summary.p50);
+    out.p90.push(summary.p90);
+    out.p99.push(summary.p99);
   }
   return out;
 }
