@@ -17,8 +17,17 @@ import { NON_API_PATHS } from './openapi.document.js';
 
 const DIR = join(ROOT, 'apps/gateway/openapi');
 
-/** Routes that are not REST operations: probes, metrics, GraphQL, and the descriptions themselves. */
-const NOT_DESCRIBED = new Set([...NON_API_PATHS, '/graphql', ...OPENAPI_INTERFACES.map(openApiRoute)]);
+/**
+ * Routes that are not REST operations: probes, metrics, GraphQL, the descriptions themselves, and the
+ * load-balancing proxy (any method and path of an LB endpoint: the worker's own API, ADR 26).
+ */
+const NOT_DESCRIBED = new Set([
+  ...NON_API_PATHS,
+  '/graphql',
+  ...OPENAPI_INTERFACES.map(openApiRoute),
+  '/lb/:endpointId',
+  '/lb/:endpointId/*',
+]);
 
 /**
  * Every route the gateway really registers in Fastify (the whole app, initialised on the run's Postgres and
