@@ -62,13 +62,7 @@ export function desiredWorkers(input: ScalingInputs): ScalingDecision {
     demand = 1;
     reason = `scale from zero: ${inQueue} job(s) queued and no worker`;
   }
-  const min = Math.max(0, input.workersMin);
-  const max = Math.max(min, input.workersMax);
-  const desired = Math.min(max, Math.max(min, demand));
-  if (desired !== demand) {
-    reason += desired === max ? `; capped at workersMax ${max}` : `; raised to workersMin ${min}`;
-  }
-  return { desired, reason };
+  return withinBounds(demand, reason, input);
 }
 
 /** What the scaler looks at for a load-balancing endpoint: the requests the gateways hold for it. */
@@ -93,12 +87,22 @@ export function desiredLbWorkers(input: LbScalingInputs): ScalingDecision {
   const waiting = Math.max(0, input.waiting);
   const value = Math.max(1, input.scalerValue);
   const demand = Math.ceil((inFlight + waiting) / value);
-  let reason = `LB request count: ceil((${inFlight} in flight + ${waiting} waiting) / ${value}) = ${demand}`;
-  const min = Math.max(0, input.workersMin);
-  const max = Math.max(min, input.workersMax);
+  const reason = `LB request count: ceil((${inFlight} in flight + ${waiting} waiting) / ${value}) = ${demand}`;
+  return withinBounds(demand, reason, input);
+}
+
+/** `demand` clamped to workersMin..workersMax, the reason saying when the bounds decided. */
+function withinBounds(
+  demand: number,
+  reason: string,
+  bounds: { workersMin: number; workersMax: number },
+): ScalingDecision {
+  const min = Math.max(0, bounds.workersMin);
+  const max = Math.max(min, bounds.workersMax);
   const desired = Math.min(max, Math.max(min, demand));
-  if (desired !== demand) {
-    reason += desired === max ? `; capped at workersMax ${max}` : `; raised to workersMin ${min}`;
-  }
-  return { desired, reason };
+  if (desired === demand) return { desired, reason };
+  return {
+    desired,
+    reason: reason + (desired === max ? `; capped at workersMax ${max}` : `; raised to workersMin ${min}`),
+  };
 }
