@@ -44,11 +44,13 @@ async function seed(sql, { jobs, pods, endpointId, userId }) {
     await sql.query(
       `INSERT INTO queue_broker.endpoint_metric_rollups (endpoint_id, step_s, bucket_start, completed, failed,
          cancelled, timed_out, retried, delay_hist, exec_hist, cold_starts, cold_hist, queue_depth, oldest_age_ms,
-         workers_running, workers_idle, webhooks_delivered)
+         workers_running, workers_idle, webhooks_delivered, updated_at)
        SELECT ${ep('e')}, $2::int, to_timestamp(floor(extract(epoch FROM now()) / $2) * $2 - b * $2),
          30 + b % 7, b % 3, b % 2, 0, b % 2, array_fill(1 + b % 3, ARRAY[24]) || ARRAY[5, 9, 4],
          array_fill(0, ARRAY[38]) || ARRAY[4, 8, 12, 8, 4, 1], b % 2, ARRAY[0, 0, 0, 0, 0, 0, 0, 0, 1],
-         b % 11, (b % 11) * 1000, 2, 1, b % 5
+         b % 11, (b % 11) * 1000, 2, 1, b % 5,
+         -- last written when its step ended, as a history's rows were (the current step's: now)
+         LEAST(now(), to_timestamp(floor(extract(epoch FROM now()) / $2) * $2 - b * $2 + $2))
        FROM generate_series(0, $3::int - 1) b, generate_series(0, ${ENDPOINTS - 1}) e`,
       [endpointId, stepS, buckets],
     );

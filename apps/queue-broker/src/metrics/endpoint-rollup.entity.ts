@@ -75,4 +75,11 @@ export class EndpointRollupEntity {
 
   @Column({ name: 'webhooks_gave_up', type: 'integer', default: 0 })
   webhooksGaveUp: number;
+
+  /**
+   * When a writer last changed the row (its transaction's start): the metrics reader keeps the rows it has read
+   * and asks again only for those changed since (endpoint-metrics/rollup-cache.ts).
+   */
+  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  updatedAt: Date;
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EndpointMetricsHandler } from './endpoint-metrics/endpoint-metrics.handler.js';
+import { RollupCache } from './endpoint-metrics/rollup-cache.js';
 import { JobEventsFolder } from './fold-job-events/job-events.folder.js';
 import { MetricsLeader } from './metrics-leader.js';
 import { MetricsRepository } from './metrics.repository.js';
@@ -7,7 +8,14 @@ import { GaugeSampler } from './sample-gauges/gauge.sampler.js';
 
 /** Endpoint metrics (docs/adr/0022-endpoint-metrics.md): rollups kept by the leader, read by `job.qry.metrics`. */
 @Module({
-  providers: [MetricsRepository, JobEventsFolder, GaugeSampler, MetricsLeader, EndpointMetricsHandler],
+  providers: [
+    MetricsRepository,
+    JobEventsFolder,
+    GaugeSampler,
+    MetricsLeader,
+    RollupCache,
+    EndpointMetricsHandler,
+  ],
   exports: [MetricsRepository],
 })
 export class MetricsModule {}

@@ -53,7 +53,10 @@ export interface WindowCounts {
 }
 
 /** The rollup rows, as the query handler reads them (histograms as arrays of counts). */
-export type RollupRow = Omit<EndpointRollupEntity, 'endpointId' | 'stepS'>;
+export type RollupRow = Omit<EndpointRollupEntity, 'endpointId' | 'stepS' | 'updatedAt'>;
+
+/** The database's clock at a read (epoch ms), beside the rows. */
+type ReadClock = { readAt: number };
 
 /** Rollups of endpoint metrics (docs/adr/0022-endpoint-metrics.md): upserts, reads, the cursor, retention. */
 @Injectable()
@@ -89,7 +92,8 @@ export class MetricsRepository {
        VALUES ${tuples.join(', ')}
        ON CONFLICT (endpoint_id, step_s, bucket_start) DO UPDATE SET
          ${ADDITIVE.map((c) => `${c} = r.${c} + EXCLUDED.${c}`).join(', ')},
-         ${HISTOGRAMS.map((c) => `${c} = queue_broker.metrics_hist_add(r.${c}, EXCLUDED.${c})`).join(', ')}`,
+         ${HISTOGRAMS.map((c) => `${c} = queue_broker.metrics_hist_add(r.${c}, EXCLUDED.${c})`).join(', ')},
+         updated_at = now()`,
       params,
     );
   }
@@ -122,7 +126,7 @@ export class MetricsRepository {
       `INSERT INTO queue_broker.endpoint_metric_rollups AS r (endpoint_id, step_s, bucket_start, ${GAUGES.join(', ')})
        VALUES ${tuples.join(', ')}
        ON CONFLICT (endpoint_id, step_s, bucket_start) DO UPDATE SET
-         ${GAUGES.map((c) => `${c} = GREATEST(r.${c}, EXCLUDED.${c})`).join(', ')}`,
+         ${GAUGES.map((c) => `${c} = GREATEST(r.${c}, EXCLUDED.${c})`).join(', ')}, updated_at = now()`,
       params,
     );
   }
@@ -144,32 +148,53 @@ export class MetricsRepository {
     return rows[0];
   }
 
-  /**
-   * The endpoint's rows of one resolution from `from` on, oldest first (the primary key's range). Histograms come
-   * as text and are split here, times as epoch milliseconds: node-postgres' generic array and timestamp parsers
-   * took 4 of the 5 ms that a week of rows cost.
-   */
+  /** The endpoint's rows of one resolution from `from` on, oldest first (the primary key's range). */
   async read(endpointId: string, stepS: number, from: Date): Promise<RollupRow[]> {
-    const rows = await this.dataSource.query<(RollupRow & Record<HistogramField, string>)[]>(
-      `SELECT (extract(epoch FROM bucket_start) * 1000)::float8 AS "bucketStart", completed, failed, cancelled,
-         timed_out AS "timedOut", retried, delay_hist::text AS "delayHist", exec_hist::text AS "execHist", cold_starts AS "coldStarts",
-         cold_hist::text AS "coldHist", queue_depth AS "queueDepth", oldest_age_ms::float8 AS "oldestAgeMs",
-         workers_running AS "workersRunning", workers_idle AS "workersIdle",
-         workers_initializing AS "workersInitializing", workers_throttled AS "workersThrottled",
-         workers_unhealthy AS "workersUnhealthy", webhooks_delivered AS "webhooksDelivered",
-         webhooks_failed AS "webhooksFailed", webhooks_gave_up AS "webhooksGaveUp"
-       FROM queue_broker.endpoint_metric_rollups
-       WHERE endpoint_id = $1 AND step_s = $2 AND bucket_start >= $3
-       ORDER BY bucket_start`,
-      [endpointId, stepS, from],
+    return (await this.readChanged(endpointId, stepS, from, null)).rows;
+  }
+
+  /**
+   * The endpoint's rows of one resolution from `from` on, only those changed at or after `changedSince` when given
+   * (by `updated_at`, the writer's transaction start), and the database's clock at the read, both by Postgres'
+   * clock. Histograms come as text and are split here, times as epoch milliseconds: node-postgres' generic array
+   * and timestamp parsers took 4 of the 5 ms that a week of rows cost.
+   */
+  async readChanged(
+    endpointId: string,
+    stepS: number,
+    from: Date,
+    changedSince: number | null,
+  ): Promise<{ rows: RollupRow[]; readAt: number }> {
+    // One round trip: the clock row always comes back, joined to whatever rows qualify.
+    const rows = await this.dataSource.query<(RollupRow & Record<HistogramField, string> & ReadClock)[]>(
+      `SELECT (extract(epoch FROM c.now) * 1000)::float8 AS "readAt", r.* FROM (SELECT now()) c
+       LEFT JOIN LATERAL (
+         SELECT (extract(epoch FROM bucket_start) * 1000)::float8 AS "bucketStart", completed, failed, cancelled,
+           timed_out AS "timedOut", retried, delay_hist::text AS "delayHist", exec_hist::text AS "execHist",
+           cold_starts AS "coldStarts", cold_hist::text AS "coldHist", queue_depth AS "queueDepth",
+           oldest_age_ms::float8 AS "oldestAgeMs", workers_running AS "workersRunning", workers_idle AS "workersIdle",
+           workers_initializing AS "workersInitializing", workers_throttled AS "workersThrottled",
+           workers_unhealthy AS "workersUnhealthy", webhooks_delivered AS "webhooksDelivered",
+           webhooks_failed AS "webhooksFailed", webhooks_gave_up AS "webhooksGaveUp"
+         FROM queue_broker.endpoint_metric_rollups
+         WHERE endpoint_id = $1 AND step_s = $2 AND bucket_start >= $3
+           AND ($4::float8 IS NULL OR updated_at >= to_timestamp($4::float8 / 1000))
+       ) r ON true
+       ORDER BY r."bucketStart"`,
+      [endpointId, stepS, from, changedSince],
     );
-    return rows.map((row) => ({
-      ...row,
-      bucketStart: new Date(row.bucketStart),
-      delayHist: intArray(row.delayHist),
-      execHist: intArray(row.execHist),
-      coldHist: intArray(row.coldHist),
-    }));
+    return {
+      readAt: rows[0].readAt,
+      rows: rows
+        .filter((row) => row.bucketStart !== null)
+        .map(({ readAt: _clock, ...row }) => ({
+          ...row,
+          bucketStart: new Date(row.bucketStart),
+          delayHist: intArray(row.delayHist),
+          execHist: intArray(row.execHist),
+          coldHist: intArray(row.coldHist),
+        })),
+    };
   }
 
   async cursor(name: string): Promise<number> {

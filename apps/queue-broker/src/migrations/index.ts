@@ -3,10 +3,12 @@ import { Initial1795237761633 } from './1795237761633-initial.js';
 import { JobsAndWorkers1795239730122 } from './1795239730122-jobs-and-workers.js';
 import { WebhookSecrets1795468977310 } from './1795468977310-webhook-secrets.js';
 import { EndpointMetrics1795492806244 } from './1795492806244-endpoint-metrics.js';
+import { MetricsRowVersion1795524209378 } from './1795524209378-metrics-row-version.js';
 
 export const MIGRATIONS = [
   Initial1795237761633,
   JobsAndWorkers1795239730122,
   WebhookSecrets1795468977310,
   EndpointMetrics1795492806244,
+  MetricsRowVersion1795524209378,
 ];

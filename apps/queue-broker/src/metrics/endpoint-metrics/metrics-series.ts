@@ -4,6 +4,7 @@ import {
   summarize,
   type EndpointMetrics,
   type LatencySeries,
+  type LatencySummary,
   type MetricsSeries,
   type MetricsWindow,
 } from '@app/contracts';
@@ -93,10 +94,24 @@ export function toEndpointMetrics(
   };
 }
 
+/**
+ * Each step's summary, kept with its histogram: the reader's cached rows (rollup-cache.ts) keep their arrays, so a
+ * closed step is summarized once, not at every read of every window that shows it.
+ */
+const summaries = new WeakMap<readonly number[], LatencySummary>();
+const EMPTY = summarize([]);
+
+function summaryOf(hist: readonly number[] | undefined): LatencySummary {
+  if (!hist) return EMPTY;
+  let summary = summaries.get(hist);
+  if (!summary) summaries.set(hist, (summary = summarize(hist)));
+  return summary;
+}
+
 function latencySeries(steps: (RollupRow | undefined)[], field: Histogram): LatencySeries {
   const out: LatencySeries = { count: [], p50: [], p90: [], p99: [] };
   for (const row of steps) {
-    const summary = summarize(row?.[field] ?? []);
+    const summary = summaryOf(row?.[field]);
     out.count.push(summary.count);
     out.p50.push(summary.p50);
     out.p90.push(summary.p90);
