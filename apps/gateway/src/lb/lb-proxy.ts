@@ -162,6 +162,17 @@ export class LbProxy implements BeforeApplicationShutdown {
     }
   }
 
+  /** A ready worker for a new connection (a WebSocket upgrade), a cold start waited for as for a request. */
+  readyWorker(endpoint: EndpointView, signal: AbortSignal): Promise<LbCandidate | null> {
+    if (endpoint.workersMax === 0) {
+      throw new DomainError(
+        ErrorCode.InvalidState,
+        `endpoint ${endpoint.id} has workersMax 0, so no worker can answer; raise workersMax to serve requests`,
+      );
+    }
+    return this.nextWorker(endpoint.id, new Set(), Date.now(), signal);
+  }
+
   /** A ready worker not tried yet; waits (a cold start) until LB_COLD_START_WAIT_MS after the request came. */
   private async nextWorker(
     endpointId: string,
