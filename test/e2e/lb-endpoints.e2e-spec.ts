@@ -250,11 +250,15 @@ describe('load-balancing endpoints', () => {
       () => new WebSocket(url, [`bearer.${alice.key}`, 'echo']),
     ]) {
       const socket = open();
+      let answered: Record<string, unknown> = {};
+      socket.once('upgrade', (response) => (answered = response.headers));
       const received: string[] = [];
       socket.on('message', (data: Buffer) => received.push(data.toString('utf8')));
       await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
       await until('the greeting', () => Promise.resolve(received.length === 1 || undefined));
       expect(JSON.parse(received[0])).toEqual({ worker });
+      // Counted under the `lb` policy, as the endpoint's HTTP requests are.
+      expect(String(answered['ratelimit-policy'])).toMatch(/^"minute";q=6000;/);
       socket.send('hello');
       await until('the echo', () => Promise.resolve(received.length === 2 || undefined));
       expect(received[1]).toBe('hello');

@@ -8,6 +8,7 @@ import { authorize } from '../auth/auth.guard.js';
 import { toProblem } from '../edge/to-problem.js';
 import { PROBLEM_CONTENT_TYPE } from '../edge/problem.js';
 import { EndpointAccess } from '../jobs/endpoint-access.js';
+import { RateLimiter } from '../rate-limit/rate-limiter.service.js';
 import { LbLoad } from './lb-load.js';
 import { LbProxy } from './lb-proxy.js';
 import { lbHostRewriter } from './lb-routes.setup.js';
@@ -35,6 +36,7 @@ export class LbUpgrade {
     private readonly access: EndpointAccess,
     private readonly proxy: LbProxy,
     private readonly load: LbLoad,
+    private readonly rateLimits: RateLimiter,
   ) {}
 
   /** Listens for upgrades on the app's HTTP server (main.ts, before it listens). */
@@ -43,14 +45,22 @@ export class LbUpgrade {
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on('error', () => socket.destroy());
       const url = rewrite ? rewrite(request) : (request.url ?? '/');
-      this.upgrade(request, url, socket, head).catch((error: unknown) => {
+      const extra: string[] = [];
+      this.upgrade(request, url, socket, head, extra).catch((error: unknown) => {
         if (!(error instanceof DomainError)) this.logger.error(`upgrade of ${url} failed`, error as Error);
-        refuse(socket, error);
+        refuse(socket, error, extra);
       });
     });
   }
 
-  private async upgrade(request: IncomingMessage, url: string, socket: Duplex, head: Buffer): Promise<void> {
+  /** `extra`: header lines for the answer (the RateLimit ones), whether the upgrade is refused or goes through. */
+  private async upgrade(
+    request: IncomingMessage,
+    url: string,
+    socket: Duplex,
+    head: Buffer,
+    extra: string[],
+  ): Promise<void> {
     const match = /^\/lb\/([^/?#]+)(.*)$/.exec(url);
     if (!match) {
       throw new DomainError(ErrorCode.NotFound, `no WebSocket route at ${url.split('?')[0]}`);
@@ -68,6 +78,10 @@ export class LbUpgrade {
     if (principal === 'revoked') {
       throw new DomainError(ErrorCode.Unauthenticated, 'this API key has been revoked');
     }
+    // As on the HTTP routes: counted once authenticated, before the scope check.
+    await this.rateLimits.enforceLbUpgrade(principal, endpointId, {
+      header: (name, value) => extra.push(`${name}: ${value}`),
+    });
     authorize(
       principal,
       { key: 'bearer', endpointParam: 'endpointId' },
@@ -107,7 +121,7 @@ export class LbUpgrade {
         response.headers['sec-websocket-protocol'] === undefined && protocols.length > 0
           ? protocols[0]
           : undefined;
-      socket.write(statusBlock(response, chosen));
+      socket.write(statusBlock(response, chosen, extra));
       if (workerHead.length > 0) socket.write(workerHead);
       if (head.length > 0) workerSocket.write(head);
       workerSocket.on('error', () => socket.destroy());
@@ -120,7 +134,7 @@ export class LbUpgrade {
     });
     upstream.on('response', (response) => {
       // The worker declined the upgrade: its answer is the client's, as on any request.
-      socket.write(statusBlock(response));
+      socket.write(statusBlock(response, undefined, extra));
       response.pipe(socket);
       response.once('end', finished).once('close', finished);
     });
@@ -152,22 +166,24 @@ function presented(request: IncomingMessage): { key: string | null; protocols: s
   return { key: fromProtocol ? fromProtocol.slice(BEARER_PROTOCOL_PREFIX.length) || null : null, protocols };
 }
 
-function statusBlock(response: IncomingMessage, protocol?: string): string {
+function statusBlock(response: IncomingMessage, protocol: string | undefined, extra: string[]): string {
   const lines = [`HTTP/1.1 ${response.statusCode} ${response.statusMessage ?? ''}`];
   for (let i = 0; i < response.rawHeaders.length; i += 2) {
     lines.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
   }
   if (protocol) lines.push(`Sec-WebSocket-Protocol: ${protocol}`);
+  lines.push(...extra);
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
 /** Answers a refused upgrade with a problem+json body, as the HTTP routes would, and closes the socket. */
-function refuse(socket: Duplex, error: unknown): void {
+function refuse(socket: Duplex, error: unknown, extra: string[] = []): void {
   if (socket.destroyed) return;
   const { problem } = toProblem(error);
   const body = JSON.stringify(problem);
   socket.end(
     `HTTP/1.1 ${problem.status} ${problem.title}\r\nconnection: close\r\n` +
+      extra.map((line) => `${line}\r\n`).join('') +
       `content-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }

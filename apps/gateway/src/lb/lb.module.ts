@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { LbLoad } from './lb-load.js';
 import { LbProxy } from './lb-proxy.js';
 import { LbUpgrade } from './lb-upgrade.js';
@@ -10,7 +11,7 @@ import { LbService } from './lb.service.js';
 
 /** Load-balancing endpoints: routing, readiness (from pod-lifecycle), the proxy and the load reports (ADR 26). */
 @Module({
-  imports: [AccountsModule, JobsModule],
+  imports: [AccountsModule, JobsModule, RateLimitModule],
   controllers: [LbController],
   providers: [LbWorkers, LbLoad, LbProxy, LbService, LbUpgrade],
 })
