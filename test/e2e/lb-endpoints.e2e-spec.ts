@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import WebSocket from 'ws';
 import type { TemplateView } from '@app/contracts';
 import { createKey, userWithKey } from '../support/accounts.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
@@ -95,12 +96,6 @@ describe('load-balancing endpoints', () => {
       authorization: bearer,
     });
     expect(byHost).toEqual({ status: 200, body: JSON.stringify({ worker }) });
-    const upgrade = await rawRequest(`${system.url('gateway')}/lb/${id}/`, {
-      authorization: bearer,
-      connection: 'upgrade',
-      upgrade: 'websocket',
-    });
-    expect(upgrade.status).toBe(501);
     // curl's way with a body over 1 KB: Expect: 100-continue, then the body.
     const large = 'x'.repeat(2048);
     const continued = await rawRequest(
@@ -109,7 +104,6 @@ describe('load-balancing endpoints', () => {
       { method: 'POST', body: large },
     );
     expect(continued).toEqual({ status: 200, body: JSON.stringify({ worker, body: large }) });
-    expect((JSON.parse(upgrade.body) as { detail: string }).detail).toMatch(/WebSocket\) are not supported/);
 
     const problem = async (response: Response) => {
       expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
@@ -244,6 +238,46 @@ describe('load-balancing endpoints', () => {
     const response = await pending;
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ worker, sleptMs: 5000 });
+  });
+
+  it('a WebSocket through /lb/<id>/ws reaches the worker and echoes; without a key it is refused', async () => {
+    const id = await alice.saveEndpoint(template.id, 'type: "LB", workersMin: 1, workersMax: 1');
+    const [worker] = await readyWorkers(id, 1);
+    const url = `${system.url('gateway').replace(/^http/, 'ws')}/lb/${id}/ws`;
+    // The key as bearer (servers, CLIs), then as a subprotocol (what a browser can send).
+    for (const open of [
+      () => new WebSocket(url, { headers: { authorization: `Bearer ${alice.key}` } }),
+      () => new WebSocket(url, [`bearer.${alice.key}`, 'echo']),
+    ]) {
+      const socket = open();
+      let answered: Record<string, unknown> = {};
+      socket.once('upgrade', (response) => (answered = response.headers));
+      const received: string[] = [];
+      socket.on('message', (data: Buffer) => received.push(data.toString('utf8')));
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      await until('the greeting', () => Promise.resolve(received.length === 1 || undefined));
+      expect(JSON.parse(received[0])).toEqual({ worker });
+      // Counted under the `lb` policy, as the endpoint's HTTP requests are.
+      expect(String(answered['ratelimit-policy'])).toMatch(/^"minute";q=6000;/);
+      socket.send('hello');
+      await until('the echo', () => Promise.resolve(received.length === 2 || undefined));
+      expect(received[1]).toBe('hello');
+      socket.close();
+      await new Promise((resolve) => socket.once('close', resolve));
+    }
+
+    for (const headers of [{}, { authorization: 'Bearer not-a-key' }]) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const socket = new WebSocket(url, { headers });
+        socket.once('unexpected-response', (_request, response) => {
+          resolve(response.statusCode ?? 0);
+          socket.terminate();
+        });
+        socket.once('open', () => reject(new Error('an upgrade without a valid key was let through')));
+        socket.on('error', () => undefined);
+      });
+      expect(status).toBe(401);
+    }
   });
 
   it('no ready worker within LB_COLD_START_WAIT_MS: 504; workersMax 0: refused at once', async () => {

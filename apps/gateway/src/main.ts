@@ -8,6 +8,7 @@ import { createValidationPipe } from './edge/validation.pipe.js';
 import { GatewayConfig } from './gateway.config.js';
 import { configureJobRoutes } from './edge/job-routes.setup.js';
 import { configureLbRoutes, lbHostRewriter } from './lb/lb-routes.setup.js';
+import { LbUpgrade } from './lb/lb-upgrade.js';
 
 await bootstrapApp({
   app: 'gateway',
@@ -22,6 +23,8 @@ await bootstrapApp({
     app.useGlobalPipes(new RequestShapePipe(), createValidationPipe());
     configureJobRoutes(app, config.MAX_BODY_BYTES);
     configureLbRoutes(app);
+    // WebSockets to LB endpoints: Fastify routes no upgrades, so they are taken from the server's event.
+    app.get(LbUpgrade).attach(app.getHttpServer(), config.LB_DOMAIN);
   },
   bodyLimit: (config) => config.MAX_BODY_BYTES,
 });

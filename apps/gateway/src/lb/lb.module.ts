@@ -1,15 +1,18 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { LbLoad } from './lb-load.js';
 import { LbProxy } from './lb-proxy.js';
+import { LbUpgrade } from './lb-upgrade.js';
 import { LbWorkers } from './lb-workers.js';
 import { LbController } from './lb.controller.js';
 import { LbService } from './lb.service.js';
 
 /** Load-balancing endpoints: routing, readiness (from pod-lifecycle), the proxy and the load reports (ADR 26). */
 @Module({
-  imports: [JobsModule],
+  imports: [AccountsModule, JobsModule, RateLimitModule],
   controllers: [LbController],
-  providers: [LbWorkers, LbLoad, LbProxy, LbService],
+  providers: [LbWorkers, LbLoad, LbProxy, LbService, LbUpgrade],
 })
 export class LbModule {}

@@ -28,6 +28,11 @@ import {
 
 const DEFAULT_RULE: RateLimitPolicyRule = { policy: 'rest' };
 
+/** Where the RateLimit headers go: a Fastify reply, or the raw answer to an upgrade. */
+export interface HeaderSink {
+  header(name: string, value: string): unknown;
+}
+
 interface LimitedRequest {
   params?: Record<string, string | undefined>;
 }
@@ -151,7 +156,7 @@ export class RateLimiter implements BeforeApplicationShutdown {
     principal: Principal,
     scopeKey: string,
     units: number,
-    reply: FastifyReply,
+    reply: HeaderSink,
   ): Promise<void> {
     if (principal.user.rateLimitExempt) {
       rateLimitMetrics.requests.inc({ policy: policy.name, outcome: 'exempt' });
@@ -180,6 +185,21 @@ export class RateLimiter implements BeforeApplicationShutdown {
       ErrorCode.RateLimited,
       `rate limit exceeded: the ${window.name} window of ${what} allows ${window.quota} ${counted} per ` +
         `${window.windowSeconds} s per user${also}; retry after ${window.resetSeconds} s`,
+    );
+  }
+
+  /**
+   * A WebSocket upgrade to a load-balancing endpoint, which no Nest route sees (ADR 31): counted once under the
+   * `lb` policy of the user and endpoint, as the `/lb/` requests are; the RateLimit headers go to `reply`.
+   */
+  async enforceLbUpgrade(principal: Principal, endpointId: string, reply: HeaderSink): Promise<void> {
+    if (!this.enabled) return;
+    await this.limit(
+      this.policyNamed('lb'),
+      principal,
+      principal.user.rateLimitExempt ? '' : endpointId,
+      1,
+      reply,
     );
   }
 

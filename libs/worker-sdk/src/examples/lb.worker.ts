@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { WebSocketServer } from 'ws';
 
 /**
  * An example load-balancing (LB) worker: a plain HTTP server, no SDK, the way the hosted service runs one. It
@@ -11,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * - `GET /stream?n=5&gapMs=200` → server-sent events, `n` of them `gapMs` apart, each sent as it is made.
  * - `GET|POST /slow?ms=1000` → answers after `ms` (a long request, to watch draining and retries).
  * - `POST /health` `{"status": 503}` → what `/ping` answers from now on (200 puts the worker back).
+ * - `GET /ws` (WebSocket) → the worker's id as a first message, then every message echoed back.
  */
 const port = Number(process.env.PORT ?? 80);
 const healthPort = Number(process.env.PORT_HEALTH ?? port);
@@ -71,6 +73,18 @@ const server = createServer((req, res) => {
   handle(req, res).catch((error: Error) => {
     if (!res.headersSent) json(res, 500, { error: error.message });
     else res.destroy();
+  });
+});
+// WebSocket: the way a ComfyUI-like worker pushes progress; `noServer` so the HTTP routes above stay plain Node.
+const sockets = new WebSocketServer({ noServer: true });
+server.on('upgrade', (req, socket, head) => {
+  if (new URL(req.url ?? '/', 'http://worker').pathname !== '/ws') {
+    socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n');
+    return;
+  }
+  sockets.handleUpgrade(req, socket, head, (ws) => {
+    ws.send(JSON.stringify({ worker }));
+    ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary }));
   });
 });
 server.listen(port, () => console.log(`lb worker ${worker} serving on ${port}, /ping on ${healthPort}`));
