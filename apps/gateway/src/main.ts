@@ -7,6 +7,7 @@ import { MAX_PATH_PARAM_LENGTH, RequestShapePipe } from './edge/request-shape.pi
 import { createValidationPipe } from './edge/validation.pipe.js';
 import { GatewayConfig } from './gateway.config.js';
 import { configureJobRoutes } from './edge/job-routes.setup.js';
+import { configureConsoleRoutes } from './console/console-routes.setup.js';
 import { configureLbRoutes, lbHostRewriter } from './lb/lb-routes.setup.js';
 
 await bootstrapApp({
@@ -22,6 +23,7 @@ await bootstrapApp({
     app.useGlobalPipes(new RequestShapePipe(), createValidationPipe());
     configureJobRoutes(app, config.MAX_BODY_BYTES);
     configureLbRoutes(app);
+    configureConsoleRoutes(app, config.CONSOLE_DIR);
   },
   bodyLimit: (config) => config.MAX_BODY_BYTES,
 });
