@@ -104,7 +104,8 @@ describe('web console, in Chromium', () => {
 
   async function go(label: string): Promise<void> {
     await nav(label).click();
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(label);
+    // The page renders after the hash changes: wait for its heading rather than read the old one.
+    await page.getByRole('heading', { level: 1, name: label, exact: true }).waitFor();
   }
 
   async function signIn(key: string): Promise<void> {
@@ -358,7 +359,7 @@ describe('web console, in Chromium', () => {
   it('shows the overview and the other pages, in both themes', async () => {
     await step('overview and the rest', async () => {
       await go('Overview');
-      await expect(page.getByRole('link', { name: 'console-echo' }).count()).resolves.toBe(1);
+      await page.getByRole('link', { name: 'console-echo' }).waitFor();
       await snapshot('overview');
       for (const [label, name] of [
         ['Registry credentials', 'registries'],

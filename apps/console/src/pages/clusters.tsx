@@ -4,7 +4,7 @@ import type { ClusterMemberView, ClusterType, ClusterView } from '@app/contracts
 import { api } from '../api';
 import { ErrorBox, Field, Loading, Section, StatusBadge, WriteOnly, useAction, when } from '../ui';
 import { useGpuTypes } from './pods';
-import { parseList } from './templates';
+import { parseEnv, parseList } from './templates';
 
 const TYPES: ClusterType[] = ['TRAINING', 'SLURM', 'RAY', 'APPLICATION'];
 
@@ -77,6 +77,9 @@ function CreateCluster() {
   const [podCount, setPodCount] = useState(2);
   const [image, setImage] = useState('');
   const [dataCenters, setDataCenters] = useState('');
+  const [disk, setDisk] = useState(20);
+  const [ports, setPorts] = useState('');
+  const [env, setEnv] = useState('');
   const create = useAction(
     () =>
       api<ClusterView>('/v2/clusters', {
@@ -87,6 +90,9 @@ function CreateCluster() {
           compute: { gpuTypeId, gpuCountPerPod: perPod, podCount },
           ...(image ? { image } : {}),
           ...(dataCenters.trim() ? { dataCenterIds: parseList(dataCenters) } : {}),
+          disk,
+          ...(ports.trim() ? { ports: parseList(ports) } : {}),
+          ...(env.trim() ? { env: parseEnv(env) } : {}),
         },
       }),
     [['clusters']],
@@ -150,6 +156,27 @@ function CreateCluster() {
               aria-describedby={hint}
               value={dataCenters}
               onChange={(e) => setDataCenters(e.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Container disk (GB)">
+          {(id) => (
+            <input id={id} type="number" value={disk} onChange={(e) => setDisk(Number(e.target.value))} />
+          )}
+        </Field>
+        <Field label="Ports" hint="Comma-separated, e.g. 8888/http, 22/tcp">
+          {(id, hint) => (
+            <input id={id} aria-describedby={hint} value={ports} onChange={(e) => setPorts(e.target.value)} />
+          )}
+        </Field>
+        <Field label="Environment" hint="One KEY=value per line">
+          {(id, hint) => (
+            <textarea
+              id={id}
+              aria-describedby={hint}
+              rows={2}
+              value={env}
+              onChange={(e) => setEnv(e.target.value)}
             />
           )}
         </Field>

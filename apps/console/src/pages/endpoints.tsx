@@ -14,6 +14,7 @@ import type {
   WorkerList,
 } from '@app/contracts';
 import { api } from '../api';
+import { PodLogs } from './pods';
 import {
   BarChart,
   ErrorBox,
@@ -312,6 +313,7 @@ function EditEndpoint({ endpoint }: { endpoint: EndpointV2View }) {
 }
 
 function Workers({ id }: { id: string }) {
+  const [logsOf, setLogsOf] = useState<string | null>(null);
   const workers = useQuery({
     queryKey: ['endpoint', id, 'workers'],
     queryFn: () => api<WorkerList>(`/v2/serverless/${id}/workers`),
@@ -333,6 +335,9 @@ function Workers({ id }: { id: string }) {
               <th scope="col">Pod</th>
               <th scope="col">Jobs</th>
               <th scope="col">Last seen</th>
+              <th scope="col">
+                <span className="sr-only">Logs</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -348,11 +353,24 @@ function Workers({ id }: { id: string }) {
                 <td>{w.podStatus ?? '—'}</td>
                 <td>{w.currentJobCount}</td>
                 <td>{when(w.lastSeenAt)}</td>
+                <td>
+                  {w.podId && (
+                    <button
+                      type="button"
+                      className="secondary small"
+                      aria-pressed={logsOf === w.id}
+                      onClick={() => setLogsOf(logsOf === w.id ? null : w.id)}
+                    >
+                      Logs of {w.id.slice(0, 6)}…
+                    </button>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
+      {logsOf && <PodLogs path={`/v2/serverless/${id}/workers/${logsOf}/logs`} />}
     </Section>
   );
 }
