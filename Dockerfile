@@ -19,7 +19,7 @@ COPY libs/worker-sdk/package.json libs/worker-sdk/
 # of @swc/core that the registry mirror served when it was written (ADR 1).
 RUN npm install --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json nest-cli.json ./
-COPY scripts/bundle-apps.mjs scripts/
+COPY scripts/bundle-apps.mjs scripts/build-console.mjs scripts/
 COPY libs libs
 COPY apps apps
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund

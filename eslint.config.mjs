@@ -59,10 +59,21 @@ const WALL_CLOCK = WALL_CLOCK_EXPRESSIONS.flatMap(([what, selector]) => [
   [what, `:matches(Program:has(ClassDeclaration[id.name=/Repository$/])) ${selector}`],
 ]);
 
+/** The rules of every type-checked TypeScript file. */
+const TYPED_RULES = {
+  '@typescript-eslint/no-floating-promises': 'error',
+  '@typescript-eslint/no-misused-promises': 'error',
+  '@typescript-eslint/await-thenable': 'error',
+  '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+  'no-unused-vars': 'off',
+  '@typescript-eslint/no-unused-vars': ['error', unusedVars],
+};
+
 export default defineConfig(
   globalIgnores(['**/dist/', '**/node_modules/', '**/coverage/', '.local/', 'bench/results/']),
   {
     files: ['**/*.ts'],
+    ignores: ['apps/console/**'],
     extends: [js.configs.recommended, tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: {
@@ -70,16 +81,33 @@ export default defineConfig(
         tsconfigRootDir: import.meta.dirname,
       },
     },
+    rules: TYPED_RULES,
+  },
+  {
+    // The web console (a browser app: DOM and JSX) is type-checked with its own tsconfig. It shares the contracts'
+    // types only: a value import would bundle class-validator and Node's crypto into the page.
+    files: ['apps/console/**/*.{ts,tsx}'],
+    extends: [js.configs.recommended, tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: {
+        project: ['./apps/console/tsconfig.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
     rules: {
-      '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-misused-promises': 'error',
-      '@typescript-eslint/await-thenable': 'error',
-      '@typescript-eslint/switch-exhaustiveness-check': [
+      ...TYPED_RULES,
+      '@typescript-eslint/no-restricted-imports': [
         'error',
-        { considerDefaultExhaustiveForUnions: true },
+        {
+          paths: [
+            {
+              name: '@app/contracts',
+              allowTypeImports: true,
+              message: 'the console imports only types from @app/contracts (import type)',
+            },
+          ],
+        },
       ],
-      'no-unused-vars': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', unusedVars],
     },
   },
   {

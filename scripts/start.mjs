@@ -315,6 +315,7 @@ function printBox(apps, key) {
     ...apps.slice(1).map((app) => row(app.label, bound(app))),
     '',
     row('API key', key ?? '(created earlier; its only copy, .local/bootstrap-key, is missing)'),
+    row('Console', `${apps[0].url}/console/ (sign in with the key)`),
     '',
     'Try:',
     `  curl -H "Authorization: Bearer ${key ?? '<key>'}" ${apps[0].url}/v1/containerregistryauth`,

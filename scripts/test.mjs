@@ -11,6 +11,7 @@ import {
   createDatabase,
   deleteNatsStreams,
   dropDatabase,
+  ensureChromium,
   ensureDependencies,
   ensureKustomize,
   ensureNats,
@@ -64,6 +65,17 @@ runMain(async () => {
     );
     const natsUrl = await stage('nats', () => ensureNats());
     await stage('kustomize', async () => log(`rendering deploy/ with ${ensureKustomize()}`));
+    // The console's browser tests are e2e tests: Chromium only when that project runs.
+    const runsE2e = jestArgs.some(
+      (arg, i) => arg === 'e2e' && jestArgs.slice(0, i).includes('--selectProjects'),
+    );
+    const chromium = runsE2e
+      ? await stage('chromium', async () => {
+          const path = await ensureChromium();
+          log(`browser tests use ${path}`);
+          return path;
+        })
+      : undefined;
     cleanup = () => removeRunResources({ adminUrl, natsUrl, runDatabase, natsPrefix });
     log(`run ${runId}: database ${runDatabase}, NATS prefix ${natsPrefix}`);
     const databaseUrl = await stage('database', () => createDatabase(adminUrl, runDatabase));
@@ -73,7 +85,12 @@ runMain(async () => {
       const result = await runJest({
         runId,
         args: jestArgs,
-        env: { ...env, TEST_RUN_ID: runId, TEST_ADMIN_DATABASE_URL: adminUrl },
+        env: {
+          ...env,
+          TEST_RUN_ID: runId,
+          TEST_ADMIN_DATABASE_URL: adminUrl,
+          ...(chromium ? { CHROMIUM_PATH: chromium } : {}),
+        },
       });
       totals = result.totals;
       if (result.code !== 0) {

@@ -573,6 +573,26 @@ export async function waitForReady(url, timeoutMs, { signal } = {}) {
 }
 
 /**
+ * Chromium for the web console's browser tests (test/e2e/console.e2e-spec.ts, docs/adr/0029-web-console.md):
+ * `$CHROMIUM_PATH`, or Debian's `chromium` package at /usr/bin/chromium, installed with apt-get when missing and
+ * this is a Debian machine run as root. The tests drive it with playwright-core, which never downloads a browser.
+ * Returns the executable's path.
+ */
+export async function ensureChromium() {
+  const wanted = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  if (existsSync(wanted)) return wanted;
+  if (process.env.CHROMIUM_PATH || !canAptInstall()) {
+    throw new InfraError(
+      `Chromium is missing at ${wanted}: the console's browser tests need it ` +
+        '(apt-get install chromium, or set CHROMIUM_PATH to a Chromium or Chrome executable)',
+    );
+  }
+  await aptInstall('chromium');
+  if (!existsSync(wanted)) throw new InfraError(`apt-get installed chromium but ${wanted} is not there`);
+  return wanted;
+}
+
+/**
  * kustomize v5 renders deploy/ for the manifest checks: `$KUSTOMIZE`, `kustomize`, or `kubectl kustomize`
  * (kubectl >= 1.27 embeds it). Not installable from Debian (its kubectl is 1.20), so this only checks.
  */

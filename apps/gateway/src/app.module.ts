@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { PlatformModule } from '@app/platform';
 import { AccountEventsListener } from './accounts/account-events.js';
 import { AccountsModule } from './accounts/accounts.module.js';
+import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { BillingModule } from './billing/billing.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
@@ -43,6 +44,7 @@ export class AppModule {
         NetworkVolumesModule,
         BillingModule,
         SshKeysModule,
+        ApiKeysModule,
         PodsModule,
         EndpointsModule,
         TemplatesModule,

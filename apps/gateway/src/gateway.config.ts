@@ -61,6 +61,14 @@ export class GatewayConfig extends BaseConfig {
   OPENAPI_DIR = 'apps/gateway/openapi';
 
   /**
+   * Directory of the built web console (`npm run build` writes it), served without a key at /console under its
+   * own security headers (docs/adr/0029-web-console.md).
+   */
+  @IsString()
+  @MinLength(1)
+  CONSOLE_DIR = 'dist/console';
+
+  /**
    * How long a replica trusts what it found for an API key (a user and key, or a refusal) before asking the
    * database again; 0 turns the cache off. Revocations and exemption changes reach every replica within a second
    * as an event; this bounds how long a replica that missed the event keeps the old answer

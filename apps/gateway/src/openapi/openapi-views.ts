@@ -1,4 +1,5 @@
 import type {
+  ApiKeyList,
   BillingSummaryList,
   BillingV1Record,
   ClusterBillingList,
@@ -61,6 +62,7 @@ export interface PingResult {
  * must be the name of the exported type it maps to.
  */
 export interface ResponseViews {
+  ApiKeyList: ApiKeyList;
   BillingSummaryList: BillingSummaryList;
   BillingV1Record: BillingV1Record;
   ClusterBillingList: ClusterBillingList;

@@ -76,6 +76,7 @@ const TAGS: Record<string, string> = {
   'Container registry credentials': 'Credentials for pulling private images; the password is write-only',
   'Network volumes': 'Storage in one data center, mountable by pods and clusters',
   'SSH keys': "The account's SSH public keys",
+  Account: "The account's API keys (which one is asking, and what it may do)",
 };
 
 const PARAMETER_DESCRIPTIONS: Record<string, string> = {

@@ -1,0 +1,185 @@
+import { createContext, useContext, useEffect, useId, useState, type ReactNode } from 'react';
+import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import type { ApiKeyView } from '@app/contracts';
+import { ApiError } from './api';
+
+/** The signed-in key: who it is and whether it may change anything (`full`), or only read. */
+export interface Session {
+  key: ApiKeyView;
+  canWrite: boolean;
+  signOut: () => void;
+}
+
+export const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): Session {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside the signed-in console');
+  return session;
+}
+
+/** Shown only to a key that may write: a read key sees no button that would fail. */
+export function WriteOnly({ children }: { children: ReactNode }) {
+  return useSession().canWrite ? <>{children}</> : null;
+}
+
+/** The route after `#`, e.g. `#/pods/abc` → ['pods', 'abc']. */
+export function useRoute(): string[] {
+  const read = () => window.location.hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const onChange = () => setRoute(read());
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}
+
+export function ErrorBox({ error }: { error: unknown }) {
+  if (!error) return null;
+  const problem =
+    error instanceof ApiError
+      ? error
+      : new ApiError(
+          0,
+          error instanceof Error ? error.message : typeof error === 'string' ? error : 'failed',
+        );
+  return (
+    <div role="alert" className="error">
+      <strong>{problem.detail}</strong>
+      {problem.errors.length > 0 && (
+        <ul>
+          {problem.errors.map((e) => (
+            <li key={e}>{e}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function Field({
+  label,
+  hint,
+  children,
+}: {
+  label: string;
+  hint?: string;
+  children: (id: string, describedBy: string | undefined) => ReactNode;
+}) {
+  const id = useId();
+  const hintId = hint ? `${id}-hint` : undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children(id, hintId)}
+      {hint && (
+        <small id={hintId} className="hint">
+          {hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge-${status.toLowerCase()}`}>{status}</span>;
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p role="status" className="muted">
+      Loading {what}…
+    </p>
+  );
+}
+
+/**
+ * A write to the API that refreshes what it changed, with its progress (`pending`) and its problem (`error`).
+ */
+export function useAction<A, R>(fn: (args: A) => Promise<R>, invalidate: QueryKey[] = []) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: fn,
+    onSuccess: async () => {
+      await Promise.all(invalidate.map((queryKey) => client.invalidateQueries({ queryKey })));
+    },
+  });
+}
+
+export function Section({
+  title,
+  actions,
+  children,
+}: {
+  title: string;
+  actions?: ReactNode;
+  children: ReactNode;
+}) {
+  const id = useId();
+  return (
+    <section aria-labelledby={id} className="card">
+      <div className="card-head">
+        <h2 id={id}>{title}</h2>
+        {actions}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+export function money(amount: number): string {
+  return `$${amount.toFixed(amount !== 0 && Math.abs(amount) < 0.01 ? 4 : 2)}`;
+}
+
+export function when(iso: string | null | undefined): string {
+  return iso ? new Date(iso).toLocaleString() : '—';
+}
+
+/** A bar chart of one series (SVG, no inline style: the CSP allows none), with a text summary for screen readers. */
+export function BarChart({
+  title,
+  labels,
+  values,
+  format = (v) => String(v),
+}: {
+  title: string;
+  labels: string[];
+  values: number[];
+  format?: (v: number) => string;
+}) {
+  const max = Math.max(1, ...values);
+  const width = 600;
+  const height = 120;
+  const bar = values.length > 0 ? width / values.length : width;
+  const total = values.reduce((sum, v) => sum + v, 0);
+  return (
+    <figure className="chart">
+      <figcaption>
+        {title}: total {format(total)}, peak {format(Math.max(0, ...values))}
+      </figcaption>
+      <svg
+        viewBox={`0 0 ${width} ${height}`}
+        role="img"
+        aria-label={`${title} chart`}
+        preserveAspectRatio="none"
+      >
+        {values.map((v, i) => {
+          const h = (v / max) * (height - 4);
+          return (
+            <rect
+              key={i}
+              x={i * bar + 1}
+              y={height - h}
+              width={Math.max(1, bar - 2)}
+              height={h}
+              className="bar"
+            >
+              <title>{`${labels[i] ?? ''}: ${format(v)}`}</title>
+            </rect>
+          );
+        })}
+      </svg>
+    </figure>
+  );
+}
