@@ -26,11 +26,17 @@ describe('load-balancing endpoints', () => {
     (await alice.endpoint(id)).pods.filter((p) => p.desiredStatus === 'RUNNING' && p.status === 'RUNNING');
 
   /** Waits until `count` different workers answer `GET /` (they are up and in every replica's rotation). */
+  /**
+   * Until `count` workers answer through each gateway replica: each learns of a ready worker from its own copy of
+   * the announcements, so one may still route to fewer workers when the other already sees them all.
+   */
   async function readyWorkers(id: string, count: number): Promise<string[]> {
     return until(`${count} ready workers`, async () => {
-      const seen = new Set<string>();
-      for (let i = 0; i < 4 * count; i++) seen.add(await alice.whoAnswers(id));
-      return seen.size === count ? [...seen] : undefined;
+      const seenBy = [new Set<string>(), new Set<string>()];
+      for (const [replica, seen] of seenBy.entries()) {
+        for (let i = 0; i < 4 * count; i++) seen.add(await alice.whoAnswers(id, replica));
+      }
+      return seenBy.every((seen) => seen.size === count) ? [...seenBy[0]] : undefined;
     });
   }
 
