@@ -9,7 +9,13 @@ import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { userWithKey } from '../support/accounts.js';
 import { ROOT } from '../support/paths.js';
-import { TEST_REGISTRY_AUTH_KEYS, deleteStreams, startApps, type RunningSystem } from '../support/system.js';
+import {
+  TEST_REGISTRY_AUTH_KEYS,
+  TEST_WORKER_KEY_RING,
+  deleteStreams,
+  startApps,
+  type RunningSystem,
+} from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { sql } from './clusters-fixtures.js';
 import { until } from './pods.e2e-helpers.js';
@@ -257,6 +263,7 @@ describe('replay tool', () => {
       NATS_PREFIX: system.natsPrefix,
       DATABASE_URL: db.url,
       REGISTRY_AUTH_KEYS: TEST_REGISTRY_AUTH_KEYS,
+      WORKER_KEY_RING: TEST_WORKER_KEY_RING,
       LOG_LEVEL: 'warn',
     };
     await recordSession();

@@ -127,6 +127,8 @@ export async function deleteStreams(prefix: string): Promise<string[]> {
 
 /** A fixed key ring for tests (never used outside them): `k1:` + 32 bytes of base64. */
 export const TEST_REGISTRY_AUTH_KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
+/** The workers' key ring for tests: a key id of its own (`w1`), apart from the registry ring's. */
+export const TEST_WORKER_KEY_RING = `w1:${Buffer.alloc(32, 9).toString('base64')}`;
 
 /** Starts the requested apps and resolves once every one of them answers `GET /readyz` with 200. */
 export async function startApps(options: StartAppsOptions): Promise<RunningSystem> {
@@ -161,6 +163,7 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
       LOG_LEVEL: env.logLevel,
       NODE_ENV: 'test',
       REGISTRY_AUTH_KEYS: TEST_REGISTRY_AUTH_KEYS,
+      WORKER_KEY_RING: TEST_WORKER_KEY_RING,
       // Tests poll and burst; they get quotas they never reach unless a test sets its own.
       RATE_LIMIT_REST: '100000,1000000,10000000',
       RATE_LIMIT_GRAPHQL: '100000,1000000,10000000',
