@@ -10,6 +10,7 @@ import pg from 'pg';
 import { userWithKey } from '../support/accounts.js';
 import { ROOT } from '../support/paths.js';
 import {
+  GATEWAY_ORIGIN,
   TEST_REGISTRY_AUTH_KEYS,
   TEST_WORKER_KEY_RING,
   deleteStreams,
@@ -253,10 +254,9 @@ describe('replay tool', () => {
           LOCAL_PODS_DIR: join(dir, 'pods'),
           LOCAL_READY_MS: '100',
         },
-        'endpoint-autoscaler': { AUTOSCALER_TICK_MS: '200' },
+        'endpoint-autoscaler': { AUTOSCALER_TICK_MS: '200', QUEUE_PUBLIC_URL: GATEWAY_ORIGIN },
       },
     });
-    await system.restart('endpoint-autoscaler', { QUEUE_PUBLIC_URL: new URL(system.url('gateway')).origin });
     ({ key, userId } = await userWithKey(db.url, 'operator-session'));
     appEnv = {
       NATS_URL: testEnv().natsUrl,
@@ -268,14 +268,12 @@ describe('replay tool', () => {
     };
     await recordSession();
     // The live side stops adding commands (no driver, loop or sweeper) but still answers outcome queries.
-    for (const app of [
-      'cluster-scheduler',
-      'pod-lifecycle',
-      'queue-broker',
-      'endpoint-autoscaler',
-    ] as const) {
-      await system.restart(app, { REPLAY_MODE: 'true' });
-    }
+    // All four at once: each stops, then starts in REPLAY_MODE, on its own (waiting in turn cost three restarts).
+    await Promise.all(
+      (['cluster-scheduler', 'pod-lifecycle', 'queue-broker', 'endpoint-autoscaler'] as const).map((app) =>
+        system.restart(app, { REPLAY_MODE: 'true' }),
+      ),
+    );
   }, 240_000);
 
   afterAll(async () => {

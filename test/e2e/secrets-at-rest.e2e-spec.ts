@@ -10,6 +10,7 @@ import type { PodView, SealedEnv, TemplateView } from '@app/contracts';
 import { SecretBox } from '@app/platform';
 import { userWithKey } from '../support/accounts.js';
 import {
+  GATEWAY_ORIGIN,
   TEST_REGISTRY_AUTH_KEYS,
   TEST_WORKER_KEY_RING,
   deleteStreams,
@@ -130,12 +131,12 @@ describe('secrets at rest and on the bus', () => {
           LOCAL_PODS_DIR: join(dir, 'pods'),
           LOCAL_READY_MS: '100',
         },
-        'endpoint-autoscaler': { AUTOSCALER_TICK_MS: '200' },
+        'endpoint-autoscaler': {
+          AUTOSCALER_TICK_MS: '200',
+          QUEUE_PUBLIC_URL: GATEWAY_ORIGIN,
+          WORKER_PING_INTERVAL_MS: '1000',
+        },
       },
-    });
-    await system.restart('endpoint-autoscaler', {
-      QUEUE_PUBLIC_URL: new URL(system.url('gateway')).origin,
-      WORKER_PING_INTERVAL_MS: '1000',
     });
     ({ key, userId } = await userWithKey(db.url, 'secretive'));
     call = client(system, key);
