@@ -54,7 +54,9 @@ runMain(async () => {
     NATS_URL: natsUrl,
     NATS_PREFIX: process.env.NATS_PREFIX ?? 'gpucp',
     NODE_ENV: process.env.NODE_ENV ?? 'development',
-    REGISTRY_AUTH_KEYS: process.env.REGISTRY_AUTH_KEYS ?? localKeyRing(),
+    REGISTRY_AUTH_KEYS:
+      process.env.REGISTRY_AUTH_KEYS ?? localKeyRing('registry-auth-keys', 'k1', 'registry-credential'),
+    WORKER_KEY_RING: process.env.WORKER_KEY_RING ?? localKeyRing('worker-key-ring', 'w1', "workers' key"),
     ...runtime,
   };
   await step('migrate', () => runMigrations(env));
@@ -134,16 +136,17 @@ function portBaseFromEnv(replicas) {
 }
 
 /**
- * The key ring sealing registry passwords: REGISTRY_AUTH_KEYS when set, otherwise one generated on the first
- * local start and kept in .local/registry-auth-keys (mode 0600), so credentials stay readable across restarts.
+ * A key ring (REGISTRY_AUTH_KEYS, WORKER_KEY_RING) not set in the environment: one generated on the first local
+ * start and kept in .local/<file> (mode 0600), so what it sealed stays readable across restarts. Each ring has its
+ * own key id, since the id a sealed value names picks the ring that opens it (ADR 30).
  */
-function localKeyRing() {
-  const file = join(LOCAL_DIR, 'registry-auth-keys');
+function localKeyRing(name, kid, what) {
+  const file = join(LOCAL_DIR, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const ring = `k1:${randomBytes(32).toString('base64')}`;
+  const ring = `${kid}:${randomBytes(32).toString('base64')}`;
   mkdirSync(LOCAL_DIR, { recursive: true });
   writeFileSync(file, `${ring}\n`, { mode: 0o600 });
-  log('generated a registry-credential key ring (saved to .local/registry-auth-keys)');
+  log(`generated a ${what} key ring (saved to .local/${name})`);
   return ring;
 }
 

@@ -55,6 +55,7 @@ export async function startSystem({ databaseUrl, natsUrl, natsPrefix, fleetFile,
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
     REGISTRY_AUTH_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    WORKER_KEY_RING: `w1:${randomBytes(32).toString('base64')}`,
   };
   const quotas = Object.fromEntries(QUOTA_VARIABLES.map((name) => [name, HUGE_QUOTA]));
   const envOf = {

@@ -53,6 +53,7 @@ export default {
       FLEET_FILE: ctx.fleet.file,
       // Nothing sealed is opened in a rebuild, but the queue-broker will not start without a key ring.
       REGISTRY_AUTH_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      WORKER_KEY_RING: `w1:${randomBytes(32).toString('base64')}`,
     };
     return {
       settings: { commandsRecorded: recorded.commands, jobs: recorded.jobs },

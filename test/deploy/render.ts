@@ -130,6 +130,7 @@ export function prodSecretFiles(
   const natsPassword = () => `n${randomBytes(24).toString('base64url')}`;
   const values: Record<string, string> = {
     REGISTRY_AUTH_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    WORKER_KEY_RING: `w1:${randomBytes(32).toString('base64')}`,
     NATS_PASSWORD_GATEWAY: natsPassword(),
     NATS_PASSWORD_CLUSTER_SCHEDULER: natsPassword(),
     NATS_PASSWORD_POD_LIFECYCLE: natsPassword(),

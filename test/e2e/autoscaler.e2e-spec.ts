@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { TemplateView, WorkerList } from '@app/contracts';
 import { userWithKey } from '../support/accounts.js';
 import { echoWorkerCatalog } from '../support/echo-worker.js';
-import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
+import { GATEWAY_ORIGIN, deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 const TICK_MS = 200;
@@ -111,13 +111,13 @@ describe('autoscaler', () => {
           LOCAL_PODS_DIR: join(dir, 'pods'),
           LOCAL_READY_MS: '100',
         },
-        'endpoint-autoscaler': { AUTOSCALER_TICK_MS: String(TICK_MS), AUTOSCALER_FAILURE_BACKOFF_MS: '500' },
+        'endpoint-autoscaler': {
+          AUTOSCALER_TICK_MS: String(TICK_MS),
+          AUTOSCALER_FAILURE_BACKOFF_MS: '500',
+          QUEUE_PUBLIC_URL: GATEWAY_ORIGIN,
+          WORKER_PING_INTERVAL_MS: '1000',
+        },
       },
-    });
-    const gateway = new URL(system.url('gateway'));
-    await system.restart('endpoint-autoscaler', {
-      QUEUE_PUBLIC_URL: gateway.origin,
-      WORKER_PING_INTERVAL_MS: '1000',
     });
     key = (await userWithKey(db.url, 'scaler')).key;
     const response = await fetch(`${system.url('gateway')}/v1/templates`, {

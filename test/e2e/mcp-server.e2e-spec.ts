@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EndpointV2View, NetworkVolumeView, PodV2List, PodV2View, TemplateV2View } from '@app/contracts';
 import { userWithKey } from '../support/accounts.js';
-import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
+import { GATEWAY_ORIGIN, deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { REFUSED_MARK, startMcpServer, type McpSession } from './mcp-server.e2e-helpers.js';
 import { client, until, type Call } from './pods.e2e-helpers.js';
@@ -61,15 +61,15 @@ describe('@runpod/mcp-server against the running system', () => {
           SIM_PROVISION_MS: '100',
           SIM_START_MS: '100',
         },
-        'endpoint-autoscaler': { AUTOSCALER_TICK_MS: '200' },
+        // The workers reach the job routes at the gateway.
+        'endpoint-autoscaler': {
+          AUTOSCALER_TICK_MS: '200',
+          QUEUE_PUBLIC_URL: GATEWAY_ORIGIN,
+          WORKER_PING_INTERVAL_MS: '1000',
+        },
       },
     });
-    // The workers reach the job routes at the gateway, whose port is known only now.
     const gateway = new URL(system.url('gateway')).origin;
-    await system.restart('endpoint-autoscaler', {
-      QUEUE_PUBLIC_URL: gateway,
-      WORKER_PING_INTERVAL_MS: '1000',
-    });
     const { key } = await userWithKey(db.url, 'agent');
     rest = client(system, key);
     mcp = await startMcpServer(gateway, key);

@@ -6,7 +6,13 @@ import pg from 'pg';
 import { Subjects, type CommandOutcome } from '@app/contracts';
 import { closeBus, commandEnvelope, sendCommand } from '../support/bus.js';
 import { ROOT } from '../support/paths.js';
-import { TEST_REGISTRY_AUTH_KEYS, deleteStreams, startApps, type RunningSystem } from '../support/system.js';
+import {
+  TEST_REGISTRY_AUTH_KEYS,
+  TEST_WORKER_KEY_RING,
+  deleteStreams,
+  startApps,
+  type RunningSystem,
+} from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { testEnv } from '../support/test-env.js';
 
@@ -121,6 +127,7 @@ describe('replay tool: takes of several workers of one endpoint', () => {
       NATS_PREFIX: system.natsPrefix,
       DATABASE_URL: db.url,
       REGISTRY_AUTH_KEYS: TEST_REGISTRY_AUTH_KEYS,
+      WORKER_KEY_RING: TEST_WORKER_KEY_RING,
       LOG_LEVEL: 'warn',
     };
     try {

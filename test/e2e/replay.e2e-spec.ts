@@ -9,7 +9,14 @@ import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { userWithKey } from '../support/accounts.js';
 import { ROOT } from '../support/paths.js';
-import { TEST_REGISTRY_AUTH_KEYS, deleteStreams, startApps, type RunningSystem } from '../support/system.js';
+import {
+  GATEWAY_ORIGIN,
+  TEST_REGISTRY_AUTH_KEYS,
+  TEST_WORKER_KEY_RING,
+  deleteStreams,
+  startApps,
+  type RunningSystem,
+} from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { sql } from './clusters-fixtures.js';
 import { until } from './pods.e2e-helpers.js';
@@ -247,28 +254,26 @@ describe('replay tool', () => {
           LOCAL_PODS_DIR: join(dir, 'pods'),
           LOCAL_READY_MS: '100',
         },
-        'endpoint-autoscaler': { AUTOSCALER_TICK_MS: '200' },
+        'endpoint-autoscaler': { AUTOSCALER_TICK_MS: '200', QUEUE_PUBLIC_URL: GATEWAY_ORIGIN },
       },
     });
-    await system.restart('endpoint-autoscaler', { QUEUE_PUBLIC_URL: new URL(system.url('gateway')).origin });
     ({ key, userId } = await userWithKey(db.url, 'operator-session'));
     appEnv = {
       NATS_URL: testEnv().natsUrl,
       NATS_PREFIX: system.natsPrefix,
       DATABASE_URL: db.url,
       REGISTRY_AUTH_KEYS: TEST_REGISTRY_AUTH_KEYS,
+      WORKER_KEY_RING: TEST_WORKER_KEY_RING,
       LOG_LEVEL: 'warn',
     };
     await recordSession();
     // The live side stops adding commands (no driver, loop or sweeper) but still answers outcome queries.
-    for (const app of [
-      'cluster-scheduler',
-      'pod-lifecycle',
-      'queue-broker',
-      'endpoint-autoscaler',
-    ] as const) {
-      await system.restart(app, { REPLAY_MODE: 'true' });
-    }
+    // All four at once: each stops, then starts in REPLAY_MODE, on its own (waiting in turn cost three restarts).
+    await Promise.all(
+      (['cluster-scheduler', 'pod-lifecycle', 'queue-broker', 'endpoint-autoscaler'] as const).map((app) =>
+        system.restart(app, { REPLAY_MODE: 'true' }),
+      ),
+    );
   }, 240_000);
 
   afterAll(async () => {

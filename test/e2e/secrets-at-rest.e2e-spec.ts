@@ -9,7 +9,14 @@ import pg from 'pg';
 import type { PodView, SealedEnv, TemplateView } from '@app/contracts';
 import { SecretBox } from '@app/platform';
 import { userWithKey } from '../support/accounts.js';
-import { TEST_REGISTRY_AUTH_KEYS, deleteStreams, startApps, type RunningSystem } from '../support/system.js';
+import {
+  GATEWAY_ORIGIN,
+  TEST_REGISTRY_AUTH_KEYS,
+  TEST_WORKER_KEY_RING,
+  deleteStreams,
+  startApps,
+  type RunningSystem,
+} from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { testEnv } from '../support/test-env.js';
 import { client, type Call } from './pods.e2e-helpers.js';
@@ -74,6 +81,30 @@ describe('secrets at rest and on the bus', () => {
   let call: Call;
   let dir: string;
   const password = `regpw-${randomBytes(16).toString('hex')}`;
+  /** The endpoint the first test created, its workers' key sealed with the workers' ring. */
+  let endpointWithKey: string;
+
+  /** The workers' key of an endpoint as stored: in its row, and in each of its worker pods' secret variables. */
+  async function sealedWorkerKeys(endpointId: string): Promise<{ sealed: string; context: string }[]> {
+    const database = new pg.Client({ connectionString: db.url });
+    await database.connect();
+    try {
+      const endpoint = await database.query<{ ai_key_sealed: string }>(
+        'SELECT ai_key_sealed FROM endpoint_autoscaler.endpoints WHERE id = $1',
+        [endpointId],
+      );
+      const pods = await database.query<{ secret_env: SealedEnv }>(
+        `SELECT secret_env FROM pod_lifecycle.pods WHERE env->>'RUNPOD_ENDPOINT_ID' = $1`,
+        [endpointId],
+      );
+      return [
+        ...endpoint.rows.map((row) => ({ sealed: row.ai_key_sealed, context: endpointId })),
+        ...pods.rows.map((row) => row.secret_env.RUNPOD_AI_API_KEY),
+      ];
+    } finally {
+      await database.end();
+    }
+  }
   const username = `robot-${randomBytes(4).toString('hex')}`;
 
   async function graphql<T>(query: string): Promise<T> {
@@ -100,12 +131,12 @@ describe('secrets at rest and on the bus', () => {
           LOCAL_PODS_DIR: join(dir, 'pods'),
           LOCAL_READY_MS: '100',
         },
-        'endpoint-autoscaler': { AUTOSCALER_TICK_MS: '200' },
+        'endpoint-autoscaler': {
+          AUTOSCALER_TICK_MS: '200',
+          QUEUE_PUBLIC_URL: GATEWAY_ORIGIN,
+          WORKER_PING_INTERVAL_MS: '1000',
+        },
       },
-    });
-    await system.restart('endpoint-autoscaler', {
-      QUEUE_PUBLIC_URL: new URL(system.url('gateway')).origin,
-      WORKER_PING_INTERVAL_MS: '1000',
     });
     ({ key, userId } = await userWithKey(db.url, 'secretive'));
     call = client(system, key);
@@ -189,6 +220,36 @@ describe('secrets at rest and on the bus', () => {
       registryPassword: { tables: [], streams: [] },
       webhookSecret: { tables: [], streams: [] },
     });
+
+    // The key is sealed with the workers' ring (its key id, w1), in the endpoint and in its worker pod alike, and
+    // the registry ring does not open it (ADR 30).
+    const stored = await sealedWorkerKeys(endpointId);
+    expect(stored.length).toBeGreaterThanOrEqual(2);
+    for (const sealed of stored) {
+      expect(sealed.sealed).toMatch(/^v1\.w1\./);
+      expect(new SecretBox(TEST_WORKER_KEY_RING).open(sealed.sealed, sealed.context)).toBe(workerKey);
+      expect(() => new SecretBox(TEST_REGISTRY_AUTH_KEYS).open(sealed.sealed, sealed.context)).toThrow();
+    }
+    endpointWithKey = endpointId;
+  });
+
+  it("still opens an endpoint's workers' key sealed with the registry ring before the workers' ring existed", async () => {
+    const olderKey = `cpk_older_${randomBytes(12).toString('hex')}`;
+    const database = new pg.Client({ connectionString: db.url });
+    await database.connect();
+    try {
+      // The row as the previous release sealed it: with REGISTRY_AUTH_KEYS (key id k1), bound to the endpoint.
+      await database.query('UPDATE endpoint_autoscaler.endpoints SET ai_key_sealed = $2 WHERE id = $1', [
+        endpointWithKey,
+        new SecretBox(TEST_REGISTRY_AUTH_KEYS).seal(olderKey, endpointWithKey),
+      ]);
+    } finally {
+      await database.end();
+    }
+    const listed = await graphql<{ myself: { endpoints: { id: string; aiKey: string | null }[] } }>(
+      'query { myself { endpoints { id aiKey } } }',
+    );
+    expect(listed.myself.endpoints.find((e) => e.id === endpointWithKey)?.aiKey).toBe(olderKey);
   });
 
   it("seals the workers' keys an older release stored in clear, once pod-lifecycle restarts", async () => {
@@ -225,7 +286,10 @@ describe('secrets at rest and on the bus', () => {
       expect(Object.keys(row!.env).sort()).toEqual(['RUNPOD_ENDPOINT_ID', 'RUNPOD_WEBHOOK_PING']);
       const sealed = row!.secret_env.RUNPOD_AI_API_KEY;
       expect(sealed.context).toBe(podId);
-      expect(new SecretBox(TEST_REGISTRY_AUTH_KEYS).open(sealed.sealed, sealed.context)).toBe(legacyKey);
+      // Sealed with the workers' own ring (ADR 30), which the registry ring cannot open.
+      expect(sealed.sealed).toMatch(/^v1\.w1\./);
+      expect(new SecretBox(TEST_WORKER_KEY_RING).open(sealed.sealed, sealed.context)).toBe(legacyKey);
+      expect(() => new SecretBox(TEST_REGISTRY_AUTH_KEYS).open(sealed.sealed, sealed.context)).toThrow();
     } finally {
       await database.end();
     }

@@ -38,7 +38,6 @@ import {
   HandlerHarness,
   InProcessCommands,
   InProcessQueries,
-  refusalOf,
 } from '../support/handler-harness.js';
 
 /**
@@ -155,12 +154,12 @@ describe('creating a pod', () => {
   });
 
   it("refuses what the scheduler refuses (a GPU type it does not know, 422), and a template that is not the actor's (404)", async () => {
-    expect(await refusalOf(createPod('unknown-gpu', { gpuTypeId: 'NVIDIA NOTHING' }))).toMatchObject({
-      code: ErrorCode.ValidationFailed,
-    });
-    expect(await refusalOf(createPod('no-template', { templateId: 'no-such-template' }))).toMatchObject({
-      code: ErrorCode.NotFound,
-    });
+    expect(await pods.refusal(() => createPod('unknown-gpu', { gpuTypeId: 'NVIDIA NOTHING' }))).toMatchObject(
+      { wrote: [], code: ErrorCode.ValidationFailed },
+    );
+    expect(
+      await pods.refusal(() => createPod('no-template', { templateId: 'no-such-template' })),
+    ).toMatchObject({ wrote: [], code: ErrorCode.NotFound });
   });
 });
 
@@ -191,12 +190,24 @@ describe('a pod through its life', () => {
 
   it("refuses another user's pod (403) and a terminated one (INVALID_STATE)", async () => {
     const pod = await createPod('guarded');
-    expect(await refusalOf(pods.send(Subjects.pod.stop, { podId: pod.id }, { actor: BOB }))).toMatchObject({
-      code: ErrorCode.Forbidden,
-    });
+    expect(
+      await pods.refusal(() => pods.send(Subjects.pod.stop, { podId: pod.id }, { actor: BOB })),
+    ).toMatchObject({ wrote: [], code: ErrorCode.Forbidden });
     await pods.send(Subjects.pod.terminate, { podId: pod.id });
-    expect(await refusalOf(pods.send(Subjects.pod.start, { podId: pod.id }))).toMatchObject({
+    expect(await pods.refusal(() => pods.send(Subjects.pod.start, { podId: pod.id }))).toMatchObject({
+      wrote: [],
       code: ErrorCode.InvalidState,
+    });
+  });
+
+  it("refuses to terminate another user's pod (403) and to reset a terminated one (INVALID_STATE)", async () => {
+    const pod = await createPod('kept');
+    const theirs = () => pods.send(Subjects.pod.terminate, { podId: pod.id }, { actor: BOB });
+    expect(await pods.refusal(theirs)).toMatchObject({ code: ErrorCode.Forbidden, wrote: [] });
+    await pods.send(Subjects.pod.terminate, { podId: pod.id });
+    expect(await pods.refusal(() => pods.send(Subjects.pod.reset, { podId: pod.id }))).toMatchObject({
+      code: ErrorCode.InvalidState,
+      wrote: [],
     });
   });
 
@@ -206,18 +217,31 @@ describe('a pod through its life', () => {
       name: 'after',
     });
     expect(
-      await refusalOf(pods.send(Subjects.pod.update, { podId: pod.id, name: 'theirs' }, { actor: BOB })),
-    ).toMatchObject({ code: ErrorCode.Forbidden });
+      await pods.refusal(() =>
+        pods.send(Subjects.pod.update, { podId: pod.id, name: 'theirs' }, { actor: BOB }),
+      ),
+    ).toMatchObject({ wrote: [], code: ErrorCode.Forbidden });
   });
 
-  it('ignores an observation of another run than the current one', async () => {
+  it('ignores an observation of another run than the current one, or of an unknown pod, writing nothing', async () => {
     const pod = await createPod('stale');
-    const stale = await pods.send(
-      Subjects.pod.observe,
-      { podId: pod.id, generation: (await generation(pod.id)) + 1, status: PodStatus.Running },
-      { actor: SYSTEM },
+    const next = (await generation(pod.id)) + 1;
+    const stale = await pods.wrote(() =>
+      pods.send(
+        Subjects.pod.observe,
+        { podId: pod.id, generation: next, status: PodStatus.Running },
+        { actor: SYSTEM },
+      ),
     );
-    expect(stale).toMatchObject({ applied: false });
+    expect(stale).toEqual({ result: { applied: false, status: pod.status }, wrote: [] });
+    const unknown = await pods.wrote(() =>
+      pods.send(
+        Subjects.pod.observe,
+        { podId: 'no-such-pod', generation: 1, status: PodStatus.Running },
+        { actor: SYSTEM },
+      ),
+    );
+    expect(unknown).toEqual({ result: { applied: false, status: null }, wrote: [] });
   });
 });
 
@@ -237,13 +261,20 @@ describe('platform commands', () => {
     expect(row.status).toBe(PodStatus.Error);
   });
 
+  it('refuses a host failure without a host (422), and one of a host without live pods writes nothing', async () => {
+    const nameless = () => pods.send(Subjects.pod.hostFailed, { hostId: '' }, { actor: SYSTEM });
+    expect(await pods.refusal(nameless)).toMatchObject({ code: ErrorCode.ValidationFailed, wrote: [] });
+    const idle = () => pods.send(Subjects.pod.hostFailed, { hostId: 'host-without-pods' }, { actor: SYSTEM });
+    expect(await pods.wrote(idle)).toEqual({ result: { podIds: [] }, wrote: [] });
+  });
+
   it("seals a pod's variables for the platform, and refuses a user (403)", async () => {
     const pod = await createPod('sealed');
     const sealed = { sealed: 'v1.k1.bm9uY2U.Y2lwaGVy.dGFn', context: pod.id };
     const command = { podId: pod.id, secretEnv: { MODE: sealed } };
-    expect(await refusalOf(pods.send(Subjects.pod.sealEnv, command, { actor: ALICE }))).toMatchObject({
-      code: ErrorCode.Forbidden,
-    });
+    expect(
+      await pods.refusal(() => pods.send(Subjects.pod.sealEnv, command, { actor: ALICE })),
+    ).toMatchObject({ wrote: [], code: ErrorCode.Forbidden });
     await expect(pods.send(Subjects.pod.sealEnv, command, { actor: SYSTEM })).resolves.toEqual({
       sealed: ['MODE'],
     });

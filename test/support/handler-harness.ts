@@ -27,6 +27,7 @@ import {
   type EventContext,
   type QueryBus,
 } from '@app/messaging';
+import { SchemaWrites } from './schema-writes.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 /** The actor of the commands a test sends, unless it names another. */
@@ -133,6 +134,7 @@ export class HandlerHarness {
   /** Per source harness: the outbox sequence delivered up to. */
   private readonly delivered = new Map<HandlerHarness, string>();
   private readonly processor: MessageProcessor;
+  private readonly writes: SchemaWrites;
 
   private constructor(
     private readonly database: TestDatabase,
@@ -141,6 +143,7 @@ export class HandlerHarness {
     private readonly counter: StatementCounter,
   ) {
     this.processor = new MessageProcessor(dataSource, new FaultInjector(new BaseConfig()));
+    this.writes = new SchemaWrites(dataSource, schema);
   }
 
   static async start(label: string, app: AppName, spec: AppDataSourceSpec): Promise<HandlerHarness> {
@@ -265,6 +268,24 @@ export class HandlerHarness {
     return applied;
   }
 
+  /**
+   * The tables whose rows `work` changed, the processed-commands row every command records left out (a refusal is
+   * recorded there as the command's answer): [] when it wrote nothing, with `outbox` among them when it emitted.
+   * Each table is compared whole (a digest of its rows), so an update counts as well as an insert or a delete.
+   */
+  async wrote<T>(work: () => Promise<T>): Promise<{ result: T; wrote: string[] }> {
+    const before = await this.writes.digests();
+    const result = await work();
+    return { result, wrote: await this.writes.changedSince(before) };
+  }
+
+  /** The refusal `work` ends in (as `refusalOf`) and the tables it changed nonetheless (as `wrote`). */
+  async refusal(work: () => Promise<unknown>): Promise<Refusal & { wrote: string[] }> {
+    const before = await this.writes.digests();
+    const refusal = await refusalOf(work());
+    return { ...refusal, wrote: await this.writes.changedSince(before) };
+  }
+
   /** The events committed to the outbox, in the order they were written: subject and payload. */
   async events(subject?: string): Promise<{ subject: string; payload: unknown }[]> {
     const rows = await this.dataSource.query<{ subject: string; payload: unknown }[]>(
@@ -281,10 +302,15 @@ export class HandlerHarness {
   }
 }
 
+/** A command's refusal: its code and message (and field errors). */
+export interface Refusal {
+  code: string;
+  message: string;
+  errors?: string[];
+}
+
 /** The refusal a promise ends in: its code and message (and field errors), for `expect(...).toMatchObject`. */
-export async function refusalOf(
-  promise: Promise<unknown>,
-): Promise<{ code: string; message: string; errors?: string[] }> {
+export async function refusalOf(promise: Promise<unknown>): Promise<Refusal> {
   try {
     await promise;
   } catch (error) {

@@ -125,8 +125,18 @@ export async function deleteStreams(prefix: string): Promise<string[]> {
   return deleted;
 }
 
+/**
+ * In an env value given to `startApps`, stands for the origin of the (first) gateway the system starts
+ * (`http://127.0.0.1:<port>`), whose port is chosen only then: `QUEUE_PUBLIC_URL: GATEWAY_ORIGIN` gives the
+ * autoscaler's workers the job routes from the start, where a restart of the autoscaler once the port was known
+ * used to cost every such file a stop and a start.
+ */
+export const GATEWAY_ORIGIN = '{gateway-origin}';
+
 /** A fixed key ring for tests (never used outside them): `k1:` + 32 bytes of base64. */
 export const TEST_REGISTRY_AUTH_KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
+/** The workers' key ring for tests: a key id of its own (`w1`), apart from the registry ring's. */
+export const TEST_WORKER_KEY_RING = `w1:${Buffer.alloc(32, 9).toString('base64')}`;
 
 /** Starts the requested apps and resolves once every one of them answers `GET /readyz` with 200. */
 export async function startApps(options: StartAppsOptions): Promise<RunningSystem> {
@@ -150,23 +160,40 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
   const ports = allPorts.slice(0, total);
   const metricsPorts = allPorts.slice(total);
 
+  const gatewayIndex = apps.indexOf('gateway');
+  const gatewayOrigin =
+    gatewayIndex < 0
+      ? null
+      : `http://127.0.0.1:${ports[counts.slice(0, gatewayIndex).reduce((a, b) => a + b, 0)]}`;
+  const withGatewayOrigin = (values: Record<string, string>): Record<string, string> =>
+    Object.fromEntries(
+      Object.entries(values).map(([name, value]) => {
+        if (value !== GATEWAY_ORIGIN) return [name, value];
+        if (!gatewayOrigin) throw new Error(`${name}: GATEWAY_ORIGIN without a gateway in the system`);
+        return [name, gatewayOrigin];
+      }),
+    );
+
   const processes = new Map<AppName, AppProcess[]>();
   apps.forEach((app, i) => {
-    const baseEnv = withoutUndefined({
-      ...inheritedEnv(),
-      DATABASE_URL: options.databaseUrl,
-      NATS_URL: env.natsUrl,
-      NATS_PREFIX: natsPrefix,
-      HTTP_HOST: '127.0.0.1',
-      LOG_LEVEL: env.logLevel,
-      NODE_ENV: 'test',
-      REGISTRY_AUTH_KEYS: TEST_REGISTRY_AUTH_KEYS,
-      // Tests poll and burst; they get quotas they never reach unless a test sets its own.
-      RATE_LIMIT_REST: '100000,1000000,10000000',
-      RATE_LIMIT_GRAPHQL: '100000,1000000,10000000',
-      ...options.env,
-      ...options.appEnv?.[app],
-    });
+    const baseEnv = withGatewayOrigin(
+      withoutUndefined({
+        ...inheritedEnv(),
+        DATABASE_URL: options.databaseUrl,
+        NATS_URL: env.natsUrl,
+        NATS_PREFIX: natsPrefix,
+        HTTP_HOST: '127.0.0.1',
+        LOG_LEVEL: env.logLevel,
+        NODE_ENV: 'test',
+        REGISTRY_AUTH_KEYS: TEST_REGISTRY_AUTH_KEYS,
+        WORKER_KEY_RING: TEST_WORKER_KEY_RING,
+        // Tests poll and burst; they get quotas they never reach unless a test sets its own.
+        RATE_LIMIT_REST: '100000,1000000,10000000',
+        RATE_LIMIT_GRAPHQL: '100000,1000000,10000000',
+        ...options.env,
+        ...options.appEnv?.[app],
+      }),
+    );
     const first = counts.slice(0, i).reduce((a, b) => a + b, 0);
     const replicas = Array.from({ length: counts[i] }, (_, r) => {
       const label = counts[i] > 1 ? `${app}#${r + 1}` : app;

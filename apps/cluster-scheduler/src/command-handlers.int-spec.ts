@@ -6,13 +6,7 @@ import {
   type NetworkVolumeView,
   type SpendStatus,
 } from '@app/contracts';
-import {
-  ALICE,
-  BOB,
-  HandlerHarness,
-  InProcessQueries,
-  refusalOf,
-} from '../../../test/support/handler-harness.js';
+import { ALICE, BOB, HandlerHarness, InProcessQueries } from '../../../test/support/handler-harness.js';
 import { CatalogChecks } from './catalog/catalog.checks.js';
 import { CatalogRepository } from './catalog/catalog.repository.js';
 import { FleetLoader } from './catalog/fleet.loader.js';
@@ -105,7 +99,8 @@ describe('network volumes', () => {
   });
 
   it('refuses a data center the catalog does not have (422 naming the field)', async () => {
-    expect(await refusalOf(createVolume('nowhere', 'XX-NO-1'))).toMatchObject({
+    expect(await harness.refusal(() => createVolume('nowhere', 'XX-NO-1'))).toMatchObject({
+      wrote: [],
       code: ErrorCode.ValidationFailed,
       errors: [expect.stringContaining('dataCenterId must be a data center id')],
     });
@@ -115,15 +110,15 @@ describe('network volumes', () => {
     const volume = await createVolume('growing');
     const grown = await harness.send(Subjects.volume.update, { id: volume.id, size: 20 });
     expect(grown.size).toBe(20);
-    expect(await refusalOf(harness.send(Subjects.volume.update, { id: volume.id, size: 5 }))).toMatchObject({
-      code: ErrorCode.BadRequest,
-    });
+    expect(
+      await harness.refusal(() => harness.send(Subjects.volume.update, { id: volume.id, size: 5 })),
+    ).toMatchObject({ wrote: [], code: ErrorCode.BadRequest });
   });
 
   it("refuses another user's volume (403)", async () => {
     const volume = await createVolume('private');
     const update = harness.send(Subjects.volume.update, { id: volume.id, name: 'mine' }, { actor: BOB });
-    expect(await refusalOf(update)).toMatchObject({ code: ErrorCode.Forbidden });
+    expect(await harness.refusal(() => update)).toMatchObject({ wrote: [], code: ErrorCode.Forbidden });
   });
 
   it('deletes a volume nothing mounts, and refuses one a pod mounts (IN_USE) until the pod is released', async () => {
@@ -137,15 +132,14 @@ describe('network volumes', () => {
       networkVolumeId: volume.id,
     });
     expect(reserved.dataCenterId).toBe(DC);
-    expect(await refusalOf(harness.send(Subjects.volume.delete, { id: volume.id }))).toMatchObject({
-      code: ErrorCode.InUse,
-      message: expect.stringContaining('1 pod(s)'),
-    });
+    expect(
+      await harness.refusal(() => harness.send(Subjects.volume.delete, { id: volume.id })),
+    ).toMatchObject({ wrote: [], code: ErrorCode.InUse, message: expect.stringContaining('1 pod(s)') });
     await harness.send(Subjects.placement.release, { podId: 'pod-mounting' });
     await harness.send(Subjects.volume.delete, { id: volume.id });
-    expect(await refusalOf(harness.send(Subjects.volume.update, { id: volume.id, size: 50 }))).toMatchObject({
-      code: ErrorCode.NotFound,
-    });
+    expect(
+      await harness.refusal(() => harness.send(Subjects.volume.update, { id: volume.id, size: 50 })),
+    ).toMatchObject({ wrote: [], code: ErrorCode.NotFound });
   });
 });
 
@@ -180,7 +174,8 @@ describe('placement', () => {
       gpuCount: 9,
       ports: [],
     });
-    expect(await refusalOf(reserve)).toMatchObject({
+    expect(await harness.refusal(() => reserve)).toMatchObject({
+      wrote: [],
       code: ErrorCode.ValidationFailed,
       errors: [expect.stringContaining('gpuCount must not be greater than 8')],
     });
@@ -197,6 +192,15 @@ describe('placement', () => {
       }),
     );
     expect(statements).toBe(RESERVE_STATEMENTS);
+  });
+
+  it('refuses a release without a pod id (422), and releasing a pod that holds nothing writes nothing', async () => {
+    expect(await harness.refusal(() => harness.send(Subjects.placement.release, {}))).toMatchObject({
+      code: ErrorCode.ValidationFailed,
+      wrote: [],
+    });
+    const release = () => harness.send(Subjects.placement.release, { podId: 'pod-never-placed' });
+    expect(await harness.wrote(release)).toEqual({ result: null, wrote: [] });
   });
 
   it('releases a reservation, twice harmlessly', async () => {
@@ -250,7 +254,10 @@ describe('clusters', () => {
     const before = await harness.dataSource.query<{ n: number }[]>(
       'SELECT count(*)::int AS n FROM cluster_scheduler.reservations',
     );
-    expect(await refusalOf(create('too-many', 250))).toMatchObject({ code: ErrorCode.CapacityUnavailable });
+    expect(await harness.refusal(() => create('too-many', 250))).toMatchObject({
+      wrote: [],
+      code: ErrorCode.CapacityUnavailable,
+    });
     const after = await harness.dataSource.query<{ n: number }[]>(
       'SELECT count(*)::int AS n FROM cluster_scheduler.reservations',
     );
@@ -260,8 +267,8 @@ describe('clusters', () => {
   it("deletes a cluster (cluster.evt.deleted names its members), and refuses another user's (403)", async () => {
     const cluster = await create('short-lived');
     expect(
-      await refusalOf(harness.send(Subjects.cluster.delete, { id: cluster.id }, { actor: BOB })),
-    ).toMatchObject({ code: ErrorCode.Forbidden });
+      await harness.refusal(() => harness.send(Subjects.cluster.delete, { id: cluster.id }, { actor: BOB })),
+    ).toMatchObject({ wrote: [], code: ErrorCode.Forbidden });
     await harness.send(Subjects.cluster.delete, { id: cluster.id });
     const deleted = (await harness.events(Subjects.cluster.deleted)).at(-1)?.payload;
     expect(deleted).toMatchObject({ clusterId: cluster.id, ownerId: ALICE.userId });

@@ -12,7 +12,7 @@ import {
   ValidatorConstraint,
   type ValidatorConstraintInterface,
 } from 'class-validator';
-import { BaseConfig, IsKeyRing } from '@app/config';
+import { BaseConfig, IsKeyRing, KeyIdsApartFrom } from '@app/config';
 import {
   DEFAULT_QUOTAS,
   DEFAULT_WINDOW_SECONDS,
@@ -45,6 +45,15 @@ export class GatewayConfig extends BaseConfig {
   /** Key ring sealing registry passwords before they enter a command (`kid:base64key[,...]`, first one seals). */
   @IsKeyRing()
   REGISTRY_AUTH_KEYS: string;
+
+  /**
+   * Key ring sealing the workers' API keys the gateway mints for endpoints (`kid:base64key[,...]`, first one
+   * seals; key ids apart from REGISTRY_AUTH_KEYS'). Keys sealed with REGISTRY_AUTH_KEYS before this ring existed
+   * still open by their key id (ADR 30).
+   */
+  @IsKeyRing()
+  @KeyIdsApartFrom('REGISTRY_AUTH_KEYS')
+  WORKER_KEY_RING: string;
 
   /** Largest JSON body accepted on the REST routes, in bytes. */
   @IsInt()

@@ -12,6 +12,7 @@ import {
 const BASE = {
   DATABASE_URL: 'postgres://gw@127.0.0.1:5432/gw',
   REGISTRY_AUTH_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+  WORKER_KEY_RING: `w1:${Buffer.alloc(32, 9).toString('base64')}`,
 };
 
 function failure(env: Record<string, string>): string {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ErrorCode, Subjects, type RegistryAuthView, type TemplateView } from '@app/contracts';
-import { ALICE, BOB, HandlerHarness, refusalOf } from '../../../test/support/handler-harness.js';
+import { ALICE, BOB, HandlerHarness } from '../../../test/support/handler-harness.js';
 import { DATA_SOURCE_SPEC } from './data-source.js';
 import { PodLifecycleConfig } from './pod-lifecycle.config.js';
 import { CreateRegistryAuthHandler } from './registry-auth/create-registry-auth/create-registry-auth.handler.js';
@@ -62,7 +62,10 @@ describe('registry credentials', () => {
     expect(JSON.stringify(credential)).not.toContain(SEALED);
     const [event] = await harness.events(Subjects.registryAuth.created);
     expect(event.payload).toEqual({ id: credential.id, ownerId: ALICE.userId, name: 'docker-hub' });
-    expect(await refusalOf(createCredential('docker-hub'))).toMatchObject({ code: ErrorCode.Conflict });
+    expect(await harness.refusal(() => createCredential('docker-hub'))).toMatchObject({
+      wrote: [],
+      code: ErrorCode.Conflict,
+    });
   });
 
   it("updates the actor's credential, and refuses another user's (403)", async () => {
@@ -71,17 +74,18 @@ describe('registry credentials', () => {
     await expect(harness.send(Subjects.registryAuth.update, update)).resolves.toMatchObject({
       id: credential.id,
     });
-    expect(await refusalOf(harness.send(Subjects.registryAuth.update, update, { actor: BOB }))).toMatchObject(
-      {
-        code: ErrorCode.Forbidden,
-      },
-    );
+    expect(
+      await harness.refusal(() => harness.send(Subjects.registryAuth.update, update, { actor: BOB })),
+    ).toMatchObject({ wrote: [], code: ErrorCode.Forbidden });
   });
 
   it('refuses to delete a credential a template pulls with (IN_USE), and deletes it once the template is gone', async () => {
     const credential = await createCredential('quay');
     const template = await createTemplate('private-image', { containerRegistryAuthId: credential.id });
-    expect(await refusalOf(harness.send(Subjects.registryAuth.delete, { id: credential.id }))).toMatchObject({
+    expect(
+      await harness.refusal(() => harness.send(Subjects.registryAuth.delete, { id: credential.id })),
+    ).toMatchObject({
+      wrote: [],
       code: ErrorCode.InUse,
       message: expect.stringContaining(`template ${template.id}`),
     });
@@ -102,7 +106,7 @@ describe('templates', () => {
       isServerless: false,
     });
     const unknown = createTemplate('pulls-unknown', { containerRegistryAuthId: 'no-such-credential' });
-    expect(await refusalOf(unknown)).toMatchObject({ code: ErrorCode.NotFound });
+    expect(await harness.refusal(() => unknown)).toMatchObject({ wrote: [], code: ErrorCode.NotFound });
   });
 
   it('updates a template, and refuses to change one of the public catalog (403)', async () => {
@@ -110,14 +114,16 @@ describe('templates', () => {
     const updated = await harness.send(Subjects.template.update, { id: template.id, imageName: 'alpine:4' });
     expect(updated.imageName).toBe('alpine:4');
     const catalogEdit = harness.send(Subjects.template.update, { id: 'runpod-torch-v280', imageName: 'x:1' });
-    expect(await refusalOf(catalogEdit)).toMatchObject({ code: ErrorCode.Forbidden });
+    expect(await harness.refusal(() => catalogEdit)).toMatchObject({ wrote: [], code: ErrorCode.Forbidden });
   });
 
   it("deletes a template (template.evt.deleted), and refuses another user's (403)", async () => {
     const template = await createTemplate('to-delete');
     expect(
-      await refusalOf(harness.send(Subjects.template.delete, { id: template.id }, { actor: BOB })),
-    ).toMatchObject({ code: ErrorCode.Forbidden });
+      await harness.refusal(() =>
+        harness.send(Subjects.template.delete, { id: template.id }, { actor: BOB }),
+      ),
+    ).toMatchObject({ wrote: [], code: ErrorCode.Forbidden });
     await harness.send(Subjects.template.delete, { id: template.id });
     const deleted = await harness.events(Subjects.template.deleted);
     expect(deleted.at(-1)?.payload).toEqual({ id: template.id, ownerId: ALICE.userId });
@@ -143,7 +149,7 @@ describe('spend limits', () => {
       setBy: 'user',
       monthlyLimit: 150,
     });
-    expect(await refusalOf(above)).toMatchObject({ code: ErrorCode.ValidationFailed });
+    expect(await harness.refusal(() => above)).toMatchObject({ wrote: [], code: ErrorCode.ValidationFailed });
   });
 
   it("refuses a user setting the operator's cap, or another user's limit (403)", async () => {
@@ -152,12 +158,12 @@ describe('spend limits', () => {
       setBy: 'operator',
       monthlyLimit: 1,
     });
-    expect(await refusalOf(cap)).toMatchObject({ code: ErrorCode.Forbidden });
+    expect(await harness.refusal(() => cap)).toMatchObject({ wrote: [], code: ErrorCode.Forbidden });
     const others = harness.send(Subjects.spend.setLimit, {
       userId: BOB.userId,
       setBy: 'user',
       monthlyLimit: 1,
     });
-    expect(await refusalOf(others)).toMatchObject({ code: ErrorCode.Forbidden });
+    expect(await harness.refusal(() => others)).toMatchObject({ wrote: [], code: ErrorCode.Forbidden });
   });
 });

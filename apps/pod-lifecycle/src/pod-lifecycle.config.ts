@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
-import { BaseConfig, IsKeyRing } from '@app/config';
+import { BaseConfig, IsKeyRing, KeyIdsApartFrom } from '@app/config';
 
 export const RUNTIME_DRIVERS = ['simulated', 'local', 'kubernetes'] as const;
 export type RuntimeDriverName = (typeof RUNTIME_DRIVERS)[number];
@@ -21,6 +21,16 @@ export class PodLifecycleConfig extends BaseConfig {
   @IsOptional()
   @IsKeyRing()
   REGISTRY_AUTH_KEYS?: string;
+
+  /**
+   * Key ring opening the workers' API keys (the gateway's WORKER_KEY_RING), when a driver starts an endpoint's
+   * worker, and sealing a worker pod's key still held in clear. A key sealed before this ring existed opens with
+   * REGISTRY_AUTH_KEYS, by its key id (ADR 30). Without either, worker pods fail at start (ERROR, naming it).
+   */
+  @IsOptional()
+  @IsKeyRing()
+  @KeyIdsApartFrom('REGISTRY_AUTH_KEYS')
+  WORKER_KEY_RING?: string;
 
   /**
    * Which runtime runs pods: `local` (catalog images as child processes, others simulated), `simulated`, or

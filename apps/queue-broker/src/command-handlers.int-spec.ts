@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { ErrorCode, Subjects, type Actor, type TakeResult } from '@app/contracts';
 import { NatsClient } from '@app/messaging';
-import { HandlerHarness, refusalOf, type SendOptions } from '../../../test/support/handler-harness.js';
+import { HandlerHarness, type SendOptions } from '../../../test/support/handler-harness.js';
 import { deleteStreams } from '../../../test/support/system.js';
 import { testEnv } from '../../../test/support/test-env.js';
 import { DATA_SOURCE_SPEC } from './data-source.js';
@@ -97,10 +97,8 @@ describe('a job from submit to done', () => {
     const queued = (await harness.events(Subjects.job.queued)).at(-1)?.payload;
     expect(queued).toMatchObject({ endpointId: ENDPOINT, jobId: accepted.id });
     expect(
-      await refusalOf(harness.send(Subjects.job.submit, { endpointId: ENDPOINT, sync: false })),
-    ).toMatchObject({
-      code: ErrorCode.ValidationFailed,
-    });
+      await harness.refusal(() => harness.send(Subjects.job.submit, { endpointId: ENDPOINT, sync: false })),
+    ).toMatchObject({ wrote: [], code: ErrorCode.ValidationFailed });
     await harness.send(Subjects.job.purge, { endpointId: ENDPOINT }, at(1));
   });
 
@@ -139,12 +137,16 @@ describe('a job from submit to done', () => {
   it('ignores a result for a job no longer leased to the worker (recorded, answered 200)', async () => {
     const accepted = await submit({ n: 2 }, 20);
     await harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: accepted.id }, at(21));
-    const late = await harness.send(
-      Subjects.worker.done,
-      { ...worker, jobId: accepted.id, output: 1, hasOutput: true, progress: false, stopPod: false },
-      at(22),
+    const { result, wrote } = await harness.wrote(() =>
+      harness.send(
+        Subjects.worker.done,
+        { ...worker, jobId: accepted.id, output: 1, hasOutput: true, progress: false, stopPod: false },
+        at(22),
+      ),
     );
-    expect(late).toMatchObject({ recorded: 'ignored' });
+    expect(result).toMatchObject({ recorded: 'ignored' });
+    // Only the ignored result and the worker's call are recorded: the job and the outbox are untouched.
+    expect(wrote).toEqual(['ignored_results', 'workers']);
   });
 
   it('a worker that pings keeps its jobs; one that asks for its stops hears of a cancelled running job', async () => {
@@ -166,15 +168,15 @@ describe('job commands', () => {
       harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: accepted.id }, at(41)),
     ).resolves.toEqual({ id: accepted.id, status: 'CANCELLED' });
     expect(
-      await refusalOf(
+      await harness.refusal(() =>
         harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: accepted.id }, at(42)),
       ),
-    ).toMatchObject({ code: ErrorCode.InvalidState });
+    ).toMatchObject({ wrote: [], code: ErrorCode.InvalidState });
     expect(
-      await refusalOf(
+      await harness.refusal(() =>
         harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: 'no-such-job' }, at(42)),
       ),
-    ).toMatchObject({ code: ErrorCode.NotFound });
+    ).toMatchObject({ wrote: [], code: ErrorCode.NotFound });
   });
 
   it('retries a failed job, and refuses to retry a cancelled one (INVALID_STATE)', async () => {
@@ -191,10 +193,10 @@ describe('job commands', () => {
     const cancelled = await submit({ n: 6 }, 54);
     await harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: cancelled.id }, at(55));
     expect(
-      await refusalOf(
+      await harness.refusal(() =>
         harness.send(Subjects.job.retry, { endpointId: ENDPOINT, jobId: cancelled.id }, at(56)),
       ),
-    ).toMatchObject({ code: ErrorCode.InvalidState });
+    ).toMatchObject({ wrote: [], code: ErrorCode.InvalidState });
     await harness.send(Subjects.job.purge, { endpointId: ENDPOINT }, at(57));
   });
 
@@ -212,14 +214,14 @@ describe('job commands', () => {
       harness.send(Subjects.job.setTtl, { endpointId: ENDPOINT, jobId: accepted.id, ttlMs: 60_000 }, at(71)),
     ).resolves.toMatchObject({ id: accepted.id });
     expect(
-      await refusalOf(
+      await harness.refusal(() =>
         harness.send(
           Subjects.job.setTtl,
           { endpointId: ENDPOINT, jobId: 'no-such-job', ttlMs: 60_000 },
           at(71),
         ),
       ),
-    ).toMatchObject({ code: ErrorCode.NotFound });
+    ).toMatchObject({ wrote: [], code: ErrorCode.NotFound });
     await harness.send(Subjects.job.purge, { endpointId: ENDPOINT }, at(72));
   });
 
@@ -244,9 +246,76 @@ describe('job commands', () => {
       harness.send(Subjects.job.rotateWebhookSecret, { endpointId: ENDPOINT, secretSealed: 'v1.k.c2VjcmV0' }),
     ).resolves.toMatchObject({ endpointId: ENDPOINT });
     expect(
-      await refusalOf(
+      await harness.refusal(() =>
         harness.send(Subjects.job.rotateWebhookSecret, { endpointId: ENDPOINT, secretSealed: '' }),
       ),
-    ).toMatchObject({ code: ErrorCode.ValidationFailed });
+    ).toMatchObject({ wrote: [], code: ErrorCode.ValidationFailed });
+  });
+});
+
+describe('what the worker and queue commands refuse or ignore', () => {
+  const OTHER = 'ep-refusals';
+  /** Later than every command above (the sweep above ran at 13:00), so these see only their own endpoint's jobs. */
+  const late = (minute: number, second = 0): SendOptions => ({
+    issuedAt: new Date(Date.UTC(2026, 2, 1, 14, minute, second)).toISOString(),
+  });
+  const onOther = (workerId: string) => ({ endpointId: OTHER, workerId });
+
+  it("refuses to read the stream of another endpoint's job (404), writing nothing", async () => {
+    const accepted = await harness.send(
+      Subjects.job.submit,
+      { endpointId: OTHER, sync: false, input: 1 },
+      late(0),
+    );
+    const read = () =>
+      harness.send(Subjects.job.readStream, { endpointId: ENDPOINT, jobId: accepted.id }, late(1));
+    expect(await harness.refusal(read)).toMatchObject({ code: ErrorCode.NotFound, wrote: [] });
+  });
+
+  it('ignores a chunk from a worker the job is not leased to: recorded as ignored, the job and outbox untouched', async () => {
+    await harness.send(Subjects.worker.register, onOther('worker-a'), late(2));
+    const taken = await harness.send(Subjects.worker.take, { ...onOther('worker-a'), batchSize: 5 }, late(3));
+    const [job] = (taken as TakeResult).jobs;
+    const stream = () =>
+      harness.send(Subjects.worker.stream, { ...onOther('worker-b'), jobId: job.id, output: 'x' }, late(4));
+    const { result, wrote } = await harness.wrote(stream);
+    expect(result).toMatchObject({ recorded: false, reason: 'the job is leased to worker worker-a' });
+    expect(wrote).toEqual(['ignored_results', 'workers']);
+  });
+
+  it('purges only what waits: a job a worker runs stays (none removed, nothing written)', async () => {
+    const { result, wrote } = await harness.wrote(() =>
+      harness.send(Subjects.job.purge, { endpointId: OTHER }, late(5)),
+    );
+    expect(result).toMatchObject({ removed: 0 });
+    expect(wrote).toEqual([]);
+  });
+
+  it('a worker the sweep declared lost takes nothing from a long poll it made before (the job stays queued)', async () => {
+    await harness.send(Subjects.worker.register, onOther('worker-lost'), late(10));
+    await harness.send(Subjects.job.submit, { endpointId: OTHER, sync: false, input: 2 }, late(10, 1));
+    await harness.send(Subjects.job.sweep, { detectLostWorkers: true }, { ...late(59), actor: SYSTEM });
+    const take = () =>
+      harness.send(
+        Subjects.worker.take,
+        { ...onOther('worker-lost'), batchSize: 5, requestedAt: late(30).issuedAt },
+        late(59, 1),
+      );
+    const { result, wrote } = await harness.wrote(take);
+    expect(result).toEqual({ jobs: [] });
+    expect(wrote).not.toContain('jobs');
+    expect(wrote).not.toContain('outbox');
+  });
+
+  it('refuses malformed register, ping, stop-collecting and sweep commands (422), writing nothing', async () => {
+    const malformed = [
+      () => harness.send(Subjects.worker.register, { endpointId: OTHER }),
+      () => harness.send(Subjects.worker.ping, { ...onOther('worker-a'), jobIds: [] }),
+      () => harness.send(Subjects.worker.collectStops, { ...onOther('worker-a'), requestedAt: 'yesterday' }),
+      () => harness.send(Subjects.job.sweep, {}, { actor: SYSTEM }),
+    ];
+    for (const send of malformed) {
+      expect(await harness.refusal(send)).toMatchObject({ code: ErrorCode.ValidationFailed, wrote: [] });
+    }
   });
 });

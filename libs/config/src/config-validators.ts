@@ -47,3 +47,26 @@ export function IsAddressList(options?: ValidationOptions): PropertyDecorator {
     options,
   );
 }
+
+/** The key ids of a key ring setting (`kid:material,...`), as written. */
+function keyIds(ring: unknown): string[] {
+  return typeof ring === 'string' ? listSetting(ring).map((entry) => entry.split(':')[0]) : [];
+}
+
+/**
+ * A key ring whose key ids are none of `other`'s (another ring setting of the same config): a sealed value names
+ * its key id, and the id alone must say which ring opens it (WORKER_KEY_RING apart from REGISTRY_AUTH_KEYS, ADR 30).
+ */
+export function KeyIdsApartFrom(other: string): PropertyDecorator {
+  return ValidateBy({
+    name: 'keyIdsApartFrom',
+    constraints: [other],
+    validator: {
+      validate: (value: unknown, args) => {
+        const theirs = keyIds((args?.object as Record<string, unknown> | undefined)?.[other]);
+        return !keyIds(value).some((kid) => theirs.includes(kid));
+      },
+      defaultMessage: () => `$property must use key ids that ${other} does not use`,
+    },
+  });
+}

@@ -9,7 +9,7 @@ export class ConfigError extends Error {
 }
 
 /** Variables whose values are secrets: a message about a bad one never quotes it (it would end up in a log). */
-const SECRET_VARIABLE = /PASSWORD|SECRET|TOKEN|_KEYS$/;
+const SECRET_VARIABLE = /PASSWORD|SECRET|TOKEN|_KEYS$|_KEY_RING$/;
 
 /**
  * Validates the environment against `cls` (unknown variables are ignored, defaults apply). The error names the

@@ -6,3 +6,4 @@ export * from './platform.module.js';
 export * from './bootstrap.js';
 export * from './metrics-server.js';
 export * from './secrets/secret-box.js';
+export * from './secrets/worker-key-box.js';

@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DomainError, ErrorCode, Subjects, type EndpointView, type TemplateView } from '@app/contracts';
-import {
-  ALICE,
-  BOB,
-  HandlerHarness,
-  InProcessQueries,
-  refusalOf,
-} from '../../../../test/support/handler-harness.js';
+import { ALICE, BOB, HandlerHarness, InProcessQueries } from '../../../../test/support/handler-harness.js';
 import { DATA_SOURCE_SPEC } from '../data-source.js';
 import { DeleteEndpointHandler } from './delete-endpoint/delete-endpoint.handler.js';
 import { EndpointReferences } from './endpoint-references.js';
@@ -113,14 +107,16 @@ describe('saving an endpoint', () => {
   });
 
   it('refuses a template that is not serverless (422), from any surface or a replay', async () => {
-    expect(await refusalOf(create({ templateId: 'tpl-pod' }))).toMatchObject({
+    expect(await harness.refusal(() => create({ templateId: 'tpl-pod' }))).toMatchObject({
+      wrote: [],
       code: ErrorCode.ValidationFailed,
       errors: [expect.stringContaining('templateId: template tpl-pod is not a serverless template')],
     });
   });
 
   it('refuses an unknown template (404)', async () => {
-    expect(await refusalOf(create({ templateId: 'tpl-missing' }))).toMatchObject({
+    expect(await harness.refusal(() => create({ templateId: 'tpl-missing' }))).toMatchObject({
+      wrote: [],
       code: ErrorCode.NotFound,
     });
   });
@@ -129,7 +125,10 @@ describe('saving an endpoint', () => {
     await expect(create({ networkVolumeId: 'vol-ro', locations: ['RO'] })).resolves.toMatchObject({
       networkVolumeId: 'vol-ro',
     });
-    expect(await refusalOf(create({ networkVolumeId: 'vol-ro', locations: ['US'] }))).toMatchObject({
+    expect(
+      await harness.refusal(() => create({ networkVolumeId: 'vol-ro', locations: ['US'] })),
+    ).toMatchObject({
+      wrote: [],
       code: ErrorCode.ValidationFailed,
       errors: [expect.stringContaining('outside the endpoint')],
     });
@@ -138,7 +137,10 @@ describe('saving an endpoint', () => {
   it('refuses to save, for good, when pod-lifecycle does not answer about the template (503 DEPENDENCY_UNAVAILABLE)', async () => {
     queries.forget(Subjects.template.get);
     try {
-      expect(await refusalOf(create())).toMatchObject({ code: ErrorCode.DependencyUnavailable });
+      expect(await harness.refusal(() => create())).toMatchObject({
+        wrote: [],
+        code: ErrorCode.DependencyUnavailable,
+      });
     } finally {
       queries.answer(Subjects.template.get, findTemplate);
     }
@@ -148,18 +150,18 @@ describe('saving an endpoint', () => {
     const endpoint = await create();
     const modify = { id: endpoint.id, name: 'renamed', templateId: 'tpl-worker', gpuIds: ['ADA_24'] };
     await expect(harness.send(Subjects.endpoint.save, modify)).resolves.toMatchObject({ name: 'renamed' });
-    expect(await refusalOf(harness.send(Subjects.endpoint.save, modify, { actor: BOB }))).toMatchObject({
-      code: ErrorCode.Forbidden,
-    });
+    expect(
+      await harness.refusal(() => harness.send(Subjects.endpoint.save, modify, { actor: BOB })),
+    ).toMatchObject({ wrote: [], code: ErrorCode.Forbidden });
   });
 });
 
 describe('deleting an endpoint', () => {
   it('deletes an endpoint without workers, and refuses one that may still have some (INVALID_STATE)', async () => {
     const busy = await create({ workersMax: 3 });
-    expect(await refusalOf(harness.send(Subjects.endpoint.delete, { id: busy.id }))).toMatchObject({
-      code: ErrorCode.InvalidState,
-    });
+    expect(
+      await harness.refusal(() => harness.send(Subjects.endpoint.delete, { id: busy.id })),
+    ).toMatchObject({ wrote: [], code: ErrorCode.InvalidState });
     const idle = await create({ workersMax: 0 });
     await harness.send(Subjects.endpoint.delete, { id: idle.id });
     const deleted = (await harness.events(Subjects.endpoint.deleted)).at(-1)?.payload;

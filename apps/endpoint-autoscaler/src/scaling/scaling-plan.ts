@@ -1,6 +1,8 @@
 import { PodStatus } from '@app/contracts';
 import type { WorkerDesired } from '../workers/worker.entity.js';
-import { desiredLbWorkers, desiredWorkers, type ScalingDecision } from './desired-workers.js';
+import { scaleLb } from './lb-scaling.js';
+import { PlanRecorder, type Entry } from './plan-recorder.js';
+import { scaleQueue } from './queue-scaling.js';
 import {
   COMMAND_FOR,
   type PlanEndpoint,
@@ -11,7 +13,6 @@ import {
   type PlannedRefresh,
   type PlannedReissue,
   type ScalingPlan,
-  type Tally,
 } from './scaling-plan.types.js';
 
 export * from './scaling-plan.types.js';
@@ -20,18 +21,10 @@ export * from './scaling-plan.types.js';
  * What the control loop does for one endpoint on one tick, decided from plain data and nothing else: no bus, no
  * database, no clock of its own. The reconciler gathers the snapshot, this module decides, the applier carries the
  * plan out. Built like Nomad's and Kubernetes' reconcilers: the observed state in, named buckets out, each entry
- * with the reason that goes to the scaling event and the log line.
+ * with the reason that goes to the scaling event and the log line. This file holds what every endpoint goes
+ * through (observe, retire, clean up, reissue); queue-scaling.ts and lb-scaling.ts size the two kinds, on the
+ * shared idle and scale-up/down rules of worker-sizing.ts.
  */
-
-interface Entry {
-  worker: PlanWorker;
-  pod: PlanPod | null;
-  /** The pod status as seen now (TERMINATED for a created pod that is gone). */
-  seen: string | null;
-  idleSince: Date | null;
-}
-
-const NO_TALLY: Tally = { workersBefore: 0, workersDesired: 0, inputs: {} };
 
 /** How far back the refusals that can still hold an endpoint back go. */
 export function refusalWindowMs(settings: PlanSettings): number {
@@ -54,21 +47,8 @@ export function planScaling(input: PlanInput): ScalingPlan {
 }
 
 class PlanBuilder {
-  private readonly plan: ScalingPlan = {
-    create: [],
-    resume: [],
-    stop: [],
-    terminate: [],
-    reissue: [],
-    drop: [],
-    refresh: [],
-    purgeQueue: false,
-    removeEndpoint: false,
-    held: [],
-    counts: null,
-  };
-  /** Workers already given a new wanted state this tick: one change per worker and tick. */
-  private readonly changed = new Set<string>();
+  private readonly recorder = new PlanRecorder();
+  private readonly plan: ScalingPlan = this.recorder.plan;
 
   constructor(private readonly input: PlanInput) {}
 
@@ -80,8 +60,8 @@ class PlanBuilder {
     }
     const remaining = entries.filter((entry) => !this.cleanUp(entry));
     const kept = remaining.filter((entry) => this.reissue(entry));
-    if (this.input.endpoint.type === 'LB') this.scaleLb(kept);
-    else this.scale(kept);
+    if (this.input.endpoint.type === 'LB') scaleLb(this.recorder, this.input, kept);
+    else scaleQueue(this.recorder, this.input, kept);
     return this.plan;
   }
 
@@ -172,197 +152,19 @@ class PlanBuilder {
     return true;
   }
 
-  /** A queue-based endpoint: size it, track idleness, recycle, then scale up or down. */
-  private scale(entries: Entry[]): void {
-    const { endpoint } = this.input;
-    const stats = this.input.stats;
-    if (!stats) throw new Error('a queue-based endpoint is planned with its queue statistics');
-    const live = entries.filter((e) => e.worker.desired === 'RUNNING');
-    const running = live.filter((e) => e.pod?.status === PodStatus.Running);
-    const decision = desiredWorkers({
-      scalerType: endpoint.scalerType,
-      scalerValue: endpoint.scalerValue,
-      workersMin: endpoint.workersMin,
-      workersMax: endpoint.workersMax,
-      current: live.length,
-      starting: live.length - running.length,
-      inQueue: stats.inQueueNonLowPriority,
-      inProgress: stats.inProgress,
-      oldestQueuedMs: stats.inQueueNonLowPriority > 0 ? stats.oldestQueuedAgeMs : null,
-    });
-    this.plan.counts = { current: live.length, desired: decision.desired };
-    const tally: Tally = {
-      workersBefore: live.length,
-      workersDesired: decision.desired,
-      inputs: {
-        inQueue: stats.inQueue,
-        inQueueNonLowPriority: stats.inQueueNonLowPriority,
-        inProgress: stats.inProgress,
-        oldestQueuedAgeMs: stats.oldestQueuedAgeMs,
-      },
-    };
-
-    // Live workers are idle since the endpoint last had nothing queued or in progress (kept in the table).
-    const busy = stats.inProgress > 0 || stats.inQueue > 0;
-    this.trackIdle(live, () => !busy);
-
-    // Workers that asked to be recycled (`stopPod: true`) are terminated; the scaler replaces them if needed.
-    const recycle = new Set(stats.recycleWorkerIds);
-    for (const entry of live.filter((e) => recycle.has(e.worker.podId))) {
-      this.change(entry, 'TERMINATED', 'the worker asked to be recycled (stopPod)');
-    }
-
-    // Nothing is stopped while the endpoint has a job in progress (queue-stats has no per-worker leases).
-    const keep = stats.inProgress > 0 ? running : [];
-    this.resize(entries, running, decision, tally, keep);
-  }
-
-  /**
-   * A load-balancing endpoint: sized on the requests the gateways hold (in flight and waiting), each worker idle
-   * since it last had none in flight; a worker with a request in flight is never stopped (and pod-lifecycle drains
-   * the one that is: no new request, the ones under way finish). Left as it is while the load is not known yet.
-   */
-  private scaleLb(entries: Entry[]): void {
-    const load = this.input.lbLoad;
-    if (!load) return;
-    const { endpoint } = this.input;
-    const live = entries.filter((e) => e.worker.desired === 'RUNNING');
-    const running = live.filter((e) => e.pod?.status === PodStatus.Running);
-    const decision = desiredLbWorkers({
-      scalerValue: endpoint.scalerValue,
-      workersMin: endpoint.workersMin,
-      workersMax: endpoint.workersMax,
-      inFlight: load.inFlight,
-      waiting: load.waiting,
-    });
-    this.plan.counts = { current: live.length, desired: decision.desired };
-    const tally: Tally = {
-      workersBefore: live.length,
-      workersDesired: decision.desired,
-      inputs: { inFlight: load.inFlight, waiting: load.waiting },
-    };
-    const busy = new Set(load.busyWorkerIds);
-    this.trackIdle(live, (entry) => !busy.has(entry.worker.podId));
-    this.resize(
-      entries,
-      running,
-      decision,
-      tally,
-      running.filter((e) => busy.has(e.worker.podId)),
-    );
-  }
-
-  /** A RUNNING worker with nothing to do is idle since it first was (kept in the table); any other is not. */
-  private trackIdle(live: Entry[], hasNothingToDo: (entry: Entry) => boolean): void {
-    const { now } = this.input;
-    for (const entry of live) {
-      const idle = entry.pod?.status === PodStatus.Running && hasNothingToDo(entry);
-      const idleSince = idle ? (entry.worker.idleSince ?? now) : null;
-      if ((entry.idleSince?.getTime() ?? null) !== (idleSince?.getTime() ?? null)) {
-        entry.idleSince = idleSince;
-        this.refresh(entry.worker.podId, { idleSince });
-      }
-    }
-  }
-
-  private resize(
-    entries: Entry[],
-    running: Entry[],
-    decision: ScalingDecision,
-    tally: Tally,
-    keep: Entry[],
-  ): void {
-    const live = tally.workersBefore;
-    if (decision.desired > live) this.scaleUp(entries, decision.desired - live, decision.reason, tally);
-    else if (decision.desired < live) {
-      const kept = new Set(keep);
-      this.scaleDown(
-        running.filter((e) => !kept.has(e)),
-        decision.reason,
-        tally,
-      );
-    }
-  }
-
-  /**
-   * FLASHBOOT resumes stopped workers first (most recently stopped first), then creates the rest. A resume that is
-   * refused is replaced on the next tick, when that worker no longer counts.
-   */
-  private scaleUp(entries: Entry[], missing: number, reason: string, tally: Tally): void {
-    const { endpoint, refusals, settings, now } = this.input;
-    const spendHeld = heldFor(refusals.spendLimitRefusedAt, settings.spendLimitPauseMs, now);
-    if (spendHeld !== null) {
-      this.plan.held.push(`spend limit reached: no worker created or resumed for ${spendHeld} s more`);
-      return;
-    }
-    if (endpoint.flashBoot) {
-      const stopped = entries
-        .filter((e) => e.worker.desired === 'EXITED' && e.pod?.status === PodStatus.Exited)
-        .sort((a, b) => b.worker.desiredSince.getTime() - a.worker.desiredSince.getTime())
-        .slice(0, missing);
-      for (const entry of stopped) this.change(entry, 'RUNNING', reason, tally);
-      missing -= stopped.length;
-    }
-    if (missing <= 0) return;
-    const backoff = heldFor(refusals.createRefusedAt, settings.failureBackoffMs, now);
-    if (backoff !== null) {
-      this.plan.held.push(`a create was refused: no new worker for ${backoff} s more`);
-      return;
-    }
-    for (let i = 0; i < missing; i++) this.plan.create.push({ reason, tally });
-  }
-
-  /**
-   * RUNNING workers idle for at least idleTimeout go, oldest idle first (stopped with FLASHBOOT, else
-   * terminated). The caller leaves out the workers that must not go (a job or a request in flight).
-   */
-  private scaleDown(running: Entry[], reason: string, tally: Tally): void {
-    const { endpoint, now } = this.input;
-    const idleFor = endpoint.idleTimeout * 1000;
-    const idleMs = (e: Entry) => (e.idleSince ? now.getTime() - e.idleSince.getTime() : -1);
-    const candidates = running
-      .filter((e) => !this.changed.has(e.worker.podId) && e.idleSince && idleMs(e) >= idleFor)
-      .sort((a, b) => idleMs(b) - idleMs(a))
-      .slice(0, tally.workersBefore - tally.workersDesired);
-    for (const entry of candidates) {
-      const idleS = Math.round(idleMs(entry) / 100) / 10;
-      const why = `idle ${idleS} s >= idleTimeout ${endpoint.idleTimeout} s; ${reason}`;
-      this.change(entry, endpoint.flashBoot ? 'EXITED' : 'TERMINATED', why, tally, true);
-    }
-  }
-
-  private change(
-    entry: Entry,
-    desired: WorkerDesired,
-    reason: string,
-    tally = NO_TALLY,
-    clearIdle = false,
-  ): void {
-    const { podId, actionSeq } = entry.worker;
-    if (this.changed.has(podId)) return;
-    this.changed.add(podId);
-    const bucket = desired === 'RUNNING' ? 'resume' : desired === 'EXITED' ? 'stop' : 'terminate';
-    this.plan[bucket].push({ podId, desired, actionSeq: actionSeq + 1, clearIdle, reason, tally });
+  private change(entry: Entry, desired: WorkerDesired, reason: string): void {
+    this.recorder.change(entry, desired, reason);
   }
 
   private reissueCommand(worker: PlanWorker, command: PlannedReissue['command'], reason: string): void {
-    this.plan.reissue.push({ podId: worker.podId, command, actionSeq: worker.actionSeq, reason });
+    this.recorder.reissueCommand(worker, command, reason);
   }
 
   private drop(podId: string, failed: boolean, reason: string): void {
-    this.plan.drop.push({ podId, failed, reason });
+    this.recorder.drop(podId, failed, reason);
   }
 
   private refresh(podId: string, fields: Omit<PlannedRefresh, 'podId'>): void {
-    const existing = this.plan.refresh.find((r) => r.podId === podId);
-    if (existing) Object.assign(existing, fields);
-    else this.plan.refresh.push({ podId, ...fields });
+    this.recorder.refresh(podId, fields);
   }
-}
-
-/** Seconds (one decimal) a refusal at `at` still holds the endpoint back; null when it does not any more. */
-function heldFor(at: Date | null, forMs: number, now: Date): number | null {
-  if (!at) return null;
-  const left = at.getTime() + forMs - now.getTime();
-  return left > 0 ? Math.ceil(left / 100) / 10 : null;
 }

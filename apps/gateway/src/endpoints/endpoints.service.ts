@@ -15,7 +15,7 @@ import {
   type WorkerList,
 } from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
-import { SecretBox } from '@app/platform';
+import { WorkerKeyBox } from '@app/platform';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { GatewayConfig } from '../gateway.config.js';
 import { EndpointAccess } from '../jobs/endpoint-access.js';
@@ -40,7 +40,7 @@ export interface EndpointDetails {
 @Injectable()
 export class EndpointsService {
   private readonly logger = new Logger('endpoints');
-  private readonly box: SecretBox;
+  private readonly box: WorkerKeyBox;
 
   constructor(
     private readonly commands: CommandBus,
@@ -50,7 +50,7 @@ export class EndpointsService {
     private readonly access: EndpointAccess,
     config: GatewayConfig,
   ) {
-    this.box = new SecretBox(config.REGISTRY_AUTH_KEYS);
+    this.box = new WorkerKeyBox(config.WORKER_KEY_RING, config.REGISTRY_AUTH_KEYS);
   }
 
   async save(command: SaveEndpointCommand, actor: Actor): Promise<EndpointDetails> {

@@ -6,7 +6,12 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { RouteOptions } from 'fastify';
 import { loadConfig } from '@app/config';
 import { ROOT } from '../../../../test/support/paths.js';
-import { TEST_REGISTRY_AUTH_KEYS, deleteStreams, freshNatsPrefix } from '../../../../test/support/system.js';
+import {
+  TEST_REGISTRY_AUTH_KEYS,
+  TEST_WORKER_KEY_RING,
+  deleteStreams,
+  freshNatsPrefix,
+} from '../../../../test/support/system.js';
 import { testEnv } from '../../../../test/support/test-env.js';
 import { AppModule } from '../app.module.js';
 import { createValidationPipe } from '../edge/validation.pipe.js';
@@ -47,6 +52,7 @@ describe('OpenAPI descriptions cover the route table', () => {
       NODE_ENV: 'test',
       LOG_LEVEL: env.logLevel,
       REGISTRY_AUTH_KEYS: TEST_REGISTRY_AUTH_KEYS,
+      WORKER_KEY_RING: TEST_WORKER_KEY_RING,
       OPENAPI_DIR: DIR,
     });
     app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {

@@ -129,6 +129,7 @@ const GENERATION_ENV = {
   NATS_URL: 'nats://127.0.0.1:4222',
   NATS_PREFIX: 'openapi',
   REGISTRY_AUTH_KEYS: `k0:${Buffer.alloc(32).toString('base64')}`,
+  WORKER_KEY_RING: `w0:${Buffer.alloc(32).toString('base64')}`,
 };
 
 // ---- JSON shapes -----------------------------------------------------------------------------------------------

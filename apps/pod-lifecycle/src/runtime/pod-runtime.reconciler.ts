@@ -13,7 +13,7 @@ import {
   type PodStatusChangedEvent,
 } from '@app/contracts';
 import { EventHandler, NatsClient, type EventContext } from '@app/messaging';
-import { SecretBox } from '@app/platform';
+import { SecretBox, WorkerKeyBox } from '@app/platform';
 import { LogShipper } from '../logs/log-shipper.js';
 import { PodLifecycleConfig } from '../pod-lifecycle.config.js';
 import type { PodEntity } from '../pods/pod.entity.js';
@@ -48,6 +48,8 @@ const RESYNC_MS = 30_000;
 export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown, RuntimeWork {
   private readonly logger = new Logger('runtime');
   private readonly box: SecretBox | null;
+  /** Opens the workers' keys in pods' secret variables (WORKER_KEY_RING, or REGISTRY_AUTH_KEYS for older ones). */
+  private readonly workerKeys: WorkerKeyBox;
   /** Null in REPLAY_MODE: the driver runs nothing, observations come from the command log. */
   private readonly router: RuntimeRouter | null;
   /** Each pod's reconciles, chained. */
@@ -65,6 +67,7 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
     config: PodLifecycleConfig,
   ) {
     this.box = config.REGISTRY_AUTH_KEYS ? new SecretBox(config.REGISTRY_AUTH_KEYS) : null;
+    this.workerKeys = new WorkerKeyBox(config.WORKER_KEY_RING, config.REGISTRY_AUTH_KEYS);
     this.router = config.REPLAY_MODE
       ? null
       : new RuntimeRouter(nats, this, {
@@ -191,7 +194,7 @@ export class PodRuntimeReconciler implements OnApplicationBootstrap, BeforeAppli
       args: pod.args,
       env: { ...pod.env, ...runtimeEnv(pod) },
       // Still sealed: the driver opens them when it creates the container (or hands them to a Kubernetes Secret).
-      secretEnv: sealedSecretEnv(pod.secretEnv, this.box),
+      secretEnv: sealedSecretEnv(pod.secretEnv, this.workerKeys),
       ports: pod.ports,
       portMappings: pod.portMappings,
       gpuTypeId: pod.gpuTypeId,

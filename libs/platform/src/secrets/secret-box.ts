@@ -57,6 +57,16 @@ export class SecretBox {
     );
   }
 
+  /** The key ids of the ring, the sealing one first. */
+  keyIds(): string[] {
+    return [this.activeKid, ...[...this.keys.keys()].filter((kid) => kid !== this.activeKid)];
+  }
+
+  /** Whether `sealed` names a key of this ring (so `open` will try it, rather than refuse the format outright). */
+  holds(sealed: string): boolean {
+    return this.keys.has(sealed.split('.')[1] ?? '');
+  }
+
   /** Whether `sealed` was sealed with a key other than the active one (needs re-sealing after a rotation). */
   isStale(sealed: string): boolean {
     return sealed.split('.')[1] !== this.activeKid;

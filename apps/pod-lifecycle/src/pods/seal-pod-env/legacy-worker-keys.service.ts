@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { Subjects, deriveId, type Actor } from '@app/contracts';
 import { CommandBus } from '@app/messaging';
-import { SecretBox } from '@app/platform';
+import { WorkerKeyBox } from '@app/platform';
 import { PodLifecycleConfig } from '../../pod-lifecycle.config.js';
 import type { PodEntity } from '../pod.entity.js';
 import { PodRepository } from '../pod.repository.js';
@@ -54,13 +54,12 @@ export class LegacyWorkerKeys implements OnApplicationBootstrap {
   async sealAll(): Promise<number> {
     const legacy = (await this.pods.listWithEnvVar(WORKER_KEY_ENV)).filter(isLegacyWorker);
     if (!legacy.length) return 0;
-    if (!this.config.REGISTRY_AUTH_KEYS) {
-      this.logger.warn(
-        `${legacy.length} worker pod(s) keep ${WORKER_KEY_ENV} in clear: set REGISTRY_AUTH_KEYS`,
-      );
+    if (!this.config.WORKER_KEY_RING) {
+      this.logger.warn(`${legacy.length} worker pod(s) keep ${WORKER_KEY_ENV} in clear: set WORKER_KEY_RING`);
       return 0;
     }
-    const box = new SecretBox(this.config.REGISTRY_AUTH_KEYS);
+    // Sealed with the workers' own ring, as the gateway seals the keys it mints now (ADR 30).
+    const box = new WorkerKeyBox(this.config.WORKER_KEY_RING, this.config.REGISTRY_AUTH_KEYS);
     for (const pod of legacy) {
       const secretEnv = {
         [WORKER_KEY_ENV]: { sealed: box.seal(pod.env[WORKER_KEY_ENV], pod.id), context: pod.id },

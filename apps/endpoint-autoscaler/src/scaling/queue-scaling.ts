@@ -1,0 +1,50 @@
+import { PodStatus } from '@app/contracts';
+import { desiredWorkers } from './desired-workers.js';
+import type { Entry, PlanRecorder } from './plan-recorder.js';
+import type { PlanInput, Tally } from './scaling-plan.types.js';
+import { resize, trackIdle } from './worker-sizing.js';
+
+/** A queue-based endpoint: size it, track idleness, recycle, then scale up or down. */
+export function scaleQueue(recorder: PlanRecorder, input: PlanInput, entries: Entry[]): void {
+  const { endpoint } = input;
+  const stats = input.stats;
+  if (!stats) throw new Error('a queue-based endpoint is planned with its queue statistics');
+  const live = entries.filter((e) => e.worker.desired === 'RUNNING');
+  const running = live.filter((e) => e.pod?.status === PodStatus.Running);
+  const decision = desiredWorkers({
+    scalerType: endpoint.scalerType,
+    scalerValue: endpoint.scalerValue,
+    workersMin: endpoint.workersMin,
+    workersMax: endpoint.workersMax,
+    current: live.length,
+    starting: live.length - running.length,
+    inQueue: stats.inQueueNonLowPriority,
+    inProgress: stats.inProgress,
+    oldestQueuedMs: stats.inQueueNonLowPriority > 0 ? stats.oldestQueuedAgeMs : null,
+  });
+  recorder.plan.counts = { current: live.length, desired: decision.desired };
+  const tally: Tally = {
+    workersBefore: live.length,
+    workersDesired: decision.desired,
+    inputs: {
+      inQueue: stats.inQueue,
+      inQueueNonLowPriority: stats.inQueueNonLowPriority,
+      inProgress: stats.inProgress,
+      oldestQueuedAgeMs: stats.oldestQueuedAgeMs,
+    },
+  };
+
+  // Live workers are idle since the endpoint last had nothing queued or in progress (kept in the table).
+  const busy = stats.inProgress > 0 || stats.inQueue > 0;
+  trackIdle(recorder, input, live, () => !busy);
+
+  // Workers that asked to be recycled (`stopPod: true`) are terminated; the scaler replaces them if needed.
+  const recycle = new Set(stats.recycleWorkerIds);
+  for (const entry of live.filter((e) => recycle.has(e.worker.podId))) {
+    recorder.change(entry, 'TERMINATED', 'the worker asked to be recycled (stopPod)');
+  }
+
+  // Nothing is stopped while the endpoint has a job in progress (queue-stats has no per-worker leases).
+  const keep = stats.inProgress > 0 ? running : [];
+  resize(recorder, input, entries, running, decision, tally, keep);
+}
