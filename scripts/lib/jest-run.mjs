@@ -1,7 +1,7 @@
 // What the test runners (scripts/test.mjs, scripts/test-faults.mjs) share: stopping cleanly on a signal, and
 // running jest the way Nest 12 needs it (`--experimental-vm-modules`) with its totals read back from --json.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { InfraError, ROOT, paint, run, runningChildren, step } from './infra.mjs';
 
 let interrupted;
@@ -68,11 +68,26 @@ function readTotals(file) {
     passed: results.numPassedTests,
     failed: results.numFailedTests + results.numRuntimeErrorTestSuites,
     skipped: results.numPendingTests + results.numTodoTests,
+    slowest: slowestFiles(results.testResults ?? []),
   };
+}
+
+/** The test files that took longest, with their seconds: where a slower `npm test` has gone (issue 16, 19). */
+function slowestFiles(testResults, count = 10) {
+  return testResults
+    .filter((r) => r.startTime && r.endTime)
+    .map((r) => ({ file: relative(ROOT, r.name), seconds: (r.endTime - r.startTime) / 1000 }))
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, count);
 }
 
 /** The closing line any CI can read. */
 export function printTotals(totals) {
-  if (totals)
-    console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+  if (!totals) return;
+  if (totals.slowest?.length) {
+    console.log('slowest test files:');
+    for (const { file, seconds } of totals.slowest)
+      console.log(`  ${seconds.toFixed(1).padStart(7)} s  ${file}`);
+  }
+  console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 }
