@@ -49,6 +49,8 @@ describe('volume usage', () => {
       [0, 30, 10, 0.001],
       [30, 45, 50, 0.01],
     ]);
+    // The read's plain rows are the stored intervals, values and types alike.
+    expect(await repository.overlapping('alice', t(0), t(60))).toEqual(rows.map((r) => ({ ...r })));
     expect(await repository.overlapping('alice', t(31), t(40))).toHaveLength(1);
     expect(await repository.overlapping('bob', t(0), t(40))).toEqual([]);
   });
