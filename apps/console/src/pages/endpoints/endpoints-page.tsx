@@ -39,7 +39,20 @@ function EndpointDetail({ id }: { id: string }) {
           <dt>Type</dt>
           <dd>{e.type}</dd>
           <dt>GPU pools</dt>
-          <dd>{e.gpu.pools.join(', ')}</dd>
+          <dd>
+            {e.gpu.pools.join(', ')} ({e.gpu.count} GPU{e.gpu.count === 1 ? '' : 's'} per worker)
+          </dd>
+          <dt>Workers</dt>
+          <dd>
+            {e.workers.min}–{e.workers.max}, idle timeout {e.workers.idleTimeout} s
+          </dd>
+          <dt>Scaler</dt>
+          <dd>
+            {e.scaling.type === 'QUEUE_DELAY'
+              ? `queue delay ${e.scaling.queueDelay} s`
+              : `${e.scaling.requestCount} requests per worker`}
+            , FlashBoot {e.flashboot === 'FLASHBOOT' ? 'on' : 'off'}
+          </dd>
           <dt>Queue</dt>
           <dd>
             {health.data
@@ -48,15 +61,15 @@ function EndpointDetail({ id }: { id: string }) {
               : '…'}
           </dd>
         </dl>
-        <WriteOnly>
-          <EditEndpoint endpoint={e} />
-        </WriteOnly>
       </Section>
       <Workers id={id} />
       <WriteOnly>
         <RunJob id={id} />
       </WriteOnly>
       <Metrics id={id} />
+      <WriteOnly>
+        <EditEndpoint endpoint={e} />
+      </WriteOnly>
     </>
   );
 }
