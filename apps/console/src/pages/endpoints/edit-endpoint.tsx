@@ -116,7 +116,7 @@ export function EditEndpoint({ endpoint }: { endpoint: EndpointV2View }) {
             </select>
           )}
         </Field>
-        <fieldset>
+        <fieldset className="wide">
           <legend>GPU pools (in the order of preference checked)</legend>
           {POOLS.map((pool) => (
             <label key={pool}>
@@ -193,12 +193,12 @@ export function EditEndpoint({ endpoint }: { endpoint: EndpointV2View }) {
             />
           )}
         </Field>
-        <label>
+        <label className="wide">
           <input type="checkbox" checked={flashboot} onChange={(e) => setFlashboot(e.target.checked)} />{' '}
           FlashBoot
         </label>
         <ErrorBox error={save.error ?? remove.error} />
-        <div className="row">
+        <div className="row wide">
           <button type="submit" disabled={save.isPending}>
             {save.isPending ? 'Saving…' : 'Save settings'}
           </button>
