@@ -311,6 +311,8 @@ describe('web console, in Chromium', () => {
       await page.getByText('0–1, idle timeout 90 s').waitFor();
       await page.getByText('4 requests per worker').waitFor();
       await expectAccessible('endpoint settings');
+      await settings.scrollIntoViewIfNeeded();
+      await snapshot('endpoint-settings');
     });
   });
 
