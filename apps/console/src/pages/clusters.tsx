@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ClusterMemberView, ClusterType, ClusterView } from '@app/contracts';
 import { api } from '../api';
 import { ErrorBox, Field, Loading, Section, StatusBadge, WriteOnly, useAction, when } from '../ui';
-import { useGpuTypes } from './pods';
+import { useGpuTypes } from './pods/gpu-types';
 import { parseEnv, parseList } from './templates';
 
 const TYPES: ClusterType[] = ['TRAINING', 'SLURM', 'RAY', 'APPLICATION'];

@@ -1,0 +1,108 @@
+import { useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import type { EndpointV2View, GpuTier, TemplateList } from '@app/contracts';
+import { api } from '../../api';
+import { ErrorBox, Field, Section, useAction } from '../../ui';
+import { POOLS } from './gpu-pools';
+
+export function CreateEndpoint() {
+  const templates = useQuery({ queryKey: ['templates'], queryFn: () => api<TemplateList>('/v2/templates') });
+  const [name, setName] = useState('');
+  const [templateId, setTemplateId] = useState('');
+  const [pool, setPool] = useState<GpuTier>('AMPERE_16');
+  const [min, setMin] = useState(0);
+  const [max, setMax] = useState(1);
+  const [idle, setIdle] = useState(5);
+  const create = useAction(
+    () =>
+      api<EndpointV2View>('/v2/serverless', {
+        method: 'POST',
+        body: {
+          name,
+          type: 'QUEUE',
+          templateId,
+          gpu: { pools: [pool], count: 1 },
+          workers: { min, max, idleTimeout: idle },
+          scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
+        },
+      }),
+    [['endpoints']],
+  );
+  const serverless = templates.data?.templates.filter((t) => t.serverless) ?? [];
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate(undefined, { onSuccess: (e) => (window.location.hash = `#/endpoints/${e.id}`) });
+  };
+  return (
+    <Section title="New endpoint">
+      <form onSubmit={submit} className="grid-form">
+        <Field label="Name">
+          {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} />}
+        </Field>
+        <Field label="Template" hint="A serverless template (Templates page)">
+          {(id, hint) => (
+            <select
+              id={id}
+              aria-describedby={hint}
+              value={templateId}
+              onChange={(e) => setTemplateId(e.target.value)}
+            >
+              <option value="">Choose…</option>
+              {serverless.map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name} ({t.image})
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="GPU pool">
+          {(id) => (
+            <select id={id} value={pool} onChange={(e) => setPool(e.target.value as GpuTier)}>
+              {POOLS.map((p) => (
+                <option key={p}>{p}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Workers min">
+          {(id) => (
+            <input
+              id={id}
+              type="number"
+              min={0}
+              value={min}
+              onChange={(e) => setMin(Number(e.target.value))}
+            />
+          )}
+        </Field>
+        <Field label="Workers max">
+          {(id) => (
+            <input
+              id={id}
+              type="number"
+              min={0}
+              value={max}
+              onChange={(e) => setMax(Number(e.target.value))}
+            />
+          )}
+        </Field>
+        <Field label="Idle timeout (s)">
+          {(id) => (
+            <input
+              id={id}
+              type="number"
+              min={1}
+              value={idle}
+              onChange={(e) => setIdle(Number(e.target.value))}
+            />
+          )}
+        </Field>
+        <ErrorBox error={create.error} />
+        <button type="submit" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create endpoint'}
+        </button>
+      </form>
+    </Section>
+  );
+}

@@ -1,0 +1,75 @@
+import { useQuery } from '@tanstack/react-query';
+import type { EndpointHealth, EndpointV2View } from '@app/contracts';
+import { api } from '../../api';
+import { ErrorBox, Loading, Section, WriteOnly } from '../../ui';
+import { EndpointList } from './endpoint-list';
+import { EditEndpoint } from './edit-endpoint';
+import { Workers } from './workers';
+import { RunJob } from './test-job';
+import { Metrics } from './metrics';
+
+export function EndpointsPage({ route }: { route: string[] }) {
+  return route[0] ? <EndpointDetail id={route[0]} /> : <EndpointList />;
+}
+
+function EndpointDetail({ id }: { id: string }) {
+  const endpoint = useQuery({
+    queryKey: ['endpoint', id],
+    queryFn: () => api<EndpointV2View>(`/v2/serverless/${id}`),
+  });
+  const health = useQuery({
+    queryKey: ['endpoint', id, 'health'],
+    queryFn: () => api<EndpointHealth>(`/v2/${id}/health`),
+    refetchInterval: 3000,
+  });
+  if (endpoint.error) return <ErrorBox error={endpoint.error} />;
+  if (!endpoint.data) return <Loading what="the endpoint" />;
+  const e = endpoint.data;
+  return (
+    <>
+      <p>
+        <a href="#/endpoints">← All endpoints</a>
+      </p>
+      <Section title={e.name}>
+        <dl className="facts">
+          <dt>Id</dt>
+          <dd>
+            <code>{e.id}</code>
+          </dd>
+          <dt>Type</dt>
+          <dd>{e.type}</dd>
+          <dt>GPU pools</dt>
+          <dd>
+            {e.gpu.pools.join(', ')} ({e.gpu.count} GPU{e.gpu.count === 1 ? '' : 's'} per worker)
+          </dd>
+          <dt>Workers</dt>
+          <dd>
+            {e.workers.min}–{e.workers.max}, idle timeout {e.workers.idleTimeout} s
+          </dd>
+          <dt>Scaler</dt>
+          <dd>
+            {e.scaling.type === 'QUEUE_DELAY'
+              ? `queue delay ${e.scaling.queueDelay} s`
+              : `${e.scaling.requestCount} requests per worker`}
+            , FlashBoot {e.flashboot === 'FLASHBOOT' ? 'on' : 'off'}
+          </dd>
+          <dt>Queue</dt>
+          <dd>
+            {health.data
+              ? `${health.data.jobs.inQueue} in queue, ${health.data.jobs.inProgress} in progress, ` +
+                `${health.data.jobs.completed} completed, ${health.data.jobs.failed} failed`
+              : '…'}
+          </dd>
+        </dl>
+      </Section>
+      <Workers id={id} />
+      <WriteOnly>
+        <RunJob id={id} />
+      </WriteOnly>
+      <Metrics id={id} />
+      <WriteOnly>
+        <EditEndpoint endpoint={e} />
+      </WriteOnly>
+    </>
+  );
+}

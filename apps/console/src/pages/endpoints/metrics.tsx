@@ -1,0 +1,50 @@
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import type { EndpointMetrics, MetricsWindow } from '@app/contracts';
+import { api } from '../../api';
+import { BarChart, ErrorBox, Field, Loading, Section } from '../../ui';
+
+const WINDOWS: MetricsWindow[] = ['5m', '1h', '24h', '7d'];
+
+export function Metrics({ id }: { id: string }) {
+  const [window, setWindow] = useState<MetricsWindow>('1h');
+  const metrics = useQuery({
+    queryKey: ['endpoint', id, 'metrics', window],
+    queryFn: () => api<EndpointMetrics>(`/v2/serverless/${id}/metrics?window=${window}`),
+    refetchInterval: 15_000,
+  });
+  const m = metrics.data;
+  const labels = m?.series.t.map((t) => new Date(t).toLocaleTimeString()) ?? [];
+  return (
+    <Section
+      title="Metrics"
+      actions={
+        <Field label="Window">
+          {(fid) => (
+            <select id={fid} value={window} onChange={(e) => setWindow(e.target.value as MetricsWindow)}>
+              {WINDOWS.map((w) => (
+                <option key={w}>{w}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+      }
+    >
+      <ErrorBox error={metrics.error} />
+      {!m ? (
+        <Loading what="metrics" />
+      ) : (
+        <div className="charts">
+          <BarChart title="Jobs completed" labels={labels} values={m.series.jobs.completed} />
+          <BarChart title="Jobs failed" labels={labels} values={m.series.jobs.failed} />
+          <BarChart title="Queue depth" labels={labels} values={m.series.queue.depth} />
+          <BarChart
+            title="Workers running"
+            labels={labels}
+            values={m.series.workers.running.map((v, i) => v + (m.series.workers.idle[i] ?? 0))}
+          />
+        </div>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,145 @@
+import { useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import type { PodV2View, TemplateList } from '@app/contracts';
+import { api } from '../../api';
+import { ErrorBox, Field, Section, money, useAction } from '../../ui';
+import { parseEnv, parseList } from '../templates';
+import { useGpuTypes } from './gpu-types';
+
+export function CreatePod() {
+  const templates = useQuery({ queryKey: ['templates'], queryFn: () => api<TemplateList>('/v2/templates') });
+  const gpus = useGpuTypes();
+  const [name, setName] = useState('');
+  const [source, setSource] = useState<'image' | 'template'>('image');
+  const [image, setImage] = useState('');
+  const [templateId, setTemplateId] = useState('');
+  const [gpu, setGpu] = useState('');
+  const [count, setCount] = useState(1);
+  const [ports, setPorts] = useState('8888/http, 22/tcp');
+  const [env, setEnv] = useState('');
+  const create = useAction(
+    () =>
+      api<PodV2View>('/v2/pods', {
+        method: 'POST',
+        body: {
+          name,
+          ...(source === 'image' ? { image } : { templateId }),
+          gpu: { id: gpu, count },
+          ...(source === 'image' ? { ports: parseList(ports), env: parseEnv(env) } : {}),
+        },
+      }),
+    [['pods']],
+  );
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate(undefined, { onSuccess: (pod) => (window.location.hash = `#/pods/${pod.id}`) });
+  };
+  return (
+    <Section title="New pod">
+      <form onSubmit={submit} className="grid-form">
+        <Field label="Name">
+          {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} />}
+        </Field>
+        <fieldset>
+          <legend>Start from</legend>
+          <label>
+            <input
+              type="radio"
+              name="pod-source"
+              checked={source === 'image'}
+              onChange={() => setSource('image')}
+            />{' '}
+            an image
+          </label>
+          <label>
+            <input
+              type="radio"
+              name="pod-source"
+              checked={source === 'template'}
+              onChange={() => setSource('template')}
+            />{' '}
+            a template
+          </label>
+        </fieldset>
+        {source === 'image' ? (
+          <>
+            <Field label="Image">
+              {(id) => (
+                <input
+                  id={id}
+                  value={image}
+                  placeholder="repo/image:tag"
+                  onChange={(e) => setImage(e.target.value)}
+                />
+              )}
+            </Field>
+            <Field label="Ports" hint="Comma-separated, e.g. 8888/http, 22/tcp">
+              {(id, hint) => (
+                <input
+                  id={id}
+                  aria-describedby={hint}
+                  value={ports}
+                  onChange={(e) => setPorts(e.target.value)}
+                />
+              )}
+            </Field>
+            <Field label="Environment" hint="One KEY=value per line">
+              {(id, hint) => (
+                <textarea
+                  id={id}
+                  aria-describedby={hint}
+                  rows={2}
+                  value={env}
+                  onChange={(e) => setEnv(e.target.value)}
+                />
+              )}
+            </Field>
+          </>
+        ) : (
+          <Field label="Template">
+            {(id) => (
+              <select id={id} value={templateId} onChange={(e) => setTemplateId(e.target.value)}>
+                <option value="">Choose…</option>
+                {templates.data?.templates
+                  .filter((t) => !t.serverless)
+                  .map((t) => (
+                    <option key={t.id} value={t.id}>
+                      {t.name} ({t.image})
+                    </option>
+                  ))}
+              </select>
+            )}
+          </Field>
+        )}
+        <Field label="GPU type">
+          {(id) => (
+            <select id={id} value={gpu} onChange={(e) => setGpu(e.target.value)}>
+              <option value="">Choose…</option>
+              {gpus.data?.map((g) => (
+                <option key={g.id} value={g.id} disabled={g.availability.freeGpus === 0}>
+                  {g.displayName} — {g.availability.freeGpus} free, {money(g.pricePerHr)}/hr
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="GPU count">
+          {(id) => (
+            <input
+              id={id}
+              type="number"
+              min={1}
+              max={8}
+              value={count}
+              onChange={(e) => setCount(Number(e.target.value))}
+            />
+          )}
+        </Field>
+        <ErrorBox error={create.error} />
+        <button type="submit" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create pod'}
+        </button>
+      </form>
+    </Section>
+  );
+}

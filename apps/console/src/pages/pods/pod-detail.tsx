@@ -1,0 +1,112 @@
+import { useQuery } from '@tanstack/react-query';
+import type { PodV2View, PublishedPodAction } from '@app/contracts';
+import { api } from '../../api';
+import { ErrorBox, Loading, Section, StatusBadge, WriteOnly, money, useAction, when } from '../../ui';
+import { PodLogs } from './pod-logs';
+
+const ACTION_LABELS: Record<PublishedPodAction, string> = {
+  start: 'Start',
+  stop: 'Stop',
+  // The platform's restart recreates the container on a wiped container disk: RunPod's "reset".
+  restart: 'Restart (reset)',
+  terminate: 'Terminate',
+};
+
+export function PodDetail({ id }: { id: string }) {
+  const pod = useQuery({
+    queryKey: ['pod', id],
+    queryFn: () => api<PodV2View>(`/v2/pods/${id}`),
+    refetchInterval: (q) =>
+      q.state.data && q.state.data.status !== q.state.data.desiredStatus ? 1000 : 4000,
+  });
+  const act = useAction(
+    (action: PublishedPodAction) =>
+      api<PodV2View | undefined>(`/v2/pods/${id}/action`, { method: 'POST', body: { action } }),
+    [['pod', id], ['pods']],
+  );
+  if (pod.error) return <ErrorBox error={pod.error} />;
+  if (!pod.data) return <Loading what="the pod" />;
+  const p = pod.data;
+  const moving = p.status !== p.desiredStatus;
+  return (
+    <>
+      <p>
+        <a href="#/pods">← All pods</a>
+      </p>
+      <Section title={p.name}>
+        <p>
+          <StatusBadge status={p.status} />{' '}
+          {moving && (
+            <span role="status" className="muted">
+              going to {p.desiredStatus}…
+            </span>
+          )}
+          {p.statusReason && <span className="muted"> {p.statusReason}</span>}
+        </p>
+        <WriteOnly>
+          <div className="row" aria-label="Pod actions" role="group">
+            {p.actions
+              .filter((a) => !(p.cluster && a === 'terminate'))
+              .map((action) => (
+                <button
+                  key={action}
+                  type="button"
+                  className={action === 'terminate' ? 'danger' : undefined}
+                  disabled={act.isPending}
+                  onClick={() => {
+                    if (action !== 'terminate' || window.confirm(`Terminate pod ${p.name}?`))
+                      act.mutate(action);
+                  }}
+                >
+                  {act.isPending && act.variables === action
+                    ? `${ACTION_LABELS[action]}…`
+                    : ACTION_LABELS[action]}
+                </button>
+              ))}
+          </div>
+          <ErrorBox error={act.error} />
+        </WriteOnly>
+        <dl className="facts">
+          <dt>Id</dt>
+          <dd>
+            <code>{p.id}</code>
+          </dd>
+          <dt>Image</dt>
+          <dd>
+            <code>{p.image}</code>
+          </dd>
+          <dt>GPU</dt>
+          <dd>{p.gpu ? `${p.gpu.count} × ${p.gpu.id ?? '?'}` : 'CPU'}</dd>
+          <dt>Data center</dt>
+          <dd>{p.dataCenterId ?? '—'}</dd>
+          <dt>Cost</dt>
+          <dd>{money(p.costPerHr)}/hr</dd>
+          <dt>SSH</dt>
+          <dd>{p.ssh.direct ? <code>{p.ssh.direct.command}</code> : '—'}</dd>
+          <dt>HTTP</dt>
+          <dd>
+            {p.runtime?.ports.filter((port) => port.type === 'http').length ? (
+              <ul className="plain">
+                {p.runtime.ports
+                  .filter((port) => port.type === 'http')
+                  .map((port) => (
+                    <li key={port.private}>
+                      <code>
+                        http://{port.ip}:{port.public}
+                      </code>{' '}
+                      (container port {port.private})
+                    </li>
+                  ))}
+              </ul>
+            ) : (
+              '—'
+            )}
+          </dd>
+          <dt>Last status change</dt>
+          <dd>{when(p.lastStatusChange)}</dd>
+        </dl>
+      </Section>
+      {p.status !== 'TERMINATED' && <PodLogs path={`/v2/pods/${id}/logs`} />}
+    </>
+  );
+}
