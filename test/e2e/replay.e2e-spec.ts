@@ -233,6 +233,16 @@ describe('replay tool', () => {
       },
       WAIT_MS,
     );
+    // Deleted, then its record removed by the control loop once its workers are gone: by a recorded command
+    // (endpoint.cmd.remove), so the rebuild removes it too.
+    await graphql(`mutation { deleteEndpoint(id: "${endpoint}") }`);
+    await until(
+      "the deleted endpoint's record removed",
+      async () =>
+        (await sql(db.url, 'SELECT 1 FROM endpoint_autoscaler.endpoints WHERE id = $1', [endpoint]))
+          .length === 0,
+      WAIT_MS,
+    );
   }
 
   beforeAll(async () => {
@@ -456,9 +466,16 @@ describe('replay tool', () => {
   }, 120_000);
 
   it('rebuilds while commands keep arriving: identical, with the later commands replayed too', async () => {
-    const endpoint = (
-      await graphql<{ myself: { endpoints: { id: string }[] } }>('query { myself { endpoints { id } } }')
-    ).myself.endpoints[0].id;
+    // An endpoint of its own (the session's was deleted), with no workers: its jobs wait in the queue.
+    const echo = await api<{ id: string }>('POST', '/v1/templates', {
+      name: 'echo-later',
+      imageName: 'test/echo-worker',
+      isServerless: true,
+    });
+    const { saveEndpoint } = await graphql<{ saveEndpoint: { id: string } }>(
+      `mutation { saveEndpoint(input: { name: "later", templateId: "${echo.body.id}", gpuIds: "AMPERE_16", workersMin: 0, workersMax: 0 }) { id } }`,
+    );
+    const endpoint = saveEndpoint.id;
     let issuing = true;
     let issued = 0;
     const traffic = (async () => {

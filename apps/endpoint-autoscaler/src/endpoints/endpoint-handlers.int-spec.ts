@@ -5,6 +5,7 @@ import { DATA_SOURCE_SPEC } from '../data-source.js';
 import { DeleteEndpointHandler } from './delete-endpoint/delete-endpoint.handler.js';
 import { EndpointReferences } from './endpoint-references.js';
 import { EndpointsRepository } from './endpoints.repository.js';
+import { RemoveEndpointHandler } from './remove-endpoint/remove-endpoint.handler.js';
 import { SaveEndpointHandler } from './save-endpoint/save-endpoint.handler.js';
 
 /**
@@ -76,6 +77,7 @@ beforeAll(async () => {
   harness.register(
     new SaveEndpointHandler(endpoints, new EndpointReferences(queries.asBus()), queries.asBus()),
     new DeleteEndpointHandler(endpoints),
+    new RemoveEndpointHandler(endpoints),
   );
 });
 
@@ -166,5 +168,35 @@ describe('deleting an endpoint', () => {
     await harness.send(Subjects.endpoint.delete, { id: idle.id });
     const deleted = (await harness.events(Subjects.endpoint.deleted)).at(-1)?.payload;
     expect(deleted).toEqual({ id: idle.id, ownerId: ALICE.userId });
+  });
+});
+
+describe("removing a deleted endpoint's record", () => {
+  const row = async (id: string): Promise<number> =>
+    (
+      await harness.dataSource.query<{ id: string }[]>(
+        'SELECT id FROM endpoint_autoscaler.endpoints WHERE id = $1',
+        [id],
+      )
+    ).length;
+
+  it('removes the record of a deleted endpoint (what the control loop asks once its workers are gone)', async () => {
+    const endpoint = await create({ workersMax: 0 });
+    await harness.send(Subjects.endpoint.delete, { id: endpoint.id });
+    expect(await row(endpoint.id)).toBe(1);
+    const { wrote } = await harness.wrote(() => harness.send(Subjects.endpoint.remove, { id: endpoint.id }));
+    expect(wrote).toEqual(['endpoints']);
+    expect(await row(endpoint.id)).toBe(0);
+  });
+
+  it('refuses a live endpoint (INVALID_STATE) and an unknown one (404), writing nothing', async () => {
+    const live = await create({ workersMax: 0 });
+    expect(
+      await harness.refusal(() => harness.send(Subjects.endpoint.remove, { id: live.id })),
+    ).toMatchObject({ wrote: [], code: ErrorCode.InvalidState });
+    expect(await row(live.id)).toBe(1);
+    expect(
+      await harness.refusal(() => harness.send(Subjects.endpoint.remove, { id: 'ep-missing' })),
+    ).toMatchObject({ wrote: [], code: ErrorCode.NotFound });
   });
 });

@@ -4,6 +4,7 @@ import { EndpointReferences } from './endpoint-references.js';
 import { DeleteEndpointHandler } from './delete-endpoint/delete-endpoint.handler.js';
 import { GetEndpointHandler } from './get-endpoint/get-endpoint.handler.js';
 import { ListEndpointsHandler } from './list-endpoints/list-endpoints.handler.js';
+import { RemoveEndpointHandler } from './remove-endpoint/remove-endpoint.handler.js';
 import { SaveEndpointHandler } from './save-endpoint/save-endpoint.handler.js';
 
 @Module({
@@ -12,6 +13,7 @@ import { SaveEndpointHandler } from './save-endpoint/save-endpoint.handler.js';
     EndpointReferences,
     SaveEndpointHandler,
     DeleteEndpointHandler,
+    RemoveEndpointHandler,
     GetEndpointHandler,
     ListEndpointsHandler,
   ],

@@ -40,6 +40,11 @@ export class EndpointsRepository {
   }
 
   /** Removes a deleted endpoint's row once its workers are gone. */
+  /** The endpoint's row, deleted or not, locked for the transaction. */
+  lockAny(id: string, manager: EntityManager): Promise<EndpointEntity | null> {
+    return manager.findOne(EndpointEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
   async purgeDeleted(id: string, manager: EntityManager): Promise<void> {
     await manager
       .createQueryBuilder()

@@ -50,6 +50,8 @@ export class ScalingApplier {
     this.announce(endpoint, writes.events);
     if (plan.held.length) this.logger.debug(`endpoint ${endpoint.id}: held: ${plan.held.join('; ')}`);
     if (plan.removeEndpoint) {
+      // Its record goes by a recorded command, so a replay removes it too (the loop does not run in a rebuild).
+      await this.pods.removeRecord(endpoint);
       this.forget(endpoint.id);
       this.logger.log(`endpoint ${endpoint.id}: deleted; its workers are gone and its record removed`);
       return;
@@ -137,7 +139,6 @@ export class ScalingApplier {
     });
     writes.inserted = created;
     writes.saved = [...touched];
-    writes.purgedEndpointId = plan.removeEndpoint ? endpoint.id : null;
     return { writes, created, changed };
   }
 

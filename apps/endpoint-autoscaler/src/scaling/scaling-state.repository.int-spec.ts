@@ -4,7 +4,6 @@ import { DataSource } from 'typeorm';
 import { appDataSourceOptions } from '@app/database';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database.js';
 import { DATA_SOURCE_SPEC } from '../data-source.js';
-import { EndpointsRepository } from '../endpoints/endpoints.repository.js';
 import { WorkerEntity } from '../workers/worker.entity.js';
 import { WorkersRepository } from '../workers/workers.repository.js';
 import { ScalingEventEntity } from './scaling-event.entity.js';
@@ -60,7 +59,7 @@ beforeAll(async () => {
   await dataSource.initialize();
   workers = new WorkersRepository(dataSource);
   events = new ScalingEventsRepository(dataSource);
-  state = new ScalingStateRepository(dataSource, workers, events, new EndpointsRepository(dataSource));
+  state = new ScalingStateRepository(dataSource, workers, events);
 });
 
 afterAll(async () => {

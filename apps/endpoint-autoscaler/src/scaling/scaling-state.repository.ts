@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { EndpointsRepository } from '../endpoints/endpoints.repository.js';
 import type { WorkerEntity } from '../workers/worker.entity.js';
 import { WorkersRepository } from '../workers/workers.repository.js';
 import type { ScalingEventEntity } from './scaling-event.entity.js';
@@ -12,12 +11,10 @@ export interface ScalingWrites {
   saved: WorkerEntity[];
   removed: string[];
   events: ScalingEventEntity[];
-  /** A deleted endpoint whose workers are all gone: its row goes too. */
-  purgedEndpointId: string | null;
 }
 
 export function noWrites(): ScalingWrites {
-  return { inserted: [], saved: [], removed: [], events: [], purgedEndpointId: null };
+  return { inserted: [], saved: [], removed: [], events: [] };
 }
 
 /**
@@ -30,18 +27,16 @@ export class ScalingStateRepository {
     private readonly dataSource: DataSource,
     private readonly workers: WorkersRepository,
     private readonly events: ScalingEventsRepository,
-    private readonly endpoints: EndpointsRepository,
   ) {}
 
   async commit(writes: ScalingWrites): Promise<void> {
-    const { inserted, saved, removed, events, purgedEndpointId } = writes;
-    if (!inserted.length && !saved.length && !removed.length && !events.length && !purgedEndpointId) return;
+    const { inserted, saved, removed, events } = writes;
+    if (!inserted.length && !saved.length && !removed.length && !events.length) return;
     await this.dataSource.transaction(async (manager) => {
       await this.workers.delete(removed, manager);
       await this.workers.insert(inserted, manager);
       await this.workers.save(saved, manager);
       await this.events.insert(events, manager);
-      if (purgedEndpointId) await this.endpoints.purgeDeleted(purgedEndpointId, manager);
     });
   }
 }

@@ -127,6 +127,25 @@ export class WorkerPods {
   }
 
   /**
+   * A deleted endpoint whose workers are gone and whose queue is purged: its record is removed by
+   * `endpoint.cmd.remove` (an id derived from the endpoint, so asking again on a later tick is harmless); only an
+   * owner that does not answer makes the tick fail, and the next tick asks again.
+   */
+  async removeRecord(endpoint: EndpointEntity): Promise<void> {
+    try {
+      await this.commands.execute(Subjects.endpoint.remove, { id: endpoint.id }, actorFor(endpoint), {
+        commandId: deriveId(endpoint.id, 'remove-on-delete'),
+      });
+    } catch (error) {
+      if (error instanceof DomainError && error.code !== ErrorCode.OwnerUnavailable) {
+        this.logger.warn(`endpoint ${endpoint.id}: its record was not removed: ${error.message}`);
+        return;
+      }
+      throw error;
+    }
+  }
+
+  /**
    * The worker pod: the endpoint's template, tiers, regions and volume, plus the worker environment; the workers'
    * key goes as the gateway sealed it (`secretEnv`), so neither this process nor the recorded command has it in clear.
    */

@@ -180,6 +180,17 @@ export class DeleteEndpointCommand {
   id: string;
 }
 
+/**
+ * `endpoint.cmd.remove`: removes the record of an endpoint deleted earlier (`endpoint.cmd.delete`), issued by the
+ * autoscaler's control loop once the endpoint's workers are gone and its queue purged. A command rather than the
+ * loop's own write, so a replay of the recorded commands removes it too.
+ */
+export class RemoveEndpointCommand {
+  @IsString()
+  @IsNotEmpty()
+  id: string;
+}
+
 /** A serverless endpoint's saved configuration, as other apps need it. */
 export interface EndpointView {
   id: string;

@@ -71,6 +71,7 @@ import {
   DeleteEndpointCommand,
   GetEndpointQuery,
   ListEndpointsQuery,
+  RemoveEndpointCommand,
   SaveEndpointCommand,
   type EndpointView,
 } from '../endpoints/endpoint.contracts.js';
@@ -156,6 +157,7 @@ export interface CommandContracts {
   [Subjects.template.delete]: { payload: DeleteTemplateCommand; result: null };
   [Subjects.endpoint.save]: { payload: SaveEndpointCommand; result: EndpointView };
   [Subjects.endpoint.delete]: { payload: DeleteEndpointCommand; result: null };
+  [Subjects.endpoint.remove]: { payload: RemoveEndpointCommand; result: null };
   [Subjects.spend.setLimit]: { payload: SetSpendLimitCommand; result: SpendLimitView };
 }
 
@@ -262,6 +264,7 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.template.delete]: DeleteTemplateCommand,
   [Subjects.endpoint.save]: SaveEndpointCommand,
   [Subjects.endpoint.delete]: DeleteEndpointCommand,
+  [Subjects.endpoint.remove]: RemoveEndpointCommand,
   [Subjects.spend.setLimit]: SetSpendLimitCommand,
 };
 

@@ -88,6 +88,8 @@ export const Subjects = {
     list: 'endpoint.qry.list',
     save: 'endpoint.cmd.save',
     delete: 'endpoint.cmd.delete',
+    /** The control loop, once a deleted endpoint's workers are gone: its record goes (recorded, so replayed). */
+    remove: 'endpoint.cmd.remove',
     saved: 'endpoint.evt.saved',
     deleted: 'endpoint.evt.deleted',
   },
