@@ -56,7 +56,7 @@ runMain(async () => {
     NODE_ENV: process.env.NODE_ENV ?? 'development',
     REGISTRY_AUTH_KEYS:
       process.env.REGISTRY_AUTH_KEYS ?? localKeyRing('registry-auth-keys', 'k1', 'registry-credential'),
-    WORKER_KEY_RING: process.env.WORKER_KEY_RING ?? localKeyRing('worker-key-ring', 'w1', "workers' key"),
+    WORKER_KEY_RING: process.env.WORKER_KEY_RING ?? localKeyRing('worker-key-ring', 'w1', 'worker-key'),
     ...runtime,
   };
   await step('migrate', () => runMigrations(env));
