@@ -82,6 +82,42 @@ export function Field({
   );
 }
 
+/** Ports as the API takes them, comma-separated (`8888/http, 22/tcp`): templates, pods and clusters share it. */
+export function PortsField({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  return (
+    <Field label="Ports" hint="Comma-separated, e.g. 8888/http, 22/tcp">
+      {(id, hint) => (
+        <input id={id} aria-describedby={hint} value={value} onChange={(e) => onChange(e.target.value)} />
+      )}
+    </Field>
+  );
+}
+
+/** Environment variables, one KEY=value per line (`parseEnv` reads them). */
+export function EnvField({
+  value,
+  onChange,
+  hint = 'One KEY=value per line',
+}: {
+  value: string;
+  onChange: (value: string) => void;
+  hint?: string;
+}) {
+  return (
+    <Field label="Environment" hint={hint}>
+      {(id, hintId) => (
+        <textarea
+          id={id}
+          aria-describedby={hintId}
+          rows={2}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
 export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge badge-${status.toLowerCase()}`}>{status}</span>;
 }

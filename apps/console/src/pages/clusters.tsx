@@ -2,7 +2,18 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { ClusterMemberView, ClusterType, ClusterView } from '@app/contracts';
 import { api } from '../api';
-import { ErrorBox, Field, Loading, Section, StatusBadge, WriteOnly, useAction, when } from '../ui';
+import {
+  EnvField,
+  ErrorBox,
+  Field,
+  PortsField,
+  Loading,
+  Section,
+  StatusBadge,
+  WriteOnly,
+  useAction,
+  when,
+} from '../ui';
 import { useGpuTypes } from './pods/gpu-types';
 import { parseEnv, parseList } from './templates';
 
@@ -164,22 +175,8 @@ function CreateCluster() {
             <input id={id} type="number" value={disk} onChange={(e) => setDisk(Number(e.target.value))} />
           )}
         </Field>
-        <Field label="Ports" hint="Comma-separated, e.g. 8888/http, 22/tcp">
-          {(id, hint) => (
-            <input id={id} aria-describedby={hint} value={ports} onChange={(e) => setPorts(e.target.value)} />
-          )}
-        </Field>
-        <Field label="Environment" hint="One KEY=value per line">
-          {(id, hint) => (
-            <textarea
-              id={id}
-              aria-describedby={hint}
-              rows={2}
-              value={env}
-              onChange={(e) => setEnv(e.target.value)}
-            />
-          )}
-        </Field>
+        <PortsField value={ports} onChange={setPorts} />
+        <EnvField value={env} onChange={setEnv} />
         <ErrorBox error={create.error} />
         <button type="submit" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create cluster'}

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { RegistryList, TemplateList, TemplateV2View } from '@app/contracts';
 import { api } from '../api';
-import { ErrorBox, Field, Loading, Section, WriteOnly, useAction, when } from '../ui';
+import { EnvField, ErrorBox, Field, PortsField, Loading, Section, WriteOnly, useAction, when } from '../ui';
 
 /** `KEY=value` lines → an env object (blank lines skipped). */
 export function parseEnv(text: string): Record<string, string> {
@@ -153,22 +153,8 @@ function CreateTemplate() {
             />
           )}
         </Field>
-        <Field label="Ports" hint="Comma-separated, e.g. 8888/http, 22/tcp">
-          {(id, hint) => (
-            <input id={id} aria-describedby={hint} value={ports} onChange={(e) => setPorts(e.target.value)} />
-          )}
-        </Field>
-        <Field label="Environment" hint="One KEY=value per line">
-          {(id, hint) => (
-            <textarea
-              id={id}
-              aria-describedby={hint}
-              rows={2}
-              value={env}
-              onChange={(e) => setEnv(e.target.value)}
-            />
-          )}
-        </Field>
+        <PortsField value={ports} onChange={setPorts} />
+        <EnvField value={env} onChange={setEnv} />
         <Field label="Registry credential">
           {(id) => (
             <select id={id} value={registry} onChange={(e) => setRegistry(e.target.value)}>

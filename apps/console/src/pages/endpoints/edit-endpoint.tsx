@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { EndpointV2View, GpuTier, NetworkVolumeList, TemplateList } from '@app/contracts';
 import { api } from '../../api';
-import { ErrorBox, Field, Section, useAction } from '../../ui';
+import { EnvField, ErrorBox, Field, Section, useAction } from '../../ui';
 import { parseEnv, parseList } from '../templates';
 import { POOLS } from './gpu-pools';
 
@@ -182,17 +182,7 @@ export function EditEndpoint({ endpoint }: { endpoint: EndpointV2View }) {
             </select>
           )}
         </Field>
-        <Field label="Environment" hint="One KEY=value per line, for every worker">
-          {(id, hint) => (
-            <textarea
-              id={id}
-              aria-describedby={hint}
-              rows={2}
-              value={env}
-              onChange={(e) => setEnv(e.target.value)}
-            />
-          )}
-        </Field>
+        <EnvField value={env} onChange={setEnv} hint="One KEY=value per line, for every worker" />
         <label className="wide">
           <input type="checkbox" checked={flashboot} onChange={(e) => setFlashboot(e.target.checked)} />{' '}
           FlashBoot

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { PodV2View, TemplateList } from '@app/contracts';
 import { api } from '../../api';
-import { ErrorBox, Field, Section, money, useAction } from '../../ui';
+import { EnvField, ErrorBox, Field, PortsField, Section, money, useAction } from '../../ui';
 import { parseEnv, parseList } from '../templates';
 import { useGpuTypes } from './gpu-types';
 
@@ -73,27 +73,8 @@ export function CreatePod() {
                 />
               )}
             </Field>
-            <Field label="Ports" hint="Comma-separated, e.g. 8888/http, 22/tcp">
-              {(id, hint) => (
-                <input
-                  id={id}
-                  aria-describedby={hint}
-                  value={ports}
-                  onChange={(e) => setPorts(e.target.value)}
-                />
-              )}
-            </Field>
-            <Field label="Environment" hint="One KEY=value per line">
-              {(id, hint) => (
-                <textarea
-                  id={id}
-                  aria-describedby={hint}
-                  rows={2}
-                  value={env}
-                  onChange={(e) => setEnv(e.target.value)}
-                />
-              )}
-            </Field>
+            <PortsField value={ports} onChange={setPorts} />
+            <EnvField value={env} onChange={setEnv} />
           </>
         ) : (
           <Field label="Template">
