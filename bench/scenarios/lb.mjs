@@ -8,21 +8,33 @@
 // Two load shapes, each the same for both sides and measured in the same rounds (proxy, direct, proxy, ...):
 //   1 connection, one request after the other: the latency a request pays for the extra hop (the issue's figure:
 //   proxy p99 ≤ 1.5× direct), with no queueing in it;
-//   8 connections as fast as they go: throughput, and the latency when the gateway is saturated (queueing).
+//   8 connections as fast as they go: throughput, and the latency when the gateway is saturated (queueing);
+//   8 connections on GET /slow?ms=10, a route that takes 10 ms as a small model's answer would: what the proxy adds
+//   to a request that does work (a trivial route measures the hop alone, which no proxy can bring near 1.5x).
 import { createTemplate, saveEndpoint } from '../lib/api.mjs';
 import { measureHttp } from '../lib/http-latency.mjs';
 
 const LOADED_CONNECTIONS = 8;
+/** How long the worker's working route takes: `GET /slow?ms=WORK_MS`. */
+const WORK_MS = 10;
 
-async function load(url, headers, seconds) {
-  const one = await measureHttp({ url, headers, connections: 1, seconds });
-  const loaded = await measureHttp({ url, headers, connections: LOADED_CONNECTIONS, seconds });
+async function load(base, headers, seconds) {
+  const one = await measureHttp({ url: base, headers, connections: 1, seconds });
+  const loaded = await measureHttp({ url: base, headers, connections: LOADED_CONNECTIONS, seconds });
+  const working = await measureHttp({
+    url: `${base}slow?ms=${WORK_MS}`,
+    headers,
+    connections: LOADED_CONNECTIONS,
+    seconds,
+  });
   return {
     p50: one.p50,
     p99: one.p99,
     loadedP50: loaded.p50,
     loadedP99: loaded.p99,
     reqPerSec: loaded.reqPerSec,
+    workP50: working.p50,
+    workP99: working.p99,
   };
 }
 
@@ -44,7 +56,7 @@ async function readyWorkerUrl(ctx, endpointId, timeoutMs = 60_000) {
 
 export default {
   id: 'lb',
-  title: 'lb: GET / of an LB worker, through the gateway vs direct',
+  title: 'lb: an LB worker, through the gateway vs direct',
   async setup(ctx) {
     const seconds = ctx.quick ? 1 : 3;
     const template = await createTemplate(ctx.api, 'bench-lb', 'gpucp/lb-worker');
@@ -69,7 +81,7 @@ export default {
       seconds,
       headers,
       urls: { proxied, direct: `${workerUrl}/` },
-      settings: { connections: [1, LOADED_CONNECTIONS], secondsPerRound: seconds },
+      settings: { connections: [1, LOADED_CONNECTIONS], workMs: WORK_MS, secondsPerRound: seconds },
     };
   },
   sides: {
@@ -113,6 +125,20 @@ export default {
       baseline: ['direct', 'loadedP99'],
     },
     {
+      label: `p50 latency, ${LOADED_CONNECTIONS} connections on a ${WORK_MS} ms route, proxy vs direct`,
+      unit: 'ms',
+      better: 'lower',
+      ours: ['proxy', 'workP50'],
+      baseline: ['direct', 'workP50'],
+    },
+    {
+      label: `p99 latency, ${LOADED_CONNECTIONS} connections on a ${WORK_MS} ms route, proxy vs direct`,
+      unit: 'ms',
+      better: 'lower',
+      ours: ['proxy', 'workP99'],
+      baseline: ['direct', 'workP99'],
+    },
+    {
       label: `req/s, ${LOADED_CONNECTIONS} connections, proxy vs direct`,
       unit: 'req/s',
       better: 'higher',
@@ -132,6 +158,6 @@ export default {
     }).catch(() => undefined);
   },
   notes: (state) => [
-    `our undici client in the harness process (keep-alive, no pipelining, each request timed with process.hrtime.bigint()); 1 connection then ${LOADED_CONNECTIONS}, ${state.seconds} s each per round and side; one worker (workersMin = workersMax = 1)`,
+    `our undici client in the harness process (keep-alive, no pipelining, each request timed with process.hrtime.bigint()); 1 connection then ${LOADED_CONNECTIONS}, then ${LOADED_CONNECTIONS} on GET /slow?ms=${WORK_MS}, ${state.seconds} s each per round and side; one worker (workersMin = workersMax = 1)`,
   ],
 };
