@@ -83,7 +83,7 @@ function assertOneCopyEach(app, code, metafile) {
       .filter(Boolean),
   );
   const requires = [
-    ...code.matchAll(/(\w+) = (?:\/\* @__PURE__ \*\/ )?createRequire\d*\(import\.meta\.url\)/g),
+    ...code.matchAll(/(\w+)\s*=\s*(?:\/\* @__PURE__ \*\/\s*)?createRequire\d*\(import\.meta\.url\)/g),
   ].map((m) => m[1]);
   const twice = new Set();
   for (const name of requires) {
@@ -124,6 +124,8 @@ async function bundle(app) {
     target: 'node20',
     // Class names are part of the behaviour: Nest's injection tokens and TypeORM's entity metadata use them.
     keepNames: true,
+    minifyWhitespace: true,
+    minifySyntax: true,
     sourcemap: 'linked',
     sourcesContent: false,
     external: ALWAYS_EXTERNAL,
