@@ -10,6 +10,7 @@ import type {
 } from '@app/contracts';
 import { api } from '../api';
 import { ErrorBox, Field, Loading, Section, WriteOnly, useAction, when } from '../ui';
+import { ConfirmButton } from '../controls';
 
 export function RegistriesPage() {
   const registries = useQuery({
@@ -81,14 +82,15 @@ export function RegistriesPage() {
               <li key={r.id}>
                 {r.name} <code className="muted">{r.id}</code>{' '}
                 <WriteOnly>
-                  <button
-                    type="button"
-                    className="danger small"
-                    aria-label={`Delete registry credential ${r.name}`}
-                    onClick={() => window.confirm(`Delete ${r.name}?`) && remove.mutate(r.id)}
-                  >
-                    Delete
-                  </button>
+                  <ConfirmButton
+                    small
+                    label="Delete"
+                    accessibleLabel={`Delete registry credential ${r.name}`}
+                    title={`Delete registry credential ${r.name}?`}
+                    question="Pods and templates that use it can no longer pull their private images."
+                    pending={remove.isPending && remove.variables === r.id}
+                    onConfirm={() => remove.mutate(r.id)}
+                  />
                 </WriteOnly>
               </li>
             ))}
@@ -187,14 +189,15 @@ export function VolumesPage() {
                   <td>{when(v.createdAt)}</td>
                   <WriteOnly>
                     <td>
-                      <button
-                        type="button"
-                        className="danger small"
-                        aria-label={`Delete volume ${v.name}`}
-                        onClick={() => window.confirm(`Delete ${v.name}?`) && remove.mutate(v.id)}
-                      >
-                        Delete
-                      </button>
+                      <ConfirmButton
+                        small
+                        label="Delete"
+                        accessibleLabel={`Delete volume ${v.name}`}
+                        title={`Delete volume ${v.name}?`}
+                        question="Its data is gone for good."
+                        pending={remove.isPending && remove.variables === v.id}
+                        onConfirm={() => remove.mutate(v.id)}
+                      />
                     </td>
                   </WriteOnly>
                 </tr>

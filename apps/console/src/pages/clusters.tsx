@@ -16,6 +16,7 @@ import {
 } from '../ui';
 import { useGpuTypes } from './pods/gpu-types';
 import { parseEnv, parseList } from './templates';
+import { ConfirmButton } from '../controls';
 
 const TYPES: ClusterType[] = ['TRAINING', 'SLURM', 'RAY', 'APPLICATION'];
 
@@ -210,17 +211,16 @@ function ClusterDetail({ id }: { id: string }) {
         title={c.name}
         actions={
           <WriteOnly>
-            <button
-              type="button"
-              className="danger"
-              disabled={remove.isPending}
-              onClick={() =>
-                window.confirm(`Delete cluster ${c.name} and terminate its pods?`) &&
+            <ConfirmButton
+              label="Delete cluster"
+              title={`Delete cluster ${c.name}?`}
+              question="Its pods are terminated and their container disks are lost."
+              pending={remove.isPending}
+              pendingLabel="Deleting…"
+              onConfirm={() =>
                 remove.mutate(undefined, { onSuccess: () => (window.location.hash = '#/clusters') })
               }
-            >
-              {remove.isPending ? 'Deleting…' : 'Delete cluster'}
-            </button>
+            />
           </WriteOnly>
         }
       >

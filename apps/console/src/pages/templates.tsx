@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { RegistryList, TemplateList, TemplateV2View } from '@app/contracts';
 import { api } from '../api';
 import { EnvField, ErrorBox, Field, PortsField, Loading, Section, WriteOnly, useAction, when } from '../ui';
+import { ConfirmButton } from '../controls';
 
 /** `KEY=value` lines → an env object (blank lines skipped). */
 export function parseEnv(text: string): Record<string, string> {
@@ -68,15 +69,15 @@ export function TemplatesPage() {
                   <td>{when(t.createdAt)}</td>
                   <WriteOnly>
                     <td>
-                      <button
-                        type="button"
-                        className="danger small"
-                        aria-label={`Delete template ${t.name}`}
-                        disabled={remove.isPending}
-                        onClick={() => window.confirm(`Delete template ${t.name}?`) && remove.mutate(t.id)}
-                      >
-                        Delete
-                      </button>
+                      <ConfirmButton
+                        small
+                        label="Delete"
+                        accessibleLabel={`Delete template ${t.name}`}
+                        title={`Delete template ${t.name}?`}
+                        question="Pods and endpoints made from it keep running; it can no longer be chosen."
+                        pending={remove.isPending && remove.variables === t.id}
+                        onConfirm={() => remove.mutate(t.id)}
+                      />
                     </td>
                   </WriteOnly>
                 </tr>

@@ -34,7 +34,6 @@ export class ApiKeysRepository {
     });
   }
 
-
   findByHash(keyHash: string): Promise<ApiKeyEntity | null> {
     return this.repo.findOneBy({ keyHash });
   }

@@ -50,7 +50,10 @@ export class ApiKeysController {
       409: `the account already has ${MAX_ACTIVE_API_KEYS} active API keys`,
     },
   })
-  async create(@Body() dto: CreateApiKeyDto, @CurrentPrincipal() principal: Principal): Promise<CreatedApiKey> {
+  async create(
+    @Body() dto: CreateApiKeyDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<CreatedApiKey> {
     const issued = await this.accounts.createOwnKey(principal, dto.scope, dto.name, dto.endpointIds);
     return { ...toApiKeyView(issued.record), key: issued.key };
   }
@@ -60,7 +63,7 @@ export class ApiKeysController {
   @Operation('Revoke an API key of the account', {
     description:
       'Refused on every gateway replica at once. A key may revoke itself: the request that does it still ' +
-      'succeeds, the next one is 401. Another user\'s key, a worker key or an unknown id: 404.',
+      "succeeds, the next one is 401. Another user's key, a worker key or an unknown id: 404.",
   })
   revoke(@Param('apiKeyId') id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
     return this.accounts.revokeOwnKey(principal.user.id, id);

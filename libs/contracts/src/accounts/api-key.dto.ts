@@ -1,4 +1,13 @@
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
 import type { ApiKeyView } from './api-key.views.js';
 
 /** The scopes a user may give a key of their own; `worker` keys are minted by the gateway for an endpoint. */

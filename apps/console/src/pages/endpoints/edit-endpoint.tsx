@@ -5,6 +5,7 @@ import { api } from '../../api';
 import { EnvField, ErrorBox, Field, Section, useAction } from '../../ui';
 import { parseEnv, parseList } from '../templates';
 import { POOLS } from './gpu-pools';
+import { ConfirmButton } from '../../controls';
 
 type ScalerType = EndpointV2View['scaling']['type'];
 
@@ -192,17 +193,16 @@ export function EditEndpoint({ endpoint }: { endpoint: EndpointV2View }) {
           <button type="submit" disabled={save.isPending}>
             {save.isPending ? 'Saving…' : 'Save settings'}
           </button>
-          <button
-            type="button"
-            className="danger"
-            disabled={remove.isPending}
-            onClick={() => {
-              if (window.confirm(`Delete endpoint ${endpoint.name}?`))
-                remove.mutate(undefined, { onSuccess: () => (window.location.hash = '#/endpoints') });
-            }}
-          >
-            Delete endpoint
-          </button>
+          <ConfirmButton
+            label="Delete endpoint"
+            title={`Delete endpoint ${endpoint.name}?`}
+            question="Its workers stop, its queued jobs are not run, and its workers' key is revoked."
+            pending={remove.isPending}
+            pendingLabel="Deleting…"
+            onConfirm={() =>
+              remove.mutate(undefined, { onSuccess: () => (window.location.hash = '#/endpoints') })
+            }
+          />
         </div>
         {save.isSuccess && <p role="status">Saved.</p>}
       </form>
