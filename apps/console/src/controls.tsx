@@ -22,7 +22,9 @@ import {
  * The console's controls from React Aria Components (docs/adr/0029-web-console.md): labelled, keyboard-operable,
  * announced and focus-managed by the library; styled by styles.css through class names only (no inline style:
  * the CSP allows none but React Aria's own two stylesheets, by hash). Buttons are RAC's `Button` itself, imported
- * from 'react-aria-components' where they are used.
+ * from 'react-aria-components' where they are used. A button in progress says so in its label ("Creating key…").
+ * RAC's `isPending` is not used: it announces the label through an element that points at the button's id for
+ * seven seconds, and a button gone by then (sign-in done, signed out) leaves a dangling reference axe reports.
  */
 
 /** A labelled text input (or a `multiline` text area), its hint tied to it as its description. */

@@ -90,7 +90,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (key: string) => void }) {
           onChange={setKey}
         />
         <ErrorBox error={error} />
-        <Button type="submit" isPending={busy}>
+        <Button type="submit" isDisabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </Button>
       </form>

@@ -28,6 +28,8 @@ export function CreateApiKey() {
   );
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    // Not disabled while it runs: a disabled button drops the focus, and the secret's dialog returns it there.
+    if (create.isPending) return;
     create.mutate(undefined, {
       onSuccess: (key) => {
         setCreated(key);
@@ -55,7 +57,7 @@ export function CreateApiKey() {
         {scope === 'endpoints' && <EndpointChoice value={endpointIds} onChange={setEndpointIds} />}
         <ErrorBox error={create.error} />
         <div className="row wide">
-          <Button type="submit" isPending={create.isPending}>
+          <Button type="submit">
             {create.isPending ? 'Creating key…' : 'Create key'}
           </Button>
         </div>
@@ -86,9 +88,7 @@ function ShownOnce({ created, close }: { created: CreatedApiKey; close: () => vo
         <code>{created.prefix}…</code>) are kept to recognise it.
       </p>
       <p>
-        <code className="output secret" aria-label="The new API key">
-          {created.key}
-        </code>
+        <code className="output secret">{created.key}</code>
       </p>
       <p role="status" className="muted">
         {copied === 'yes'
