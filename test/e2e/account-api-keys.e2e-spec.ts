@@ -4,7 +4,8 @@ import { MAX_ACTIVE_API_KEYS, type ApiKeyList, type CreatedApiKey } from '@app/c
 import { createKey, userWithKey, type TestKey } from '../support/accounts.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
-import { expectProblem, type Reply } from './pods.e2e-helpers.js';
+import { api } from './clusters-fixtures.js';
+import { client, expectProblem } from './pods.e2e-helpers.js';
 
 /**
  * `POST` and `DELETE /v2/account/api-keys`: a full key makes and revokes its user's keys (docs/adr/0029), on two
@@ -18,42 +19,20 @@ describe('the account API keys a user makes and revokes', () => {
   let aliceRead: TestKey;
   let bob: TestKey;
 
-  /** A call with a key, to one replica of the gateway (the first by default). */
-  async function call<T = Record<string, unknown>>(
-    key: string,
-    method: string,
-    path: string,
-    body?: unknown,
-    replica = 0,
-  ): Promise<Reply<T>> {
-    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${system.url('gateway', replica)}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return {
-      status: response.status,
-      contentType: response.headers.get('content-type') ?? '',
-      body: (text ? JSON.parse(text) : {}) as T,
-      text,
-    };
-  }
-
   const create = (key: string, body: unknown) =>
-    call<CreatedApiKey>(key, 'POST', '/v2/account/api-keys', body);
-  const list = (key: string, replica = 0) =>
-    call<ApiKeyList>(key, 'GET', '/v2/account/api-keys', undefined, replica);
-  const revoke = (key: string, id: string) => call(key, 'DELETE', `/v2/account/api-keys/${id}`);
+    client(system, key)<CreatedApiKey>('POST', '/v2/account/api-keys', body);
+  const list = (key: string) => client(system, key)<ApiKeyList>('GET', '/v2/account/api-keys');
+  const revoke = (key: string, id: string) => client(system, key)('DELETE', `/v2/account/api-keys/${id}`);
+  /** The key's listing as one replica of the gateway answers it. */
+  const listOn = (key: string, replica: number) =>
+    api<ApiKeyList>(system.url('gateway', replica), key, 'GET', '/v2/account/api-keys');
 
   /** Polls until the key is refused by that replica (the account event is delivered asynchronously). */
   async function refusedBy(key: string, replica: number): Promise<number> {
     const deadline = Date.now() + 2_000;
     let status = 0;
     while (Date.now() < deadline) {
-      status = (await list(key, replica)).status;
+      status = (await listOn(key, replica)).status;
       if (status === 401) return status;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
@@ -96,7 +75,7 @@ describe('the account API keys a user makes and revokes', () => {
       key: expect.stringMatching(/^cpk_[A-Za-z0-9_-]{43}$/),
     });
     for (const replica of [0, 1]) {
-      const mine = await list(made.body.key, replica);
+      const mine = await listOn(made.body.key, replica);
       expect(mine.status).toBe(200);
       expect(mine.body.current.id).toBe(made.body.id);
     }
@@ -174,13 +153,13 @@ describe('the account API keys a user makes and revokes', () => {
   it('revoking an own key: 204, then 401 on every replica at once; a second revocation is 404', async () => {
     const made = await create(alice.key, { name: 'to revoke', scope: 'full' });
     // Cached as valid on both replicas first.
-    expect((await list(made.body.key, 0)).status).toBe(200);
-    expect((await list(made.body.key, 1)).status).toBe(200);
+    expect((await listOn(made.body.key, 0)).status).toBe(200);
+    expect((await listOn(made.body.key, 1)).status).toBe(200);
 
     const revoked = await revoke(alice.key, made.body.id);
     expect(revoked.status).toBe(204);
     expect(revoked.text).toBe('');
-    expect((await list(made.body.key, 0)).status).toBe(401);
+    expect((await listOn(made.body.key, 0)).status).toBe(401);
     expect(await refusedBy(made.body.key, 1)).toBe(401);
     expectProblem(await revoke(alice.key, made.body.id), 404);
 
@@ -191,7 +170,7 @@ describe('the account API keys a user makes and revokes', () => {
   it('a key may revoke itself: that request succeeds, the next is 401', async () => {
     const made = await create(alice.key, { name: 'self', scope: 'full' });
     expect((await revoke(made.body.key, made.body.id)).status).toBe(204);
-    expect((await list(made.body.key, 0)).status).toBe(401);
+    expect((await listOn(made.body.key, 0)).status).toBe(401);
     expect(await refusedBy(made.body.key, 1)).toBe(401);
   });
 

@@ -57,9 +57,7 @@ export function CreateApiKey() {
         {scope === 'endpoints' && <EndpointChoice value={endpointIds} onChange={setEndpointIds} />}
         <ErrorBox error={create.error} />
         <div className="row wide">
-          <Button type="submit">
-            {create.isPending ? 'Creating key…' : 'Create key'}
-          </Button>
+          <Button type="submit">{create.isPending ? 'Creating key…' : 'Create key'}</Button>
         </div>
       </form>
       <ModalDialog
@@ -84,8 +82,8 @@ function ShownOnce({ created, close }: { created: CreatedApiKey; close: () => vo
   return (
     <>
       <p>
-        <strong>Copy the key now: you will not see it again.</strong> Only its first characters (
-        <code>{created.prefix}…</code>) are kept to recognise it.
+        <strong>Copy the key now: you will not see it again.</strong> The list keeps only its first
+        characters, <code>{created.prefix}…</code>, to recognise it.
       </p>
       <p>
         <code className="output secret">{created.key}</code>
