@@ -38,6 +38,7 @@ export function TextInput({
   rows = 2,
   isRequired,
   autoComplete,
+  placeholder,
   className = 'field',
 }: {
   label: string;
@@ -49,6 +50,7 @@ export function TextInput({
   rows?: number;
   isRequired?: boolean;
   autoComplete?: string;
+  placeholder?: string;
   className?: string;
 }) {
   return (
@@ -61,7 +63,7 @@ export function TextInput({
       autoComplete={autoComplete}
     >
       <Label>{label}</Label>
-      {multiline ? <TextArea rows={rows} /> : <Input />}
+      {multiline ? <TextArea rows={rows} placeholder={placeholder} /> : <Input placeholder={placeholder} />}
       {hint && (
         <Text slot="description" className="hint">
           {hint}

@@ -3,7 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ApiKeyList } from '@app/contracts';
 import { api, ApiError, storedKey, storeKey } from './api';
-import { Button } from 'react-aria-components';
+import { Button, ToggleButton } from 'react-aria-components';
 import { TextInput } from './controls';
 import { ErrorBox, SessionContext, useRoute, type Session } from './ui';
 import { OverviewPage } from './pages/overview';
@@ -49,9 +49,9 @@ function useTheme(): [Theme, () => void] {
 function ThemeButton() {
   const [theme, toggle] = useTheme();
   return (
-    <button type="button" className="secondary" onClick={toggle} aria-pressed={theme === 'dark'}>
+    <ToggleButton className="secondary" onChange={toggle} isSelected={theme === 'dark'}>
       Dark theme
-    </button>
+    </ToggleButton>
   );
 }
 
@@ -123,9 +123,9 @@ function Shell({ session }: { session: Session }) {
             {session.key.scope === 'full' ? 'full access' : 'read only'})
           </span>
           <ThemeButton />
-          <button type="button" className="secondary" onClick={session.signOut}>
+          <Button className="secondary" onPress={session.signOut}>
             Sign out
-          </button>
+          </Button>
         </header>
         <nav aria-label="Console">
           <ul>
@@ -179,9 +179,7 @@ function App() {
     return (
       <main className="sign-in">
         <ErrorBox error={me.error} />
-        <button type="button" onClick={signOut}>
-          Sign in again
-        </button>
+        <Button onPress={signOut}>Sign in again</Button>
       </main>
     );
   }

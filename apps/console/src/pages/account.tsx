@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type {
   DataCenterView,
@@ -10,7 +11,7 @@ import type {
 } from '@app/contracts';
 import { api } from '../api';
 import { ErrorBox, Field, Loading, Section, WriteOnly, useAction, when } from '../ui';
-import { ConfirmButton } from '../controls';
+import { ConfirmButton, TextInput } from '../controls';
 
 export function RegistriesPage() {
   const registries = useQuery({
@@ -38,19 +39,8 @@ export function RegistriesPage() {
       <WriteOnly>
         <Section title="New registry credential">
           <form onSubmit={submit} className="grid-form">
-            <Field label="Name">
-              {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} />}
-            </Field>
-            <Field label="Username">
-              {(id) => (
-                <input
-                  id={id}
-                  autoComplete="off"
-                  value={username}
-                  onChange={(e) => setUsername(e.target.value)}
-                />
-              )}
-            </Field>
+            <TextInput label="Name" value={name} onChange={setName} />
+            <TextInput label="Username" autoComplete="off" value={username} onChange={setUsername} />
             <Field label="Password or token" hint="Write-only: it is never shown again">
               {(id, hint) => (
                 <input
@@ -64,9 +54,9 @@ export function RegistriesPage() {
               )}
             </Field>
             <ErrorBox error={create.error} />
-            <button type="submit" disabled={create.isPending}>
+            <Button type="submit" isDisabled={create.isPending}>
               {create.isPending ? 'Saving…' : 'Save credential'}
-            </button>
+            </Button>
           </form>
         </Section>
       </WriteOnly>
@@ -132,9 +122,7 @@ export function VolumesPage() {
               create.mutate(undefined);
             }}
           >
-            <Field label="Name">
-              {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} />}
-            </Field>
+            <TextInput label="Name" value={name} onChange={setName} />
             <Field label="Size (GB)">
               {(id) => (
                 <input id={id} type="number" value={size} onChange={(e) => setSize(Number(e.target.value))} />
@@ -153,9 +141,9 @@ export function VolumesPage() {
               )}
             </Field>
             <ErrorBox error={create.error} />
-            <button type="submit" disabled={create.isPending}>
+            <Button type="submit" isDisabled={create.isPending}>
               {create.isPending ? 'Creating…' : 'Create volume'}
-            </button>
+            </Button>
           </form>
         </Section>
       </WriteOnly>
@@ -240,9 +228,9 @@ export function SshKeysPage() {
               )}
             </Field>
             <ErrorBox error={replace.error} />
-            <button type="submit" disabled={replace.isPending || !added.trim()}>
+            <Button type="submit" isDisabled={replace.isPending || !added.trim()}>
               {replace.isPending ? 'Saving…' : 'Add key'}
-            </button>
+            </Button>
           </form>
         </Section>
       </WriteOnly>
@@ -259,14 +247,13 @@ export function SshKeysPage() {
               <li key={k}>
                 <code className="wrap">{k}</code>{' '}
                 <WriteOnly>
-                  <button
-                    type="button"
+                  <Button
                     className="danger small"
                     aria-label={`Remove key ${k.split(' ').slice(2).join(' ') || k.slice(0, 24)}`}
-                    onClick={() => replace.mutate(current.filter((other) => other !== k))}
+                    onPress={() => replace.mutate(current.filter((other) => other !== k))}
                   >
                     Remove
-                  </button>
+                  </Button>
                 </WriteOnly>
               </li>
             ))}

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type { ClusterMemberView, ClusterType, ClusterView } from '@app/contracts';
 import { api } from '../api';
@@ -16,7 +17,7 @@ import {
 } from '../ui';
 import { useGpuTypes } from './pods/gpu-types';
 import { parseEnv, parseList } from './templates';
-import { ConfirmButton } from '../controls';
+import { ConfirmButton, TextInput } from '../controls';
 
 const TYPES: ClusterType[] = ['TRAINING', 'SLURM', 'RAY', 'APPLICATION'];
 
@@ -116,9 +117,7 @@ function CreateCluster() {
   return (
     <Section title="New cluster">
       <form onSubmit={submit} className="grid-form">
-        <Field label="Name">
-          {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
+        <TextInput label="Name" value={name} onChange={setName} />
         <Field label="Type">
           {(id) => (
             <select id={id} value={type} onChange={(e) => setType(e.target.value as ClusterType)}>
@@ -156,21 +155,13 @@ function CreateCluster() {
             />
           )}
         </Field>
-        <Field label="Image" hint="Empty: the platform's default">
-          {(id, hint) => (
-            <input id={id} aria-describedby={hint} value={image} onChange={(e) => setImage(e.target.value)} />
-          )}
-        </Field>
-        <Field label="Data centers" hint="Comma-separated ids; empty: any">
-          {(id, hint) => (
-            <input
-              id={id}
-              aria-describedby={hint}
-              value={dataCenters}
-              onChange={(e) => setDataCenters(e.target.value)}
-            />
-          )}
-        </Field>
+        <TextInput label="Image" hint="Empty: the platform's default" value={image} onChange={setImage} />
+        <TextInput
+          label="Data centers"
+          hint="Comma-separated ids; empty: any"
+          value={dataCenters}
+          onChange={setDataCenters}
+        />
         <Field label="Container disk (GB)">
           {(id) => (
             <input id={id} type="number" value={disk} onChange={(e) => setDisk(Number(e.target.value))} />
@@ -179,9 +170,9 @@ function CreateCluster() {
         <PortsField value={ports} onChange={setPorts} />
         <EnvField value={env} onChange={setEnv} />
         <ErrorBox error={create.error} />
-        <button type="submit" disabled={create.isPending}>
+        <Button type="submit" isDisabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create cluster'}
-        </button>
+        </Button>
       </form>
     </Section>
   );

@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
+import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type { RegistryList, TemplateList, TemplateV2View } from '@app/contracts';
 import { api } from '../api';
 import { EnvField, ErrorBox, Field, PortsField, Loading, Section, WriteOnly, useAction, when } from '../ui';
-import { ConfirmButton } from '../controls';
+import { ConfirmButton, TextInput } from '../controls';
 
 /** `KEY=value` lines → an env object (blank lines skipped). */
 export function parseEnv(text: string): Record<string, string> {
@@ -130,19 +131,8 @@ function CreateTemplate() {
   return (
     <Section title="New template">
       <form onSubmit={submit} className="grid-form">
-        <Field label="Name">
-          {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <Field label="Image">
-          {(id) => (
-            <input
-              id={id}
-              value={image}
-              placeholder="repo/image:tag"
-              onChange={(e) => setImage(e.target.value)}
-            />
-          )}
-        </Field>
+        <TextInput label="Name" value={name} onChange={setName} />
+        <TextInput label="Image" placeholder="repo/image:tag" value={image} onChange={setImage} />
         <Field label="Container disk (GB)">
           {(id) => (
             <input
@@ -178,9 +168,9 @@ function CreateTemplate() {
           <label htmlFor="template-serverless">Serverless (for endpoints)</label>
         </div>
         <ErrorBox error={create.error} />
-        <button type="submit" disabled={create.isPending}>
+        <Button type="submit" isDisabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create template'}
-        </button>
+        </Button>
         {create.isSuccess && <p role="status">Template {create.data.name} created.</p>}
       </form>
     </Section>

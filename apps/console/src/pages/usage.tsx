@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type {
   BillingSummaryList,
@@ -92,9 +93,9 @@ export function UsagePage() {
       <Section
         title="Spend"
         actions={
-          <button type="button" className="secondary" onClick={() => void download()}>
+          <Button className="secondary" onPress={() => void download()}>
             Download CSV
-          </button>
+          </Button>
         }
       >
         <div className="row filters">

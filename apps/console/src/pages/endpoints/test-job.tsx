@@ -1,4 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type { JobAccepted, JobView, StreamRead } from '@app/contracts';
 import { api } from '../../api';
@@ -50,9 +51,9 @@ export function RunJob({ id }: { id: string }) {
             </div>
           )}
           <ErrorBox error={run.error} />
-          <button type="submit" disabled={run.isPending}>
+          <Button type="submit" isDisabled={run.isPending}>
             {run.isPending ? 'Submitting…' : 'Run job'}
-          </button>
+          </Button>
         </form>
       )}
       {jobs.length > 0 && (
