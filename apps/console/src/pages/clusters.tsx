@@ -17,7 +17,7 @@ import {
 } from '../ui';
 import { useGpuTypes } from './pods/gpu-types';
 import { parseEnv, parseList } from './templates';
-import { ConfirmButton, TextInput } from '../controls';
+import { ConfirmButton, SelectInput, TextInput } from '../controls';
 
 const TYPES: ClusterType[] = ['TRAINING', 'SLURM', 'RAY', 'APPLICATION'];
 
@@ -118,15 +118,12 @@ function CreateCluster() {
     <Section title="New cluster">
       <form onSubmit={submit} className="grid-form">
         <TextInput label="Name" value={name} onChange={setName} />
-        <Field label="Type">
-          {(id) => (
-            <select id={id} value={type} onChange={(e) => setType(e.target.value as ClusterType)}>
-              {TYPES.map((t) => (
-                <option key={t}>{t}</option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectInput
+          label="Type"
+          value={type}
+          onChange={setType}
+          options={TYPES.map((t) => ({ id: t, label: t }))}
+        />
         <Field label="GPU type">
           {(id) => (
             <select id={id} value={gpuTypeId} onChange={(e) => setGpuTypeId(e.target.value)}>

@@ -11,6 +11,7 @@ import type {
 } from '@app/contracts';
 import { api, apiText } from '../api';
 import { BarChart, ErrorBox, Field, Loading, Section, money, when } from '../ui';
+import { SelectInput } from '../controls';
 
 type Family = 'pods' | 'clusters' | 'serverless' | 'network-volumes';
 const FAMILIES: { value: Family; label: string }[] = [
@@ -99,17 +100,12 @@ export function UsagePage() {
         }
       >
         <div className="row filters">
-          <Field label="Range">
-            {(id) => (
-              <select id={id} value={range} onChange={(e) => setRange(e.target.value)}>
-                {RANGES.map((r) => (
-                  <option key={r.value} value={r.value}>
-                    {r.label}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <SelectInput
+            label="Range"
+            value={range}
+            onChange={setRange}
+            options={RANGES.map((r) => ({ id: r.value, label: r.label }))}
+          />
         </div>
         <ErrorBox error={summary.error ?? downloadError} />
         {summary.data && (

@@ -5,7 +5,7 @@ import type { EndpointV2View, GpuTier, TemplateList } from '@app/contracts';
 import { api } from '../../api';
 import { ErrorBox, Field, Section, useAction } from '../../ui';
 import { POOLS } from './gpu-pools';
-import { TextInput } from '../../controls';
+import { SelectInput, TextInput } from '../../controls';
 
 export function CreateEndpoint() {
   const templates = useQuery({ queryKey: ['templates'], queryFn: () => api<TemplateList>('/v2/templates') });
@@ -56,15 +56,12 @@ export function CreateEndpoint() {
             </select>
           )}
         </Field>
-        <Field label="GPU pool">
-          {(id) => (
-            <select id={id} value={pool} onChange={(e) => setPool(e.target.value as GpuTier)}>
-              {POOLS.map((p) => (
-                <option key={p}>{p}</option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectInput
+          label="GPU pool"
+          value={pool}
+          onChange={setPool}
+          options={POOLS.map((p) => ({ id: p, label: p }))}
+        />
         <Field label="Workers min">
           {(id) => (
             <input
