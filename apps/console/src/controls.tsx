@@ -45,7 +45,7 @@ export function TextInput({
   hint?: string;
   value: string;
   onChange: (value: string) => void;
-  type?: 'text' | 'password' | 'url';
+  type?: 'text' | 'password' | 'url' | 'search';
   multiline?: boolean;
   rows?: number;
   isRequired?: boolean;

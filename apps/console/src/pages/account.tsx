@@ -41,18 +41,14 @@ export function RegistriesPage() {
           <form onSubmit={submit} className="grid-form">
             <TextInput label="Name" value={name} onChange={setName} />
             <TextInput label="Username" autoComplete="off" value={username} onChange={setUsername} />
-            <Field label="Password or token" hint="Write-only: it is never shown again">
-              {(id, hint) => (
-                <input
-                  id={id}
-                  aria-describedby={hint}
-                  type="password"
-                  autoComplete="new-password"
-                  value={password}
-                  onChange={(e) => setPassword(e.target.value)}
-                />
-              )}
-            </Field>
+            <TextInput
+              label="Password or token"
+              hint="Write-only: it is never shown again"
+              type="password"
+              autoComplete="new-password"
+              value={password}
+              onChange={setPassword}
+            />
             <ErrorBox error={create.error} />
             <Button type="submit" isDisabled={create.isPending}>
               {create.isPending ? 'Saving…' : 'Save credential'}
@@ -216,17 +212,13 @@ export function SshKeysPage() {
               replace.mutate([...current, added.trim()], { onSuccess: () => setAdded('') });
             }}
           >
-            <Field label="Public key" hint="One authorized_keys line, e.g. ssh-ed25519 AAAA… me@laptop">
-              {(id, hint) => (
-                <textarea
-                  id={id}
-                  aria-describedby={hint}
-                  rows={2}
-                  value={added}
-                  onChange={(e) => setAdded(e.target.value)}
-                />
-              )}
-            </Field>
+            <TextInput
+              label="Public key"
+              hint="One authorized_keys line, e.g. ssh-ed25519 AAAA… me@laptop"
+              multiline
+              value={added}
+              onChange={setAdded}
+            />
             <ErrorBox error={replace.error} />
             <Button type="submit" isDisabled={replace.isPending || !added.trim()}>
               {replace.isPending ? 'Saving…' : 'Add key'}

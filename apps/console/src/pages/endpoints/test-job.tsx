@@ -3,7 +3,8 @@ import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type { JobAccepted, JobView, StreamRead } from '@app/contracts';
 import { api } from '../../api';
-import { ErrorBox, Field, Section, StatusBadge, useAction, useSession } from '../../ui';
+import { ErrorBox, Section, StatusBadge, useAction, useSession } from '../../ui';
+import { TextInput } from '../../controls';
 
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT']);
 
@@ -42,9 +43,7 @@ export function RunJob({ id }: { id: string }) {
     <Section title="Test job">
       {canWrite && (
         <form onSubmit={submit}>
-          <Field label="Input (JSON)">
-            {(fid) => <textarea id={fid} rows={3} value={input} onChange={(e) => setInput(e.target.value)} />}
-          </Field>
+          <TextInput label="Input (JSON)" multiline rows={3} value={input} onChange={setInput} />
           {parseError && (
             <div role="alert" className="error">
               {parseError}

@@ -2,8 +2,8 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { PodStatus, PodV2List } from '@app/contracts';
 import { api } from '../../api';
-import { ErrorBox, Field, Loading, Section, StatusBadge, WriteOnly, money } from '../../ui';
-import { SelectInput } from '../../controls';
+import { ErrorBox, Loading, Section, StatusBadge, WriteOnly, money } from '../../ui';
+import { SelectInput, TextInput } from '../../controls';
 import { CreatePod } from './create-pod';
 import { MOVING, STATUSES } from './pod-status';
 
@@ -33,11 +33,7 @@ export function PodList() {
             onChange={(value) => setStatus(value === 'ANY' ? '' : value)}
             options={[{ id: 'ANY', label: 'Any' }, ...STATUSES.map((s) => ({ id: s, label: s }))]}
           />
-          <Field label="Name contains">
-            {(id) => (
-              <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-            )}
-          </Field>
+          <TextInput label="Name contains" type="search" value={search} onChange={setSearch} />
         </div>
         <ErrorBox error={pods.error} />
         {!pods.data ? (
