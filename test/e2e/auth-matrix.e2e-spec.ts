@@ -301,6 +301,29 @@ describe('authentication and authorisation over every route family', () => {
     expect(v1Text).not.toMatch(/sealed/i);
   });
 
+  it("the account's API keys: only a full key creates or revokes, and only its own user's keys", async () => {
+    const body = { name: 'matrix', scope: 'read' };
+    for (const auth of [undefined, 'Basic YWxpY2U6c2VjcmV0', `Bearer ${revoked.key}`]) {
+      expectStatus(await send('POST', '/v2/account/api-keys', auth, body), 401, 'v2');
+      expectStatus(await send('DELETE', `/v2/account/api-keys/${aliceRead.id}`, auth), 401, 'v2');
+    }
+    for (const limited of [aliceRead, aliceThisEndpoint]) {
+      expectStatus(await send('POST', '/v2/account/api-keys', `Bearer ${limited.key}`, body), 403, 'v2');
+      expectStatus(
+        await send('DELETE', `/v2/account/api-keys/${aliceRead.id}`, `Bearer ${limited.key}`),
+        403,
+        'v2',
+      );
+    }
+    // Another user's key: 404, not 403 (the answer does not tell that it exists), and it still works.
+    expectStatus(
+      await send('DELETE', `/v2/account/api-keys/${aliceRead.id}`, `Bearer ${bob.key}`),
+      404,
+      'v2',
+    );
+    expect((await send('GET', '/v2/clusters', `Bearer ${aliceRead.key}`)).status).toBe(200);
+  });
+
   it('a key restricted to named endpoints: their job routes only', async () => {
     expect((await send('GET', `/v2/${endpointId}/health`, aliceThisEndpoint.key)).status).toBe(200);
     expectStatus(await send('GET', `/v2/${endpointId}/health`, aliceOtherEndpoint.key), 403, 'queue');

@@ -33,7 +33,7 @@ const CHROMIUM_ARGS = [
 ];
 /** Buttons that change something: none of them may be offered to a read-only key. */
 const WRITE_BUTTONS =
-  /^(Create|Delete|Remove|Save|Add|Run job|Start|Stop|Restart|Terminate)|(template|endpoint|pod|cluster|credential|volume|workers)$/;
+  /^(Create|Delete|Remove|Revoke|Save|Add|Run job|Start|Stop|Restart|Terminate)|(template|endpoint|pod|cluster|credential|volume|workers)$/;
 
 /**
  * The web console in a real browser (Debian's Chromium, headless, driven by playwright-core) against all five
@@ -427,6 +427,89 @@ describe('web console, in Chromium', () => {
     });
   });
 
+  /** The text of the focused element: where the focus went back to after a dialog closed. */
+  const focused = () => page.evaluate('document.activeElement ? document.activeElement.textContent : null');
+
+  it('makes an API key: the secret once, in a dialog Escape closes; signs in with it; revokes it after a confirm', async () => {
+    let secret = '';
+    await step('create a key', async () => {
+      await go('API keys');
+      await page.getByLabel('Name').fill('console-made');
+      // The scope select: opened by its button, an option picked from its list box.
+      await page.getByRole('button', { name: /Scope/ }).click();
+      await page.getByRole('option', { name: 'full access' }).waitFor();
+      await page.getByRole('option', { name: 'read only' }).click();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const dialog = page.getByRole('dialog', { name: 'API key console-made created' });
+      await dialog.waitFor();
+      await expect(dialog.getByText('you will not see it again').count()).resolves.toBe(1);
+      await dialog.getByRole('button', { name: 'Copy key' }).waitFor();
+      secret = (await dialog.locator('code.secret').textContent()) ?? '';
+      expect(secret).toMatch(/^cpk_[A-Za-z0-9_-]{43}$/);
+      await expectAccessible('new API key dialog');
+      await snapshot('api-key-created');
+      // Keyboard: Escape closes the dialog and the focus goes back to the button that opened it.
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      await expect(focused()).resolves.toBe('Create key');
+      // Shown once: the page no longer has it, the list only its first characters.
+      const row = page.getByRole('row', { name: /console-made/ });
+      await row.waitFor();
+      await expect(page.content()).resolves.not.toContain(secret);
+      await expect(row.textContent()).resolves.toContain(secret.slice(0, 12));
+      await expectAccessible('API keys');
+    });
+
+    await step('sign in with it: a read key, no create or revoke button', async () => {
+      await go('Overview');
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await signIn(secret);
+      await expect(page.getByText('read only').count()).resolves.toBe(1);
+      await go('API keys');
+      await page.getByRole('row', { name: /console-made/ }).waitFor();
+      await expect(page.getByRole('button', { name: WRITE_BUTTONS }).count()).resolves.toBe(0);
+      await expectAccessible('API keys, read key');
+      await go('Overview');
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await signIn(fullKey);
+    });
+
+    await step('revoke it behind a confirm dialog', async () => {
+      await go('API keys');
+      const revoke = page.getByRole('button', { name: 'Revoke key console-made' });
+      await revoke.click();
+      const confirm = page.getByRole('alertdialog', { name: 'Revoke key console-made?' });
+      await confirm.waitFor();
+      // The safe choice has the focus; Escape cancels and gives the focus back to the row's button.
+      await expect(focused()).resolves.toBe('Cancel');
+      await expectAccessible('revoke confirmation');
+      await page.keyboard.press('Escape');
+      await confirm.waitFor({ state: 'detached' });
+      await expect(focused()).resolves.toBe('Revoke');
+      const stillWorks = await fetch(`${base}/v2/account/api-keys`, {
+        headers: { authorization: `Bearer ${secret}` },
+      });
+      expect(stillWorks.status).toBe(200);
+
+      await revoke.click();
+      await confirm.getByRole('button', { name: 'Revoke' }).click();
+      await revoke.waitFor({ state: 'detached' });
+      await until(
+        async () =>
+          (await fetch(`${base}/v2/account/api-keys`, { headers: { authorization: `Bearer ${secret}` } }))
+            .status,
+        (status) => status === 401,
+        5_000,
+      );
+      await page.getByRole('tab', { name: /Revoked/ }).click();
+      await page.getByRole('row', { name: /console-made/ }).waitFor();
+      await page.getByRole('tab', { name: /Active/ }).click();
+      await snapshot('api-keys');
+      // The next test signs out and in again, which lands on the page of the current hash.
+      await go('Overview');
+    });
+  });
+
   it('signed in with a read key, offers no button that would write', async () => {
     await step('read key', async () => {
       await page.getByRole('button', { name: 'Sign out' }).click();
@@ -440,6 +523,7 @@ describe('web console, in Chromium', () => {
         'Registry credentials',
         'Network volumes',
         'SSH keys',
+        'API keys',
       ];
       for (const label of pages) {
         await go(label);

@@ -92,6 +92,7 @@ beforeAll(async () => {
     endpointId: fs.endpoints.a,
     jobId: ids.job,
     workerId: 'fuzz-worker',
+    apiKeyId: fs.user.id,
   };
   targets = {
     idFor: (path, param) => {
@@ -170,6 +171,7 @@ beforeAll(async () => {
       UpdateNetworkVolumeDto: { name: 'fuzz-b2', size: 20 },
       SshKeySetDto: { keys: [sshPublicKey('b@fuzz')] },
       CreateSshKeyDto: { publicKey: sshPublicKey('b@fuzz'), name: 'fuzz' },
+      CreateApiKeyDto: { name: 'fuzz', scope: 'read' },
       SpendLimitDto: { monthlyLimit: 100 },
       CreateClusterDto: {
         name: 'fuzz-b',

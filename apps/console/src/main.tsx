@@ -3,7 +3,9 @@ import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ApiKeyList } from '@app/contracts';
 import { api, ApiError, storedKey, storeKey } from './api';
-import { ErrorBox, Field, SessionContext, useRoute, type Session } from './ui';
+import { Button, ToggleButton } from 'react-aria-components';
+import { TextInput } from './controls';
+import { ErrorBox, SessionContext, useRoute, type Session } from './ui';
 import { OverviewPage } from './pages/overview';
 import { PodsPage } from './pages/pods/pods-page';
 import { ClustersPage } from './pages/clusters';
@@ -11,7 +13,7 @@ import { EndpointsPage } from './pages/endpoints/endpoints-page';
 import { TemplatesPage } from './pages/templates';
 import { RegistriesPage, SshKeysPage, VolumesPage } from './pages/account';
 import { UsagePage } from './pages/usage';
-import { ApiKeysPage } from './pages/api-keys';
+import { ApiKeysPage } from './pages/api-keys/api-keys-page';
 import './styles.css';
 
 const PAGES = [
@@ -47,9 +49,9 @@ function useTheme(): [Theme, () => void] {
 function ThemeButton() {
   const [theme, toggle] = useTheme();
   return (
-    <button type="button" className="secondary" onClick={toggle} aria-pressed={theme === 'dark'}>
+    <ToggleButton className="secondary" onChange={toggle} isSelected={theme === 'dark'}>
       Dark theme
-    </button>
+    </ToggleButton>
   );
 }
 
@@ -76,25 +78,21 @@ function SignIn({ onSignedIn }: { onSignedIn: (key: string) => void }) {
       <form onSubmit={(e) => void submit(e)} className="card">
         <h2>Sign in</h2>
         <p className="muted">
-          Paste an API key (<code>npm run keys</code> issues them). It is kept in this tab&apos;s session
-          storage only.
+          Paste an API key (from the console's API keys page, or <code>npm run keys</code>). It is kept in
+          this tab&apos;s session storage only.
         </p>
-        <Field label="API key">
-          {(id) => (
-            <input
-              id={id}
-              type="password"
-              autoComplete="off"
-              required
-              value={key}
-              onChange={(e) => setKey(e.target.value)}
-            />
-          )}
-        </Field>
+        <TextInput
+          label="API key"
+          type="password"
+          autoComplete="off"
+          isRequired
+          value={key}
+          onChange={setKey}
+        />
         <ErrorBox error={error} />
-        <button type="submit" disabled={busy}>
+        <Button type="submit" isDisabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
-        </button>
+        </Button>
       </form>
       <ThemeButton />
     </main>
@@ -125,9 +123,9 @@ function Shell({ session }: { session: Session }) {
             {session.key.scope === 'full' ? 'full access' : 'read only'})
           </span>
           <ThemeButton />
-          <button type="button" className="secondary" onClick={session.signOut}>
+          <Button className="secondary" onPress={session.signOut}>
             Sign out
-          </button>
+          </Button>
         </header>
         <nav aria-label="Console">
           <ul>
@@ -181,9 +179,7 @@ function App() {
     return (
       <main className="sign-in">
         <ErrorBox error={me.error} />
-        <button type="button" onClick={signOut}>
-          Sign in again
-        </button>
+        <Button onPress={signOut}>Sign in again</Button>
       </main>
     );
   }

@@ -2,6 +2,7 @@ import { createContext, useContext, useEffect, useId, useState, type ReactNode }
 import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import type { ApiKeyView } from '@app/contracts';
 import { ApiError } from './api';
+import { TextInput } from './controls';
 
 /** The signed-in key: who it is and whether it may change anything (`full`), or only read. */
 export interface Session {
@@ -58,6 +59,10 @@ export function ErrorBox({ error }: { error: unknown }) {
   );
 }
 
+/**
+ * A label for a native control React Aria has no counterpart of here (number inputs, native selects of many
+ * options, date and checkbox groups); text goes through `TextInput`, short choices through `SelectInput`.
+ */
 export function Field({
   label,
   hint,
@@ -85,11 +90,12 @@ export function Field({
 /** Ports as the API takes them, comma-separated (`8888/http, 22/tcp`): templates, pods and clusters share it. */
 export function PortsField({ value, onChange }: { value: string; onChange: (value: string) => void }) {
   return (
-    <Field label="Ports" hint="Comma-separated, e.g. 8888/http, 22/tcp">
-      {(id, hint) => (
-        <input id={id} aria-describedby={hint} value={value} onChange={(e) => onChange(e.target.value)} />
-      )}
-    </Field>
+    <TextInput
+      label="Ports"
+      hint="Comma-separated, e.g. 8888/http, 22/tcp"
+      value={value}
+      onChange={onChange}
+    />
   );
 }
 
@@ -103,19 +109,7 @@ export function EnvField({
   onChange: (value: string) => void;
   hint?: string;
 }) {
-  return (
-    <Field label="Environment" hint={hint}>
-      {(id, hintId) => (
-        <textarea
-          id={id}
-          aria-describedby={hintId}
-          rows={2}
-          value={value}
-          onChange={(e) => onChange(e.target.value)}
-        />
-      )}
-    </Field>
-  );
+  return <TextInput label="Environment" hint={hint} multiline value={value} onChange={onChange} />;
 }
 
 export function StatusBadge({ status }: { status: string }) {

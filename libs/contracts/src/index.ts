@@ -42,6 +42,7 @@ export * from './jobs/worker-list.contracts.js';
 export * from './jobs/job.events.js';
 export * from './accounts/account.events.js';
 export * from './accounts/api-key.views.js';
+export * from './accounts/api-key.dto.js';
 export * from './jobs/payload-blobs.js';
 export * from './jobs/webhook.contracts.js';
 export * from './common/container-settings.dto.js';

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type {
   DataCenterView,
@@ -10,6 +11,7 @@ import type {
 } from '@app/contracts';
 import { api } from '../api';
 import { ErrorBox, Field, Loading, Section, WriteOnly, useAction, when } from '../ui';
+import { ConfirmButton, TextInput } from '../controls';
 
 export function RegistriesPage() {
   const registries = useQuery({
@@ -37,35 +39,20 @@ export function RegistriesPage() {
       <WriteOnly>
         <Section title="New registry credential">
           <form onSubmit={submit} className="grid-form">
-            <Field label="Name">
-              {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} />}
-            </Field>
-            <Field label="Username">
-              {(id) => (
-                <input
-                  id={id}
-                  autoComplete="off"
-                  value={username}
-                  onChange={(e) => setUsername(e.target.value)}
-                />
-              )}
-            </Field>
-            <Field label="Password or token" hint="Write-only: it is never shown again">
-              {(id, hint) => (
-                <input
-                  id={id}
-                  aria-describedby={hint}
-                  type="password"
-                  autoComplete="new-password"
-                  value={password}
-                  onChange={(e) => setPassword(e.target.value)}
-                />
-              )}
-            </Field>
+            <TextInput label="Name" value={name} onChange={setName} />
+            <TextInput label="Username" autoComplete="off" value={username} onChange={setUsername} />
+            <TextInput
+              label="Password or token"
+              hint="Write-only: it is never shown again"
+              type="password"
+              autoComplete="new-password"
+              value={password}
+              onChange={setPassword}
+            />
             <ErrorBox error={create.error} />
-            <button type="submit" disabled={create.isPending}>
+            <Button type="submit" isDisabled={create.isPending}>
               {create.isPending ? 'Saving…' : 'Save credential'}
-            </button>
+            </Button>
           </form>
         </Section>
       </WriteOnly>
@@ -81,14 +68,15 @@ export function RegistriesPage() {
               <li key={r.id}>
                 {r.name} <code className="muted">{r.id}</code>{' '}
                 <WriteOnly>
-                  <button
-                    type="button"
-                    className="danger small"
-                    aria-label={`Delete registry credential ${r.name}`}
-                    onClick={() => window.confirm(`Delete ${r.name}?`) && remove.mutate(r.id)}
-                  >
-                    Delete
-                  </button>
+                  <ConfirmButton
+                    small
+                    label="Delete"
+                    accessibleLabel={`Delete registry credential ${r.name}`}
+                    title={`Delete registry credential ${r.name}?`}
+                    question="Pods and templates that use it can no longer pull their private images."
+                    pending={remove.isPending && remove.variables === r.id}
+                    onConfirm={() => remove.mutate(r.id)}
+                  />
                 </WriteOnly>
               </li>
             ))}
@@ -130,9 +118,7 @@ export function VolumesPage() {
               create.mutate(undefined);
             }}
           >
-            <Field label="Name">
-              {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} />}
-            </Field>
+            <TextInput label="Name" value={name} onChange={setName} />
             <Field label="Size (GB)">
               {(id) => (
                 <input id={id} type="number" value={size} onChange={(e) => setSize(Number(e.target.value))} />
@@ -151,9 +137,9 @@ export function VolumesPage() {
               )}
             </Field>
             <ErrorBox error={create.error} />
-            <button type="submit" disabled={create.isPending}>
+            <Button type="submit" isDisabled={create.isPending}>
               {create.isPending ? 'Creating…' : 'Create volume'}
-            </button>
+            </Button>
           </form>
         </Section>
       </WriteOnly>
@@ -187,14 +173,15 @@ export function VolumesPage() {
                   <td>{when(v.createdAt)}</td>
                   <WriteOnly>
                     <td>
-                      <button
-                        type="button"
-                        className="danger small"
-                        aria-label={`Delete volume ${v.name}`}
-                        onClick={() => window.confirm(`Delete ${v.name}?`) && remove.mutate(v.id)}
-                      >
-                        Delete
-                      </button>
+                      <ConfirmButton
+                        small
+                        label="Delete"
+                        accessibleLabel={`Delete volume ${v.name}`}
+                        title={`Delete volume ${v.name}?`}
+                        question="Its data is gone for good."
+                        pending={remove.isPending && remove.variables === v.id}
+                        onConfirm={() => remove.mutate(v.id)}
+                      />
                     </td>
                   </WriteOnly>
                 </tr>
@@ -225,21 +212,17 @@ export function SshKeysPage() {
               replace.mutate([...current, added.trim()], { onSuccess: () => setAdded('') });
             }}
           >
-            <Field label="Public key" hint="One authorized_keys line, e.g. ssh-ed25519 AAAA… me@laptop">
-              {(id, hint) => (
-                <textarea
-                  id={id}
-                  aria-describedby={hint}
-                  rows={2}
-                  value={added}
-                  onChange={(e) => setAdded(e.target.value)}
-                />
-              )}
-            </Field>
+            <TextInput
+              label="Public key"
+              hint="One authorized_keys line, e.g. ssh-ed25519 AAAA… me@laptop"
+              multiline
+              value={added}
+              onChange={setAdded}
+            />
             <ErrorBox error={replace.error} />
-            <button type="submit" disabled={replace.isPending || !added.trim()}>
+            <Button type="submit" isDisabled={replace.isPending || !added.trim()}>
               {replace.isPending ? 'Saving…' : 'Add key'}
-            </button>
+            </Button>
           </form>
         </Section>
       </WriteOnly>
@@ -256,14 +239,13 @@ export function SshKeysPage() {
               <li key={k}>
                 <code className="wrap">{k}</code>{' '}
                 <WriteOnly>
-                  <button
-                    type="button"
+                  <Button
                     className="danger small"
                     aria-label={`Remove key ${k.split(' ').slice(2).join(' ') || k.slice(0, 24)}`}
-                    onClick={() => replace.mutate(current.filter((other) => other !== k))}
+                    onPress={() => replace.mutate(current.filter((other) => other !== k))}
                   >
                     Remove
-                  </button>
+                  </Button>
                 </WriteOnly>
               </li>
             ))}

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type { ClusterMemberView, ClusterType, ClusterView } from '@app/contracts';
 import { api } from '../api';
@@ -16,6 +17,7 @@ import {
 } from '../ui';
 import { useGpuTypes } from './pods/gpu-types';
 import { parseEnv, parseList } from './templates';
+import { ConfirmButton, SelectInput, TextInput } from '../controls';
 
 const TYPES: ClusterType[] = ['TRAINING', 'SLURM', 'RAY', 'APPLICATION'];
 
@@ -115,18 +117,13 @@ function CreateCluster() {
   return (
     <Section title="New cluster">
       <form onSubmit={submit} className="grid-form">
-        <Field label="Name">
-          {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <Field label="Type">
-          {(id) => (
-            <select id={id} value={type} onChange={(e) => setType(e.target.value as ClusterType)}>
-              {TYPES.map((t) => (
-                <option key={t}>{t}</option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <TextInput label="Name" value={name} onChange={setName} />
+        <SelectInput
+          label="Type"
+          value={type}
+          onChange={setType}
+          options={TYPES.map((t) => ({ id: t, label: t }))}
+        />
         <Field label="GPU type">
           {(id) => (
             <select id={id} value={gpuTypeId} onChange={(e) => setGpuTypeId(e.target.value)}>
@@ -155,21 +152,13 @@ function CreateCluster() {
             />
           )}
         </Field>
-        <Field label="Image" hint="Empty: the platform's default">
-          {(id, hint) => (
-            <input id={id} aria-describedby={hint} value={image} onChange={(e) => setImage(e.target.value)} />
-          )}
-        </Field>
-        <Field label="Data centers" hint="Comma-separated ids; empty: any">
-          {(id, hint) => (
-            <input
-              id={id}
-              aria-describedby={hint}
-              value={dataCenters}
-              onChange={(e) => setDataCenters(e.target.value)}
-            />
-          )}
-        </Field>
+        <TextInput label="Image" hint="Empty: the platform's default" value={image} onChange={setImage} />
+        <TextInput
+          label="Data centers"
+          hint="Comma-separated ids; empty: any"
+          value={dataCenters}
+          onChange={setDataCenters}
+        />
         <Field label="Container disk (GB)">
           {(id) => (
             <input id={id} type="number" value={disk} onChange={(e) => setDisk(Number(e.target.value))} />
@@ -178,9 +167,9 @@ function CreateCluster() {
         <PortsField value={ports} onChange={setPorts} />
         <EnvField value={env} onChange={setEnv} />
         <ErrorBox error={create.error} />
-        <button type="submit" disabled={create.isPending}>
+        <Button type="submit" isDisabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create cluster'}
-        </button>
+        </Button>
       </form>
     </Section>
   );
@@ -210,17 +199,16 @@ function ClusterDetail({ id }: { id: string }) {
         title={c.name}
         actions={
           <WriteOnly>
-            <button
-              type="button"
-              className="danger"
-              disabled={remove.isPending}
-              onClick={() =>
-                window.confirm(`Delete cluster ${c.name} and terminate its pods?`) &&
+            <ConfirmButton
+              label="Delete cluster"
+              title={`Delete cluster ${c.name}?`}
+              question="Its pods are terminated and their container disks are lost."
+              pending={remove.isPending}
+              pendingLabel="Deleting…"
+              onConfirm={() =>
                 remove.mutate(undefined, { onSuccess: () => (window.location.hash = '#/clusters') })
               }
-            >
-              {remove.isPending ? 'Deleting…' : 'Delete cluster'}
-            </button>
+            />
           </WriteOnly>
         }
       >

@@ -1,8 +1,10 @@
 import { useState, type FormEvent } from 'react';
+import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type { RegistryList, TemplateList, TemplateV2View } from '@app/contracts';
 import { api } from '../api';
 import { EnvField, ErrorBox, Field, PortsField, Loading, Section, WriteOnly, useAction, when } from '../ui';
+import { ConfirmButton, TextInput } from '../controls';
 
 /** `KEY=value` lines → an env object (blank lines skipped). */
 export function parseEnv(text: string): Record<string, string> {
@@ -68,15 +70,15 @@ export function TemplatesPage() {
                   <td>{when(t.createdAt)}</td>
                   <WriteOnly>
                     <td>
-                      <button
-                        type="button"
-                        className="danger small"
-                        aria-label={`Delete template ${t.name}`}
-                        disabled={remove.isPending}
-                        onClick={() => window.confirm(`Delete template ${t.name}?`) && remove.mutate(t.id)}
-                      >
-                        Delete
-                      </button>
+                      <ConfirmButton
+                        small
+                        label="Delete"
+                        accessibleLabel={`Delete template ${t.name}`}
+                        title={`Delete template ${t.name}?`}
+                        question="Pods and endpoints made from it keep running; it can no longer be chosen."
+                        pending={remove.isPending && remove.variables === t.id}
+                        onConfirm={() => remove.mutate(t.id)}
+                      />
                     </td>
                   </WriteOnly>
                 </tr>
@@ -129,19 +131,8 @@ function CreateTemplate() {
   return (
     <Section title="New template">
       <form onSubmit={submit} className="grid-form">
-        <Field label="Name">
-          {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <Field label="Image">
-          {(id) => (
-            <input
-              id={id}
-              value={image}
-              placeholder="repo/image:tag"
-              onChange={(e) => setImage(e.target.value)}
-            />
-          )}
-        </Field>
+        <TextInput label="Name" value={name} onChange={setName} />
+        <TextInput label="Image" placeholder="repo/image:tag" value={image} onChange={setImage} />
         <Field label="Container disk (GB)">
           {(id) => (
             <input
@@ -177,9 +168,9 @@ function CreateTemplate() {
           <label htmlFor="template-serverless">Serverless (for endpoints)</label>
         </div>
         <ErrorBox error={create.error} />
-        <button type="submit" disabled={create.isPending}>
+        <Button type="submit" isDisabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create template'}
-        </button>
+        </Button>
         {create.isSuccess && <p role="status">Template {create.data.name} created.</p>}
       </form>
     </Section>

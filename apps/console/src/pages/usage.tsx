@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type {
   BillingSummaryList,
@@ -10,6 +11,7 @@ import type {
 } from '@app/contracts';
 import { api, apiText } from '../api';
 import { BarChart, ErrorBox, Field, Loading, Section, money, when } from '../ui';
+import { SelectInput } from '../controls';
 
 type Family = 'pods' | 'clusters' | 'serverless' | 'network-volumes';
 const FAMILIES: { value: Family; label: string }[] = [
@@ -92,23 +94,18 @@ export function UsagePage() {
       <Section
         title="Spend"
         actions={
-          <button type="button" className="secondary" onClick={() => void download()}>
+          <Button className="secondary" onPress={() => void download()}>
             Download CSV
-          </button>
+          </Button>
         }
       >
         <div className="row filters">
-          <Field label="Range">
-            {(id) => (
-              <select id={id} value={range} onChange={(e) => setRange(e.target.value)}>
-                {RANGES.map((r) => (
-                  <option key={r.value} value={r.value}>
-                    {r.label}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <SelectInput
+            label="Range"
+            value={range}
+            onChange={setRange}
+            options={RANGES.map((r) => ({ id: r.value, label: r.label }))}
+          />
         </div>
         <ErrorBox error={summary.error ?? downloadError} />
         {summary.data && (

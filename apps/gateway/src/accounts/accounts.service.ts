@@ -1,13 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { hash, randomBytes, randomUUID } from 'node:crypto';
-import { type AccountChangedEvent, DomainError, ErrorCode } from '@app/contracts';
+import { type AccountChangedEvent, DomainError, ErrorCode, MAX_ACTIVE_API_KEYS } from '@app/contracts';
 import { AccountEvents } from './account-events.js';
 import { ApiKeyEntity } from './api-key.entity.js';
-import type { ApiKeyScope } from './api-key-scope.js';
+import { type ApiKeyScope, scopeCovers } from './api-key-scope.js';
 import { ApiKeysRepository, type RevokedKey } from './api-keys.repository.js';
 import { type Authentication, PrincipalCache } from './principal-cache.js';
 import { UserEntity } from './user.entity.js';
 import { UsersRepository } from './users.repository.js';
+
+import type { Principal } from './principal.js';
 
 export type { Principal } from './principal.js';
 
@@ -23,6 +25,34 @@ export interface IssuedKey {
 /** Once per request (the auth cache is keyed by it): the one-shot `hash` is about 5× cheaper than a Hash object. */
 export function hashKey(key: string): string {
   return hash('sha256', key, 'hex');
+}
+
+/** A new key and its record (not yet stored): the secret leaves only in the returned `key`. */
+function newKey(userId: string, scope: ApiKeyScope, name: string, endpointIds: string[]): IssuedKey {
+  // Rules between two fields (400, the interface's "conflicting rules"), each also as the one `errors` entry.
+  const conflict = (message: string) => new DomainError(ErrorCode.BadRequest, message, [message]);
+  if (scope === 'endpoints' && !endpointIds.length) {
+    throw conflict('endpointIds: a key of scope endpoints must name at least one endpoint');
+  }
+  if (scope === 'worker' && endpointIds.length !== 1) {
+    throw conflict('endpointIds: a key of scope worker names exactly one endpoint');
+  }
+  if (scope !== 'endpoints' && scope !== 'worker' && endpointIds.length) {
+    throw conflict('endpointIds: only keys of scope endpoints or worker name endpoints');
+  }
+  const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const record = Object.assign(new ApiKeyEntity(), {
+    id: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+    userId,
+    name,
+    keyPrefix: key.slice(0, 12),
+    keyHash: hashKey(key),
+    scope,
+    endpointIds,
+    createdAt: new Date(),
+    revokedAt: null,
+  });
+  return { key, record };
 }
 
 /** Users and their API keys: the gateway owns both. */
@@ -66,35 +96,47 @@ export class AccountsService {
   ): Promise<IssuedKey> {
     const user = await this.users.findByIdOrName(userIdOrName);
     if (!user) throw DomainError.notFound('user', userIdOrName);
-    if (scope === 'endpoints' && !endpointIds.length) {
+    const issued = newKey(user.id, scope, name, endpointIds);
+    await this.keys.insert(issued.record);
+    return issued;
+  }
+
+  /**
+   * A key the signed-in user makes for themselves (`POST /v2/account/api-keys`): only a key that may manage (`full`)
+   * makes one, never of a wider scope than its own nor a worker key, and at most MAX_ACTIVE_API_KEYS are active.
+   * The secret is hashed and stored exactly as the keys CLI's are; it is returned once and never logged.
+   */
+  async createOwnKey(
+    creator: Principal,
+    scope: ApiKeyScope,
+    name: string,
+    endpointIds: string[] = [],
+  ): Promise<IssuedKey> {
+    if (!scopeCovers(creator.key.scope, scope)) {
       throw new DomainError(
-        ErrorCode.ValidationFailed,
-        'a key of scope endpoints must name at least one endpoint',
+        ErrorCode.Forbidden,
+        `a key of scope ${creator.key.scope} may not create a key of scope ${scope}`,
       );
     }
-    if (scope === 'worker' && endpointIds.length !== 1) {
-      throw new DomainError(ErrorCode.ValidationFailed, 'a key of scope worker names exactly one endpoint');
-    }
-    if (scope !== 'endpoints' && scope !== 'worker' && endpointIds.length) {
+    const issued = newKey(creator.user.id, scope, name, endpointIds);
+    if (!(await this.keys.insertCapped(issued.record, MAX_ACTIVE_API_KEYS))) {
       throw new DomainError(
-        ErrorCode.ValidationFailed,
-        'only keys of scope endpoints or worker name endpoints',
+        ErrorCode.Conflict,
+        `you already have ${MAX_ACTIVE_API_KEYS} active API keys, the most one user may hold: revoke one first`,
       );
     }
-    const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const record = Object.assign(new ApiKeyEntity(), {
-      id: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
-      userId: user.id,
-      name,
-      keyPrefix: key.slice(0, 12),
-      keyHash: hashKey(key),
-      scope,
-      endpointIds,
-      createdAt: new Date(),
-      revokedAt: null,
-    });
-    await this.keys.insert(record);
-    return { key, record };
+    return issued;
+  }
+
+  /**
+   * Revokes one of the user's own keys (`DELETE /v2/account/api-keys/{id}`), on every gateway replica at once.
+   * Another user's key, a worker key, an unknown or already revoked id are all "not found": the answer does not
+   * tell whether a key exists.
+   */
+  async revokeOwnKey(userId: string, id: string): Promise<void> {
+    const revoked = await this.keys.revokeOwn(id, userId, new Date());
+    if (!revoked) throw new DomainError(ErrorCode.NotFound, `you have no active API key ${id}`);
+    await this.keysRevoked([revoked]);
   }
 
   /**

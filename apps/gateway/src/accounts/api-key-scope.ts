@@ -21,3 +21,12 @@ export function isApiKeyScope(value: string): value is ApiKeyScope {
 export function scopeMayManage(scope: ApiKeyScope): boolean {
   return scope === 'full';
 }
+
+/**
+ * Whether a key of scope `holder` may hand out a key of scope `wanted`: only to a scope no wider than its own. A
+ * `full` key covers `full`, `read` and `endpoints`; `worker` keys are the gateway's own (minted for an endpoint),
+ * never handed out by a user; the narrower scopes cover nothing (they may not create keys at all).
+ */
+export function scopeCovers(holder: ApiKeyScope, wanted: ApiKeyScope): boolean {
+  return holder === 'full' && wanted !== 'worker';
+}

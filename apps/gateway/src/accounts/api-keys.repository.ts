@@ -14,6 +14,26 @@ export class ApiKeysRepository {
     return this.repo.insert(key);
   }
 
+  /**
+   * Inserts the key unless its user already holds `cap` active keys (worker keys not counted); whether it did.
+   * A transaction-scoped advisory lock on the user serialises concurrent creations, so the cap holds under a race.
+   */
+  insertCapped(key: ApiKeyEntity, cap: number): Promise<boolean> {
+    return this.repo.manager.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`api-keys:${key.userId}`]);
+      const active = await manager
+        .getRepository(ApiKeyEntity)
+        .createQueryBuilder('key')
+        .where("key.user_id = :userId AND key.revoked_at IS NULL AND key.scope <> 'worker'", {
+          userId: key.userId,
+        })
+        .getCount();
+      if (active >= cap) return false;
+      await manager.getRepository(ApiKeyEntity).insert(key);
+      return true;
+    });
+  }
+
   findByHash(keyHash: string): Promise<ApiKeyEntity | null> {
     return this.repo.findOneBy({ keyHash });
   }
@@ -41,6 +61,18 @@ export class ApiKeysRepository {
       .update()
       .set({ revokedAt: at })
       .where('id = :id AND revoked_at IS NULL', { id })
+      .returning(['id', 'user_id'])
+      .execute();
+    return revokedRows(result.raw)[0] ?? null;
+  }
+
+  /** Revokes the key if it is an active, non-worker key of this user; the key revoked, or null. */
+  async revokeOwn(id: string, userId: string, at: Date): Promise<RevokedKey | null> {
+    const result = await this.repo
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: at })
+      .where("id = :id AND user_id = :userId AND scope <> 'worker' AND revoked_at IS NULL", { id, userId })
       .returning(['id', 'user_id'])
       .execute();
     return revokedRows(result.raw)[0] ?? null;

@@ -1,15 +1,21 @@
-import { Controller, Get } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { ApiKeyList, ApiKeyView } from '@app/contracts';
+import {
+  CreateApiKeyDto,
+  MAX_ACTIVE_API_KEYS,
+  type ApiKeyList,
+  type ApiKeyView,
+  type CreatedApiKey,
+} from '@app/contracts';
 import { AccountsService, type Principal } from '../accounts/accounts.service.js';
 import type { ApiKeyEntity } from '../accounts/api-key.entity.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 
 /**
- * `/v2/account/api-keys`: the signed-in user's keys and which one is asking. The web console reads it at sign-in
- * to learn its key's scope (a read key is offered no button that would fail); keys are still issued and revoked
- * by the operator's keys CLI (`npm run keys`).
+ * `/v2/account/api-keys`: the signed-in user's keys and which one is asking (the web console reads it at sign-in
+ * to learn its key's scope: a read key is offered no button that would fail), and a `full` key creates and revokes
+ * the user's keys (the operator's keys CLI, `npm run keys`, does the same for any user). docs/adr/0029.
  */
 @ApiTags('Account')
 @Auth({ key: 'bearer' })
@@ -29,6 +35,38 @@ export class ApiKeysController {
       current: toApiKeyView(principal.key),
       apiKeys: keys.filter((key) => key.scope !== 'worker').map(toApiKeyView),
     };
+  }
+
+  @Post()
+  @HttpCode(201)
+  @Operation('Create an API key of the account', {
+    returns: 'CreatedApiKey',
+    description:
+      'Only a key of scope `full` may create keys (of scope `full`, `read`, or `endpoints` with `endpointIds`). ' +
+      'The answer carries the key itself (`key`) this once: only its SHA-256 is stored, and no later answer ' +
+      'shows it.',
+    errors: {
+      400: 'endpointIds given for a scope other than endpoints, or missing for scope endpoints',
+      409: `the account already has ${MAX_ACTIVE_API_KEYS} active API keys`,
+    },
+  })
+  async create(
+    @Body() dto: CreateApiKeyDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<CreatedApiKey> {
+    const issued = await this.accounts.createOwnKey(principal, dto.scope, dto.name, dto.endpointIds);
+    return { ...toApiKeyView(issued.record), key: issued.key };
+  }
+
+  @Delete(':apiKeyId')
+  @HttpCode(204)
+  @Operation('Revoke an API key of the account', {
+    description:
+      'Refused on every gateway replica at once. A key may revoke itself: the request that does it still ' +
+      "succeeds, the next one is 401. Another user's key, a worker key or an unknown id: 404.",
+  })
+  revoke(@Param('apiKeyId') id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
+    return this.accounts.revokeOwnKey(principal.user.id, id);
   }
 }
 

@@ -3,19 +3,21 @@ import { extname, join, relative, sep } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, problem } from '../edge/problem.js';
+import { REACT_ARIA_STYLE_HASHES } from './console-csp.js';
 
 /** Where the console is served; its assets are built with this base (apps/console/vite.config.mjs). */
 export const CONSOLE_PATH = '/console';
 
 /**
  * The console's headers (docs/adr/0029-web-console.md). The policy allows only the console's own files and the
- * API of this same origin: no inline script or style, no eval, no other origin, no framing.
+ * API of this same origin: no inline script, no inline style but the two stylesheets React Aria injects (allowed
+ * by their hashes, console-csp.ts), no eval, no other origin, no framing.
  */
 export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': [
     "default-src 'none'",
     "script-src 'self'",
-    "style-src 'self'",
+    `style-src 'self' ${REACT_ARIA_STYLE_HASHES.join(' ')}`,
     "img-src 'self' data:",
     "font-src 'self'",
     "connect-src 'self'",

@@ -1,5 +1,6 @@
 import type {
   ApiKeyList,
+  CreatedApiKey,
   BillingSummaryList,
   BillingV1Record,
   ClusterBillingList,
@@ -63,6 +64,7 @@ export interface PingResult {
  */
 export interface ResponseViews {
   ApiKeyList: ApiKeyList;
+  CreatedApiKey: CreatedApiKey;
   BillingSummaryList: BillingSummaryList;
   BillingV1Record: BillingV1Record;
   ClusterBillingList: ClusterBillingList;

@@ -1,9 +1,11 @@
 import { useState, type FormEvent } from 'react';
+import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type { EndpointV2View, GpuTier, TemplateList } from '@app/contracts';
 import { api } from '../../api';
 import { ErrorBox, Field, Section, useAction } from '../../ui';
 import { POOLS } from './gpu-pools';
+import { SelectInput, TextInput } from '../../controls';
 
 export function CreateEndpoint() {
   const templates = useQuery({ queryKey: ['templates'], queryFn: () => api<TemplateList>('/v2/templates') });
@@ -36,9 +38,7 @@ export function CreateEndpoint() {
   return (
     <Section title="New endpoint">
       <form onSubmit={submit} className="grid-form">
-        <Field label="Name">
-          {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
+        <TextInput label="Name" value={name} onChange={setName} />
         <Field label="Template" hint="A serverless template (Templates page)">
           {(id, hint) => (
             <select
@@ -56,15 +56,12 @@ export function CreateEndpoint() {
             </select>
           )}
         </Field>
-        <Field label="GPU pool">
-          {(id) => (
-            <select id={id} value={pool} onChange={(e) => setPool(e.target.value as GpuTier)}>
-              {POOLS.map((p) => (
-                <option key={p}>{p}</option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectInput
+          label="GPU pool"
+          value={pool}
+          onChange={setPool}
+          options={POOLS.map((p) => ({ id: p, label: p }))}
+        />
         <Field label="Workers min">
           {(id) => (
             <input
@@ -99,9 +96,9 @@ export function CreateEndpoint() {
           )}
         </Field>
         <ErrorBox error={create.error} />
-        <button type="submit" disabled={create.isPending}>
+        <Button type="submit" isDisabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create endpoint'}
-        </button>
+        </Button>
       </form>
     </Section>
   );

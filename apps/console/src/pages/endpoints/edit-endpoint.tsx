@@ -1,10 +1,12 @@
 import { useState, type FormEvent } from 'react';
+import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type { EndpointV2View, GpuTier, NetworkVolumeList, TemplateList } from '@app/contracts';
 import { api } from '../../api';
 import { EnvField, ErrorBox, Field, Section, useAction } from '../../ui';
 import { parseEnv, parseList } from '../templates';
 import { POOLS } from './gpu-pools';
+import { ConfirmButton, TextInput } from '../../controls';
 
 type ScalerType = EndpointV2View['scaling']['type'];
 
@@ -99,9 +101,7 @@ export function EditEndpoint({ endpoint }: { endpoint: EndpointV2View }) {
     <Section title="Settings">
       {/* noValidate: the API checks the values, and its message names the field. */}
       <form className="grid-form" noValidate onSubmit={submit}>
-        <Field label="Name">
-          {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
+        <TextInput label="Name" value={name} onChange={setName} />
         <Field label="Template">
           {(id) => (
             <select id={id} value={templateId} onChange={(e) => setTemplateId(e.target.value)}>
@@ -133,11 +133,12 @@ export function EditEndpoint({ endpoint }: { endpoint: EndpointV2View }) {
           ))}
         </fieldset>
         <NumberField label="GPUs per worker" value={count} onChange={setCount} />
-        <Field label="Allowed CUDA versions" hint="Comma-separated, e.g. 12.1, 12.4; empty means any">
-          {(id, hint) => (
-            <input id={id} aria-describedby={hint} value={cuda} onChange={(e) => setCuda(e.target.value)} />
-          )}
-        </Field>
+        <TextInput
+          label="Allowed CUDA versions"
+          hint="Comma-separated, e.g. 12.1, 12.4; empty means any"
+          value={cuda}
+          onChange={setCuda}
+        />
         <NumberField label="Workers min" value={min} onChange={setMin} />
         <NumberField label="Workers max" value={max} onChange={setMax} />
         <NumberField label="Idle timeout (s)" value={idle} onChange={setIdle} />
@@ -189,20 +190,19 @@ export function EditEndpoint({ endpoint }: { endpoint: EndpointV2View }) {
         </label>
         <ErrorBox error={save.error ?? remove.error} />
         <div className="row wide">
-          <button type="submit" disabled={save.isPending}>
+          <Button type="submit" isDisabled={save.isPending}>
             {save.isPending ? 'Saving…' : 'Save settings'}
-          </button>
-          <button
-            type="button"
-            className="danger"
-            disabled={remove.isPending}
-            onClick={() => {
-              if (window.confirm(`Delete endpoint ${endpoint.name}?`))
-                remove.mutate(undefined, { onSuccess: () => (window.location.hash = '#/endpoints') });
-            }}
-          >
-            Delete endpoint
-          </button>
+          </Button>
+          <ConfirmButton
+            label="Delete endpoint"
+            title={`Delete endpoint ${endpoint.name}?`}
+            question="Its workers stop, its queued jobs are not run, and its workers' key is revoked."
+            pending={remove.isPending}
+            pendingLabel="Deleting…"
+            onConfirm={() =>
+              remove.mutate(undefined, { onSuccess: () => (window.location.hash = '#/endpoints') })
+            }
+          />
         </div>
         {save.isSuccess && <p role="status">Saved.</p>}
       </form>

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { EndpointMetrics, MetricsWindow } from '@app/contracts';
 import { api } from '../../api';
-import { BarChart, ErrorBox, Field, Loading, Section } from '../../ui';
+import { BarChart, ErrorBox, Loading, Section } from '../../ui';
+import { SelectInput } from '../../controls';
 
 const WINDOWS: MetricsWindow[] = ['5m', '1h', '24h', '7d'];
 
@@ -19,15 +20,12 @@ export function Metrics({ id }: { id: string }) {
     <Section
       title="Metrics"
       actions={
-        <Field label="Window">
-          {(fid) => (
-            <select id={fid} value={window} onChange={(e) => setWindow(e.target.value as MetricsWindow)}>
-              {WINDOWS.map((w) => (
-                <option key={w}>{w}</option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectInput
+          label="Window"
+          value={window}
+          onChange={setWindow}
+          options={WINDOWS.map((w) => ({ id: w, label: w }))}
+        />
       }
     >
       <ErrorBox error={metrics.error} />

@@ -1,8 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type { JobAccepted, JobView, StreamRead } from '@app/contracts';
 import { api } from '../../api';
-import { ErrorBox, Field, Section, StatusBadge, useAction, useSession } from '../../ui';
+import { ErrorBox, Section, StatusBadge, useAction, useSession } from '../../ui';
+import { TextInput } from '../../controls';
 
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT']);
 
@@ -41,18 +43,16 @@ export function RunJob({ id }: { id: string }) {
     <Section title="Test job">
       {canWrite && (
         <form onSubmit={submit}>
-          <Field label="Input (JSON)">
-            {(fid) => <textarea id={fid} rows={3} value={input} onChange={(e) => setInput(e.target.value)} />}
-          </Field>
+          <TextInput label="Input (JSON)" multiline rows={3} value={input} onChange={setInput} />
           {parseError && (
             <div role="alert" className="error">
               {parseError}
             </div>
           )}
           <ErrorBox error={run.error} />
-          <button type="submit" disabled={run.isPending}>
+          <Button type="submit" isDisabled={run.isPending}>
             {run.isPending ? 'Submitting…' : 'Run job'}
-          </button>
+          </Button>
         </form>
       )}
       {jobs.length > 0 && (

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { ToggleButton } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type { WorkerList } from '@app/contracts';
 import { api } from '../../api';
@@ -48,14 +49,13 @@ export function Workers({ id }: { id: string }) {
                 <td>{when(w.lastSeenAt)}</td>
                 <td>
                   {w.podId && (
-                    <button
-                      type="button"
+                    <ToggleButton
                       className="secondary small"
-                      aria-pressed={logsOf === w.id}
-                      onClick={() => setLogsOf(logsOf === w.id ? null : w.id)}
+                      isSelected={logsOf === w.id}
+                      onChange={() => setLogsOf(logsOf === w.id ? null : w.id)}
                     >
                       Logs of {w.id.slice(0, 6)}…
-                    </button>
+                    </ToggleButton>
                   )}
                 </td>
               </tr>

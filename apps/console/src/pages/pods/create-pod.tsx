@@ -1,10 +1,12 @@
 import { useState, type FormEvent } from 'react';
+import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type { PodV2View, TemplateList } from '@app/contracts';
 import { api } from '../../api';
 import { EnvField, ErrorBox, Field, PortsField, Section, money, useAction } from '../../ui';
 import { parseEnv, parseList } from '../templates';
 import { useGpuTypes } from './gpu-types';
+import { TextInput } from '../../controls';
 
 export function CreatePod() {
   const templates = useQuery({ queryKey: ['templates'], queryFn: () => api<TemplateList>('/v2/templates') });
@@ -37,9 +39,7 @@ export function CreatePod() {
   return (
     <Section title="New pod">
       <form onSubmit={submit} className="grid-form">
-        <Field label="Name">
-          {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
+        <TextInput label="Name" value={name} onChange={setName} />
         <fieldset>
           <legend>Start from</legend>
           <label>
@@ -63,16 +63,7 @@ export function CreatePod() {
         </fieldset>
         {source === 'image' ? (
           <>
-            <Field label="Image">
-              {(id) => (
-                <input
-                  id={id}
-                  value={image}
-                  placeholder="repo/image:tag"
-                  onChange={(e) => setImage(e.target.value)}
-                />
-              )}
-            </Field>
+            <TextInput label="Image" placeholder="repo/image:tag" value={image} onChange={setImage} />
             <PortsField value={ports} onChange={setPorts} />
             <EnvField value={env} onChange={setEnv} />
           </>
@@ -117,9 +108,9 @@ export function CreatePod() {
           )}
         </Field>
         <ErrorBox error={create.error} />
-        <button type="submit" disabled={create.isPending}>
+        <Button type="submit" isDisabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create pod'}
-        </button>
+        </Button>
       </form>
     </Section>
   );

@@ -3,6 +3,8 @@ import type { PodV2View, PublishedPodAction } from '@app/contracts';
 import { api } from '../../api';
 import { ErrorBox, Loading, Section, StatusBadge, WriteOnly, money, useAction, when } from '../../ui';
 import { PodLogs } from './pod-logs';
+import { Button } from 'react-aria-components';
+import { ConfirmButton } from '../../controls';
 
 const ACTION_LABELS: Record<PublishedPodAction, string> = {
   start: 'Start',
@@ -47,22 +49,24 @@ export function PodDetail({ id }: { id: string }) {
           <div className="row" aria-label="Pod actions" role="group">
             {p.actions
               .filter((a) => !(p.cluster && a === 'terminate'))
-              .map((action) => (
-                <button
-                  key={action}
-                  type="button"
-                  className={action === 'terminate' ? 'danger' : undefined}
-                  disabled={act.isPending}
-                  onClick={() => {
-                    if (action !== 'terminate' || window.confirm(`Terminate pod ${p.name}?`))
-                      act.mutate(action);
-                  }}
-                >
-                  {act.isPending && act.variables === action
-                    ? `${ACTION_LABELS[action]}…`
-                    : ACTION_LABELS[action]}
-                </button>
-              ))}
+              .map((action) =>
+                action === 'terminate' ? (
+                  <ConfirmButton
+                    key={action}
+                    label={ACTION_LABELS[action]}
+                    title={`Terminate pod ${p.name}?`}
+                    question="The pod and its container disk are gone for good."
+                    pending={act.isPending && act.variables === action}
+                    onConfirm={() => act.mutate(action)}
+                  />
+                ) : (
+                  <Button key={action} isDisabled={act.isPending} onPress={() => act.mutate(action)}>
+                    {act.isPending && act.variables === action
+                      ? `${ACTION_LABELS[action]}…`
+                      : ACTION_LABELS[action]}
+                  </Button>
+                ),
+              )}
           </div>
           <ErrorBox error={act.error} />
         </WriteOnly>

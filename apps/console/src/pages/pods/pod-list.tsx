@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { PodStatus, PodV2List } from '@app/contracts';
 import { api } from '../../api';
-import { ErrorBox, Field, Loading, Section, StatusBadge, WriteOnly, money } from '../../ui';
+import { ErrorBox, Loading, Section, StatusBadge, WriteOnly, money } from '../../ui';
+import { SelectInput, TextInput } from '../../controls';
 import { CreatePod } from './create-pod';
 import { MOVING, STATUSES } from './pod-status';
 
@@ -26,21 +27,13 @@ export function PodList() {
       </WriteOnly>
       <Section title="Pods">
         <div className="row filters">
-          <Field label="Status">
-            {(id) => (
-              <select id={id} value={status} onChange={(e) => setStatus(e.target.value as PodStatus | '')}>
-                <option value="">Any</option>
-                {STATUSES.map((s) => (
-                  <option key={s}>{s}</option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <Field label="Name contains">
-            {(id) => (
-              <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-            )}
-          </Field>
+          <SelectInput<PodStatus | 'ANY'>
+            label="Status"
+            value={status || 'ANY'}
+            onChange={(value) => setStatus(value === 'ANY' ? '' : value)}
+            options={[{ id: 'ANY', label: 'Any' }, ...STATUSES.map((s) => ({ id: s, label: s }))]}
+          />
+          <TextInput label="Name contains" type="search" value={search} onChange={setSearch} />
         </div>
         <ErrorBox error={pods.error} />
         {!pods.data ? (

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { Button } from 'react-aria-components';
 import type { PodLogLine } from '@app/contracts';
 import { readEvents } from '../../api';
 import { ErrorBox, Section } from '../../ui';
@@ -60,9 +61,9 @@ export function PodLogs({ path }: { path: string }) {
           {state === 'ended' && (
             <>
               {' '}
-              <button type="button" className="secondary small" onClick={() => setAttempt((n) => n + 1)}>
+              <Button className="secondary small" onPress={() => setAttempt((n) => n + 1)}>
                 Follow again
-              </button>
+              </Button>
             </>
           )}
         </span>
