@@ -94,7 +94,7 @@ import {
   type JobDoneResult,
   type JobStreamResult,
   type JobRead,
-  type PurgeResult,
+  type PurgeOutcome,
   type QueueStats,
   type StopsResult,
   type StreamRead,
@@ -122,7 +122,7 @@ export interface CommandContracts {
   [Subjects.job.submit]: { payload: SubmitJobCommand; result: JobAccepted };
   [Subjects.job.cancel]: { payload: JobRefCommand; result: JobAccepted };
   [Subjects.job.retry]: { payload: JobRefCommand; result: JobAccepted };
-  [Subjects.job.purge]: { payload: PurgeQueueCommand; result: PurgeResult };
+  [Subjects.job.purge]: { payload: PurgeQueueCommand; result: PurgeOutcome };
   [Subjects.job.setTtl]: { payload: SetJobTtlCommand; result: JobAccepted };
   [Subjects.job.readStream]: { payload: JobRefCommand; result: Packed<StreamRead> };
   [Subjects.job.sweep]: { payload: SweepJobsCommand; result: Record<string, number> };
