@@ -95,7 +95,24 @@ export class InProcessCommands {
     return this.owner.send(subject, payload, { actor, ...options });
   }
 
-  /** Typed as the CommandBus a handler takes: only `execute` is called on the paths tested this way. */
+  /** The envelope CommandBus.envelope makes (no correlation of a request here). */
+  envelope(subject: string, payload: unknown, actor: Actor, commandId: string, issuedAt: string) {
+    return { commandId, issuedAt, actor, correlationId: commandId, subject, payload };
+  }
+
+  /**
+   * What CommandBus.record does, and the owner's consumer after it: the command is applied (here at once, in a
+   * transaction of its own); false, as for a command the stream did not have.
+   */
+  async record(envelope: ReturnType<InProcessCommands['envelope']>): Promise<boolean> {
+    const { subject, payload, actor, commandId, issuedAt } = envelope;
+    await this.owner
+      .send(subject as CommandSubject, payload, { actor, commandId, issuedAt })
+      .catch(() => undefined);
+    return false;
+  }
+
+  /** Typed as the CommandBus a handler takes: `execute`, `envelope` and `record` are what it offers. */
   asBus(): CommandBus {
     return this as unknown as CommandBus;
   }
