@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { PodStatus, Subjects, deriveId, type PodStatusChangedEvent } from '@app/contracts';
+import { PodStatus, Subjects, type PodStatusChangedEvent } from '@app/contracts';
 import { CommandBus, EventHandler, type EventContext } from '@app/messaging';
-import { ClusterSchedulerConfig } from '../../cluster-scheduler.config.js';
 import { PlacementRepository } from '../../placement/placement.repository.js';
 import type { ClusterMemberEntity } from '../cluster-member.entity.js';
 import { ClustersRepository } from '../clusters.repository.js';
@@ -33,7 +32,6 @@ export class FollowPodStatusHandler {
     private readonly clusters: ClustersRepository,
     private readonly placement: PlacementRepository,
     private readonly commands: CommandBus,
-    private readonly config: ClusterSchedulerConfig,
   ) {}
 
   @EventHandler(Subjects.pod.statusChanged)
@@ -53,16 +51,13 @@ export class FollowPodStatusHandler {
       if (payload.hostId) changes.hostId = payload.hostId;
       await this.clusters.updateMember(member.podId, changes, manager);
     }
-    const ended = payload.status === PodStatus.Exited || payload.status === PodStatus.Terminated;
-    if (ended && !this.config.REPLAY_MODE) {
-      await this.commands.record(
-        this.commands.envelope(
-          Subjects.placement.release,
-          { podId: payload.podId, notAfter: payload.at },
-          { userId: payload.ownerId, kind: 'system' },
-          deriveId(ctx.event.eventId, 'release'),
-          payload.at,
-        ),
+    if (payload.status === PodStatus.Exited || payload.status === PodStatus.Terminated) {
+      await this.commands.recordReaction(
+        ctx.event,
+        'release',
+        Subjects.placement.release,
+        { podId: payload.podId, notAfter: payload.at },
+        payload.ownerId,
       );
     }
   }
