@@ -41,7 +41,7 @@ const WEIGHTS = {
 } satisfies Record<keyof typeof ACTIONS, number>;
 
 /** Clients issuing actions side by side, each with a generator of its own forked from the seed's. */
-const CLIENTS = 4;
+const CLIENTS = 8;
 /** The apps a history kills (SIGKILL) and restarts, at these fractions of its commands, in an order it draws. */
 const RESTARTED = ['queue-broker', 'pod-lifecycle', 'endpoint-autoscaler'] as const;
 const RESTART_AT = [0.25, 0.5, 0.75];
