@@ -63,7 +63,8 @@ export interface RefusalDecision {
   refused: ErrorPayload;
 }
 
-export type RecordedDecision = TakeDecision | StopsDecision | PurgeDecision | RefusalDecision;
+/** A take's, a collect's or a purge's jobs (one shape: `{ jobIds }`), or a refusal. */
+export type RecordedDecision = TakeDecision | RefusalDecision;
 
 /** Whether `decided` (from a replay request) is a recorded DEPENDENCY_UNAVAILABLE refusal. */
 export function isRefusalDecision(decided: unknown): decided is RefusalDecision {

@@ -21,22 +21,14 @@ export interface RebuildSummary {
 
 /** Runs the rebuild against the live system (`env`: its bus, database and shared settings) and reads the report. */
 export async function runRebuild(env: Record<string, string>): Promise<RebuildSummary> {
-  let stdout = '';
-  let stderr = '';
-  let code = 0;
-  try {
-    ({ stdout, stderr } = await run(
-      process.execPath,
-      [join(ROOT, 'dist/tools/replay/replay.cli.js'), 'rebuild', '--json'],
-      {
-        env: { PATH: process.env.PATH ?? '', ...env },
-        maxBuffer: 256 * 1024 * 1024,
-      },
-    ));
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    ({ stdout, stderr, code } = e);
-  }
+  const { stdout, stderr, code } = await run(
+    process.execPath,
+    [join(ROOT, 'dist/tools/replay/replay.cli.js'), 'rebuild', '--json'],
+    { env: { PATH: process.env.PATH ?? '', ...env }, maxBuffer: 256 * 1024 * 1024 },
+  ).then(
+    (done) => ({ ...done, code: 0 }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
   let report: Record<string, unknown>;
   try {
     report = JSON.parse(stdout) as Record<string, unknown>;
