@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from '../../../support/paths.js';
+import { runpodWorkerEnv } from '../fault-system.js';
 import type { HistorySystem } from './history-system.js';
 
 const SCRIPT = join(ROOT, 'test/faults/support/random-history/history-worker.mjs');
@@ -25,19 +26,12 @@ export class HistoryWorkers {
     const n = (this.started.get(endpointId) ?? 0) + 1;
     this.started.set(endpointId, n);
     const workerId = `${endpointId}-w${n}`;
-    const base = `${this.hs.gateway}/v2/${endpointId}`;
+    const key = await this.hs.workerKey(endpointId);
     const child = spawn(process.execPath, [SCRIPT], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',
-        RUNPOD_WEBHOOK_GET_JOB: `${base}/job-take/$ID?gpu=AMPERE_80`,
-        RUNPOD_WEBHOOK_POST_OUTPUT: `${base}/job-done/$RUNPOD_POD_ID/$ID?gpu=AMPERE_80`,
-        RUNPOD_WEBHOOK_POST_STREAM: `${base}/job-stream/$RUNPOD_POD_ID/$ID?gpu=AMPERE_80`,
-        RUNPOD_WEBHOOK_PING: `${base}/ping/$RUNPOD_POD_ID`,
-        RUNPOD_POD_ID: workerId,
-        RUNPOD_AI_API_KEY: await this.hs.workerKey(endpointId),
-        RUNPOD_ENDPOINT_ID: endpointId,
-        RUNPOD_PING_INTERVAL: '1000',
+        ...runpodWorkerEnv(this.hs.gateway, endpointId, workerId, key, 'AMPERE_80'),
         WORKER_CONCURRENCY: String(concurrency),
       },
       stdio: ['ignore', 'ignore', 'ignore'],

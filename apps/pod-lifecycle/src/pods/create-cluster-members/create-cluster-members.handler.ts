@@ -14,6 +14,7 @@ import {
   type CommandContext,
   type EventContext,
 } from '@app/messaging';
+import { recordMembersCommand } from '../cluster-members.reaction.js';
 import { PodEntity } from '../pod.entity.js';
 import { toStatusChangedEvent } from '../pod.mapper.js';
 import { PodRepository } from '../pod.repository.js';
@@ -41,15 +42,8 @@ export class CreateClusterMembersHandler {
   ) {}
 
   @EventHandler(Subjects.cluster.created)
-  async heard(ctx: EventContext<ClusterCreatedEvent>): Promise<void> {
-    const cluster = ctx.event.payload;
-    await this.commands.recordReaction(
-      ctx.event,
-      'create-members',
-      Subjects.pod.createClusterMembers,
-      { cluster },
-      cluster.ownerId,
-    );
+  heard(ctx: EventContext<ClusterCreatedEvent>): Promise<void> {
+    return recordMembersCommand(this.commands, ctx.event, Subjects.pod.createClusterMembers);
   }
 
   @CommandHandler(Subjects.pod.createClusterMembers)

@@ -13,6 +13,7 @@ import {
   type CommandContext,
   type EventContext,
 } from '@app/messaging';
+import { recordMembersCommand } from '../cluster-members.reaction.js';
 import { DeletedClustersRepository } from '../deleted-clusters/deleted-clusters.repository.js';
 import { PodRepository } from '../pod.repository.js';
 import { PodTransitions, type StatusWriter } from '../pod-transitions.js';
@@ -33,15 +34,8 @@ export class TerminateClusterMembersHandler {
   ) {}
 
   @EventHandler(Subjects.cluster.deleted)
-  async heard(ctx: EventContext<ClusterDeletedEvent>): Promise<void> {
-    const cluster = ctx.event.payload;
-    await this.commands.recordReaction(
-      ctx.event,
-      'terminate-members',
-      Subjects.pod.terminateClusterMembers,
-      { cluster },
-      cluster.ownerId,
-    );
+  heard(ctx: EventContext<ClusterDeletedEvent>): Promise<void> {
+    return recordMembersCommand(this.commands, ctx.event, Subjects.pod.terminateClusterMembers);
   }
 
   @CommandHandler(Subjects.pod.terminateClusterMembers)
