@@ -55,6 +55,7 @@ describe('randomized history, rebuilt from its recorded commands', () => {
             status5xx: Object.entries(history.statuses)
               .filter(([s]) => s.startsWith('5'))
               .reduce((n, [, c]) => n + c, 0),
+            refusedUnavailable: history.statuses['graphql:SERVICE_UNAVAILABLE'] ?? 0,
             clientErrors: history.errors.length,
             historySeconds: Math.round(historyMs / 1000),
             totalSeconds: Math.round((Date.now() - started) / 1000),

@@ -5,7 +5,7 @@ import { sleep } from '../fault-system.js';
 import type { HistorySystem } from './history-system.js';
 import { HistoryWorkers } from './history-workers.js';
 import { HistoryWorld } from './history-world.js';
-import { endpointActions, jobActions } from './job-actions.js';
+import { editEndpoint, endpointActions, jobActions } from './job-actions.js';
 import {
   accountActions,
   computeActions,
@@ -112,6 +112,9 @@ export async function runHistory(hs: HistorySystem, seed: number, target: number
         restarts.push(app);
         await hs.system.kill(app, 'SIGKILL');
         await sleep(root.int(200, 1500));
+        // An endpoint save needs pod-lifecycle's answer about its template: while it is down the save is refused
+        // for good (DEPENDENCY_UNAVAILABLE), a recorded outcome a rebuild must reproduce rather than apply.
+        if (app === 'pod-lifecycle') await editEndpoint(context(root.fork()));
         await hs.system.restart(app);
       }
     })();

@@ -52,7 +52,9 @@ export interface HistorySystem {
   /** The environment `npm run replay` needs for this system (bus, database, keys, shared settings). */
   replayEnv: Record<string, string>;
   api<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
-  graphql<T>(query: string): Promise<{ data?: T; errors?: { message: string }[]; status: number }>;
+  graphql<T>(
+    query: string,
+  ): Promise<{ data?: T; errors?: { message: string; extensions?: { code?: string } }[]; status: number }>;
   /** A worker-scoped key of the endpoint. */
   workerKey(endpointId: string): Promise<string>;
   close(): Promise<void>;
@@ -112,7 +114,7 @@ export async function startHistorySystem(label: string): Promise<HistorySystem> 
     },
     api: (method, path, body) => call(method, `${gateway}${path}`, user.key, body, 20_000),
     graphql: async <T>(query: string) => {
-      const reply = await call<{ data?: T; errors?: { message: string }[] }>(
+      const reply = await call<{ data?: T; errors?: { message: string; extensions?: { code?: string } }[] }>(
         'POST',
         `${gateway}/graphql`,
         user.key,

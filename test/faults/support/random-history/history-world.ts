@@ -22,10 +22,10 @@ export class HistoryWorld {
   readonly jobs = new Map<string, string[]>();
   readonly keys: string[] = [];
   users = 0;
-  /** HTTP status (0: no answer) → how many requests got it, for the verdict. */
+  /** HTTP status (0: no answer; `graphql:<code>` for a GraphQL error) → how many requests got it, for the verdict. */
   readonly statuses: Record<string, number> = {};
 
-  note(status: number): void {
+  note(status: number | string): void {
     this.statuses[status] = (this.statuses[status] ?? 0) + 1;
   }
 

@@ -1,4 +1,5 @@
 import type { Action, ActionContext } from './resource-actions.js';
+import type { HistoryEndpoint } from './history-world.js';
 
 /** At most this many endpoints live at once; each has its own worker processes. */
 const MAX_ENDPOINTS = 3;
@@ -37,6 +38,20 @@ function jobInput(ctx: ActionContext) {
   }
 }
 
+/** An edit of a live endpoint (new idle timeout and scaler value); refused while a dependency is down. */
+export async function editEndpoint(
+  ctx: ActionContext,
+  endpoint: HistoryEndpoint | undefined = ctx.rng.pick(ctx.world.liveEndpoints()),
+): Promise<void> {
+  const { rng, world } = ctx;
+  if (!endpoint) return;
+  const saved = await saveEndpoint(
+    ctx,
+    `id: "${endpoint.id}", name: "${endpoint.name}", templateId: "${endpoint.templateId}", gpuIds: "AMPERE_80", workersMin: 0, workersMax: 0, idleTimeout: ${rng.int(1, 10)}, scalerValue: ${rng.int(1, 8)}`,
+  );
+  world.note(saved.errors?.length ? `graphql:${saved.errors[0].extensions?.code ?? 'error'}` : saved.status);
+}
+
 /** Serverless endpoints (GraphQL): created from a serverless template, edited, scaled to 0 and deleted. */
 export const endpointActions: Record<string, Action> = {
   endpoint: async (ctx) => {
@@ -68,11 +83,7 @@ export const endpointActions: Record<string, Action> = {
       world.note(deleted.status);
       return;
     }
-    const saved = await saveEndpoint(
-      ctx,
-      `id: "${endpoint.id}", name: "${endpoint.name}", templateId: "${endpoint.templateId}", gpuIds: "AMPERE_80", workersMin: 0, workersMax: 0, idleTimeout: ${rng.int(1, 10)}, scalerValue: ${rng.int(1, 8)}`,
-    );
-    world.note(saved.status);
+    await editEndpoint(ctx, endpoint);
   },
 };
 
