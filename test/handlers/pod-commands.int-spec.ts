@@ -70,7 +70,7 @@ beforeAll(async () => {
       catalog,
     ),
     new ReleasePodHandler(placement),
-    new FollowPodStatusHandler(clusters, placement),
+    new FollowPodStatusHandler(clusters, placement, new InProcessCommands(scheduler).asBus()),
   );
 
   pods = await HandlerHarness.start('pods_lifecycle', 'pod-lifecycle', POD_SPEC);

@@ -5,6 +5,7 @@ import {
   CommandPayloadClasses,
   DomainError,
   ErrorCode,
+  deriveId,
   validatePlain,
   type Actor,
   type AppName,
@@ -14,6 +15,7 @@ import {
   type QueryPayload,
   type QueryResult,
   type QuerySubject,
+  type RecordedDecision,
 } from '@app/contracts';
 import { appDataSourceOptions, type AppDataSourceSpec } from '@app/database';
 import {
@@ -95,7 +97,27 @@ export class InProcessCommands {
     return this.owner.send(subject, payload, { actor, ...options });
   }
 
-  /** Typed as the CommandBus a handler takes: only `execute` is called on the paths tested this way. */
+  /**
+   * What CommandBus.recordReaction does, and the owner's consumer after it: the command (its id derived from the
+   * event's) is applied at once, in a transaction of its own; a refusal is the command's outcome, not an error.
+   */
+  async recordReaction(
+    event: { eventId: string; occurredAt: string },
+    part: string,
+    subject: CommandSubject,
+    payload: unknown,
+    userId: string,
+  ): Promise<void> {
+    await this.owner
+      .send(subject, payload, {
+        actor: { userId, kind: 'system' },
+        commandId: deriveId(event.eventId, part),
+        issuedAt: event.occurredAt,
+      })
+      .catch(() => undefined);
+  }
+
+  /** Typed as the CommandBus a handler takes: `execute` and `recordReaction` are what it offers. */
   asBus(): CommandBus {
     return this as unknown as CommandBus;
   }
@@ -119,6 +141,8 @@ export interface SendOptions {
   commandId?: string;
   /** The command's time (`ctx.now`); a fixed instant by default. */
   issuedAt?: string;
+  /** What a rebuild's replay feed passes (`ctx.decided`): the live application's recorded decision (ADR 28). */
+  decided?: RecordedDecision;
 }
 
 /**
@@ -206,7 +230,14 @@ export class HandlerHarness {
         })
       : await this.processor.process(identity, (manager, emit) =>
           Promise.resolve(
-            handler({ envelope, payload: validated.value, manager, now: new Date(envelope.issuedAt), emit }),
+            handler({
+              envelope,
+              payload: validated.value,
+              manager,
+              now: new Date(envelope.issuedAt),
+              emit,
+              decided: options.decided,
+            }),
           ),
         );
     if (!result.outcome.ok) throw DomainError.fromPayload(result.outcome.error);

@@ -159,6 +159,21 @@ describe('a job from submit to done', () => {
     const stops = await harness.send(Subjects.worker.collectStops, worker, at(34));
     expect(stops.jobsToStop).toContain(accepted.id);
   });
+
+  it('a collect of stops replayed with its recorded decision hands out only the jobs it named live', async () => {
+    const [one, two] = [await submit({ n: 15 }, 35), await submit({ n: 15 }, 35)];
+    await take(36);
+    await harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: one.id }, at(37));
+    await harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: two.id }, at(37));
+    // Live, the second cancel committed after the collect's statement ran: it named the first job only.
+    const replayed = await harness.send(Subjects.worker.collectStops, worker, {
+      ...at(38),
+      decided: { jobIds: [one.id] },
+    });
+    expect(replayed.jobsToStop).toEqual([one.id]);
+    const next = await harness.send(Subjects.worker.collectStops, worker, at(39));
+    expect(next.jobsToStop).toEqual([two.id]);
+  });
 });
 
 describe('job commands', () => {
@@ -206,6 +221,23 @@ describe('job commands', () => {
     const purged = await harness.send(Subjects.job.purge, { endpointId: ENDPOINT }, at(61));
     expect(purged).toMatchObject({ removed: 2 });
     expect((await take(62)).jobs).toEqual([]);
+  });
+
+  it('a purge names the jobs it removed, in id order; replayed with that decision it removes exactly those', async () => {
+    const ids = [(await submit({ n: 11 }, 63)).id, (await submit({ n: 12 }, 63)).id].sort();
+    const purged = await harness.send(Subjects.job.purge, { endpointId: ENDPOINT }, at(64));
+    expect(purged).toEqual({ removed: 2, status: 'completed', jobIds: ids });
+    // A rebuild: the live purge ran before a later submit committed, so it names only the first job.
+    const first = await submit({ n: 13 }, 65);
+    const later = await submit({ n: 14 }, 65);
+    const replayed = await harness.send(
+      Subjects.job.purge,
+      { endpointId: ENDPOINT },
+      { ...at(66), decided: { jobIds: [first.id] } },
+    );
+    expect(replayed).toEqual({ removed: 1, status: 'completed', jobIds: [first.id] });
+    const rest = await harness.send(Subjects.job.purge, { endpointId: ENDPOINT }, at(67));
+    expect(rest.jobIds).toEqual([later.id]);
   });
 
   it("sets a job's ttl, and refuses an unknown job (404)", async () => {

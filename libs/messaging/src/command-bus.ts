@@ -5,6 +5,7 @@ import {
   DomainError,
   DomainOwner,
   ErrorCode,
+  deriveId,
   Headers,
   commandOutcomeSubject,
   domainOf,
@@ -17,6 +18,7 @@ import {
 } from '@app/contracts';
 import { BaseConfig } from '@app/config';
 import { requestContext } from '@app/observability';
+import type { EventEnvelope } from './handler-context.js';
 import { NatsClient } from './nats-client.js';
 import { OutcomeInbox } from './outcome-inbox.js';
 import { QueryBus } from './query-bus.js';
@@ -140,6 +142,26 @@ export class CommandBus implements OnApplicationShutdown {
         envelope.actor,
       )
       .catch(() => null);
+  }
+
+  /**
+   * Records the command an event handler issues in reaction to `event`, for the system acting for `userId`, without
+   * waiting for it: its id is derived from the event's (and `part`), so a redelivered event records nothing new,
+   * and its time is the event's. Not in REPLAY_MODE: a rebuild replays the command where it was recorded (the event
+   * is handled there too, re-emitted by the replayed command that caused it).
+   */
+  async recordReaction<S extends CommandSubject>(
+    event: EventEnvelope,
+    part: string,
+    subject: S,
+    payload: CommandPayload<S>,
+    userId: string,
+  ): Promise<void> {
+    if (this.config.REPLAY_MODE) return;
+    const actor: Actor = { userId, kind: 'system' };
+    await this.record(
+      this.envelope(subject, payload, actor, deriveId(event.eventId, part), event.occurredAt),
+    );
   }
 
   /**

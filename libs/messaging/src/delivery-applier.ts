@@ -4,6 +4,7 @@ import {
   CommandPayloadClasses,
   DomainError,
   ErrorCode,
+  isRefusalDecision,
   partitionKeyOf,
   validatePlain,
   type CommandEnvelope,
@@ -210,6 +211,10 @@ export class DeliveryApplier {
     const payloadClass = CommandPayloadClasses[subject as CommandSubject];
     if (!handler || !payloadClass) {
       return new DomainError(ErrorCode.Internal, `no handler for ${subject} in ${this.options.app}`);
+    }
+    // Refused live because a dependency did not answer: the same refusal, not a new try (ADR 11).
+    if (isRefusalDecision(decided)) {
+      return this.processor.recordFailure(identity, decided.refused).catch((error: Error) => error);
     }
     const validated = validatePlain(payloadClass as new () => object, envelope.payload);
     if (!validated.ok) {

@@ -314,23 +314,34 @@ export function tally(values: readonly (string | number)[]): Record<string, numb
 // ---------------------------------------------------------------------------------------------------------------
 // Workers
 
+/** The RunPod worker environment (compatibility.md §2) of a worker of `endpointId` talking to `gateway`. */
+export function runpodWorkerEnv(
+  gateway: string,
+  endpointId: string,
+  workerId: string,
+  key: string,
+  gpu = 'AMPERE_16',
+): Record<string, string> {
+  const base = `${gateway}/v2/${endpointId}`;
+  return {
+    RUNPOD_WEBHOOK_GET_JOB: `${base}/job-take/$ID?gpu=${gpu}`,
+    RUNPOD_WEBHOOK_POST_OUTPUT: `${base}/job-done/$RUNPOD_POD_ID/$ID?gpu=${gpu}`,
+    RUNPOD_WEBHOOK_POST_STREAM: `${base}/job-stream/$RUNPOD_POD_ID/$ID?gpu=${gpu}`,
+    RUNPOD_WEBHOOK_PING: `${base}/ping/$RUNPOD_POD_ID`,
+    RUNPOD_POD_ID: workerId,
+    RUNPOD_AI_API_KEY: key,
+    RUNPOD_ENDPOINT_ID: endpointId,
+    RUNPOD_PING_INTERVAL: '1000',
+  };
+}
+
 function workerEnv(
   fs: FaultSystem,
   endpointId: string,
   workerId: string,
   gateway = fs.gateway,
 ): Record<string, string> {
-  const base = `${gateway}/v2/${endpointId}`;
-  return {
-    RUNPOD_WEBHOOK_GET_JOB: `${base}/job-take/$ID?gpu=AMPERE_16`,
-    RUNPOD_WEBHOOK_POST_OUTPUT: `${base}/job-done/$RUNPOD_POD_ID/$ID?gpu=AMPERE_16`,
-    RUNPOD_WEBHOOK_POST_STREAM: `${base}/job-stream/$RUNPOD_POD_ID/$ID?gpu=AMPERE_16`,
-    RUNPOD_WEBHOOK_PING: `${base}/ping/$RUNPOD_POD_ID`,
-    RUNPOD_POD_ID: workerId,
-    RUNPOD_AI_API_KEY: fs.workerKeys[endpointId],
-    RUNPOD_ENDPOINT_ID: endpointId,
-    RUNPOD_PING_INTERVAL: '1000',
-  };
+  return runpodWorkerEnv(gateway, endpointId, workerId, fs.workerKeys[endpointId]);
 }
 
 /**

@@ -120,6 +120,7 @@ export class PlacementApplier {
       volumeDataCenterId: order.volume?.dataCenterId ?? null,
       hostId: order.hostId,
     };
+    await this.repository.lockLedger(manager);
     for (let attempt = 1; ; attempt++) {
       const snapshot = await this.repository.snapshot(manager, request);
       const plan = place(snapshot, request, DEFAULT_PLUGINS);

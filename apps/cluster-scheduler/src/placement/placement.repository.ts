@@ -5,6 +5,9 @@ import { ReservationEntity } from './reservation.entity.js';
 import { table } from '../schema.js';
 import type { PodsMountingVolume } from '../volumes/volume-mounts.js';
 
+/** The name of the placement ledger's advisory lock (lockLedger). */
+const PLACEMENT_LEDGER_LOCK = 'cluster_scheduler.placement-ledger';
+
 /** Another transaction took some of the capacity this one planned on: plan again on a fresh snapshot. */
 export class LostRaceError extends Error {
   constructor(message: string) {
@@ -278,7 +281,18 @@ export class PlacementRepository implements PodsMountingVolume {
    * Frees a pod's reservation (GPUs, CPU slot, ports) if it holds one made no later than `notAfter`; idempotent.
    * Returns the reservation freed, or null.
    */
+  /**
+   * Takes the placement ledger's lock (a transaction-scoped advisory lock) until the transaction ends: every
+   * placement and release holds it, so they apply one at a time, each seeing all the ones before it, in the order
+   * their processed rows are written (which a rebuild follows). Without it, two placements running side by side
+   * planned from what each saw, and the hosts and ports they got depended on timing.
+   */
+  async lockLedger(manager: EntityManager): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [PLACEMENT_LEDGER_LOCK]);
+  }
+
   async release(manager: EntityManager, podId: string, notAfter?: Date): Promise<ReservationEntity | null> {
+    await this.lockLedger(manager);
     const deleted: Record<string, unknown>[] = await manager.query(
       `DELETE FROM ${table('reservations')} WHERE pod_id = $1 ${notAfter ? 'AND created_at <= $2' : ''}
        RETURNING pod_id, host_id, gpu_count, cpu_slots, port_mappings`,

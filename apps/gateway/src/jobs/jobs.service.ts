@@ -122,7 +122,8 @@ export class JobsService {
 
   async purge(endpointId: string, actor: Actor): Promise<PurgeResult> {
     await this.endpoints.queueEndpoint(endpointId, actor);
-    return this.commands.execute(Subjects.job.purge, { endpointId }, actor);
+    const { removed, status } = await this.commands.execute(Subjects.job.purge, { endpointId }, actor);
+    return { removed, status };
   }
 
   async health(endpointId: string, actor: Actor): Promise<EndpointHealth> {

@@ -68,6 +68,8 @@ export class PodRepository implements PodsUsingTemplate, PodsUsingRegistryAuth {
     const pod = await manager.findOne(PodEntity, {
       where: { templateId, status: Not(PodStatus.Terminated) },
       select: { id: true },
+      // The lowest id, not whichever row the scan meets first: the refusal names it, and a rebuild must too.
+      order: { id: 'ASC' },
     });
     return pod?.id ?? null;
   }
@@ -77,6 +79,8 @@ export class PodRepository implements PodsUsingTemplate, PodsUsingRegistryAuth {
     const pod = await manager.findOne(PodEntity, {
       where: { registryAuthId, status: Not(PodStatus.Terminated) },
       select: { id: true },
+      // The lowest id, not whichever row the scan meets first: the refusal names it, and a rebuild must too.
+      order: { id: 'ASC' },
     });
     return pod?.id ?? null;
   }

@@ -39,6 +39,7 @@ export class TemplateRepository implements TemplatesUsingRegistryAuth {
     const template = await manager.findOne(TemplateEntity, {
       where: { registryAuthId },
       select: { id: true },
+      order: { id: 'ASC' }, // the refusal names it: the same one in a rebuild
     });
     return template?.id ?? null;
   }

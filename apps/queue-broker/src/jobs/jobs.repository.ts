@@ -47,15 +47,15 @@ export class JobsRepository {
     return this.statements.update(job, manager);
   }
 
-  /** Queued jobs of the endpoint, locked (purge). */
-  lockAllQueued(endpointId: string, manager: EntityManager): Promise<JobEntity[]> {
-    return manager
+  /** Queued jobs of the endpoint (of `only` when given: a rebuild's recorded purge), locked, in id order (purge). */
+  lockAllQueued(endpointId: string, manager: EntityManager, only?: readonly string[]): Promise<JobEntity[]> {
+    const query = manager
       .getRepository(JobEntity)
       .createQueryBuilder('j')
       .where('j.endpoint_id = :endpointId', { endpointId })
-      .andWhere(`j.status = 'IN_QUEUE'`)
-      .setLock('pessimistic_write')
-      .getMany();
+      .andWhere(`j.status = 'IN_QUEUE'`);
+    if (only) query.andWhere('j.id = ANY(:only)', { only: [...only] });
+    return query.orderBy('j.id').setLock('pessimistic_write').getMany();
   }
 
   /** Jobs leased to the worker, locked. */
@@ -80,7 +80,6 @@ export class JobsRepository {
       .orderBy('j.id')
       .limit(limit)
       .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
       .getMany();
   }
 
@@ -94,7 +93,6 @@ export class JobsRepository {
       .orderBy('j.id')
       .limit(limit)
       .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
       .getMany();
   }
 
@@ -104,7 +102,7 @@ export class JobsRepository {
       `DELETE FROM queue_broker.jobs WHERE id IN (
          SELECT id FROM queue_broker.jobs
          WHERE expires_at <= $1 AND status IN ('COMPLETED','FAILED','CANCELLED','TIMED_OUT')
-         LIMIT $2 FOR UPDATE SKIP LOCKED)
+         ORDER BY id LIMIT $2 FOR UPDATE)
        RETURNING id`,
       [now, limit],
     );
@@ -217,12 +215,20 @@ export class JobsRepository {
     };
   }
 
-  /** Jobs the worker must be told to abandon, marked as told (job-stop hands each out once). */
-  async collectStops(workerId: string, now: Date, manager: EntityManager): Promise<string[]> {
+  /**
+   * Jobs the worker must be told to abandon, marked as told (job-stop hands each out once). With `decided` (a
+   * rebuild: the ids the live collect handed out, ADR 28) only those, of the pending ones, are collected.
+   */
+  async collectStops(
+    workerId: string,
+    now: Date,
+    manager: EntityManager,
+    decided?: readonly string[],
+  ): Promise<string[]> {
     const rows = await manager.query<[{ id: string }[], number]>(
       `UPDATE queue_broker.jobs SET stop_pending = false, stop_delivered_at = $2
-       WHERE last_worker_id = $1 AND stop_pending RETURNING id`,
-      [workerId, now],
+       WHERE last_worker_id = $1 AND stop_pending AND ($3::text[] IS NULL OR id = ANY($3)) RETURNING id`,
+      [workerId, now, decided ?? null],
     );
     return rows[0].map((r) => r.id).sort();
   }

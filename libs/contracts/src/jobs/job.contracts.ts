@@ -301,6 +301,15 @@ export interface PurgeResult {
   status: 'completed';
 }
 
+/**
+ * The broker's recorded outcome of a purge: the answer and the ids of the jobs it removed, which a rebuild removes
+ * again (recordedDecisionOf): a submit committed while the purge ran is seen or not by timing, not by the order of
+ * the commands. The gateway answers without the ids.
+ */
+export interface PurgeOutcome extends PurgeResult {
+  jobIds: string[];
+}
+
 export interface WorkerCounts {
   idle: number;
   running: number;

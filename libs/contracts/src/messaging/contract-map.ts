@@ -12,6 +12,8 @@ import {
   type PlacementView,
 } from '../placement/placement.contracts.js';
 import {
+  type ClusterMembersResult,
+  CreateClusterMembersCommand,
   CreatePodCommand,
   GetPodQuery,
   HostFailedCommand,
@@ -23,6 +25,7 @@ import {
   PodActionCommand,
   SealPodEnvCommand,
   type SealPodEnvResult,
+  TerminateClusterMembersCommand,
   UpdatePodCommand,
 } from '../pods/pod.commands.js';
 import type { PodView } from '../pods/pod.dto.js';
@@ -94,7 +97,7 @@ import {
   type JobDoneResult,
   type JobStreamResult,
   type JobRead,
-  type PurgeResult,
+  type PurgeOutcome,
   type QueueStats,
   type StopsResult,
   type StreamRead,
@@ -122,7 +125,7 @@ export interface CommandContracts {
   [Subjects.job.submit]: { payload: SubmitJobCommand; result: JobAccepted };
   [Subjects.job.cancel]: { payload: JobRefCommand; result: JobAccepted };
   [Subjects.job.retry]: { payload: JobRefCommand; result: JobAccepted };
-  [Subjects.job.purge]: { payload: PurgeQueueCommand; result: PurgeResult };
+  [Subjects.job.purge]: { payload: PurgeQueueCommand; result: PurgeOutcome };
   [Subjects.job.setTtl]: { payload: SetJobTtlCommand; result: JobAccepted };
   [Subjects.job.readStream]: { payload: JobRefCommand; result: Packed<StreamRead> };
   [Subjects.job.sweep]: { payload: SweepJobsCommand; result: Record<string, number> };
@@ -152,6 +155,11 @@ export interface CommandContracts {
   [Subjects.pod.observe]: { payload: ObservePodCommand; result: ObservePodResult };
   [Subjects.pod.hostFailed]: { payload: HostFailedCommand; result: HostFailedResult };
   [Subjects.pod.sealEnv]: { payload: SealPodEnvCommand; result: SealPodEnvResult };
+  [Subjects.pod.createClusterMembers]: { payload: CreateClusterMembersCommand; result: ClusterMembersResult };
+  [Subjects.pod.terminateClusterMembers]: {
+    payload: TerminateClusterMembersCommand;
+    result: ClusterMembersResult;
+  };
   [Subjects.template.create]: { payload: CreateTemplateCommand; result: TemplateView };
   [Subjects.template.update]: { payload: UpdateTemplateCommand; result: TemplateView };
   [Subjects.template.delete]: { payload: DeleteTemplateCommand; result: null };
@@ -259,6 +267,8 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.pod.observe]: ObservePodCommand,
   [Subjects.pod.hostFailed]: HostFailedCommand,
   [Subjects.pod.sealEnv]: SealPodEnvCommand,
+  [Subjects.pod.createClusterMembers]: CreateClusterMembersCommand,
+  [Subjects.pod.terminateClusterMembers]: TerminateClusterMembersCommand,
   [Subjects.template.create]: CreateTemplateCommand,
   [Subjects.template.update]: UpdateTemplateCommand,
   [Subjects.template.delete]: DeleteTemplateCommand,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { ErrorCode } from '../errors/error-code.js';
 import type { CommandOutcome } from './envelope.js';
-import { isTakeDecision, recordedDecisionOf } from './replay-feed.js';
+import { isRefusalDecision, isTakeDecision, recordedDecisionOf } from './replay-feed.js';
 import { Subjects } from './subjects.js';
 
 const ok = (value: unknown): CommandOutcome => ({ ok: true, value });
@@ -26,9 +27,35 @@ describe('recordedDecisionOf', () => {
       undefined,
     ],
     ['a take answer without job ids', Subjects.worker.take, ok({ jobs: [{ input: 1 }] }), undefined],
+    ['a collect of stops', Subjects.worker.collectStops, ok({ jobsToStop: ['j1', 'j3'] }), ['j1', 'j3']],
+    ['a collect of no stops', Subjects.worker.collectStops, ok({ jobsToStop: [] }), []],
+    [
+      'a purge',
+      Subjects.job.purge,
+      ok({ removed: 2, status: 'completed', jobIds: ['j1', 'j2'] }),
+      ['j1', 'j2'],
+    ],
+    ['a purge recorded without ids', Subjects.job.purge, ok({ removed: 2, status: 'completed' }), undefined],
+    ['a collect never applied live', Subjects.worker.collectStops, undefined, undefined],
     ['another command', Subjects.job.submit, ok({ id: 'j1', status: 'IN_QUEUE' }), undefined],
   ])('%s', (_case, subject, outcome, jobIds) => {
     expect(recordedDecisionOf(subject, outcome)).toEqual(jobIds === undefined ? undefined : { jobIds });
+  });
+});
+
+describe('recordedDecisionOf, a refusal for a missing dependency', () => {
+  const refused = { code: ErrorCode.DependencyUnavailable, message: 'the endpoint cannot be checked now' };
+
+  it('is the recorded refusal, whatever the command', () => {
+    const decision = recordedDecisionOf(Subjects.endpoint.save, { ok: false, error: refused });
+    expect(decision).toEqual({ refused });
+    expect(isRefusalDecision(decision)).toBe(true);
+  });
+
+  it('is nothing for another refusal', () => {
+    const error = { code: ErrorCode.NotFound, message: 'no such pod' };
+    expect(recordedDecisionOf(Subjects.pod.start, { ok: false, error })).toBeUndefined();
+    expect(isRefusalDecision({ refused: error })).toBe(false);
   });
 });
 

@@ -1,3 +1,5 @@
+import { ErrorCode } from '../errors/error-code.js';
+import type { ErrorPayload } from '../errors/domain-error.js';
 import { isBlobRef, type BlobRef } from '../jobs/payload-blobs.js';
 import { Subjects } from './subjects.js';
 import type { CommandEnvelope, CommandOutcome } from './envelope.js';
@@ -39,7 +41,36 @@ export interface TakeDecision {
   jobIds: string[];
 }
 
-export type RecordedDecision = TakeDecision;
+/**
+ * A `worker.cmd.collect-stops`'s decision: the jobs it handed to job-stop (`jobsToStop`). A cancel or a timeout on
+ * another lane marks a job's stop pending; whether the collect's statement saw that mark depended on which
+ * committed first, not on the order of the commands.
+ */
+export type StopsDecision = TakeDecision;
+
+/**
+ * A `job.cmd.purge`'s decision: the queued jobs it removed (PurgeOutcome.jobIds). A submit committed while the
+ * purge's statement ran was seen or not by timing.
+ */
+export type PurgeDecision = TakeDecision;
+
+/**
+ * A command refused live because something it needed did not answer (DEPENDENCY_UNAVAILABLE: an owner it asked was
+ * restarting, say): the refusal was its effect, so a rebuild records the same refusal instead of applying the
+ * command against dependencies that answer now.
+ */
+export interface RefusalDecision {
+  refused: ErrorPayload;
+}
+
+/** A take's, a collect's or a purge's jobs (one shape: `{ jobIds }`), or a refusal. */
+export type RecordedDecision = TakeDecision | RefusalDecision;
+
+/** Whether `decided` (from a replay request) is a recorded DEPENDENCY_UNAVAILABLE refusal. */
+export function isRefusalDecision(decided: unknown): decided is RefusalDecision {
+  const refused = (decided as { refused?: Partial<ErrorPayload> } | null)?.refused;
+  return refused?.code === ErrorCode.DependencyUnavailable && typeof refused.message === 'string';
+}
 
 /**
  * A take's answer when it was too large for one message (PayloadBlobs): the blob, plus the ids of the jobs it
@@ -50,7 +81,8 @@ export interface TakeBlobRef extends BlobRef {
 }
 
 /**
- * The decision a recorded outcome shows for a command whose effect depends on a race (today only a take), or
+ * The decision a recorded outcome shows for a command whose effect depends on a race (a take, a collect of stops)
+ * or on a dependency's absence (a DEPENDENCY_UNAVAILABLE refusal), or
  * undefined: not such a command, not applied, failed, or a packed answer of an older release (no ids beside the
  * blob), which the owner then decides again.
  */
@@ -58,6 +90,17 @@ export function recordedDecisionOf(
   subject: string,
   outcome: CommandOutcome | undefined,
 ): RecordedDecision | undefined {
+  if (outcome && !outcome.ok && outcome.error.code === ErrorCode.DependencyUnavailable) {
+    return { refused: outcome.error };
+  }
+  if (subject === Subjects.worker.collectStops && outcome?.ok) {
+    const stops = { jobIds: (outcome.value as { jobsToStop?: unknown } | null)?.jobsToStop };
+    return isTakeDecision(stops) ? stops : undefined;
+  }
+  if (subject === Subjects.job.purge && outcome?.ok) {
+    const purged = { jobIds: (outcome.value as { jobIds?: unknown } | null)?.jobIds };
+    return isTakeDecision(purged) ? purged : undefined;
+  }
   if (subject !== Subjects.worker.take || !outcome?.ok) return undefined;
   const value = outcome.value as { jobs?: unknown; jobIds?: unknown } | null;
   if (isBlobRef(value)) return isTakeDecision(value) ? { jobIds: value.jobIds } : undefined;

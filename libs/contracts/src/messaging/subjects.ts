@@ -108,6 +108,9 @@ export const Subjects = {
     observe: 'pod.cmd.observe',
     hostFailed: 'pod.cmd.host-failed',
     sealEnv: 'pod.cmd.seal-env',
+    /** pod-lifecycle, on the scheduler's cluster.evt.created / deleted: recorded, so replayed where it was applied. */
+    createClusterMembers: 'pod.cmd.create-cluster-members',
+    terminateClusterMembers: 'pod.cmd.terminate-cluster-members',
     get: 'pod.qry.get',
     list: 'pod.qry.list',
     listByCluster: 'pod.qry.list-by-cluster',

@@ -1,6 +1,16 @@
 import { Type } from 'class-transformer';
 import type { UsageRates } from '../usage/usage.contracts.js';
-import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, Matches, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsISO8601,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Min,
+} from 'class-validator';
 
 /** A port as the interface writes it: `8888/http` or `22/tcp`. */
 export const PORT_SPEC = /^([1-9]\d{0,4})\/(http|tcp)$/;
@@ -72,6 +82,14 @@ export class ReservePodCommand {
 export class ReleasePodCommand {
   @IsString()
   podId: string;
+
+  /**
+   * Only a reservation made at or before this time goes (ISO): the scheduler's release after a pod's EXITED or
+   * TERMINATED status, which must keep a newer reservation made to resume the pod.
+   */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  notAfter?: string;
 }
 
 /** Where a pod landed: the host, its data center and address, and the public port of every exposed port. */

@@ -17,6 +17,7 @@ import { MountsDto } from '../common/mounts.dto.js';
 import { CreatePodDto, UpdatePodDto } from './pod.dto.js';
 import { PodStatus } from './pod-status.js';
 import { IsSealedEnv, type SealedEnv } from './sealed-env.js';
+import type { ClusterCreatedEvent, ClusterDeletedEvent } from './pod.events.js';
 
 /** `pod.cmd.create`: a standalone pod (placed through `placement.cmd.reserve`). The REST body's fields, plus: */
 export class CreatePodCommand extends CreatePodDto {
@@ -198,4 +199,24 @@ export class ListPodsByClusterQuery {
   @IsString()
   @IsNotEmpty()
   clusterId: string;
+}
+
+/**
+ * `pod.cmd.create-cluster-members`: pod-lifecycle's reaction to the scheduler's `cluster.evt.created`, recorded (an
+ * id derived from the event) so that a rebuild creates the members where the live side did: the event as heard.
+ */
+export class CreateClusterMembersCommand {
+  @IsObject()
+  cluster: ClusterCreatedEvent;
+}
+
+/** `pod.cmd.terminate-cluster-members`: the reaction to `cluster.evt.deleted`, recorded the same way. */
+export class TerminateClusterMembersCommand {
+  @IsObject()
+  cluster: ClusterDeletedEvent;
+}
+
+export interface ClusterMembersResult {
+  /** The member pods created, or terminated. */
+  pods: number;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PodStatus, Subjects, type PodStatusChangedEvent } from '@app/contracts';
-import { EventHandler, type EventContext } from '@app/messaging';
+import { CommandBus, EventHandler, type EventContext } from '@app/messaging';
 import { PlacementRepository } from '../../placement/placement.repository.js';
 import type { ClusterMemberEntity } from '../cluster-member.entity.js';
 import { ClustersRepository } from '../clusters.repository.js';
@@ -20,14 +20,18 @@ function normalizeMappings(
 
 /**
  * Follows pod-lifecycle's status events: a member's status drives its cluster's summary, primary and
- * sshEndpoint; any pod reaching EXITED or TERMINATED gives back its GPUs and ports (idempotently: a released
- * reservation is gone, and a reservation newer than the event, made to resume the pod, is kept).
+ * sshEndpoint; any pod reaching EXITED or TERMINATED gives back its GPUs and ports by a recorded
+ * `placement.cmd.release` (an id derived from the event, so a redelivery records nothing new; `notAfter` the event's
+ * time, so a reservation newer than the event, made to resume the pod, is kept). The release changes the placement
+ * ledger, which later placements read: made here, by the event's handling, its place among the placements was
+ * timing, and a rebuild (which does not issue it again: REPLAY_MODE) applies it where it was recorded.
  */
 @Injectable()
 export class FollowPodStatusHandler {
   constructor(
     private readonly clusters: ClustersRepository,
     private readonly placement: PlacementRepository,
+    private readonly commands: CommandBus,
   ) {}
 
   @EventHandler(Subjects.pod.statusChanged)
@@ -48,7 +52,13 @@ export class FollowPodStatusHandler {
       await this.clusters.updateMember(member.podId, changes, manager);
     }
     if (payload.status === PodStatus.Exited || payload.status === PodStatus.Terminated) {
-      await this.placement.release(manager, payload.podId, at);
+      await this.commands.recordReaction(
+        ctx.event,
+        'release',
+        Subjects.placement.release,
+        { podId: payload.podId, notAfter: payload.at },
+        payload.ownerId,
+      );
     }
   }
 }

@@ -1,6 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { PodStatus, Subjects, type ClusterCreatedEvent, type ClusterMemberSpec } from '@app/contracts';
-import { EventHandler, type EventContext } from '@app/messaging';
+import {
+  PodStatus,
+  Subjects,
+  type ClusterCreatedEvent,
+  type ClusterMembersResult,
+  type ClusterMemberSpec,
+  type CreateClusterMembersCommand,
+} from '@app/contracts';
+import {
+  CommandBus,
+  CommandHandler,
+  EventHandler,
+  type CommandContext,
+  type EventContext,
+} from '@app/messaging';
+import { recordMembersCommand } from '../cluster-members.reaction.js';
 import { PodEntity } from '../pod.entity.js';
 import { toStatusChangedEvent } from '../pod.mapper.js';
 import { PodRepository } from '../pod.repository.js';
@@ -13,7 +27,9 @@ import { PodUsage } from '../usage/pod-usage.service.js';
  * one status event each; the runtime driver takes them from there. A member that exists already is left alone
  * (the event is applied once anyway; this also covers a pod id reused by a replay). When the cluster's delete was
  * heard first (this event delivered again after a replica died with it), each member is terminated as it is
- * created, through the same transition a delete takes, so its GPUs are given back.
+ * created, through the same transition a delete takes, so its GPUs are given back. The event is answered by a
+ * recorded command (`pod.cmd.create-cluster-members`, an id derived from the event), which does the work: a
+ * rebuild creates the members where the live side did, rather than whenever it handles the event.
  */
 @Injectable()
 export class CreateClusterMembersHandler {
@@ -22,12 +38,19 @@ export class CreateClusterMembersHandler {
     private readonly usage: PodUsage,
     private readonly transitions: PodTransitions,
     private readonly deletedClusters: DeletedClustersRepository,
+    private readonly commands: CommandBus,
   ) {}
 
   @EventHandler(Subjects.cluster.created)
-  async handle(ctx: EventContext<ClusterCreatedEvent>): Promise<void> {
-    const { payload } = ctx.event;
-    const now = new Date(ctx.event.occurredAt);
+  heard(ctx: EventContext<ClusterCreatedEvent>): Promise<void> {
+    return recordMembersCommand(this.commands, ctx.event, Subjects.pod.createClusterMembers);
+  }
+
+  @CommandHandler(Subjects.pod.createClusterMembers)
+  async handle(ctx: CommandContext<CreateClusterMembersCommand>): Promise<ClusterMembersResult> {
+    const payload = ctx.payload.cluster;
+    const now = ctx.now;
+    let created = 0;
     const deleted = await this.deletedClusters.isDeleted(payload.clusterId, ctx.manager);
     const writer: StatusWriter = {
       manager: ctx.manager,
@@ -41,9 +64,11 @@ export class CreateClusterMembersHandler {
       await this.pods.insert(pod, ctx.manager);
       await this.usage.statusChanged(pod, null, now, ctx.manager);
       await ctx.emit(Subjects.pod.statusChanged, toStatusChangedEvent(pod, null), pod.id);
+      created += 1;
       if (!deleted) continue;
       await this.transitions.terminateClusterMember(pod, payload.clusterId, writer);
     }
+    return { pods: created };
   }
 }
 

@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { Subjects, type CollectStopsCommand, type StopsResult } from '@app/contracts';
+import { Subjects, isTakeDecision, type CollectStopsCommand, type StopsResult } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { WorkersRepository, workerCallTime } from '../workers.repository.js';
 
-/** job-stop: the jobs this worker must abandon (cancelled, timed out), each handed out once. */
+/**
+ * job-stop: the jobs this worker must abandon (cancelled, timed out), each handed out once. Which of them a collect
+ * sees depends on which cancels had committed when its statement ran; in a rebuild it collects exactly what its
+ * recorded outcome shows (`ctx.decided`, ADR 28).
+ */
 @Injectable()
 export class CollectStopsHandler {
   constructor(
@@ -21,6 +25,7 @@ export class CollectStopsHandler {
       workerCallTime(payload.requestedAt, now),
       manager,
     );
-    return { jobsToStop: await this.jobs.collectStops(payload.workerId, now, manager) };
+    const decided = isTakeDecision(ctx.decided) ? ctx.decided.jobIds : undefined;
+    return { jobsToStop: await this.jobs.collectStops(payload.workerId, now, manager, decided) };
   }
 }

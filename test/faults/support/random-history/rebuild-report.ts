@@ -1,0 +1,67 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT } from '../../../support/paths.js';
+
+const run = promisify(execFile);
+
+/** The parts of `npm run replay -- rebuild --json`'s report (tools/replay/src/rebuild.ts) the history test reads. */
+export interface RebuildSummary {
+  code: number;
+  commands: number;
+  notAppliedLive: number;
+  firstPass: { applied: number; failed: number; seconds?: number };
+  secondPass: { applied: number; failed: number };
+  outcomeMismatches: { seq: number; subject: string; live: string; rebuilt: string }[];
+  differences: unknown[];
+  later: { recorded: number; replayed: number; pendingLive: number };
+  /** The tool's stderr when the report could not be read. */
+  stderr: string;
+}
+
+/** Runs the rebuild against the live system (`env`: its bus, database and shared settings) and reads the report. */
+export async function runRebuild(env: Record<string, string>): Promise<RebuildSummary> {
+  const { stdout, stderr, code } = await run(
+    process.execPath,
+    [join(ROOT, 'dist/tools/replay/replay.cli.js'), 'rebuild', '--json'],
+    { env: { PATH: process.env.PATH ?? '', ...env }, maxBuffer: 256 * 1024 * 1024 },
+  ).then(
+    (done) => ({ ...done, code: 0 }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+  let report: Record<string, unknown>;
+  try {
+    report = JSON.parse(stdout) as Record<string, unknown>;
+  } catch {
+    throw new Error(`the rebuild printed no report (exit ${code}):\n${stderr.slice(-4000)}`);
+  }
+  const comparison = report.comparison as { differences: unknown[] };
+  return {
+    code,
+    commands: report.commands as number,
+    notAppliedLive: report.notAppliedLive as number,
+    firstPass: report.firstPass as RebuildSummary['firstPass'],
+    secondPass: report.secondPass as RebuildSummary['secondPass'],
+    outcomeMismatches: report.outcomeMismatches as RebuildSummary['outcomeMismatches'],
+    differences: comparison.differences,
+    later: report.later as RebuildSummary['later'],
+    stderr: code ? stderr.slice(-4000) : '',
+  };
+}
+
+/** A failing rebuild, readable: the first outcome mismatches and table differences, and how to run it again. */
+export function describeRebuild(seed: number, commands: number, summary: RebuildSummary): string {
+  return [
+    `seed ${seed} differs: rerun with HISTORY_SEEDS=${seed} HISTORY_COMMANDS=${commands} npm run test:faults -- --testPathPatterns random-history`,
+    `commands ${summary.commands}, first pass ${JSON.stringify(summary.firstPass)}, second pass ${JSON.stringify(summary.secondPass)}, exit ${summary.code}`,
+    `outcome mismatches (${summary.outcomeMismatches.length}):`,
+    ...summary.outcomeMismatches
+      .slice(0, 15)
+      .map(
+        (m) => `  #${m.seq} ${m.subject}: live ${m.live.slice(0, 300)} | rebuilt ${m.rebuilt.slice(0, 300)}`,
+      ),
+    `table differences (${summary.differences.length}):`,
+    ...summary.differences.slice(0, 15).map((d) => `  ${JSON.stringify(d).slice(0, 1200)}`),
+    summary.stderr,
+  ].join('\n');
+}
