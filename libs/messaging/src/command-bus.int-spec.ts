@@ -38,7 +38,8 @@ describe('CommandBus.recordReaction', () => {
     const { state } = await client.jsm.streams.info(stream);
     const out: CommandEnvelope[] = [];
     for (let seq = state.first_seq; seq <= state.last_seq && state.messages; seq++) {
-      out.push((await client.jsm.streams.getMessage(stream, { seq })).json<CommandEnvelope>());
+      const message = await client.jsm.streams.getMessage(stream, { seq });
+      if (message) out.push(message.json<CommandEnvelope>());
     }
     return out;
   }
