@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ErrorCode, PodStatus, Subjects, type Actor, type PodView } from '@app/contracts';
+import {
+  ErrorCode,
+  PodStatus,
+  Subjects,
+  type Actor,
+  type ClusterCreatedEvent,
+  type PodView,
+} from '@app/contracts';
 import { CatalogChecks } from '../../apps/cluster-scheduler/src/catalog/catalog.checks.js';
 import { CatalogRepository } from '../../apps/cluster-scheduler/src/catalog/catalog.repository.js';
 import { FleetLoader } from '../../apps/cluster-scheduler/src/catalog/fleet.loader.js';
@@ -14,7 +21,9 @@ import { ReservePodHandler } from '../../apps/cluster-scheduler/src/placement/re
 import { NetworkVolumesRepository } from '../../apps/cluster-scheduler/src/volumes/network-volumes.repository.js';
 import { DATA_SOURCE_SPEC as POD_SPEC } from '../../apps/pod-lifecycle/src/data-source.js';
 import { PodLifecycleConfig } from '../../apps/pod-lifecycle/src/pod-lifecycle.config.js';
+import { CreateClusterMembersHandler } from '../../apps/pod-lifecycle/src/pods/create-cluster-members/create-cluster-members.handler.js';
 import { CreatePodHandler } from '../../apps/pod-lifecycle/src/pods/create-pod/create-pod.handler.js';
+import { DeletedClustersRepository } from '../../apps/pod-lifecycle/src/pods/deleted-clusters/deleted-clusters.repository.js';
 import { HostFailedHandler } from '../../apps/pod-lifecycle/src/pods/host-failed/host-failed.handler.js';
 import { ObservePodHandler } from '../../apps/pod-lifecycle/src/pods/observe-pod/observe-pod.handler.js';
 import { PodTransitions } from '../../apps/pod-lifecycle/src/pods/pod-transitions.js';
@@ -23,6 +32,7 @@ import { ResetPodHandler } from '../../apps/pod-lifecycle/src/pods/reset-pod/res
 import { SealPodEnvHandler } from '../../apps/pod-lifecycle/src/pods/seal-pod-env/seal-pod-env.handler.js';
 import { StartPodHandler } from '../../apps/pod-lifecycle/src/pods/start-pod/start-pod.handler.js';
 import { StopPodHandler } from '../../apps/pod-lifecycle/src/pods/stop-pod/stop-pod.handler.js';
+import { TerminateClusterMembersHandler } from '../../apps/pod-lifecycle/src/pods/terminate-cluster-members/terminate-cluster-members.handler.js';
 import { TerminatePodHandler } from '../../apps/pod-lifecycle/src/pods/terminate-pod/terminate-pod.handler.js';
 import { UpdatePodHandler } from '../../apps/pod-lifecycle/src/pods/update-pod/update-pod.handler.js';
 import { PodUsageRepository } from '../../apps/pod-lifecycle/src/pods/usage/pod-usage.repository.js';
@@ -89,6 +99,7 @@ beforeAll(async () => {
   const catalogTemplates = new CatalogTemplates(new PodLifecycleConfig());
   catalogTemplates.onModuleInit();
   const registryAuths = new RegistryAuthRepository(dataSource);
+  const deletedClusters = new DeletedClustersRepository();
   pods.register(
     new CreatePodHandler(
       podRepository,
@@ -107,6 +118,9 @@ beforeAll(async () => {
     new ObservePodHandler(podRepository, transitions),
     new HostFailedHandler(podRepository, transitions),
     new SealPodEnvHandler(podRepository),
+    // The member commands only; their event handlers (which record them) are not called here.
+    new CreateClusterMembersHandler(podRepository, usage, transitions, deletedClusters, commands),
+    new TerminateClusterMembersHandler(podRepository, transitions, deletedClusters, commands),
   );
 });
 
@@ -278,5 +292,67 @@ describe('platform commands', () => {
     await expect(pods.send(Subjects.pod.sealEnv, command, { actor: SYSTEM })).resolves.toEqual({
       sealed: ['MODE'],
     });
+  });
+});
+
+describe('cluster members (pod.cmd.create-cluster-members, pod.cmd.terminate-cluster-members)', () => {
+  const CLUSTER = 'cluster-handlers';
+  const member = (rank: number): ClusterCreatedEvent['members'][number] => ({
+    podId: `${CLUSTER}-pod-${rank}`,
+    rank,
+    role: rank === 0 ? 'primary' : 'node',
+    name: `member-${rank}`,
+    placement: {
+      podId: `${CLUSTER}-pod-${rank}`,
+      hostId: 'host-0',
+      dataCenterId: 'EU-RO-1',
+      publicIp: '198.51.100.1',
+      gpuTypeId: GPU,
+      gpuCount: 8,
+      portMappings: {},
+    },
+    image: 'runpod/pytorch:2.4.0',
+    env: {},
+    ports: [],
+    disk: 50,
+    startJupyter: false,
+    overlayIp: `10.128.0.${rank + 1}`,
+  });
+  const cluster: ClusterCreatedEvent = {
+    clusterId: CLUSTER,
+    ownerId: ALICE.userId,
+    members: [member(0), member(1)],
+  };
+  const statuses = async (): Promise<string[]> =>
+    (
+      await pods.dataSource.query<{ status: string }[]>(
+        'SELECT status FROM pod_lifecycle.pods WHERE cluster_id = $1 ORDER BY id',
+        [CLUSTER],
+      )
+    ).map((row) => row.status);
+
+  it('creates the members once (a second command for the same cluster creates none), then terminates them', async () => {
+    const actor = { actor: SYSTEM };
+    await expect(pods.send(Subjects.pod.createClusterMembers, { cluster }, actor)).resolves.toEqual({
+      pods: 2,
+    });
+    await expect(pods.send(Subjects.pod.createClusterMembers, { cluster }, actor)).resolves.toEqual({
+      pods: 0,
+    });
+    expect(await statuses()).toEqual([PodStatus.Provisioning, PodStatus.Provisioning]);
+    const deleted = { clusterId: CLUSTER, ownerId: ALICE.userId, podIds: [member(0).podId, member(1).podId] };
+    await expect(
+      pods.send(Subjects.pod.terminateClusterMembers, { cluster: deleted }, actor),
+    ).resolves.toEqual({ pods: 2 });
+    expect(await statuses()).toEqual([PodStatus.Terminated, PodStatus.Terminated]);
+  });
+
+  it('refuses a command without its cluster (422), writing nothing', async () => {
+    for (const subject of [Subjects.pod.createClusterMembers, Subjects.pod.terminateClusterMembers]) {
+      expect(await pods.refusal(() => pods.send(subject, {}, { actor: SYSTEM }))).toMatchObject({
+        code: ErrorCode.ValidationFailed,
+        wrote: [],
+      });
+    }
   });
 });
