@@ -278,10 +278,6 @@ export class PlacementRepository implements PodsMountingVolume {
   }
 
   /**
-   * Frees a pod's reservation (GPUs, CPU slot, ports) if it holds one made no later than `notAfter`; idempotent.
-   * Returns the reservation freed, or null.
-   */
-  /**
    * Takes the placement ledger's lock (a transaction-scoped advisory lock) until the transaction ends: every
    * placement and release holds it, so they apply one at a time, each seeing all the ones before it, in the order
    * their processed rows are written (which a rebuild follows). Without it, two placements running side by side
@@ -291,6 +287,10 @@ export class PlacementRepository implements PodsMountingVolume {
     await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [PLACEMENT_LEDGER_LOCK]);
   }
 
+  /**
+   * Frees a pod's reservation (GPUs, CPU slot, ports) if it holds one made no later than `notAfter`; idempotent.
+   * Returns the reservation freed, or null.
+   */
   async release(manager: EntityManager, podId: string, notAfter?: Date): Promise<ReservationEntity | null> {
     await this.lockLedger(manager);
     const deleted: Record<string, unknown>[] = await manager.query(

@@ -19,7 +19,7 @@ export class Rng {
     return uniformInt(this.gen, min, max);
   }
 
-  /** True with probability `p` (in thousandths). */
+  /** True with probability `p` (from 0 to 1, to a thousandth). */
   chance(p: number): boolean {
     return this.int(0, 999) < p * 1000;
   }
