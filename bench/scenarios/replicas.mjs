@@ -9,6 +9,7 @@
 // replicas have no core of their own: the expectation is no gain, and no loss beyond noise (ratio ≈ 1).
 import { benchEndpoint, startEchoWorkers, WORKER_CONCURRENCY, WORKERS } from '../lib/fixtures.mjs';
 import { submitJobs, throughputOf, untilFinished } from '../lib/jobs-load.mjs';
+import { processCpuMs } from '../lib/processes.mjs';
 
 const SUBMITTERS = 32;
 const DRAIN_TIMEOUT_MS = 120_000;
@@ -20,8 +21,13 @@ const WARMUP_JOBS = 50;
 const SETTLE_JOBS = 40;
 const REPLICATED = ['gateway', 'queue-broker'];
 
-/** One round of load through `gateways` (URLs), workers spread over them; `settle` untimed jobs first. */
-async function load(state, gateways, podPrefix, count, settle) {
+const cpuOf = (pids) => pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+
+/**
+ * One round of load through `gateways` (URLs), workers spread over them; `settle` untimed jobs first. `jobPathPids`:
+ * the gateways and queue-brokers, whose CPU time over the timed batch is reported per job (with the workers').
+ */
+async function load(state, gateways, jobPathPids, podPrefix, count, settle) {
   const workers = startEchoWorkers({
     endpoint: state.endpoint,
     gateways,
@@ -41,16 +47,22 @@ async function load(state, gateways, podPrefix, count, settle) {
       const settled = await submit(settle);
       await untilFinished(state.ctx.sql, [...settled.keys()], { timeoutMs: DRAIN_TIMEOUT_MS });
     }
+    const pids = [...jobPathPids, ...workers.map((worker) => worker.pid)];
+    const cpuBefore = cpuOf(pids);
     const submittedAt = await submit(count);
     const finishedAt = await untilFinished(state.ctx.sql, [...submittedAt.keys()], {
       timeoutMs: DRAIN_TIMEOUT_MS,
     });
-    return throughputOf(count, submittedAt, finishedAt);
+    return {
+      ...throughputOf(count, submittedAt, finishedAt),
+      cpuMsPerJob: (cpuOf(pids) - cpuBefore) / count,
+    };
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()));
   }
 }
 
+const appPids = (state) => REPLICATED.map((name) => state.ctx.system.pid(name));
 const tag = (round, warmup) => (warmup ? 'w' : String(round));
 
 export default {
@@ -71,7 +83,7 @@ export default {
       async run(state, { round, warmup }) {
         const gateways = [state.ctx.system.url('gateway')];
         const [count, settle] = warmup ? [WARMUP_JOBS, 0] : [state.jobs, SETTLE_JOBS];
-        return load(state, gateways, `bench-one-${tag(round, warmup)}`, count, settle);
+        return load(state, gateways, appPids(state), `bench-one-${tag(round, warmup)}`, count, settle);
       },
     },
     two: {
@@ -86,7 +98,8 @@ export default {
           if (failed) throw failed.reason;
           const gateways = [state.ctx.system.url('gateway'), replicas[0].url];
           const [count, settle] = warmup ? [WARMUP_JOBS, 0] : [state.jobs, SETTLE_JOBS];
-          return await load(state, gateways, `bench-two-${tag(round, warmup)}`, count, settle);
+          const pids = [...appPids(state), ...replicas.map((replica) => replica.pid)];
+          return await load(state, gateways, pids, `bench-two-${tag(round, warmup)}`, count, settle);
         } finally {
           // The gateway first: nothing routes work to the broker replica once it goes.
           for (const replica of replicas) await replica.stop();
@@ -109,10 +122,18 @@ export default {
       ours: ['two', 'p99'],
       baseline: ['one', 'p99'],
     },
+    {
+      label: 'CPU per job of the gateways, queue-brokers and workers, two replicas vs one',
+      unit: 'ms',
+      better: 'lower',
+      ours: ['two', 'cpuMsPerJob'],
+      baseline: ['one', 'cpuMsPerJob'],
+    },
   ],
   notes: (state) => [
     `${state.jobs} jobs per round and side, timed after ${SETTLE_JOBS} untimed jobs through the same gateways and workers; the second gateway and queue-broker are started before each "two" round (not timed) and stopped after it`,
     'only the gateway and the queue-broker are on the job path and replicated here (the bench runs pod-lifecycle on the local runtime, which is single-replica by design)',
     'on 2 cores a second replica gets no core of its own: the expectation is a ratio ≈ 1 (no gain, no loss beyond noise)',
+    'CPU per job: user + system time of the gateway(s), queue-broker(s) and worker processes over the timed batch (/proc/<pid>/stat), divided by its jobs; on a saturated machine, what more CPU per job costs is throughput',
   ],
 };

@@ -138,19 +138,20 @@ export class DeliveryApplier {
         results = pending.map(() => error as Error);
       }
       const waiting: typeof pending = [];
-      let applied = false;
+      let emitted = false;
       pending.forEach(({ item }, i) => {
         const result = results[i];
         if (!(result instanceof Error)) {
           this.settled(item, result);
-          applied ||= !result.duplicate;
+          emitted ||= result.events.length > 0;
         } else if (!this.stopping && isDatabaseUnavailable(result)) {
           waiting.push(pending[i]);
         } else {
           void this.failed(kind, item.msg, item.identity, result);
         }
       });
-      if (applied) this.outbox.kick();
+      // Only a batch that wrote events has anything to relay (an empty take writes none).
+      if (emitted) this.outbox.kick();
       if (!waiting.length) this.databaseDown = false;
       pending = waiting;
       if (pending.length) await this.waitForDatabase(pending, attempt);
@@ -244,10 +245,10 @@ export class DeliveryApplier {
     };
   }
 
-  /** After a commit: a hint of each event written, and the outbox relay woken when anything was applied. */
+  /** After a commit: a hint of each event written, and the outbox relay woken when any was. */
   committed(results: ProcessResult[]): void {
     for (const result of results) for (const event of result.events) this.replies.hint(event);
-    if (results.some((r) => !r.duplicate)) this.outbox.kick();
+    if (results.some((r) => r.events.length > 0)) this.outbox.kick();
   }
 
   /** After the commit: the outcome to its caller, the ack, the hints, the metrics. */

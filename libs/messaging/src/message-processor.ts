@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import {
   DomainError,
@@ -9,7 +9,8 @@ import {
   type CommandOutcome,
   type ErrorPayload,
 } from '@app/contracts';
-import { OutboxMessageEntity, ProcessedCommandEntity } from '@app/database';
+import { ProcessedCommandEntity } from '@app/database';
+import { BookkeepingStatements, type OutboxRow, type ProcessedRow } from './bookkeeping-statements.js';
 import { FaultInjector } from './fault-injector.js';
 
 /** The identity of a message to apply once: a command (command id) or an event (event id). */
@@ -58,8 +59,6 @@ export interface BatchItem {
   effect: Effect;
 }
 
-type OutboxRow = QueryDeepPartialEntity<OutboxMessageEntity>;
-
 function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
@@ -82,24 +81,23 @@ function isUniqueViolation(error: unknown): boolean {
  */
 @Injectable()
 export class MessageProcessor {
+  private readonly statements: BookkeepingStatements;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly faults: FaultInjector,
-  ) {}
+  ) {
+    this.statements = new BookkeepingStatements(dataSource);
+  }
 
   async find(id: string): Promise<CommandOutcome | null> {
-    const row = await this.dataSource.manager.findOne(ProcessedCommandEntity, { where: { commandId: id } });
-    return row?.outcome ?? null;
+    return (await this.findMany([id])).get(id) ?? null;
   }
 
   /** The recorded outcomes of those of `ids` that were applied, in one statement. */
   async findMany(ids: string[]): Promise<Map<string, CommandOutcome>> {
     if (!ids.length) return new Map();
-    const rows = await this.dataSource.manager.find(ProcessedCommandEntity, {
-      select: { commandId: true, outcome: true },
-      where: { commandId: In(ids) },
-    });
-    return new Map(rows.map((row) => [row.commandId, row.outcome]));
+    return this.statements.find(this.dataSource.manager, ids);
   }
 
   async process(message: MessageIdentity, effect: Effect): Promise<ProcessResult> {
@@ -178,7 +176,7 @@ export class MessageProcessor {
   private async applyTogether(items: BatchItem[]): Promise<ProcessResult[]> {
     const results = await this.dataSource.transaction(async (manager) => {
       const outbox: OutboxRow[] = [];
-      const processed: QueryDeepPartialEntity<ProcessedCommandEntity>[] = [];
+      const processed: ProcessedRow[] = [];
       const applied: ProcessResult[] = [];
       for (const { message, effect } of items) {
         const events: EmittedEvent[] = [];
@@ -198,10 +196,9 @@ export class MessageProcessor {
           outbox.push({
             id: event.id,
             subject,
-            payload: payload as object,
+            payload,
             correlationId: message.correlationId,
-            occurredAt: new Date(message.issuedAt),
-            publishedAt: null,
+            occurredAt: message.issuedAt,
           });
           return Promise.resolve();
         };
@@ -211,13 +208,19 @@ export class MessageProcessor {
           ok: true,
           value: JSON.parse(JSON.stringify(value ?? null)) as unknown,
         };
-        processed.push(this.row(message, outcome));
+        processed.push({
+          commandId: message.id,
+          subject: message.subject,
+          outcome,
+          issuedAt: message.issuedAt,
+          correlationId: message.correlationId,
+          actorUserId: message.actorUserId,
+        });
         applied.push({ outcome, duplicate: false, events });
       }
       // Rows in apply order: the outbox relays by `seq`, and a rebuild follows `processed_at`
       // (clock_timestamp() is taken row by row, in order).
-      if (outbox.length) await manager.insert(OutboxMessageEntity, outbox);
-      await manager.insert(ProcessedCommandEntity, processed);
+      await this.statements.record(manager, outbox, processed);
       for (const { message } of items) this.faults.maybeCrash('crash-before-commit', message.subject);
       return applied;
     });

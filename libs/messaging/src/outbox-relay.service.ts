@@ -4,15 +4,17 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { Headers } from '@app/contracts';
 import { OutboxMessageEntity } from '@app/database';
 import { busMetrics } from '@app/observability';
+import { BookkeepingStatements, type ClaimedOutboxRow } from './bookkeeping-statements.js';
 import type { EventEnvelope } from './handler-context.js';
 import { NatsClient } from './nats-client.js';
 
 const BATCH = 100;
 
 /**
- * Relays outbox rows to the events stream in insertion order, after commit: kicked after each applied command
- * and swept every second for what a crash or an outage left behind. Rows are claimed with SKIP LOCKED so
- * replicas share the work; the event id is the `Nats-Msg-Id`, so a row published twice is stored once.
+ * Relays outbox rows to the events stream in insertion order, after commit: kicked after each batch that wrote
+ * events and swept every second for what a crash or an outage left behind. Rows are claimed with SKIP LOCKED so
+ * replicas share the work, and marked published in the same statement, in a transaction that commits only once
+ * the stream acknowledged them; the event id is the `Nats-Msg-Id`, so a row published twice is stored once.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -20,11 +22,14 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> | null = null;
   private again = false;
+  private readonly statements: BookkeepingStatements;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly nats: NatsClient,
-  ) {}
+  ) {
+    this.statements = new BookkeepingStatements(dataSource);
+  }
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => {
@@ -57,25 +62,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private async flush(): Promise<void> {
     for (;;) {
       const relayed = await this.dataSource.transaction(async (manager) => {
-        const rows = await manager
-          .getRepository(OutboxMessageEntity)
-          .createQueryBuilder('o')
-          .where('o.published_at IS NULL')
-          .orderBy('o.seq', 'ASC')
-          .limit(BATCH)
-          .setLock('pessimistic_write')
-          .setOnLocked('skip_locked')
-          .getMany();
+        const rows = await this.statements.claim(manager, BATCH);
         // Sent back to back on the one connection, so the stream stores them in this order; the acks are awaited
-        // together (one round trip for the batch, not one per row).
+        // together (one round trip for the batch, not one per row). A failure rolls the marks back.
         await Promise.all(rows.map((row) => this.publish(row)));
-        if (rows.length) {
-          await manager.update(
-            OutboxMessageEntity,
-            rows.map((r) => r.id),
-            { publishedAt: new Date() },
-          );
-        }
         return rows.length;
       });
       if (relayed < BATCH) break;
@@ -92,7 +82,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  private async publish(row: OutboxMessageEntity): Promise<void> {
+  private async publish(row: ClaimedOutboxRow): Promise<void> {
     const event: EventEnvelope = {
       eventId: row.id,
       subject: row.subject,

@@ -1,0 +1,129 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { CommandOutcome } from '@app/contracts';
+import { OutboxMessageEntity, ProcessedCommandEntity, preparedQuery } from '@app/database';
+
+/** A processed-commands row as the processor writes it (`processed_at` is the statement's clock_timestamp()). */
+export interface ProcessedRow {
+  commandId: string;
+  subject: string;
+  outcome: CommandOutcome;
+  issuedAt: string;
+  correlationId: string;
+  actorUserId: string;
+}
+
+/** An outbox row as the processor writes it (`seq` from its sequence, `published_at` null). */
+export interface OutboxRow {
+  id: string;
+  subject: string;
+  payload: unknown;
+  correlationId: string;
+  occurredAt: string;
+}
+
+/** An outbox row claimed by the relay. */
+export interface ClaimedOutboxRow {
+  id: string;
+  seq: string;
+  subject: string;
+  payload: unknown;
+  correlationId: string;
+  occurredAt: Date;
+}
+
+/**
+ * The statements every applied message pays for besides its own effect — look up what was applied, write the
+ * processed rows and outbox rows of a batch, claim rows to relay — as single prepared statements on `pg`, built
+ * once from the entities' table names. They were TypeORM calls: a query built and its result mapped per call, and
+ * two inserts where one statement does (issue 13: most of a command's cost was such overhead and round trips).
+ */
+export class BookkeepingStatements {
+  private readonly findText: string;
+  private readonly recordText: string;
+  private readonly claimText: string;
+  private readonly names: { find: string; record: string; claim: string };
+
+  constructor(dataSource: DataSource) {
+    const processed = dataSource.getMetadata(ProcessedCommandEntity);
+    const outbox = dataSource.getMetadata(OutboxMessageEntity);
+    const table = (m: typeof processed) => (m.schema ? `"${m.schema}"."${m.tableName}"` : `"${m.tableName}"`);
+    const processedTable = table(processed);
+    const outboxTable = table(outbox);
+    // One text per statement name for the life of the process (prepared per connection): the table is in it.
+    this.names = {
+      find: `processed.find:${processed.tablePath}`,
+      record: `processed.record:${processed.tablePath}:${outbox.tablePath}`,
+      claim: `outbox.claim:${outbox.tablePath}`,
+    };
+    this.findText = `SELECT command_id, outcome FROM ${processedTable} WHERE command_id = ANY($1::text[])`;
+    // Rows in the order given: the outbox's `seq` follows it (the relay publishes by seq) and so does each processed
+    // row's clock_timestamp() (a rebuild follows processed_at, docs/adr/0011-replay-and-rebuild.md). The outbox
+    // insert is a data-modifying CTE: it runs to completion whether or not the main statement reads it.
+    this.recordText =
+      `WITH events AS (INSERT INTO ${outboxTable} (id, subject, payload, correlation_id, occurred_at) ` +
+      `SELECT id, subject, payload, correlation_id, occurred_at FROM unnest($1::text[], $2::text[], $3::jsonb[], ` +
+      `$4::text[], $5::timestamptz[]) WITH ORDINALITY AS e(id, subject, payload, correlation_id, occurred_at, n) ` +
+      `ORDER BY n) ` +
+      `INSERT INTO ${processedTable} (command_id, subject, outcome, issued_at, processed_at, correlation_id, ` +
+      `actor_user_id) SELECT command_id, subject, outcome, issued_at, clock_timestamp(), correlation_id, ` +
+      `actor_user_id FROM unnest($6::text[], $7::text[], $8::jsonb[], $9::timestamptz[], $10::text[], ` +
+      `$11::text[]) WITH ORDINALITY AS p(command_id, subject, outcome, issued_at, correlation_id, actor_user_id, n) ` +
+      `ORDER BY n`;
+    // Claimed and marked in one statement, in the relay's transaction: rolled back (unmarked) if publishing fails.
+    this.claimText =
+      `UPDATE ${outboxTable} SET published_at = now() WHERE id IN (SELECT id FROM ${outboxTable} ` +
+      `WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED) ` +
+      `RETURNING id, seq, subject, payload, correlation_id, occurred_at`;
+  }
+
+  /** The recorded outcomes of those of `ids` that were applied, in one statement. */
+  async find(manager: EntityManager, ids: string[]): Promise<Map<string, CommandOutcome>> {
+    const rows = await preparedQuery<{ command_id: string; outcome: CommandOutcome }>(
+      manager,
+      this.names.find,
+      this.findText,
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.command_id, row.outcome]));
+  }
+
+  /** Writes a batch's outbox rows and processed rows, each in the order given, in one statement. */
+  async record(manager: EntityManager, outbox: OutboxRow[], processed: ProcessedRow[]): Promise<void> {
+    await preparedQuery(manager, this.names.record, this.recordText, [
+      outbox.map((r) => r.id),
+      outbox.map((r) => r.subject),
+      outbox.map((r) => JSON.stringify(r.payload)),
+      outbox.map((r) => r.correlationId),
+      outbox.map((r) => r.occurredAt),
+      processed.map((r) => r.commandId),
+      processed.map((r) => r.subject),
+      processed.map((r) => JSON.stringify(r.outcome)),
+      processed.map((r) => r.issuedAt),
+      processed.map((r) => r.correlationId),
+      processed.map((r) => r.actorUserId),
+    ]);
+  }
+
+  /** Claims (marks published) up to `limit` unpublished outbox rows nobody else holds, in `seq` order. */
+  async claim(manager: EntityManager, limit: number): Promise<ClaimedOutboxRow[]> {
+    const rows = await preparedQuery<{
+      id: string;
+      seq: string;
+      subject: string;
+      payload: unknown;
+      correlation_id: string;
+      occurred_at: Date;
+    }>(manager, this.names.claim, this.claimText, [limit]);
+    // RETURNING has no order of its own.
+    return rows
+      .map((r) => ({
+        id: r.id,
+        seq: r.seq,
+        subject: r.subject,
+        payload: r.payload,
+        correlationId: r.correlation_id,
+        occurredAt: r.occurred_at,
+      }))
+      .sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
+  }
+}
