@@ -184,6 +184,7 @@ export class DeliveryApplier {
       const handler = this.registry.events.get(item.identity.subject)!;
       return {
         message: item.identity,
+        fresh: !item.msg.redelivered,
         effect: (manager, emit) =>
           requestContext.run({ correlationId: item.identity.correlationId }, () =>
             Promise.resolve(handler({ event, manager, emit } satisfies EventContext as never)),
@@ -191,7 +192,7 @@ export class DeliveryApplier {
       };
     }
     const work = await this.commandWork(item.identity, item.body as CommandEnvelope);
-    if ('effect' in work) return work;
+    if ('effect' in work) return { ...work, fresh: !item.msg.redelivered };
     if (work instanceof Error) void this.failed('command', item.msg, item.identity, work);
     else this.settled(item, work);
     return null;

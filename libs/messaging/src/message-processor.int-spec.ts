@@ -145,6 +145,46 @@ describe('MessageProcessor (Postgres)', () => {
     });
   });
 
+  it('answers a first delivery of a message applied before (fresh, no lookup) from its record: effect rolled back', async () => {
+    const msg = message();
+    const other = message();
+    let calls = 0;
+    const effect = (m: MessageIdentity) => async (manager: EntityManager, emit: Emit) => {
+      calls += 1;
+      await writeEffect(manager, m, 'fresh');
+      await emit(EVENT, { call: calls });
+      return { call: calls };
+    };
+    const [first] = await processor.processBatch([{ message: msg, effect: effect(msg), fresh: true }]);
+    expect(first).toMatchObject({ outcome: { ok: true, value: { call: 1 } }, duplicate: false });
+    // The same command id sent again, alone and then in a batch with a new one: each time the effect ran, was
+    // rolled back, and the answer is the recorded one.
+    const [alone] = await processor.processBatch([{ message: msg, effect: effect(msg), fresh: true }]);
+    expect(alone).toEqual({ outcome: { ok: true, value: { call: 1 } }, duplicate: true, events: [] });
+    const batch = await processor.processBatch([
+      { message: msg, effect: effect(msg), fresh: true },
+      { message: other, effect: effect(other), fresh: true },
+    ]);
+    expect(batch[0]).toEqual({ outcome: { ok: true, value: { call: 1 } }, duplicate: true, events: [] });
+    expect(batch[1]).toMatchObject({ duplicate: false, outcome: { ok: true } });
+    expect(await footprint(msg)).toEqual({ effects: 1, outbox: 1, processed: 1 });
+    expect(await footprint(other)).toEqual({ effects: 1, outbox: 1, processed: 1 });
+  });
+
+  it('answers a fresh delivery refused (DomainError) after the first was applied from the first record', async () => {
+    const msg = message();
+    await processor.process(msg, async (manager) => writeEffect(manager, msg, 'once'));
+    const [again] = await processor.processBatch([
+      {
+        message: msg,
+        fresh: true,
+        effect: () => Promise.reject(new DomainError(ErrorCode.InvalidState, 'already done')),
+      },
+    ]);
+    expect(again).toEqual({ outcome: { ok: true, value: null }, duplicate: true, events: [] });
+    expect(await footprint(msg)).toEqual({ effects: 1, outbox: 0, processed: 1 });
+  });
+
   it('records an effect that returns nothing as value null', async () => {
     const msg = message();
     const result = await processor.process(msg, async (manager) => {

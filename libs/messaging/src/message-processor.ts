@@ -57,6 +57,13 @@ export interface ProcessResult {
 export interface BatchItem {
   message: MessageIdentity;
   effect: Effect;
+  /**
+   * The transport's first delivery of the message: it is applied without looking for its record first (a round
+   * trip per command on the hot path). Should it have been applied after all (a client sending one command id
+   * twice), the processed row's primary key refuses the second, its effect is rolled back, and it is answered from
+   * the record, as a redelivery is.
+   */
+  fresh?: boolean;
 }
 
 function toError(error: unknown): Error {
@@ -112,8 +119,11 @@ export class MessageProcessor {
    */
   async processBatch(items: BatchItem[]): Promise<(ProcessResult | Error)[]> {
     const settle = (p: Promise<ProcessResult>) => p.catch((error: unknown) => toError(error));
-    if (items.length === 1) return [await settle(this.process(items[0].message, items[0].effect))];
-    const recorded = await this.findMany(items.map((item) => item.message.id));
+    if (items.length === 1) {
+      const [item] = items;
+      return [await settle(item.fresh ? this.applyOne(item) : this.process(item.message, item.effect))];
+    }
+    const recorded = await this.findMany(items.filter((item) => !item.fresh).map((item) => item.message.id));
     const results = new Array<ProcessResult | Error | undefined>(items.length);
     const fresh: number[] = [];
     const seen = new Set<string>();
