@@ -15,20 +15,29 @@
 //   8 connections on GET / as fast as they go: throughput, and latency when the gateway is saturated.
 import { createTemplate, saveEndpoint } from '../lib/api.mjs';
 import { measureHttp } from '../lib/http-latency.mjs';
-import { percentile } from '../lib/stats.mjs';
+import { cpuSeconds } from '../lib/process-cpu.mjs';
+import { median, percentile } from '../lib/stats.mjs';
 
 const LOADED_CONNECTIONS = 8;
 /** How long the worker's working route takes: `GET /slow?ms=WORK_MS`. */
 const WORK_MS = 10;
 const WARMUP = { seconds: 0.5, workSeconds: 0.5 };
 
-async function load(base, headers, { seconds, workSeconds }, pooled) {
+/**
+ * One round of one side. `gatewayMetrics` (the proxy side): the gateway's CPU time per request on the 10 ms route
+ * is measured too, a cost that other load on the machine does not inflate as it does the latencies.
+ */
+async function load(base, headers, { seconds, workSeconds }, pooled, gatewayMetrics) {
+  const cpuBefore = gatewayMetrics ? await cpuSeconds(gatewayMetrics) : NaN;
   const working = await measureHttp({
     url: `${base}slow?ms=${WORK_MS}`,
     headers,
     connections: LOADED_CONNECTIONS,
     seconds: workSeconds,
   });
+  const cpuUs = gatewayMetrics
+    ? (((await cpuSeconds(gatewayMetrics)) - cpuBefore) * 1e6) / working.requests
+    : undefined;
   pooled?.push(...working.samples);
   const one = await measureHttp({ url: base, headers, connections: 1, seconds });
   const loaded = await measureHttp({ url: base, headers, connections: LOADED_CONNECTIONS, seconds });
@@ -40,6 +49,7 @@ async function load(base, headers, { seconds, workSeconds }, pooled) {
     loadedP50: loaded.p50,
     loadedP99: loaded.p99,
     reqPerSec: loaded.reqPerSec,
+    ...(cpuUs === undefined ? {} : { workGatewayCpuUs: cpuUs }),
   };
 }
 
@@ -88,6 +98,7 @@ export default {
       headers,
       pooled: { proxy: [], direct: [] },
       urls: { proxied, direct: `${workerUrl}/` },
+      gatewayMetrics: ctx.system.metricsUrl('gateway'),
       settings: {
         connections: [1, LOADED_CONNECTIONS],
         workMs: WORK_MS,
@@ -106,6 +117,7 @@ export default {
           state.headers,
           warmup ? WARMUP : state.durations,
           warmup ? null : state.pooled.proxy,
+          state.gatewayMetrics,
         ),
     },
     direct: {
@@ -176,12 +188,14 @@ export default {
       workersMax: 0,
     }).catch(() => undefined);
   },
-  notes: (state) => {
+  notes: (state, raw) => {
     const { proxy, direct } = state.pooled;
+    const cpu = raw.proxy.workGatewayCpuUs ?? [];
     const p99 = (samples) => percentile(samples, 99);
     return [
       `our undici client in the harness process (keep-alive, no pipelining, each request timed with process.hrtime.bigint()); per round and side: ${LOADED_CONNECTIONS} connections on GET /slow?ms=${WORK_MS} for ${state.durations.workSeconds} s, then 1 connection and ${LOADED_CONNECTIONS} on GET / for ${state.durations.seconds} s each; one worker (workersMin = workersMax = 1)`,
       `${WORK_MS} ms route, every round's samples pooled: p99 proxy ${p99(proxy).toFixed(2)} ms (${proxy.length} requests) vs direct ${p99(direct).toFixed(2)} ms (${direct.length}), ${(p99(proxy) / p99(direct)).toFixed(2)}×; p50 ${percentile(proxy, 50).toFixed(2)} vs ${percentile(direct, 50).toFixed(2)} ms`,
+      `gateway CPU per proxied request on the ${WORK_MS} ms route (user + system, its /metrics): median ${median(cpu).toFixed(0)} µs [${Math.min(...cpu).toFixed(0)}–${Math.max(...cpu).toFixed(0)}] over the rounds`,
     ];
   },
 };
