@@ -34,8 +34,12 @@ function setup(ttl = 10_000) {
 }
 
 describe('AccountsService.authenticate', () => {
-  beforeEach(() => jest.useFakeTimers({ now: 0 }));
-  afterEach(() => jest.useRealTimers());
+  beforeEach(() => {
+    jest.useFakeTimers({ now: 0 });
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it('looks a key up once for the requests that miss together', async () => {
     const s = setup();

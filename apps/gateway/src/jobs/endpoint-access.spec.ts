@@ -37,8 +37,12 @@ function access(o: ReturnType<typeof owner>, ttl = 2000): EndpointAccess {
 }
 
 describe('EndpointAccess', () => {
-  beforeEach(() => jest.useFakeTimers({ now: 0 }));
-  afterEach(() => jest.useRealTimers());
+  beforeEach(() => {
+    jest.useFakeTimers({ now: 0 });
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it('asks once for the requests that miss together', async () => {
     const o = owner();
