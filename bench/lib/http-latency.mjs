@@ -8,7 +8,8 @@ import { percentile } from './stats.mjs';
 
 /**
  * GET `url` on `connections` connections for `seconds`; throws on any error or non-2xx answer (a figure over
- * failures would flatter the side that fails). Returns p50/p99 in ms (µs resolution) and 2xx per second.
+ * failures would flatter the side that fails). Returns p50/p99 in ms (µs resolution), 2xx per second, and the
+ * samples themselves (ms, in the order they ended) for a caller that pools several rounds.
  */
 export async function measureHttp({ url, headers = {}, connections, seconds }) {
   const target = new URL(url);
@@ -47,5 +48,6 @@ export async function measureHttp({ url, headers = {}, connections, seconds }) {
     p99: percentile(samples, 99),
     reqPerSec: samples.length / elapsed,
     requests: samples.length,
+    samples,
   };
 }

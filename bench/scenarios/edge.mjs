@@ -6,6 +6,7 @@
 //               modules); and the same gateway build with RATE_LIMITS_ENABLED=false (limiter on vs off).
 import autocannon from 'autocannon';
 import { bareNest, jobsEndpoint } from '../lib/fixtures.mjs';
+import { cpuSeconds } from '../lib/process-cpu.mjs';
 
 const CONNECTIONS = 8;
 
@@ -18,16 +19,6 @@ async function load(url, headers, seconds, counted) {
   }
   if (counted) counted.requests += result['2xx'];
   return { reqPerSec: result['2xx'] / (result.duration || seconds), p99: result.latency.p99 };
-}
-
-/**
- * CPU seconds (user + system) the process has used, from its own /metrics (`metricsUrl`). Divided by the requests
- * it answered meanwhile, a cost per request that CPU contention on a shared machine does not inflate (req/s does).
- */
-async function cpuSeconds(metricsUrl) {
-  const text = await (await fetch(metricsUrl)).text();
-  const line = text.split('\n').find((l) => l.startsWith('process_cpu_seconds_total '));
-  return line ? Number(line.split(' ')[1]) : NaN;
 }
 
 /** Mean duration (ms) and number of the limiter's store statements, from the gateway's own histogram. */

@@ -59,6 +59,8 @@ function newKey(userId: string, scope: ApiKeyScope, name: string, endpointIds: s
 @Injectable()
 export class AccountsService {
   private readonly logger = new Logger('accounts');
+  /** The lookups under way by key hash, with the cache's ticket they were started under. */
+  private readonly lookups = new Map<string, { ticket: number; found: Promise<Authentication> }>();
 
   constructor(
     private readonly users: UsersRepository,
@@ -147,10 +149,31 @@ export class AccountsService {
     if (!AccountsService.looksLikeKey(key)) return 'unknown';
     const keyHash = hashKey(key);
     const cached = this.cache.get(keyHash);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      if (this.cache.refreshDue(keyHash) && !this.lookups.has(keyHash)) {
+        // A failed renewal changes nothing: the entry expires as it would have, and the next request looks up.
+        this.lookUpAndStore(keyHash).catch(() => undefined);
+      }
+      return cached;
+    }
+    // The requests missing together share one lookup, unless an invalidation came since it started.
+    const under = this.lookups.get(keyHash);
+    if (this.cache.enabled && under?.ticket === this.cache.ticket()) return under.found;
+    return this.lookUpAndStore(keyHash);
+  }
+
+  private lookUpAndStore(keyHash: string): Promise<Authentication> {
     const ticket = this.cache.ticket();
-    const found = await this.lookUp(keyHash);
-    this.cache.set(keyHash, found, ticket);
+    const found = this.lookUp(keyHash).then((value) => {
+      this.cache.set(keyHash, value, ticket);
+      return value;
+    });
+    const entry = { ticket, found };
+    this.lookups.set(keyHash, entry);
+    const forget = () => {
+      if (this.lookups.get(keyHash) === entry) this.lookups.delete(keyHash);
+    };
+    found.then(forget, forget);
     return found;
   }
 

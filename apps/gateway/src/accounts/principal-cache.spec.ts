@@ -54,4 +54,16 @@ describe('PrincipalCache', () => {
     expect(cache.get('h', 0)).toBeUndefined();
     expect(cache.enabled).toBe(false);
   });
+
+  it('says an entry is due for renewal from half its TTL until it expires', () => {
+    const cache = new PrincipalCache(1000);
+    cache.set('h', principal('alice'), cache.ticket(), 0);
+    expect([499, 500, 999, 1000].map((now) => cache.refreshDue('h', now))).toEqual([
+      false,
+      true,
+      true,
+      false,
+    ]);
+    expect(cache.refreshDue('none', 600)).toBe(false);
+  });
 });

@@ -6,6 +6,8 @@ export type Authentication = Principal | 'unknown' | 'revoked';
 interface Entry {
   value: Authentication;
   expiresAt: number;
+  /** Half its life: from then a request still gets it, and one lookup renews it (AccountsService). */
+  refreshAt: number;
 }
 
 /**
@@ -24,7 +26,10 @@ interface Entry {
  *
  * The race of an event against a lookup in flight (read before the revocation committed, stored after the event
  * dropped the user) is closed by a generation number: a lookup stores its answer only if no event arrived
- * while it ran.
+ * while it ran (and a request joins a lookup under way only if none did).
+ *
+ * An entry past half its TTL is still answered while one lookup renews it (`refreshDue`): a key in steady use
+ * never makes a request wait for the database, and no answer is older than the TTL.
  */
 export class PrincipalCache {
   private readonly entries = new Map<string, Entry>();
@@ -54,6 +59,12 @@ export class PrincipalCache {
     return entry.value;
   }
 
+  /** The entry is past half its life (and not expired): time to renew it in the background. */
+  refreshDue(keyHash: string, now = Date.now()): boolean {
+    const entry = this.entries.get(keyHash);
+    return entry !== undefined && entry.refreshAt <= now && now < entry.expiresAt;
+  }
+
   /** Taken before a lookup; hand it back to `set`. */
   ticket(): number {
     return this.generation;
@@ -67,7 +78,7 @@ export class PrincipalCache {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
-    this.entries.set(keyHash, { value, expiresAt: now + this.ttlMs });
+    this.entries.set(keyHash, { value, expiresAt: now + this.ttlMs, refreshAt: now + this.ttlMs / 2 });
   }
 
   /** Drops the user's principals; negative entries stay (neither `unknown` nor `revoked` can turn valid). */

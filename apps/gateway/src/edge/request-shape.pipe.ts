@@ -39,7 +39,8 @@ export class RequestShapePipe implements PipeTransform {
   }
 }
 
-function checkParameters(value: unknown, name: string | undefined): void {
+/** 400 when a path or query parameter (or an object of them) holds a control character. */
+export function checkParameters(value: unknown, name: string | undefined): void {
   const values: [string, unknown][] =
     typeof value === 'object' && value !== null
       ? Object.entries(value as Record<string, unknown>)

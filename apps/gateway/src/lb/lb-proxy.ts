@@ -6,7 +6,7 @@ import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { DomainError, ErrorCode, type EndpointView } from '@app/contracts';
 import { GatewayConfig } from '../gateway.config.js';
 import { LbLoad } from './lb-load.js';
-import { originalHeaders } from './lb-routes.setup.js';
+import { originalHeaders } from './lb-unread-body.js';
 import { LbWorkers } from './lb-workers.js';
 import { IDEMPOTENT_METHODS, pickWorker, type LbCandidate } from './worker-pick.js';
 

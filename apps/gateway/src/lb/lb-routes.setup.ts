@@ -1,44 +1,29 @@
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { Logger } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
-
-const KEY = 'gpucpLbRoute';
-const ORIGINAL_HEADERS = Symbol('gpucp:lb-original-headers');
-
-/** `@RouteConfig(lbRoute())`: a route whose request body is the worker's, streamed through unread. */
-export function lbRoute(): Record<string, true> {
-  return { [KEY]: true };
-}
-
-type WithOriginal = FastifyRequest & { [ORIGINAL_HEADERS]?: IncomingHttpHeaders };
-
-/** The request's headers as the client sent them (before the hook below hid the body from Fastify). */
-export function originalHeaders(request: FastifyRequest): IncomingHttpHeaders {
-  return (request as WithOriginal)[ORIGINAL_HEADERS] ?? request.headers;
-}
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendProblem } from '../edge/problem.filter.js';
+import { leaveBodyUnread } from './lb-unread-body.js';
+import { LbService } from './lb.service.js';
 
 /**
- * Fastify parses a body by its Content-Type before the handler runs, and there is no per-route way to say "do
- * not": so, for the LB routes only, the client's headers are kept aside and the ones Fastify reads are made to
- * say "no body". The body stays unread in the request stream, which the proxy pipes to the worker; any content
- * type and any size pass (the worker decides).
+ * The LB routes, `/lb/<id>` and `/lb/<id>/*` with any method, registered on Fastify itself (called from main.ts,
+ * before the app listens) rather than as a Nest controller: every proxied request skipped Nest's guard, pipe,
+ * parameter and filter pipeline, which did nothing here that LbAccess (the key, the rate limit, the scope, the
+ * endpoint; shared with the WebSocket upgrades) and the few lines below (problem+json errors, as the global
+ * ProblemFilter answers them) do not (docs/adr/0031). The request body stays unread for the proxy.
  */
-const leaveBodyUnread: onRequestHookHandler = (request: FastifyRequest, _reply, done) => {
-  (request as WithOriginal)[ORIGINAL_HEADERS] = { ...request.headers };
-  delete request.headers['content-type'];
-  delete request.headers['transfer-encoding'];
-  request.headers['content-length'] = '0';
-  done();
-};
-
-/** Wires the LB routes into Fastify before the app listens (called from main.ts). */
 export function configureLbRoutes(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.addHook('onRoute', (route: RouteOptions) => {
-    if (!(route.config as Record<string, unknown> | undefined)?.[KEY]) return;
-    const existing = route.onRequest;
-    route.onRequest = [leaveBodyUnread, ...(Array.isArray(existing) ? existing : existing ? [existing] : [])];
-  });
+  const lb = app.get(LbService);
+  const logger = new Logger('edge');
+  // Not an async handler: a request whose client went away ends with no reply, which Fastify would report.
+  const handler = (request: FastifyRequest, reply: FastifyReply): void => {
+    lb.forward(request, reply).catch((error: unknown) => sendProblem(reply, error, logger));
+  };
+  for (const url of ['/lb/:endpointId', '/lb/:endpointId/*']) {
+    fastify.all(url, { onRequest: leaveBodyUnread }, handler);
+  }
 }
 
 /**

@@ -2,13 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { DomainError, ErrorCode } from '@app/contracts';
-import { AccountsService } from '../accounts/accounts.service.js';
-import { actorOf } from '../auth/auth.decorators.js';
-import { authorize } from '../auth/auth.guard.js';
 import { toProblem } from '../edge/to-problem.js';
 import { PROBLEM_CONTENT_TYPE } from '../edge/problem.js';
-import { EndpointAccess } from '../jobs/endpoint-access.js';
-import { RateLimiter } from '../rate-limit/rate-limiter.service.js';
+import { LbAccess } from './lb-access.js';
 import { LbLoad } from './lb-load.js';
 import { LbProxy } from './lb-proxy.js';
 import { lbHostRewriter } from './lb-routes.setup.js';
@@ -21,8 +17,8 @@ const NOT_FORWARDED = new Set(['authorization', 'host', 'proxy-authorization', '
 
 /**
  * Protocol upgrades (WebSocket) to load-balancing endpoints: Fastify does not route them, so the HTTP server's
- * `upgrade` event comes here. The same rules as `/lb/` requests: the key as bearer (or, for browsers, the
- * subprotocol `bearer.<key>`, never in the URL), its scope, the caller's LB endpoint; then a ready worker
+ * `upgrade` event comes here. The same rules as `/lb/` requests (LbAccess, shared): the key as bearer (or, for
+ * browsers, the subprotocol `bearer.<key>`, never in the URL), its scope, the caller's LB endpoint; then a ready worker
  * (least outstanding, a cold start waited for) gets the upgrade, and once it agrees (101) the two sockets are
  * joined. The connection counts as a request in flight on that worker until it closes, so the pick spreads
  * connections and a drain waits for it (up to LB_DRAIN_TIMEOUT_MS, then the worker stops and the socket ends).
@@ -32,11 +28,9 @@ export class LbUpgrade {
   private readonly logger = new Logger('lb');
 
   constructor(
-    private readonly accounts: AccountsService,
-    private readonly access: EndpointAccess,
+    private readonly access: LbAccess,
     private readonly proxy: LbProxy,
     private readonly load: LbLoad,
-    private readonly rateLimits: RateLimiter,
   ) {}
 
   /** Listens for upgrades on the app's HTTP server (main.ts, before it listens). */
@@ -67,38 +61,15 @@ export class LbUpgrade {
     }
     const [, endpointId, rest] = match;
     const { key, protocols } = presented(request);
-    if (!key) {
-      throw new DomainError(
-        ErrorCode.Unauthenticated,
-        `missing API key: send Authorization: Bearer <key>, or the subprotocol ${BEARER_PROTOCOL_PREFIX}<key>`,
-      );
-    }
-    const principal = await this.accounts.authenticate(key);
-    if (principal === 'unknown') throw new DomainError(ErrorCode.Unauthenticated, 'invalid API key');
-    if (principal === 'revoked') {
-      throw new DomainError(ErrorCode.Unauthenticated, 'this API key has been revoked');
-    }
-    // As on the HTTP routes: counted once authenticated, before the scope check.
-    await this.rateLimits.enforceLbUpgrade(principal, endpointId, {
-      header: (name, value) => extra.push(`${name}: ${value}`),
+    const endpoint = await this.access.admit({
+      key,
+      missingKey: `missing API key: send Authorization: Bearer <key>, or the subprotocol ${BEARER_PROTOCOL_PREFIX}<key>`,
+      endpointId,
+      // An upgrade is a GET: a read key may open one.
+      method: 'GET',
+      headers: request.headers,
+      rateLimitHeaders: { header: (name, value) => extra.push(`${name}: ${value}`) },
     });
-    authorize(
-      principal,
-      { key: 'bearer', endpointParam: 'endpointId' },
-      {
-        method: 'GET',
-        headers: request.headers,
-        query: {},
-        params: { endpointId },
-      },
-    );
-    const endpoint = await this.access.ownedEndpoint(endpointId, actorOf(principal));
-    if (endpoint.type !== 'LB') {
-      throw new DomainError(
-        ErrorCode.BadRequest,
-        `endpoint ${endpointId} is queue-based (QB): no WebSockets`,
-      );
-    }
     const abort = new AbortController();
     socket.once('close', () => abort.abort());
     const worker = await this.proxy.readyWorker(endpoint, abort.signal);

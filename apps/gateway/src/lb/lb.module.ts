@@ -2,17 +2,19 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
+import { LbAccess } from './lb-access.js';
 import { LbLoad } from './lb-load.js';
 import { LbProxy } from './lb-proxy.js';
 import { LbUpgrade } from './lb-upgrade.js';
 import { LbWorkers } from './lb-workers.js';
-import { LbController } from './lb.controller.js';
 import { LbService } from './lb.service.js';
 
-/** Load-balancing endpoints: routing, readiness (from pod-lifecycle), the proxy and the load reports (ADR 26). */
+/**
+ * Load-balancing endpoints: routing, readiness (from pod-lifecycle), the proxy and the load reports (ADR 26). No
+ * controller: the `/lb/` routes are Fastify's own (lb-routes.setup.ts, ADR 31).
+ */
 @Module({
   imports: [AccountsModule, JobsModule, RateLimitModule],
-  controllers: [LbController],
-  providers: [LbWorkers, LbLoad, LbProxy, LbService, LbUpgrade],
+  providers: [LbAccess, LbWorkers, LbLoad, LbProxy, LbService, LbUpgrade],
 })
 export class LbModule {}

@@ -1,31 +1,35 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, ErrorCode, type Actor } from '@app/contracts';
-import { EndpointAccess } from '../jobs/endpoint-access.js';
+import { presentedKey } from '../auth/auth.guard.js';
+import { checkParameters } from '../edge/request-shape.pipe.js';
+import { LbAccess } from './lb-access.js';
 import { LbProxy } from './lb-proxy.js';
 
+/**
+ * Every request to a load-balancing endpoint: `/lb/{endpoint_id}/{path}`, or any path on
+ * `{endpoint_id}.{LB_DOMAIN}` (rewritten to the former). Any method; the key as bearer, scopes as on the queue
+ * routes (a read key only reads, an `endpoints` key only its endpoints, a worker key never). Served on a Fastify
+ * route of its own (lb-routes.setup.ts), not a Nest controller: see LbAccess for the rules it keeps.
+ */
 @Injectable()
 export class LbService {
   constructor(
-    private readonly access: EndpointAccess,
+    private readonly access: LbAccess,
     private readonly proxy: LbProxy,
   ) {}
 
-  /** The actor's LB endpoint (404 unknown, 403 another's, 400 a queue-based one), then its workers answer. */
-  async forward(
-    endpointId: string,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    actor: Actor,
-  ): Promise<void> {
-    const endpoint = await this.access.ownedEndpoint(endpointId, actor);
-    if (endpoint.type !== 'LB') {
-      throw new DomainError(
-        ErrorCode.BadRequest,
-        `endpoint ${endpointId} is queue-based (QB): send jobs to /v2/${endpointId}/run or /runsync; ` +
-          '/lb/ routes serve load-balancing (LB) endpoints only',
-      );
-    }
+  async forward(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const { endpointId } = request.params as { endpointId: string };
+    // What the global RequestShapePipe checks of a Nest route's path parameter (400 on a control character).
+    checkParameters(endpointId, 'endpointId');
+    const endpoint = await this.access.admit({
+      key: presentedKey(request as Parameters<typeof presentedKey>[0], { key: 'bearer' }),
+      missingKey: 'missing API key: send Authorization: Bearer <key>',
+      endpointId,
+      method: request.method,
+      headers: request.headers,
+      rateLimitHeaders: reply,
+    });
     await this.proxy.forward(endpoint, workerPath(request.url, endpointId), request, reply);
   }
 }

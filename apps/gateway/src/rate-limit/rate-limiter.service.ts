@@ -189,10 +189,10 @@ export class RateLimiter implements BeforeApplicationShutdown {
   }
 
   /**
-   * A WebSocket upgrade to a load-balancing endpoint, which no Nest route sees (ADR 31): counted once under the
-   * `lb` policy of the user and endpoint, as the `/lb/` requests are; the RateLimit headers go to `reply`.
+   * A request or WebSocket upgrade to a load-balancing endpoint, which no Nest route sees (ADR 31; LbAccess):
+   * counted once under the `lb` policy of the user and endpoint; the RateLimit headers go to `reply`.
    */
-  async enforceLbUpgrade(principal: Principal, endpointId: string, reply: HeaderSink): Promise<void> {
+  async enforceLb(principal: Principal, endpointId: string, reply: HeaderSink): Promise<void> {
     if (!this.enabled) return;
     await this.limit(
       this.policyNamed('lb'),
