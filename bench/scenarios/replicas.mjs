@@ -9,7 +9,7 @@
 // replicas have no core of their own: the expectation is no gain, and no loss beyond noise (ratio ≈ 1).
 import { benchEndpoint, startEchoWorkers, WORKER_CONCURRENCY, WORKERS } from '../lib/fixtures.mjs';
 import { submitJobs, throughputOf, untilFinished } from '../lib/jobs-load.mjs';
-import { processCpuMs } from '../lib/processes.mjs';
+import { processCpuMs } from '../lib/process-cpu.mjs';
 
 const SUBMITTERS = 32;
 const DRAIN_TIMEOUT_MS = 120_000;
