@@ -45,7 +45,7 @@ describe('queue-based endpoints: the job API', () => {
 
   beforeAll(async () => {
     jobs = await startJobsSystem('jobs', {
-      endpoints: ['sleep', 'stream', 'fail', 'slow', 'manual'],
+      endpoints: ['sleep', 'stream', 'fail', 'slow', 'manual', 'batch'],
       gateway: { JOB_TAKE_LONG_POLL_MS: '3000', JOB_STOP_LONG_POLL_MS: '3000' },
     });
     workers.push(
@@ -293,6 +293,31 @@ describe('queue-based endpoints: the job API', () => {
     expect((await call('GET', url('sleep', '/job-take/x'), workerKey)).status).toBe(403);
     const unknownProperty = await call('POST', url('qb', '/run'), key(), { input: {}, extra: 1 });
     expect(unknownProperty.status).toBe(422);
+  });
+
+  it('a worker running several jobs at once takes them with one job-take-batch for its free slots', async () => {
+    const ids: string[] = [];
+    for (let n = 0; n < 6; n++) ids.push(await run('batch', { input: { n } }));
+    const worker = startWorkerProcess(jobs, 'echo', 'batch-1', {
+      endpointId: ep('batch'),
+      env: { WORKER_CONCURRENCY: '4' },
+    });
+    workers.push(worker);
+    for (const id of ids) await until('batch', id, 'COMPLETED');
+    // The leases as the broker recorded them: the first take leased four queued jobs at once (one per free slot),
+    // and no take ever leased more than the worker's four slots.
+    const takes = await jobs.sql.query<{ leased: number }>(
+      `SELECT jsonb_array_length(outcome->'value'->'jobs') AS leased FROM queue_broker.processed_commands
+        WHERE subject = 'worker.cmd.take' AND outcome->'value'->'jobs' IS NOT NULL
+          AND outcome->'value'->'jobs' @> ANY (SELECT jsonb_build_array(jsonb_build_object('id', id))
+                                                 FROM unnest($1::text[]) AS id)
+        ORDER BY processed_at`,
+      [ids],
+    );
+    expect(takes.rows[0].leased).toBe(4);
+    expect(takes.rows.reduce((sum, r) => sum + r.leased, 0)).toBe(6);
+    expect(Math.max(...takes.rows.map((r) => r.leased))).toBeLessThanOrEqual(4);
+    await worker.kill('SIGTERM');
   });
 
   it('speaks the worker protocol by hand: 204 on an empty take, form-urlencoded job-done, progress, idempotent done', async () => {

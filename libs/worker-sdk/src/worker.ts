@@ -25,7 +25,7 @@ export type JobHandler = (job: Job) => unknown;
 
 export interface WorkerOptions {
   handler: JobHandler;
-  /** Jobs run at once (one job-take long poll per free slot). Default: WORKER_CONCURRENCY, else 1. */
+  /** Jobs run at once (more than one: one job-take-batch long poll for the free slots). Default: WORKER_CONCURRENCY, else 1. */
   concurrency?: number;
   /** For generator handlers: also send the list of chunks as the output. Default false. */
   returnAggregateStream?: boolean;
@@ -47,6 +47,8 @@ export interface RunningWorker {
 }
 
 const TAKE_TIMEOUT_MS = 95_000;
+/** The most jobs one job-take-batch may ask for (the platform's `batch_size` limit). */
+const MAX_BATCH = 64;
 const POST_ATTEMPTS = 8;
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -121,30 +123,37 @@ export function startWorker(options: WorkerOptions): RunningWorker {
     return `${url}${url.includes('?') ? '&' : '?'}isStream=${isStream}`;
   };
 
-  async function take(): Promise<Record<string, unknown> | null> {
-    const url = `${config.takeUrl}${config.takeUrl.includes('?') ? '&' : '?'}job_in_progress=${active.size ? 1 : 0}`;
+  /**
+   * One long poll for up to `free` jobs: job-take when the worker runs one job at a time, job-take-batch with
+   * `batch_size` when it runs several (as the stock SDK does: one poll for every free slot, not one poll per slot).
+   */
+  async function take(free: number): Promise<Record<string, unknown>[]> {
+    const base = concurrency > 1 ? config.takeUrl.replace('/job-take/', '/job-take-batch/') : config.takeUrl;
+    const batch = concurrency > 1 ? `&batch_size=${Math.min(free, MAX_BATCH)}` : '';
+    const url = `${base}${base.includes('?') ? '&' : '?'}job_in_progress=${active.size ? 1 : 0}${batch}`;
     try {
       const response = await request(url, {
         signal: AbortSignal.any([polling.signal, AbortSignal.timeout(TAKE_TIMEOUT_MS)]),
       });
-      if (response.status === 204) return null;
+      if (response.status === 204) return [];
       if (response.status === 429) {
         await response.body?.cancel();
         await sleep(5000, polling.signal);
-        return null;
+        return [];
       }
       if (!response.ok) {
         log(`worker: job-take answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
         await sleep(1000, polling.signal);
-        return null;
+        return [];
       }
-      return (await response.json()) as Record<string, unknown>;
+      const body = (await response.json()) as Record<string, unknown> | Record<string, unknown>[];
+      return Array.isArray(body) ? body : [body];
     } catch (error) {
       if (!polling.signal.aborted) {
         log(`worker: job-take failed: ${(error as Error).message}`);
         await sleep(1000, polling.signal);
       }
-      return null;
+      return [];
     }
   }
 
@@ -210,11 +219,21 @@ export function startWorker(options: WorkerOptions): RunningWorker {
     }
   }
 
-  async function slot(): Promise<void> {
+  /** Polls while a slot is free; each job runs as it comes, and the poll goes on for the slots still free. */
+  async function poll(): Promise<void> {
+    const running = new Set<Promise<void>>();
     while (!polling.signal.aborted) {
-      const raw = await take();
-      if (raw && typeof raw.id === 'string') await run(raw);
+      if (active.size >= concurrency) {
+        await Promise.race(running);
+        continue;
+      }
+      for (const raw of await take(concurrency - active.size)) {
+        if (typeof raw?.id !== 'string') continue;
+        const job = run(raw).finally(() => running.delete(job));
+        running.add(job);
+      }
     }
+    await Promise.allSettled(running);
   }
 
   async function ping(unhealthy?: { check: string; reason: string }): Promise<void> {
@@ -263,7 +282,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
 
   const pinger = setInterval(() => void ping(), config.pingIntervalMs);
   void ping();
-  const loops = [...Array.from({ length: concurrency }, () => slot()), watchStops()];
+  const loops = [poll(), watchStops()];
 
   async function stop(): Promise<void> {
     stopping ??= (async () => {
