@@ -8,10 +8,11 @@ const MAX_KEYS = 50_000;
 
 /**
  * Lets a job-take long poll skip its opening take when it would certainly come back empty: a take of this gateway
- * found the endpoint's queue empty and no job was queued since (every transition into IN_QUEUE emits
- * job.evt.queued, whose hint arrives right after the commit), and the worker's own take was recorded moments ago
- * (a take is also how the broker learns that the worker polls). The poll then simply waits for the queued signal,
- * or its recheck; a busy worker loop no longer costs an empty take command per job.
+ * left the endpoint's queue empty (it leased fewer jobs than it asked for, none included) and no job was queued
+ * since (every transition into IN_QUEUE emits job.evt.queued, whose hint arrives right after the commit), and the
+ * worker's own take was recorded moments ago (a take is also how the broker learns that the worker polls). The poll
+ * then simply waits for the queued signal, or its recheck; a busy worker loop no longer costs an empty take command
+ * per job.
  *
  * A take that started before a job was queued can answer empty after that job's signal arrived: each take
  * remembers the endpoint's queued-event count when it started, and finds the queue empty only if none came since.
@@ -35,7 +36,7 @@ export class EmptyQueues {
     return this.queuedEvents.get(endpointId) ?? 0;
   }
 
-  /** A take of the worker was recorded; it found no job if `empty` (asked when the count was `mark`). */
+  /** A take of the worker was recorded; it left the queue empty if `empty` (asked when the count was `mark`). */
   took(endpointId: string, workerId: string, mark: number, empty: boolean): void {
     bounded(this.lastTake);
     this.lastTake.set(workerId, Date.now());

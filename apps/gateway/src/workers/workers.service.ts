@@ -72,7 +72,9 @@ export class WorkersService {
         if (!this.emptyQueues.maySkipTake(endpointId, workerId)) {
           const mark = this.emptyQueues.mark(endpointId);
           result = await this.tryTake(endpointId, workerId, batchSize, gpu, requestedAt, actor);
-          if (result) this.emptyQueues.took(endpointId, workerId, mark, result.length === 0);
+          // Fewer jobs than asked for: the take left nothing queued (a batch take that leased one of one job, and
+          // the worker's next poll for its other slots need not ask again until something is queued).
+          if (result) this.emptyQueues.took(endpointId, workerId, mark, result.length < batchSize);
         }
         if (result?.length) return result;
         const remaining = deadline - Date.now();
