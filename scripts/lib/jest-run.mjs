@@ -39,14 +39,19 @@ export async function stage(name, fn) {
  */
 export async function runJest({ runId, args, env }) {
   mkdirSync(join(ROOT, '.local'), { recursive: true });
-  const resultsFile = join(ROOT, '.local', `jest-results-${runId}.json`);
+  // `--outputFile=<path>` among the arguments keeps jest's --json results there (per-file durations, issue 16);
+  // otherwise they go to a temporary file that is read for the totals and removed.
+  const given = args.find((arg) => arg.startsWith('--outputFile='));
+  const resultsFile = given
+    ? given.slice('--outputFile='.length)
+    : join(ROOT, '.local', `jest-results-${runId}.json`);
   const jest = [
     '--experimental-vm-modules',
     'node_modules/jest/bin/jest.js',
     '--ci',
     '--json',
     `--outputFile=${resultsFile}`,
-    ...args,
+    ...args.filter((arg) => !arg.startsWith('--outputFile=')),
   ];
   const code = await run(process.execPath, jest, {
     env: {
@@ -55,15 +60,15 @@ export async function runJest({ runId, args, env }) {
       NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules'].filter(Boolean).join(' '),
     },
   });
-  const totals = readTotals(resultsFile);
+  const totals = readTotals(resultsFile, { keep: Boolean(given) });
   return { code, totals };
 }
 
 /** Counts from jest's --json output, or null when jest did not get as far as writing it. */
-function readTotals(file) {
+function readTotals(file, { keep = false } = {}) {
   if (!existsSync(file)) return null;
   const results = JSON.parse(readFileSync(file, 'utf8'));
-  rmSync(file);
+  if (!keep) rmSync(file);
   return {
     passed: results.numPassedTests,
     failed: results.numFailedTests + results.numRuntimeErrorTestSuites,
