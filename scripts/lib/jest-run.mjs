@@ -2,7 +2,7 @@
 // running jest the way Nest 12 needs it (`--experimental-vm-modules`) with its totals read back from --json.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { InfraError, ROOT, paint, run, runningChildren, step } from './infra.mjs';
+import { InfraError, ROOT, concurrentSteps, paint, run, runningChildren, step } from './infra.mjs';
 
 let interrupted;
 
@@ -31,6 +31,13 @@ export async function stage(name, fn) {
   const result = await step(name, fn);
   if (interrupted) throw new InfraError(`interrupted by ${interrupted}`, { exitCode: 130 });
   return result;
+}
+
+/** Steps at the same time (`concurrentSteps`) that also stop the run once a signal has arrived. */
+export async function concurrentStages(steps) {
+  const results = await concurrentSteps(steps);
+  if (interrupted) throw new InfraError(`interrupted by ${interrupted}`, { exitCode: 130 });
+  return results;
 }
 
 /**
