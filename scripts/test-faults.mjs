@@ -23,7 +23,7 @@ import {
   runMigrations,
   step,
 } from './lib/infra.mjs';
-import { handleInterrupts, printTotals, runJest, stage } from './lib/jest-run.mjs';
+import { concurrentStages, handleInterrupts, printTotals, runJest, stage } from './lib/jest-run.mjs';
 import {
   preparePrivateNats,
   preparePrivatePostgres,
@@ -49,10 +49,11 @@ runMain(async () => {
   let failure;
   try {
     await stage('dependencies', ensureDependencies);
-    await stage('build', build);
     mkdirSync(runDir, { recursive: true });
     cleanups.push(() => rmSync(runDir, { recursive: true, force: true }));
-    const nats = await stage('nats (private)', async () => {
+    // The build (skipped when `npm test` just built the same sources: the build stamp, issue 16) and the private
+    // servers' start do not depend on each other: side by side.
+    const startNatsStep = async () => {
       const server = await preparePrivateNats(runDir);
       cleanups.unshift(() => stopNats(server, 'SIGKILL'));
       await startNats(server);
@@ -61,15 +62,20 @@ runMain(async () => {
           (server.syncAlways ? ', sync_interval always' : ' (2.9: cannot fsync every write)'),
       );
       return server;
-    });
-    const postgres = await stage('postgres (private)', async () => {
+    };
+    const startPostgresStep = async () => {
       const cluster = await preparePrivatePostgres(runDir);
       if (cluster.ownDir) cleanups.push(() => rmSync(cluster.ownDir, { recursive: true, force: true }));
       cleanups.unshift(() => stopPostgres(cluster));
       await startPostgres(cluster);
       log(`${cluster.version} on port ${cluster.port}, data ${relative(ROOT, cluster.dataDir)}`);
       return cluster;
-    });
+    };
+    const [, nats, postgres] = await concurrentStages([
+      { name: 'build', fn: build },
+      { name: 'nats (private)', fn: startNatsStep },
+      { name: 'postgres (private)', fn: startPostgresStep },
+    ]);
     writeControlFile(controlFile, { nats, postgres });
     const databaseUrl = await stage('database', () =>
       createDatabase(postgres.adminUrl, `gpucp_faults_${runId}`),

@@ -2,8 +2,10 @@
 // PostgreSQL and NATS JetStream are reachable (starting or installing them locally when that is safe), manages
 // databases and JetStream streams, and runs the apps' migrations. Plain Node ESM on purpose: it must run before
 // `npm ci` and the TypeScript build, so `pg` and the NATS packages are only imported inside the functions.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { userInfo } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -47,8 +49,15 @@ export function paint(text, color) {
 }
 
 export function log(message) {
-  console.log(paint(`    ${message}`, 'gray'));
+  const line = paint(`    ${message}`, 'gray');
+  const sink = outputSink.getStore();
+  if (sink) sink.text += `${line}\n`;
+  else console.log(line);
 }
+
+// Inside `concurrentSteps`, each step's output (its children's stdout and stderr, its `log` lines) is collected
+// here and printed as one block when the step ends, rather than interleaved with the others'.
+const outputSink = new AsyncLocalStorage();
 
 const timings = [];
 
@@ -56,7 +65,7 @@ const timings = [];
 export async function step(name, fn) {
   console.log(paint(`==> ${name}`, 'bold'));
   const started = performance.now();
-  const entry = { name, ms: 0, status: 'failed' };
+  const entry = { name, ms: 0, status: 'failed', started };
   timings.push(entry);
   try {
     const result = await fn();
@@ -67,14 +76,50 @@ export async function step(name, fn) {
   }
 }
 
+/**
+ * Runs independent steps at the same time (issue 16: eslint, tsc and the build are each one process on one core, and
+ * CI has two), each timed and listed in the summary as `step` does. Each step's output is printed as one block, under
+ * its `==> name`, when it ends. Resolves with their results in order once all have ended; rejects with the first
+ * failure (in order) after all have ended.
+ */
+export async function concurrentSteps(steps) {
+  console.log(paint(`==> ${steps.map((s) => s.name).join(' | ')} (at the same time)`, 'bold'));
+  const started = performance.now();
+  const outcomes = await Promise.allSettled(
+    steps.map(async ({ name, fn }) => {
+      const entry = { name, ms: 0, status: 'failed', started, concurrent: true };
+      timings.push(entry);
+      const sink = { text: '' };
+      try {
+        const result = await outputSink.run(sink, fn);
+        entry.status = 'ok';
+        return result;
+      } catch (error) {
+        sink.text += `${paint(`error: ${error.message}`, 'red')}\n`;
+        throw error;
+      } finally {
+        entry.ms = performance.now() - started;
+        console.log(paint(`==> ${name} (${seconds(entry.ms)})`, 'bold'));
+        if (sink.text) process.stdout.write(sink.text.endsWith('\n') ? sink.text : `${sink.text}\n`);
+      }
+    }),
+  );
+  const failure = outcomes.find((o) => o.status === 'rejected');
+  if (failure) throw failure.reason;
+  return outcomes.map((o) => o.value);
+}
+
 export function printStepSummary() {
   if (timings.length === 0) return;
   const width = Math.max(...timings.map((t) => t.name.length));
-  const total = timings.reduce((sum, t) => sum + t.ms, 0);
+  // Wall time from the first step's start to the last one's end (steps may overlap: `concurrentSteps`).
+  const total =
+    Math.max(...timings.map((t) => t.started + t.ms)) - Math.min(...timings.map((t) => t.started));
   console.log(paint('==> summary', 'bold'));
   for (const t of timings) {
     const status = t.status === 'ok' ? paint('ok', 'green') : paint(t.status, 'red');
-    console.log(`    ${t.name.padEnd(width)}  ${seconds(t.ms).padStart(7)}  ${status}`);
+    const overlap = t.concurrent ? paint('  (side by side)', 'gray') : '';
+    console.log(`    ${t.name.padEnd(width)}  ${seconds(t.ms).padStart(7)}  ${status}${overlap}`);
   }
   console.log(`    ${'total'.padEnd(width)}  ${seconds(total).padStart(7)}`);
 }
@@ -108,11 +153,19 @@ export function runningChildren() {
 }
 
 function exec(command, args, { env = process.env, stdio = 'inherit' } = {}) {
+  const sink = outputSink.getStore();
+  // In a concurrent step, what would reach the terminal goes to the step's block; captured stdout stays the caller's.
+  const stdoutIsData = Array.isArray(stdio);
+  if (sink) stdio = ['ignore', 'pipe', 'pipe'];
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: ROOT, env, stdio });
     running.add(child);
     let stdout = '';
-    child.stdout?.on('data', (chunk) => (stdout += chunk));
+    child.stdout?.on('data', (chunk) => {
+      if (sink && !stdoutIsData) sink.text += chunk;
+      else stdout += chunk;
+    });
+    child.stderr?.on('data', (chunk) => (sink ? (sink.text += chunk) : process.stderr.write(chunk)));
     child.on('error', (error) => {
       running.delete(child);
       reject(
@@ -211,8 +264,77 @@ export async function ensureDependencies() {
   await runChecked('npm install', 'npm', ['install', '--no-audit', '--no-fund']);
 }
 
+/**
+ * `npm run build`, unless dist/ was built from exactly these sources already: a build writes a stamp (a hash of its
+ * inputs, below) to dist/.build-stamp, and a later `build()` whose inputs hash the same and whose outputs are all
+ * there skips the build. CI (.ci/run) builds once in `npm test` and `npm run test:faults` reuses it (issue 16);
+ * `npm test` or `npm run test:faults` alone, in a fresh clone or after any change, still builds.
+ */
 export async function build() {
+  const stamp = buildStamp();
+  if (stamp && readStamp() === stamp && buildOutputsExist()) {
+    log(`dist/ is already built from these sources (stamp ${stamp.slice(0, 12)}): not building again`);
+    return;
+  }
+  rmSync(BUILD_STAMP, { force: true });
   await runChecked('build', 'npm', ['run', 'build']);
+  if (stamp && buildStamp() === stamp) writeFileSync(BUILD_STAMP, `${stamp}\n`);
+}
+
+const BUILD_STAMP = join(ROOT, 'dist', '.build-stamp');
+
+function readStamp() {
+  try {
+    return readFileSync(BUILD_STAMP, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** What `npm run build` writes: each app's bundle and entry, the tools, the console, every library's dist/. */
+function buildOutputsExist() {
+  const outputs = [
+    ...APPS.flatMap(({ name }) => [`dist/apps/${name}/server.mjs`, `dist/apps/${name}/server.bundle.mjs`]),
+    'dist/tools/replay/replay.cli.js',
+    'dist/tools/gpucp/gpucp.cli.js',
+    'dist/console/index.html',
+    ...readdirSync(join(ROOT, 'libs')).map((lib) => `libs/${lib}/dist`),
+  ];
+  return outputs.every((path) => existsSync(join(ROOT, path)));
+}
+
+// Where the build reads from: the apps, libraries and tools, the scripts, the root's configuration files
+// (package.json, package-lock.json, tsconfig*.json, ...). Not test/, docs/, bench/ or deploy/.
+const BUILD_INPUT_DIRS = new Set(['apps', 'libs', 'tools', 'scripts']);
+
+/**
+ * A sha256 over the build's inputs (path and content of every file git tracks or would track there), the installed
+ * dependencies (node_modules/.package-lock.json) and the Node version; undefined outside a git checkout (then every
+ * `build()` builds).
+ */
+function buildStamp() {
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'buffer',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (listed.status !== 0) return undefined;
+  const files = listed.stdout
+    .toString('utf8')
+    .split('\0')
+    .filter((path) => path && (!path.includes('/') || BUILD_INPUT_DIRS.has(path.split('/')[0])))
+    .sort();
+  const hash = createHash('sha256').update(`node ${process.version}\n`);
+  for (const path of [...files, 'node_modules/.package-lock.json']) {
+    hash.update(`${path}\0`);
+    try {
+      hash.update(readFileSync(join(ROOT, path)));
+    } catch {
+      hash.update('(missing)'); // listed but deleted from the work tree
+    }
+    hash.update('\0');
+  }
+  return hash.digest('hex');
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // running jest the way Nest 12 needs it (`--experimental-vm-modules`) with its totals read back from --json.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { InfraError, ROOT, paint, run, runningChildren, step } from './infra.mjs';
+import { InfraError, ROOT, concurrentSteps, paint, run, runningChildren, step } from './infra.mjs';
 
 let interrupted;
 
@@ -33,20 +33,32 @@ export async function stage(name, fn) {
   return result;
 }
 
+/** Steps at the same time (`concurrentSteps`) that also stop the run once a signal has arrived. */
+export async function concurrentStages(steps) {
+  const results = await concurrentSteps(steps);
+  if (interrupted) throw new InfraError(`interrupted by ${interrupted}`, { exitCode: 130 });
+  return results;
+}
+
 /**
  * Runs jest with `args` and `env` added to this process's environment; returns its totals (null when jest did not
  * get as far as writing them) and throws an InfraError when jest failed.
  */
 export async function runJest({ runId, args, env }) {
   mkdirSync(join(ROOT, '.local'), { recursive: true });
-  const resultsFile = join(ROOT, '.local', `jest-results-${runId}.json`);
+  // `--outputFile=<path>` among the arguments keeps jest's --json results there (per-file durations, issue 16);
+  // otherwise they go to a temporary file that is read for the totals and removed.
+  const given = args.find((arg) => arg.startsWith('--outputFile='));
+  const resultsFile = given
+    ? given.slice('--outputFile='.length)
+    : join(ROOT, '.local', `jest-results-${runId}.json`);
   const jest = [
     '--experimental-vm-modules',
     'node_modules/jest/bin/jest.js',
     '--ci',
     '--json',
     `--outputFile=${resultsFile}`,
-    ...args,
+    ...args.filter((arg) => !arg.startsWith('--outputFile=')),
   ];
   const code = await run(process.execPath, jest, {
     env: {
@@ -55,15 +67,15 @@ export async function runJest({ runId, args, env }) {
       NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules'].filter(Boolean).join(' '),
     },
   });
-  const totals = readTotals(resultsFile);
+  const totals = readTotals(resultsFile, { keep: Boolean(given) });
   return { code, totals };
 }
 
 /** Counts from jest's --json output, or null when jest did not get as far as writing it. */
-function readTotals(file) {
+function readTotals(file, { keep = false } = {}) {
   if (!existsSync(file)) return null;
   const results = JSON.parse(readFileSync(file, 'utf8'));
-  rmSync(file);
+  if (!keep) rmSync(file);
   return {
     passed: results.numPassedTests,
     failed: results.numFailedTests + results.numRuntimeErrorTestSuites,
