@@ -27,6 +27,7 @@ import {
   type CommandBus,
   type CommandContext,
   type EventContext,
+  type OutboxTableRow,
   type QueryBus,
 } from '@app/messaging';
 import { SchemaWrites } from './schema-writes.js';
@@ -258,16 +259,7 @@ export class HandlerHarness {
    */
   async deliverFrom(source: HandlerHarness): Promise<number> {
     const after = this.delivered.get(source) ?? '0';
-    const rows = await source.dataSource.query<
-      {
-        id: string;
-        seq: string;
-        subject: string;
-        payload: unknown;
-        correlation_id: string;
-        occurred_at: Date;
-      }[]
-    >(
+    const rows = await source.dataSource.query<OutboxTableRow[]>(
       `SELECT id, seq, subject, payload, correlation_id, occurred_at FROM "${source.schema}".outbox
        WHERE seq > $1 ORDER BY seq`,
       [after],

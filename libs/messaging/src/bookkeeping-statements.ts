@@ -21,6 +21,16 @@ export interface OutboxRow {
   occurredAt: string;
 }
 
+/** An outbox row as Postgres returns it (snake_case columns). */
+export interface OutboxTableRow {
+  id: string;
+  seq: string;
+  subject: string;
+  payload: unknown;
+  correlation_id: string;
+  occurred_at: Date;
+}
+
 /** An outbox row claimed by the relay. */
 export interface ClaimedOutboxRow {
   id: string;
@@ -106,14 +116,7 @@ export class BookkeepingStatements {
 
   /** Claims (marks published) up to `limit` unpublished outbox rows nobody else holds, in `seq` order. */
   async claim(manager: EntityManager, limit: number): Promise<ClaimedOutboxRow[]> {
-    const rows = await preparedQuery<{
-      id: string;
-      seq: string;
-      subject: string;
-      payload: unknown;
-      correlation_id: string;
-      occurred_at: Date;
-    }>(manager, this.names.claim, this.claimText, [limit]);
+    const rows = await preparedQuery<OutboxTableRow>(manager, this.names.claim, this.claimText, [limit]);
     // RETURNING has no order of its own.
     return rows
       .map((r) => ({

@@ -10,3 +10,4 @@ export * from './fault-injector.js';
 export * from './outbox-relay.service.js';
 export * from './messaging.module.js';
 export * from './spend-limit-check.js';
+export * from './bookkeeping-statements.js';
