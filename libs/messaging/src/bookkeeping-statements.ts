@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { CommandOutcome } from '@app/contracts';
 import { OutboxMessageEntity, ProcessedCommandEntity, preparedQuery } from '@app/database';
@@ -59,12 +60,6 @@ export class BookkeepingStatements {
     const table = (m: typeof processed) => (m.schema ? `"${m.schema}"."${m.tableName}"` : `"${m.tableName}"`);
     const processedTable = table(processed);
     const outboxTable = table(outbox);
-    // One text per statement name for the life of the process (prepared per connection): the table is in it.
-    this.names = {
-      find: `processed.find:${processed.tablePath}`,
-      record: `processed.record:${processed.tablePath}:${outbox.tablePath}`,
-      claim: `outbox.claim:${outbox.tablePath}`,
-    };
     this.findText = `SELECT command_id, outcome FROM ${processedTable} WHERE command_id = ANY($1::text[])`;
     // Rows in the order given: the outbox's `seq` follows it (the relay publishes by seq) and so does each processed
     // row's clock_timestamp() (a rebuild follows processed_at, docs/adr/0011-replay-and-rebuild.md). The outbox
@@ -84,6 +79,13 @@ export class BookkeepingStatements {
       `UPDATE ${outboxTable} SET published_at = now() WHERE id IN (SELECT id FROM ${outboxTable} ` +
       `WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED) ` +
       `RETURNING id, seq, subject, payload, correlation_id, occurred_at`;
+    // One text per statement name for the life of the process (prepared per connection), and Postgres cuts names
+    // at 63 bytes: named by a digest of the text, which holds the tables.
+    this.names = {
+      find: statementName('processed.find', this.findText),
+      record: statementName('processed.record', this.recordText),
+      claim: statementName('outbox.claim', this.claimText),
+    };
   }
 
   /** The recorded outcomes of those of `ids` that were applied, in one statement. */
@@ -129,4 +131,9 @@ export class BookkeepingStatements {
       }))
       .sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
   }
+}
+
+/** A prepared statement's name: what it is, and a digest of its text (short of Postgres's 63-byte limit). */
+function statementName(what: string, text: string): string {
+  return `${what}:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
 }
