@@ -33,12 +33,13 @@ import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.j
 const GPU = 'NVIDIA A100 80GB PCIe';
 const DC = 'US-TX-3';
 /**
- * What one cluster create and one pod reserve send to Postgres, transaction control included (the command's own
- * bookkeeping, the catalog checks, the snapshot, the claims and ports, a cluster's overlay and rows, the rates, the
- * event): as many as before the placement had one applier (measured on main: 14 and 15), and one more since every
- * placement takes the ledger's advisory lock (PlacementRepository.lockLedger).
+ * What one cluster create and one pod reserve send to Postgres, transaction control and prepared statements
+ * included (the command's own bookkeeping, the catalog checks, the snapshot, the claims and ports, a cluster's
+ * overlay and rows, the rates, the event): as many as before the placement had one applier (measured on main: 14
+ * and 15), one more since every placement takes the ledger's advisory lock (PlacementRepository.lockLedger), and
+ * one fewer for a create since a command's outbox rows and processed row are one statement (docs/adr/0013).
  */
-const CLUSTER_CREATE_STATEMENTS = 15;
+const CLUSTER_CREATE_STATEMENTS = 14;
 const RESERVE_STATEMENTS = 16;
 
 let harness: HandlerHarness;

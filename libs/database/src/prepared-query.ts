@@ -20,6 +20,9 @@ export async function preparedQuery<T>(
   if (runner?.connect) {
     const client = (await runner.connect()) as Partial<PgClient>;
     if (typeof client.query === 'function') {
+      // Told to the data source's logger as TypeORM tells it its own queries, so whatever watches the statements
+      // (query logging, the medium tests' statement counts) sees these too.
+      manager.connection.logger.logQuery(text, values, manager.queryRunner);
       const result = await client.query({ name, text, values });
       return result.rows as T[];
     }
