@@ -297,13 +297,13 @@ describe('platform commands', () => {
 
 describe('cluster members (pod.cmd.create-cluster-members, pod.cmd.terminate-cluster-members)', () => {
   const CLUSTER = 'cluster-handlers';
-  const member = (rank: number): ClusterCreatedEvent['members'][number] => ({
-    podId: `${CLUSTER}-pod-${rank}`,
+  const member = (rank: number, clusterId = CLUSTER): ClusterCreatedEvent['members'][number] => ({
+    podId: `${clusterId}-pod-${rank}`,
     rank,
     role: rank === 0 ? 'primary' : 'node',
     name: `member-${rank}`,
     placement: {
-      podId: `${CLUSTER}-pod-${rank}`,
+      podId: `${clusterId}-pod-${rank}`,
       hostId: 'host-0',
       dataCenterId: 'EU-RO-1',
       publicIp: '198.51.100.1',
@@ -323,11 +323,11 @@ describe('cluster members (pod.cmd.create-cluster-members, pod.cmd.terminate-clu
     ownerId: ALICE.userId,
     members: [member(0), member(1)],
   };
-  const statuses = async (): Promise<string[]> =>
+  const statuses = async (clusterId = CLUSTER): Promise<string[]> =>
     (
       await pods.dataSource.query<{ status: string }[]>(
         'SELECT status FROM pod_lifecycle.pods WHERE cluster_id = $1 ORDER BY id',
-        [CLUSTER],
+        [clusterId],
       )
     ).map((row) => row.status);
 
@@ -345,6 +345,33 @@ describe('cluster members (pod.cmd.create-cluster-members, pod.cmd.terminate-clu
       pods.send(Subjects.pod.terminateClusterMembers, { cluster: deleted }, actor),
     ).resolves.toEqual({ pods: 2 });
     expect(await statuses()).toEqual([PodStatus.Terminated, PodStatus.Terminated]);
+  });
+
+  it("applied while another replica's terminate of the cluster is in flight, a create waits for it and terminates its members", async () => {
+    const id = 'cluster-race';
+    const raced: ClusterCreatedEvent = {
+      clusterId: id,
+      ownerId: ALICE.userId,
+      members: [member(0, id), member(1, id)],
+    };
+    // The terminate, mid-transaction on another replica: the cluster's members locked, its delete written, no commit.
+    const terminate = pods.dataSource.createQueryRunner();
+    await terminate.connect();
+    await terminate.startTransaction();
+    const deletedClusters = new DeletedClustersRepository();
+    await deletedClusters.lockMembers(id, terminate.manager);
+    await deletedClusters.record(id, new Date(), terminate.manager);
+    let applied = false;
+    const create = pods
+      .send(Subjects.pod.createClusterMembers, { cluster: raced }, { actor: SYSTEM })
+      .finally(() => (applied = true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(applied).toBe(false);
+    await terminate.commitTransaction();
+    await terminate.release();
+    // Without the lock the create would have read "not deleted" and left both members PROVISIONING.
+    await expect(create).resolves.toEqual({ pods: 2 });
+    expect(await statuses(id)).toEqual([PodStatus.Terminated, PodStatus.Terminated]);
   });
 
   it('refuses a command without its cluster (422), writing nothing', async () => {

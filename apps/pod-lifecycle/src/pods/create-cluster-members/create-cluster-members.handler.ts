@@ -51,6 +51,7 @@ export class CreateClusterMembersHandler {
     const payload = ctx.payload.cluster;
     const now = ctx.now;
     let created = 0;
+    await this.deletedClusters.lockMembers(payload.clusterId, ctx.manager);
     const deleted = await this.deletedClusters.isDeleted(payload.clusterId, ctx.manager);
     const writer: StatusWriter = {
       manager: ctx.manager,

@@ -43,6 +43,7 @@ export class TerminateClusterMembersHandler {
     const payload = ctx.payload.cluster;
     const writer: StatusWriter = { manager: ctx.manager, now: ctx.now, emit: ctx.emit };
     let terminated = 0;
+    await this.deletedClusters.lockMembers(payload.clusterId, ctx.manager);
     await this.deletedClusters.record(payload.clusterId, writer.now, ctx.manager);
     const ids = new Set(payload.podIds);
     for (const pod of await this.pods.listByCluster(payload.clusterId, ctx.manager)) ids.add(pod.id);
