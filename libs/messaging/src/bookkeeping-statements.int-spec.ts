@@ -128,4 +128,29 @@ describe('BookkeepingStatements', () => {
     expect(again.map((r) => r.id)).toEqual(outbox.slice(0, 2).map((r) => r.id));
     expect(await dataSource.transaction((manager) => statements.claim(manager, 10))).toEqual([]);
   });
+
+  it("lets only its own transaction commit without a WAL flush; the connection's next ones wait for theirs", async () => {
+    const setting = (manager: { query: DataSource['query'] }) =>
+      manager.query<{ v: string }[]>(`SELECT current_setting('synchronous_commit') AS v`);
+    const runner = dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ v: server }] = await setting(runner.manager);
+      await runner.startTransaction();
+      const { outbox, processed } = rows(1);
+      await statements.record(runner.manager, outbox, processed);
+      await statements.commitWithoutFlush(runner.manager);
+      expect((await setting(runner.manager))[0].v).toBe('off');
+      await runner.commitTransaction();
+      // Committed all the same, and the same connection is back to the server's setting.
+      expect((await setting(runner.manager))[0].v).toBe(server);
+      const written = await runner.manager.query<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM ${SCHEMA}.outbox WHERE id = $1`,
+        [outbox[0].id],
+      );
+      expect(written[0].n).toBe(1);
+    } finally {
+      await runner.release();
+    }
+  });
 });

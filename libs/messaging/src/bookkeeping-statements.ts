@@ -116,6 +116,14 @@ export class BookkeepingStatements {
     ]);
   }
 
+  /**
+   * Lets the transaction of `manager` commit without waiting for its WAL to reach disk (`synchronous_commit` for
+   * this transaction only): for writes that may be lost in a crash because they are redone, never for a command's.
+   */
+  async commitWithoutFlush(manager: EntityManager): Promise<void> {
+    await manager.query('SET LOCAL synchronous_commit TO off');
+  }
+
   /** Claims (marks published) up to `limit` unpublished outbox rows nobody else holds, in `seq` order. */
   async claim(manager: EntityManager, limit: number): Promise<ClaimedOutboxRow[]> {
     const rows = await preparedQuery<OutboxTableRow>(manager, this.names.claim, this.claimText, [limit]);
