@@ -3,6 +3,7 @@ import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/t
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { BusConfig } from '@app/config';
 import { busMetrics } from '@app/observability';
+import { installRequestCancelFix } from './nats-request-cancel.js';
 
 /** How a process authenticates to NATS: nothing (anonymous) or a user and password. */
 export interface NatsAuth {
@@ -19,6 +20,7 @@ export function natsAuth(config: Pick<BusConfig, 'NATS_USER' | 'NATS_PASSWORD'>)
 
 /** The options of every process's connection: its servers and name, its credentials, reconnecting forever. */
 export function natsConnectionOptions(servers: string, name: string, auth: NatsAuth = {}): ConnectionOptions {
+  installRequestCancelFix();
   return {
     servers: servers.split(','),
     name,
