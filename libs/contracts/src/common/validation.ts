@@ -1,5 +1,9 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
+import { cacheValidationMetadata } from './validation-metadata-cache.js';
+
+// Every process validating with class-validator imports this module: the gateway's pipes as much as the owners.
+cacheValidationMetadata();
 
 /** A class whose instances are T (a payload or DTO class). */
 export type Class<T> = new (...args: never[]) => T;
