@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { HttpClient, type HttpRequestInit, type HttpResponse } from './http-client.js';
 import { readWorkerConfig, type WorkerConfig } from './worker-config.js';
 
 export const SDK_VERSION = 'gpucp-worker-sdk/0.1.0';
@@ -89,8 +90,9 @@ export function startWorker(options: WorkerOptions): RunningWorker {
   let resolveStopped: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
 
-  async function request(url: string, init: RequestInit = {}): Promise<Response> {
-    return fetch(url, { ...init, headers: { ...auth, ...(init.headers as Record<string, string>) } });
+  const http = new HttpClient();
+  function request(url: string, init: HttpRequestInit = {}): Promise<HttpResponse> {
+    return http.request(url, { ...init, headers: { ...auth, ...init.headers } });
   }
 
   /** POSTs a result, retrying 5xx and network errors (a 4xx is final: logged, dropped). */
@@ -103,7 +105,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
           body: JSON.stringify(body),
           signal: AbortSignal.timeout(60_000),
         });
-        const text = await response.text();
+        const text = response.body;
         if (response.ok) return true;
         if (response.status < 500 && response.status !== 429) {
           log(`worker: POST ${url} answered ${response.status}: ${text.slice(0, 500)}; dropped`);
@@ -137,16 +139,15 @@ export function startWorker(options: WorkerOptions): RunningWorker {
       });
       if (response.status === 204) return [];
       if (response.status === 429) {
-        await response.body?.cancel();
         await sleep(5000, polling.signal);
         return [];
       }
       if (!response.ok) {
-        log(`worker: job-take answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+        log(`worker: job-take answered ${response.status}: ${response.body.slice(0, 300)}`);
         await sleep(1000, polling.signal);
         return [];
       }
-      const body = (await response.json()) as Record<string, unknown> | Record<string, unknown>[];
+      const body = JSON.parse(response.body) as Record<string, unknown> | Record<string, unknown>[];
       return Array.isArray(body) ? body : [body];
     } catch (error) {
       if (!polling.signal.aborted) {
@@ -246,10 +247,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
     }
     const url = `${config.pingUrl}${config.pingUrl.includes('?') ? '&' : '?'}${params.toString()}`;
     try {
-      const response = await request(url, {
-        signal: AbortSignal.timeout(Math.max(config.pingIntervalMs, 5000)),
-      });
-      await response.body?.cancel();
+      await request(url, { signal: AbortSignal.timeout(Math.max(config.pingIntervalMs, 5000)) });
     } catch (error) {
       log(`worker: ping failed: ${(error as Error).message}`);
     }
@@ -262,7 +260,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
           signal: AbortSignal.any([polling.signal, AbortSignal.timeout(TAKE_TIMEOUT_MS)]),
         });
         if (response.ok && response.status === 200) {
-          const { jobsToStop } = (await response.json()) as { jobsToStop?: string[] };
+          const { jobsToStop } = JSON.parse(response.body) as { jobsToStop?: string[] };
           for (const id of jobsToStop ?? []) {
             const entry = active.get(id);
             if (!entry) continue;
@@ -271,7 +269,6 @@ export function startWorker(options: WorkerOptions): RunningWorker {
             entry.controller.abort(new Error(`job ${id} was stopped by the platform`));
           }
         } else {
-          await response.body?.cancel();
           await sleep(1000, polling.signal);
         }
       } catch {
@@ -302,6 +299,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
       // The last heartbeat lists only what still runs (nothing): the platform takes the rest back.
       await ping();
       await Promise.allSettled(loops);
+      http.close();
       resolveStopped();
     })();
     return stopping;
