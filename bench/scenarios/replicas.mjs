@@ -9,6 +9,7 @@
 // replicas have no core of their own: the expectation is no gain, and no loss beyond noise (ratio ≈ 1).
 import { benchEndpoint, startEchoWorkers, WORKER_CONCURRENCY, WORKERS } from '../lib/fixtures.mjs';
 import { submitJobs, throughputOf, untilFinished } from '../lib/jobs-load.mjs';
+import { pathCounter } from '../lib/path-counts.mjs';
 import { processCpuMs } from '../lib/process-cpu.mjs';
 
 const SUBMITTERS = 32;
@@ -18,7 +19,7 @@ const WARMUP_JOBS = 50;
  * Jobs sent through the round's gateways and workers before its timed batch, and waited for: a replica started for
  * the round has a cold JIT and empty caches, and the ratio is about serving with two replicas, not starting one.
  */
-const SETTLE_JOBS = 40;
+const SETTLE_JOBS = Number(process.env.BENCH_SETTLE_JOBS ?? 40);
 const REPLICATED = ['gateway', 'queue-broker'];
 
 const cpuOf = (pids) => pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
@@ -27,7 +28,7 @@ const cpuOf = (pids) => pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
  * One round of load through `gateways` (URLs), workers spread over them; `settle` untimed jobs first. `jobPathPids`:
  * the gateways and queue-brokers, whose CPU time over the timed batch is reported per job (with the workers').
  */
-async function load(state, gateways, jobPathPids, podPrefix, count, settle) {
+async function load(state, gateways, appPidsByRole, podPrefix, count, settle) {
   const workers = startEchoWorkers({
     endpoint: state.endpoint,
     gateways,
@@ -47,23 +48,80 @@ async function load(state, gateways, jobPathPids, podPrefix, count, settle) {
       const settled = await submit(settle);
       await untilFinished(state.ctx.sql, [...settled.keys()], { timeoutMs: DRAIN_TIMEOUT_MS });
     }
-    const pids = [...jobPathPids, ...workers.map((worker) => worker.pid)];
-    const cpuBefore = cpuOf(pids);
+    const roles = { ...appPidsByRole, workers: workers.map((worker) => worker.pid) };
+    const counter = pathCounter(state.ctx);
+    await counter?.start();
+    const cpuBefore = Object.fromEntries(Object.entries(roles).map(([role, pids]) => [role, cpuOf(pids)]));
     const submittedAt = await submit(count);
     const finishedAt = await untilFinished(state.ctx.sql, [...submittedAt.keys()], {
       timeoutMs: DRAIN_TIMEOUT_MS,
     });
-    return {
+    const cpuPerJob = Object.fromEntries(
+      Object.entries(roles).map(([role, pids]) => [role, (cpuOf(pids) - cpuBefore[role]) / count]),
+    );
+    const result = {
       ...throughputOf(count, submittedAt, finishedAt),
-      cpuMsPerJob: (cpuOf(pids) - cpuBefore) / count,
+      cpuMsPerJob: Object.values(cpuPerJob).reduce((a, b) => a + b, 0),
+      gatewayCpuMsPerJob: cpuPerJob.gateways,
+      brokerCpuMsPerJob: cpuPerJob.brokers,
+      workerCpuMsPerJob: cpuPerJob.workers,
     };
+    const counts = await counter?.stop(count);
+    if (!counts) return result;
+    console.log(`    ${podPrefix}: per job ${JSON.stringify(counts)}`);
+    return { ...result, xactPerJob: counts.xactPerJob, natsPerJob: counts.natsPerJob };
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()));
   }
 }
 
-const appPids = (state) => REPLICATED.map((name) => state.ctx.system.pid(name));
 const tag = (round, warmup) => (warmup ? 'w' : String(round));
+
+/**
+ * One round of a side: one more replica of each app of `extra` started for it (and stopped after it), the load
+ * through every gateway.
+ */
+async function runSide(state, { round, warmup }, side, extra) {
+  const { system } = state.ctx;
+  const started = await Promise.allSettled(extra.map((name) => system.startReplica(name)));
+  const replicas = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
+  try {
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const of = (name) => [
+      system.pid(name),
+      ...replicas.filter((r) => r.name.startsWith(`${name}@`)).map((r) => r.pid),
+    ];
+    const gateways = [
+      system.url('gateway'),
+      ...replicas.filter((r) => r.name.startsWith('gateway@')).map((replica) => replica.url),
+    ];
+    const [count, settle] = warmup ? [WARMUP_JOBS, 0] : [state.jobs, SETTLE_JOBS];
+    const pids = { gateways: of('gateway'), brokers: of('queue-broker') };
+    return await load(state, gateways, pids, `bench-${side}-${tag(round, warmup)}`, count, settle);
+  } finally {
+    // The gateway first: nothing routes work to the broker replica once it goes.
+    for (const replica of replicas) await replica.stop();
+  }
+}
+
+/**
+ * BENCH_REPLICAS_SIDES=gateways,brokers adds sides with only the gateway or only the queue-broker replicated (to
+ * tell which of the two costs what).
+ */
+const EXTRA_SIDES = Object.fromEntries(
+  (process.env.BENCH_REPLICAS_SIDES ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((side) => {
+      const name = { gateways: 'gateway', brokers: 'queue-broker' }[side];
+      if (!name) throw new Error(`BENCH_REPLICAS_SIDES: unknown side ${side}`);
+      return [
+        side,
+        { label: `two ${side} only`, run: (state, options) => runSide(state, options, side, [name]) },
+      ];
+    }),
+);
 
 export default {
   id: 'replicas',
@@ -80,32 +138,13 @@ export default {
   sides: {
     one: {
       label: `one gateway and one queue-broker: POST /v2/{id}/run from ${SUBMITTERS} clients, ${WORKERS} SDK echo workers × ${WORKER_CONCURRENCY}`,
-      async run(state, { round, warmup }) {
-        const gateways = [state.ctx.system.url('gateway')];
-        const [count, settle] = warmup ? [WARMUP_JOBS, 0] : [state.jobs, SETTLE_JOBS];
-        return load(state, gateways, appPids(state), `bench-one-${tag(round, warmup)}`, count, settle);
-      },
+      run: (state, options) => runSide(state, options, 'one', []),
     },
     two: {
       label: `two gateways and two queue-brokers: the same load, clients round-robin over the gateways, worker n on gateway n mod 2`,
-      async run(state, { round, warmup }) {
-        const started = await Promise.allSettled(
-          REPLICATED.map((name) => state.ctx.system.startReplica(name)),
-        );
-        const replicas = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
-        try {
-          const failed = started.find((s) => s.status === 'rejected');
-          if (failed) throw failed.reason;
-          const gateways = [state.ctx.system.url('gateway'), replicas[0].url];
-          const [count, settle] = warmup ? [WARMUP_JOBS, 0] : [state.jobs, SETTLE_JOBS];
-          const pids = [...appPids(state), ...replicas.map((replica) => replica.pid)];
-          return await load(state, gateways, pids, `bench-two-${tag(round, warmup)}`, count, settle);
-        } finally {
-          // The gateway first: nothing routes work to the broker replica once it goes.
-          for (const replica of replicas) await replica.stop();
-        }
-      },
+      run: (state, options) => runSide(state, options, 'two', REPLICATED),
     },
+    ...EXTRA_SIDES,
   },
   comparisons: [
     {
