@@ -78,12 +78,28 @@ async function load(state, gateways, appPidsByRole, podPrefix, count, settle) {
 const tag = (round, warmup) => (warmup ? 'w' : String(round));
 
 /**
- * One round of a side: one more replica of each app of `extra` started for it (and stopped after it), the load
- * through every gateway.
+ * BENCH_REPLICAS_KEEP=1: the replicas are started for the first round that needs them and kept (idle, and in the
+ * queue-broker's case standing by, during the rounds that do not use them) until the scenario ends, so that they
+ * are measured warm, as long-running replicas are, rather than minutes-old processes whose JIT has seen 40 jobs.
+ */
+const KEEP_REPLICAS = Boolean(process.env.BENCH_REPLICAS_KEEP);
+
+async function replicaOf(state, name) {
+  state.replicas ??= new Map();
+  const kept = state.replicas.get(name);
+  if (kept) return kept;
+  const started = state.ctx.system.startReplica(name);
+  if (KEEP_REPLICAS) state.replicas.set(name, started);
+  return started;
+}
+
+/**
+ * One round of a side: one more replica of each app of `extra` (started for the round and stopped after it, or
+ * kept: BENCH_REPLICAS_KEEP), the load through every gateway.
  */
 async function runSide(state, { round, warmup }, side, extra) {
   const { system } = state.ctx;
-  const started = await Promise.allSettled(extra.map((name) => system.startReplica(name)));
+  const started = await Promise.allSettled(extra.map((name) => replicaOf(state, name)));
   const replicas = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
   try {
     const failed = started.find((s) => s.status === 'rejected');
@@ -101,7 +117,7 @@ async function runSide(state, { round, warmup }, side, extra) {
     return await load(state, gateways, pids, `bench-${side}-${tag(round, warmup)}`, count, settle);
   } finally {
     // The gateway first: nothing routes work to the broker replica once it goes.
-    for (const replica of replicas) await replica.stop();
+    if (!KEEP_REPLICAS) for (const replica of replicas) await replica.stop();
   }
 }
 
@@ -134,6 +150,10 @@ export default {
       jobs,
       endpoint: await benchEndpoint(ctx, 'bench-replicas'),
     };
+  },
+  async teardown(state) {
+    const kept = await Promise.allSettled(state.replicas?.values() ?? []);
+    for (const s of kept) if (s.status === 'fulfilled') await s.value.stop();
   },
   sides: {
     one: {
@@ -170,7 +190,10 @@ export default {
     },
   ],
   notes: (state) => [
-    `${state.jobs} jobs per round and side, timed after ${SETTLE_JOBS} untimed jobs through the same gateways and workers; the second gateway and queue-broker are started before each "two" round (not timed) and stopped after it`,
+    `${state.jobs} jobs per round and side, timed after ${SETTLE_JOBS} untimed jobs through the same gateways and workers; ` +
+      (KEEP_REPLICAS
+        ? 'the second gateway and queue-broker are started before the first "two" round and kept until the end (BENCH_REPLICAS_KEEP: idle, the broker standing by, during the "one" rounds, their CPU not counted there)'
+        : 'the second gateway and queue-broker are started before each "two" round (not timed) and stopped after it'),
     'only the gateway and the queue-broker are on the job path and replicated here (the bench runs pod-lifecycle on the local runtime, which is single-replica by design)',
     'on 2 cores a second replica gets no core of its own: the expectation is a ratio ≈ 1 (no gain, no loss beyond noise)',
     'CPU per job: user + system time of the gateway(s), queue-broker(s) and worker processes over the timed batch (/proc/<pid>/stat), divided by its jobs; on a saturated machine, what more CPU per job costs is throughput',
