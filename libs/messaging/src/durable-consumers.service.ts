@@ -153,12 +153,14 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
         const consumer = await this.nats.js.consumers.get(stream, durable);
         messages = await consumer.consume({ max_messages: bufferMax });
         this.running.push(messages);
-        // Lost the lead (its lock session broke): stop pulling. What is already in the lanes is applied (the
-        // processed rows keep a command from applying twice); what was pulled and not yet read is redelivered to
-        // the new leader after COMMAND_ACK_WAIT_MS, as a crashed replica's would be.
+        // Another replica leads the domain now (this one's lock session broke and the other took the lock): stop
+        // pulling. What is already in the lanes is applied; what was pulled and not yet read is redelivered after
+        // COMMAND_ACK_WAIT_MS. Exclusivity is for batch sizes only (the processed rows keep a command from applying
+        // twice), so a replica that merely cannot reach Postgres keeps pulling: it tells the issuers at once that
+        // their commands wait for the database (ADR 13), as every replica did before.
         if (leadership) {
           const pulling = messages;
-          watch = setInterval(() => leadership.isLeader || pulling.stop(), this.config.LEADER_CHECK_MS);
+          watch = setInterval(() => leadership.heldElsewhere && pulling.stop(), this.config.LEADER_CHECK_MS);
         }
         for await (const msg of messages) {
           const pending = await this.applier.prepare(kind, msg);
