@@ -2,7 +2,8 @@
 // processes on real Postgres and NATS JetStream, with a database and NATS prefix of their own. Plus a second
 // gateway with the rate limiter off (the edge scenario's "limiter off" side); the first has it on, as deployed,
 // with quotas too large to refuse anything. A scenario may start extra replicas of an app (`startReplica`): same
-// environment, database and NATS prefix, a port of their own.
+// environment, database and NATS prefix, a port of their own. BENCH_COMMAND_CONSUMERS=shared|exclusive sets every
+// app's COMMAND_CONSUMERS (ADR 13, "Replicas": to compare the two on the replicas scenario).
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { APPS, ROOT } from '../../scripts/lib/infra.mjs';
@@ -56,6 +57,9 @@ export async function startSystem({ databaseUrl, natsUrl, natsPrefix, fleetFile,
     NODE_ENV: 'production',
     REGISTRY_AUTH_KEYS: `k1:${randomBytes(32).toString('base64')}`,
     WORKER_KEY_RING: `w1:${randomBytes(32).toString('base64')}`,
+    ...(process.env.BENCH_COMMAND_CONSUMERS
+      ? { COMMAND_CONSUMERS: process.env.BENCH_COMMAND_CONSUMERS }
+      : {}),
   };
   const quotas = Object.fromEntries(QUOTA_VARIABLES.map((name) => [name, HUGE_QUOTA]));
   const envOf = {

@@ -45,3 +45,47 @@ describe('leader election of the singletons', () => {
     });
   }
 });
+
+/**
+ * The queue-broker's command domains are consumed by one replica each (COMMAND_CONSUMERS=exclusive, ADR 13
+ * "Replicas"): the other stands by and takes a domain over when its consumer dies.
+ */
+describe('exclusive command consumers of the queue-broker', () => {
+  let db: TestDatabase;
+  let system: RunningSystem;
+  const leading = (domain: string, replica: number) =>
+    new RegExp(`(?<!no longer )leading queue-broker/commands/${domain}\\b`).test(
+      system.logs('queue-broker', replica),
+    );
+
+  beforeAll(async () => {
+    db = await createTestDatabase('command-leadership', { apps: ['queue-broker'] });
+    system = await startApps({
+      apps: ['queue-broker'],
+      databaseUrl: db.url,
+      replicas: { 'queue-broker': 2 },
+      env: { LEADER_CHECK_MS: '300', LOG_LEVEL: 'info' },
+    });
+  });
+
+  afterAll(async () => {
+    await system?.stop();
+    await db?.drop();
+  });
+
+  it('each domain is consumed by one replica; when it is killed, the other takes the domain over', async () => {
+    const domain = 'job';
+    await until(`a consumer of ${domain}`, () => leading(domain, 0) || leading(domain, 1), 10_000);
+    const leader = leading(domain, 0) ? 0 : 1;
+    const follower = 1 - leader;
+    expect(leading(domain, follower)).toBe(false);
+    await system.kill('queue-broker', 'SIGKILL', leader);
+    const killedAt = Date.now();
+    await until(`${domain} consumed by the follower`, () => leading(domain, follower), 10_000);
+    expect(Date.now() - killedAt).toBeLessThan(5000);
+    // The follower now leads every domain the dead replica consumed.
+    for (const other of ['job', 'worker']) {
+      await until(`${other} consumed by the follower`, () => leading(other, follower), 10_000);
+    }
+  });
+});

@@ -48,6 +48,8 @@ class WithinMinuteRollups implements ValidatorConstraintInterface {
 export class QueueBrokerConfig extends BaseConfig {
   override HTTP_PORT = 8083;
   override METRICS_PORT = 9083;
+  /** Full batches with any number of replicas (ADR 13, "Replicas"): one replica applies each domain's commands. */
+  override COMMAND_CONSUMERS: 'exclusive' | 'shared' = 'exclusive';
 
   /** A worker that has not called (ping, take, done) for this long is lost: its leased jobs are queued again. */
   @IsInt()

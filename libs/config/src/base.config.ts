@@ -169,6 +169,16 @@ export class BaseConfig extends BusConfig {
   @Type(() => Number)
   COMMAND_BATCH_MAX = 64;
 
+  /**
+   * `exclusive`: each owned command domain is consumed by one replica at a time, the holder of a Postgres advisory
+   * lock (`<app>/commands/<domain>`), and another replica takes over within LEADER_CHECK_MS of its death; batches
+   * stay as large as with one replica. `shared`: every replica pulls from the domain's durable consumer, so each
+   * gets a share of the commands and batches shrink with the replica count. The queue-broker defaults to
+   * `exclusive` (its job and worker commands are the hot path), the other apps to `shared`.
+   */
+  @IsIn(['exclusive', 'shared'])
+  COMMAND_CONSUMERS: 'exclusive' | 'shared' = 'shared';
+
   /** Test-only fault injection, e.g. `crash-before-commit:registry-auth.cmd.create`. Never set in production. */
   @IsOptional()
   @Matches(/^(crash-before-commit|crash-after-commit):[a-z0-9.-]+$/, {

@@ -61,6 +61,8 @@ describe('AdvisoryLeadership (a Postgres advisory lock per name)', () => {
     await Promise.all([a.settled(), b.settled()]);
     const [leader, follower] = a.isLeader ? [a, b] : [b, a];
     expect(follower.isLeader).toBe(false);
+    // The follower asked Postgres and found the lock taken (what an exclusive consumer stops pulling on).
+    expect([leader.heldElsewhere, follower.heldElsewhere]).toEqual([false, true]);
     await leader.stop();
     const ms = await eventually(() => follower.isLeader);
     expect(ms).toBeLessThan(CHECK_MS * 5);
@@ -78,5 +80,6 @@ describe('AdvisoryLeadership (a Postgres advisory lock per name)', () => {
     // The old leader comes back as a follower (its new connection finds the lock taken).
     await new Promise((r) => setTimeout(r, CHECK_MS * 3));
     expect([leader.isLeader, follower.isLeader]).toEqual([false, true]);
+    expect(leader.heldElsewhere).toBe(true);
   });
 });

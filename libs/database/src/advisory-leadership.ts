@@ -22,6 +22,7 @@ export interface LeadershipOptions {
 export class AdvisoryLeadership {
   private client: pg.Client | null = null;
   private leading = false;
+  private elsewhere = false;
   private timer?: NodeJS.Timeout;
   private checking: Promise<void> | null = null;
   private stopped = false;
@@ -30,6 +31,14 @@ export class AdvisoryLeadership {
 
   get isLeader(): boolean {
     return this.leading;
+  }
+
+  /**
+   * True when the last check reached Postgres and the lock was held by another session: someone else leads for
+   * certain. False while leading, and while Postgres cannot be asked (then nobody can take the lock either).
+   */
+  get heldElsewhere(): boolean {
+    return this.elsewhere;
   }
 
   /** Checks at once, then every `checkMs`. */
@@ -71,8 +80,10 @@ export class AdvisoryLeadership {
         'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked',
         [this.options.name],
       );
+      this.elsewhere = !rows[0].locked;
       this.setLeading(rows[0].locked);
     } catch (error) {
+      this.elsewhere = false;
       this.setLeading(false);
       const client = this.client;
       this.client = null;

@@ -8,6 +8,7 @@ import {
 import type { ConsumerMessages } from '@nats-io/jetstream';
 import { Streams, domainOf, domainsOwnedBy, type Domain } from '@app/contracts';
 import { BaseConfig } from '@app/config';
+import { AdvisoryLeadership } from '@app/database';
 import { startupTasks } from '@app/observability';
 import { DeliveryApplier, type Kind, type Pending } from './delivery-applier.js';
 import { HandlerRegistry } from './handler-registry.js';
@@ -21,12 +22,18 @@ import { ensureDurableConsumer, ensureStreams } from './stream-topology.js';
  * subject on the events stream. Delivered messages go to lanes by their partition key (partitionKeyOf; events
  * and unpartitioned domains use one lane) and each lane applies what piled up in one transaction
  * (COMMAND_LANES, COMMAND_BATCH_MAX; docs/adr/0013-command-batching-and-lanes.md) through DeliveryApplier.
+ * With COMMAND_CONSUMERS=exclusive a command domain is consumed only by the replica that leads it (a Postgres
+ * advisory lock per domain, as for the sweeper, ADR 17): a second replica would take every other message, halving
+ * each one's batches and doubling the transactions per command; it stands by and takes over instead.
  */
 @Injectable()
 export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('consumers');
   private readonly running: ConsumerMessages[] = [];
   private readonly loops: Promise<void>[] = [];
+  private readonly leaderships: AdvisoryLeadership[] = [];
+  /** Aborted at shutdown: a replica waiting for a domain's lead stops waiting. */
+  private readonly closing = new AbortController();
   private stopping = false;
 
   constructor(
@@ -58,7 +65,13 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
     const domains = owned.filter((d) => [...this.registry.commands.keys()].some((s) => domainOf(s) === d));
     await Promise.all([
       ...domains.map((domain) =>
-        this.start('command', Streams.Commands, this.nats.consumerName(domain, 'cmd'), `${domain}.cmd.>`),
+        this.start(
+          'command',
+          Streams.Commands,
+          this.nats.consumerName(domain, 'cmd'),
+          `${domain}.cmd.>`,
+          this.exclusive() ? `${this.options.app}/commands/${domain}` : null,
+        ),
       ),
       ...[...this.registry.events.keys()].map((subject) =>
         this.start('event', Streams.Events, this.nats.consumerName(this.options.app, subject), subject),
@@ -68,12 +81,38 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    this.closing.abort();
     this.applier.stop();
     for (const messages of this.running) messages.stop();
     await Promise.allSettled(this.loops);
+    // Only now, with nothing of ours left in flight: another replica takes the domains over at its next check.
+    await Promise.allSettled(this.leaderships.map((leadership) => leadership.stop()));
   }
 
-  private async start(kind: Kind, stream: string, durable: string, filter: string): Promise<void> {
+  /** A rebuild's apps (REPLAY_MODE) are alone on their database and consume no live commands: no lock. */
+  private exclusive(): boolean {
+    return this.config.COMMAND_CONSUMERS === 'exclusive' && !this.config.REPLAY_MODE;
+  }
+
+  private lead(name: string): AdvisoryLeadership {
+    const leadership = new AdvisoryLeadership({
+      databaseUrl: this.config.DATABASE_URL,
+      name,
+      checkMs: this.config.LEADER_CHECK_MS,
+      log: (line) => this.logger.log(line),
+    });
+    this.leaderships.push(leadership);
+    leadership.start();
+    return leadership;
+  }
+
+  private async start(
+    kind: Kind,
+    stream: string,
+    durable: string,
+    filter: string,
+    leaderName: string | null = null,
+  ): Promise<void> {
     const streamName = this.nats.streamName(stream);
     await ensureDurableConsumer(
       this.nats,
@@ -83,10 +122,16 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
       this.config.COMMAND_MAX_DELIVER,
       this.config.COMMAND_ACK_WAIT_MS,
     );
-    this.loops.push(this.loop(kind, streamName, durable));
+    const leadership = leaderName ? this.lead(leaderName) : null;
+    this.loops.push(this.loop(kind, streamName, durable, leadership));
   }
 
-  private async loop(kind: Kind, stream: string, durable: string): Promise<void> {
+  private async loop(
+    kind: Kind,
+    stream: string,
+    durable: string,
+    leadership: AdvisoryLeadership | null,
+  ): Promise<void> {
     const lanes = new LaneScheduler<Pending>(
       kind === 'command' ? this.config.COMMAND_LANES : 1,
       this.config.COMMAND_BATCH_MAX,
@@ -97,10 +142,26 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
     );
     const bufferMax = this.config.COMMAND_BATCH_MAX * Math.max(this.config.COMMAND_LANES, 2);
     while (!this.stopping) {
+      if (leadership && !leadership.isLeader) {
+        // The lock is asked for every LEADER_CHECK_MS; looking at the answer more often costs nothing.
+        await pause(Math.min(100, this.config.LEADER_CHECK_MS), this.closing.signal);
+        continue;
+      }
+      let watch: NodeJS.Timeout | undefined;
+      let messages: ConsumerMessages | undefined;
       try {
         const consumer = await this.nats.js.consumers.get(stream, durable);
-        const messages = await consumer.consume({ max_messages: bufferMax });
+        messages = await consumer.consume({ max_messages: bufferMax });
         this.running.push(messages);
+        // Another replica leads the domain now (this one's lock session broke and the other took the lock): stop
+        // pulling. What is already in the lanes is applied; what was pulled and not yet read is redelivered after
+        // COMMAND_ACK_WAIT_MS. Exclusivity is for batch sizes only (the processed rows keep a command from applying
+        // twice), so a replica that merely cannot reach Postgres keeps pulling: it tells the issuers at once that
+        // their commands wait for the database (ADR 13), as every replica did before.
+        if (leadership) {
+          const pulling = messages;
+          watch = setInterval(() => leadership.heldElsewhere && pulling.stop(), this.config.LEADER_CHECK_MS);
+        }
         for await (const msg of messages) {
           const pending = await this.applier.prepare(kind, msg);
           if (pending) lanes.push(pending.key, pending);
@@ -111,8 +172,24 @@ export class DurableConsumers implements OnApplicationBootstrap, BeforeApplicati
         if (this.stopping) break;
         this.logger.warn(`consumer ${durable} interrupted: ${(error as Error).message}; resuming`);
         await new Promise((r) => setTimeout(r, 1000));
+      } finally {
+        clearInterval(watch);
+        if (messages) this.running.splice(this.running.indexOf(messages), 1);
       }
     }
     await lanes.drained();
   }
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
