@@ -15,21 +15,21 @@ const principal = (scope: string, endpointIds: string[] = []) =>
 function setup(authenticated: Principal | 'unknown' | 'revoked' = principal('full')) {
   const calls: string[] = [];
   const accounts = {
-    authenticate: jest.fn(() => {
+    authenticate: jest.fn((_key: string) => {
       calls.push('authenticate');
       return Promise.resolve(authenticated);
     }),
   };
   const rateLimits = {
-    enforceRoute: jest.fn(() => {
+    enforceRoute: jest.fn((..._args: unknown[]) => {
       calls.push('rate-limit');
       return Promise.resolve();
     }),
   };
   const view = { id: 'j1', status: 'COMPLETED' };
   const jobs = {
-    status: jest.fn(() => Promise.resolve(view)),
-    statusSync: jest.fn(() => Promise.resolve(view)),
+    status: jest.fn((..._args: unknown[]) => Promise.resolve(view)),
+    statusSync: jest.fn((..._args: unknown[]) => Promise.resolve(view)),
   };
   const reads = new JobReads(
     accounts as unknown as AccountsService,
@@ -93,7 +93,7 @@ describe('JobReads (GET /status and /status-sync past Nest)', () => {
     const { reads, jobs } = setup();
     await reads.statusSync(request({ authorization: 'k' }), reply);
     await reads.statusSync(request({ authorization: 'k', query: { wait: '2000' } }), reply);
-    expect(jobs.statusSync.mock.calls.map((call) => (call as unknown[])[2])).toEqual([90_000, 2000]);
+    expect(jobs.statusSync.mock.calls.map((call) => call[2])).toEqual([90_000, 2000]);
   });
 
   it.each([
