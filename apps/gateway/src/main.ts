@@ -7,6 +7,7 @@ import { MAX_PATH_PARAM_LENGTH, RequestShapePipe } from './edge/request-shape.pi
 import { createValidationPipe } from './edge/validation.pipe.js';
 import { GatewayConfig } from './gateway.config.js';
 import { configureJobRoutes } from './edge/job-routes.setup.js';
+import { configureJobReadRoutes } from './jobs/job-read-routes.setup.js';
 import { configureConsoleRoutes } from './console/console-routes.setup.js';
 import { configureLbRoutes, lbHostRewriter } from './lb/lb-routes.setup.js';
 import { LbUpgrade } from './lb/lb-upgrade.js';
@@ -23,6 +24,7 @@ await bootstrapApp({
   configure: (app, config) => {
     app.useGlobalPipes(new RequestShapePipe(), createValidationPipe());
     configureJobRoutes(app, config.MAX_BODY_BYTES);
+    configureJobReadRoutes(app);
     configureLbRoutes(app);
     configureConsoleRoutes(app, config.CONSOLE_DIR);
     // WebSockets to LB endpoints: Fastify routes no upgrades, so they are taken from the server's event.

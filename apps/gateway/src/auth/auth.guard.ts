@@ -14,7 +14,7 @@ import {
   httpRequestOf,
 } from './auth.decorators.js';
 
-interface HttpRequest extends AuthenticatedRequest {
+export interface HttpRequest extends AuthenticatedRequest {
   method: string;
   headers: Record<string, string | string[] | undefined>;
   query: Record<string, unknown>;
@@ -82,6 +82,31 @@ export function authorize(principal: Principal, rule: AuthRule, request: HttpReq
   }
 }
 
+/**
+ * The caller's principal from the key the route family takes (401 missing, malformed, unknown or revoked), with
+ * the user put in the request's log context. Shared by AuthGuard and the raw Fastify job read routes
+ * (jobs/job-read-routes.setup.ts), so both answer a bad key alike.
+ */
+export async function authenticateRequest(
+  accounts: AccountsService,
+  request: HttpRequest,
+  rule: AuthRule,
+): Promise<Principal> {
+  const key = presentedKey(request, rule);
+  if (!key) {
+    throw unauthenticated(
+      rule.key === 'query-or-bearer'
+        ? 'missing API key: pass ?api_key=<key> or Authorization: Bearer <key>'
+        : 'missing API key: send Authorization: Bearer <key>',
+    );
+  }
+  const principal = await accounts.authenticate(key);
+  if (principal === 'unknown') throw unauthenticated('invalid API key');
+  if (principal === 'revoked') throw unauthenticated('this API key has been revoked');
+  requestContext.assign({ userId: principal.user.id });
+  return principal;
+}
+
 /** Authenticates every non-public route (401) and checks the key's scope against it (403). */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -104,19 +129,8 @@ export class AuthGuard implements CanActivate {
     const rule = this.rules.of(context);
     if (!rule) return true;
     const request = httpRequestOf<HttpRequest>(context);
-    const key = presentedKey(request, rule);
-    if (!key) {
-      throw unauthenticated(
-        rule.key === 'query-or-bearer'
-          ? 'missing API key: pass ?api_key=<key> or Authorization: Bearer <key>'
-          : 'missing API key: send Authorization: Bearer <key>',
-      );
-    }
-    const principal = await this.accounts.authenticate(key);
-    if (principal === 'unknown') throw unauthenticated('invalid API key');
-    if (principal === 'revoked') throw unauthenticated('this API key has been revoked');
+    const principal = await authenticateRequest(this.accounts, request, rule);
     request.principal = principal;
-    requestContext.assign({ userId: principal.user.id });
     // Counted once authenticated, before the scope check: 403s carry the RateLimit headers, 401s none.
     await this.rateLimits.enforce(context, principal, rule);
     // GraphQL is one POST route: a query reads, a mutation writes.

@@ -1,4 +1,4 @@
-import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
+import type { ApolloDriverConfig } from '@nestjs/apollo';
 import { Module } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -13,6 +13,7 @@ import { TemplatesModule } from '../templates/templates.module.js';
 import type { GatewayGraphqlContext } from '../edge/graphql-context.js';
 import { graphqlCostPlugin } from './graphql-cost.plugin.js';
 import { formatGraphqlError, limitRules } from './graphql-limits.js';
+import { LazyApolloDriver } from './lazy-apollo.driver.js';
 import { AccountResolver } from './account.resolver.js';
 import { EndpointsResolver } from './endpoints.resolver.js';
 import { GpuTypePriceResolver, PodMachineResolver, PodsResolver } from './pods.resolver.js';
@@ -29,7 +30,8 @@ import { TemplatesResolver } from './templates.resolver.js';
 @Module({
   imports: [
     GraphQLModule.forRootAsync<ApolloDriverConfig>({
-      driver: ApolloDriver,
+      // The schema and the Apollo server are built after the start, on first use (lazy-apollo.driver.ts).
+      driver: LazyApolloDriver,
       inject: [GatewayConfig],
       useFactory: (config: GatewayConfig): ApolloDriverConfig => ({
         path: '/graphql',

@@ -19,13 +19,14 @@ import { abortOnClose } from './http-abort.js';
 import { JobsService } from './jobs.service.js';
 import { jobRoute } from '../edge/job-routes.setup.js';
 import { intParam } from './wait-param.js';
-
-/** `?ttl=` of GET /status: no default, so only an explicit value changes a job's expiry (a read stays a read). */
-const TTL_PARAM = { min: JobLimits.ttlMs.min, max: JobLimits.ttlMs.max };
+import { servedRaw } from './job-read-routes.setup.js';
+import { TTL_PARAM } from './job-reads.js';
 
 /**
  * The job operations of a queue-based endpoint (service-interface.md, compatibility.md §1): the key raw or as
- * bearer, every success 200 (the JS SDK treats other 2xx as failures), errors as problem+json.
+ * bearer, every success 200 (the JS SDK treats other 2xx as failures), errors as problem+json. The gateway
+ * answers GET /status and /status-sync with JobReads, past Nest's pipeline (`servedRaw`, docs/adr/0033); their
+ * methods here describe them and serve them in an app built without main.ts, and must say the same.
  */
 @ApiTags('Queue jobs')
 @Auth({ key: 'raw-or-bearer', endpointParam: 'endpointId' })
@@ -81,6 +82,7 @@ export class JobsController {
     'Keep the job this long from now, in milliseconds; without it the read changes nothing',
   )
   @RateLimitPolicy('queue.status')
+  @RouteConfig(servedRaw('status'))
   status(
     @Param('endpointId') endpointId: string,
     @Param('jobId') jobId: string,
@@ -97,6 +99,7 @@ export class JobsController {
   })
   @IntQuery('wait', JobLimits.statusSyncWaitMs, 'Longest wait, in milliseconds')
   @RateLimitPolicy('queue.status')
+  @RouteConfig(servedRaw('statusSync'))
   statusSync(
     @Param('endpointId') endpointId: string,
     @Param('jobId') jobId: string,

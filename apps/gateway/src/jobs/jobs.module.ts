@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
 import { loadConfigOrExit } from '@app/platform';
+import { AccountsModule } from '../accounts/accounts.module.js';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { EndpointAccess } from './endpoint-access.js';
 import { GatewayPayloads } from './gateway-payloads.js';
 import { JobSignals } from './job-signals.js';
+import { JobReads } from './job-reads.js';
 import { JobViews } from './job-views.js';
 import { JobsEdgeConfig } from './jobs-edge.config.js';
 import { JobsController } from './jobs.controller.js';
@@ -15,6 +18,7 @@ import { WebhookSecretsService } from './webhook-secrets.service.js';
  * (`WorkersModule`) share its endpoint access, payload store, job signals and limits, exported here.
  */
 @Module({
+  imports: [AccountsModule, RateLimitModule],
   controllers: [JobsController, WebhookSecretsController],
   providers: [
     { provide: JobsEdgeConfig, useFactory: () => loadConfigOrExit(JobsEdgeConfig) },
@@ -23,6 +27,7 @@ import { WebhookSecretsService } from './webhook-secrets.service.js';
     JobSignals,
     JobViews,
     JobsService,
+    JobReads,
     WebhookSecretsService,
   ],
   exports: [EndpointAccess, GatewayPayloads, JobSignals, JobsEdgeConfig],

@@ -203,6 +203,22 @@ export class RateLimiter implements BeforeApplicationShutdown {
     );
   }
 
+  /**
+   * A queue route served by a raw Fastify route rather than a Nest controller (jobs/job-read-routes.setup.ts):
+   * counted as `enforce` counts it, under `policy` of the user (and the endpoint, for a per-endpoint policy).
+   */
+  async enforceRoute(
+    name: RateLimitPolicyName,
+    principal: Principal,
+    endpointId: string,
+    reply: HeaderSink,
+  ): Promise<void> {
+    if (!this.enabled) return;
+    const policy = this.policyNamed(name);
+    const scopeKey = principal.user.rateLimitExempt || policy.scope === 'user' ? '' : endpointId;
+    await this.limit(policy, principal, scopeKey, 1, reply);
+  }
+
   /** The counter's key besides the user: the serverless endpoint for the per-endpoint policies. */
   private scopeKey(
     policy: RateLimitPolicy,
