@@ -44,7 +44,7 @@ export class LbAccess {
       throw new DomainError(ErrorCode.Unauthenticated, 'this API key has been revoked');
     }
     requestContext.assign({ userId: principal.user.id });
-    await this.rateLimits.enforceLb(principal, caller.endpointId, caller.rateLimitHeaders);
+    await this.rateLimits.enforceRoute('lb', principal, caller.endpointId, caller.rateLimitHeaders);
     authorize(
       principal,
       { key: 'bearer', endpointParam: 'endpointId' },

@@ -189,23 +189,9 @@ export class RateLimiter implements BeforeApplicationShutdown {
   }
 
   /**
-   * A request or WebSocket upgrade to a load-balancing endpoint, which no Nest route sees (ADR 31; LbAccess):
-   * counted once under the `lb` policy of the user and endpoint; the RateLimit headers go to `reply`.
-   */
-  async enforceLb(principal: Principal, endpointId: string, reply: HeaderSink): Promise<void> {
-    if (!this.enabled) return;
-    await this.limit(
-      this.policyNamed('lb'),
-      principal,
-      principal.user.rateLimitExempt ? '' : endpointId,
-      1,
-      reply,
-    );
-  }
-
-  /**
-   * A queue route served by a raw Fastify route rather than a Nest controller (jobs/job-read-routes.setup.ts):
-   * counted as `enforce` counts it, under `policy` of the user (and the endpoint, for a per-endpoint policy).
+   * A request no Nest route sees: a job read served by its own Fastify route (jobs/job-read-routes.setup.ts), or a
+   * request or WebSocket upgrade to a load-balancing endpoint (`lb`, ADR 31; LbAccess). Counted as `enforce` counts
+   * it, under `policy` of the user (and the endpoint, for a per-endpoint policy); the headers go to `reply`.
    */
   async enforceRoute(
     name: RateLimitPolicyName,
