@@ -19,9 +19,10 @@ export const requestContext = {
   correlationId(): string {
     return storage.getStore()?.correlationId ?? randomUUID();
   },
-  /** Binds later mutations (the user found by the auth guard) to the current request. */
-  assign(patch: Partial<RequestContext>): void {
+  /** Names the user (found by the auth guard) in the current request's context, for its later log lines. */
+  identify(userId: string): void {
     const store = storage.getStore();
-    if (store) Object.assign(store, patch);
+    // A property set, not Object.assign of a patch object: this runs on every authenticated request.
+    if (store) store.userId = userId;
   },
 };

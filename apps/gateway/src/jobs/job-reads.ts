@@ -56,11 +56,13 @@ export class JobReads {
 
   private async admit(request: ReadRequest, reply: FastifyReply, queryName: string): Promise<Admitted> {
     const http = request as unknown as HttpRequest;
-    const principal = await authenticateRequest(this.accounts, http, QUEUE_AUTH_RULE);
+    const found = authenticateRequest(this.accounts, http, QUEUE_AUTH_RULE);
+    const principal = found instanceof Promise ? await found : found;
     http.principal = principal;
     const { endpointId, jobId } = request.params;
     // Counted once authenticated, before the scope check: 403s carry the RateLimit headers, 401s none.
-    await this.rateLimits.enforceRoute('queue.status', principal, endpointId, reply);
+    const limited = this.rateLimits.enforceRoute('queue.status', principal, endpointId, reply);
+    if (limited) await limited;
     authorize(principal, QUEUE_AUTH_RULE, http);
     const query = (request.query as Record<string, unknown>)[queryName];
     checkParameters(endpointId, 'endpointId');

@@ -43,7 +43,7 @@ export class LbAccess {
     if (principal === 'revoked') {
       throw new DomainError(ErrorCode.Unauthenticated, 'this API key has been revoked');
     }
-    requestContext.assign({ userId: principal.user.id });
+    requestContext.identify(principal.user.id);
     await this.rateLimits.enforceRoute('lb', principal, caller.endpointId, caller.rateLimitHeaders);
     authorize(
       principal,

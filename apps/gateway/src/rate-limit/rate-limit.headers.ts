@@ -61,7 +61,9 @@ const MAX_POLICY_FIELDS = 1000;
 
 /** `RateLimit-Policy`: `q` quota and `w` window length in seconds, per window. */
 export function rateLimitPolicyField(windows: readonly WindowState[]): string {
-  const key = windows.map((w) => `${w.name}:${w.quota}:${w.windowSeconds}`).join(',');
+  // A loop rather than map/join: this runs on every counted request.
+  let key = '';
+  for (const w of windows) key += `${w.name}:${w.quota}:${w.windowSeconds},`;
   let field = policyFields.get(key);
   if (field === undefined) {
     if (policyFields.size >= MAX_POLICY_FIELDS) policyFields.clear();
