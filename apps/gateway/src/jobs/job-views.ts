@@ -11,7 +11,12 @@ interface Entry {
   /** Until when (epoch ms) the entry may be served: the job's own expiry, at most JOB_VIEW_CACHE_MS from now. */
   until: number;
   bytes: number;
+  /** When (epoch ms) the entry last moved to the recent end of the map. */
+  movedAt: number;
 }
+
+/** Recency is kept to this granularity (ms): eviction order is least recently read, give or take a second. */
+const MOVE_AFTER_MS = 1000;
 
 /**
  * The gateway's read model of jobs for GET /status and the sync waits. A finished job's view changes only when it
@@ -24,7 +29,7 @@ interface Entry {
  */
 @Injectable()
 export class JobViews {
-  /** Insertion order is recency: a hit moves its entry to the end; the oldest are evicted first. */
+  /** Insertion order is recency: a hit moves its entry to the end (MOVE_AFTER_MS); the oldest are evicted first. */
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
 
@@ -45,9 +50,14 @@ export class JobViews {
   /** The job's view; 404 (from the broker) for an unknown, expired or other endpoint's job. */
   async get(endpointId: string, jobId: string, actor: Actor): Promise<JobView> {
     const hit = this.entries.get(jobId);
-    if (hit && hit.endpointId === endpointId && hit.until > Date.now()) {
-      this.entries.delete(jobId);
-      this.entries.set(jobId, hit);
+    const now = Date.now();
+    if (hit && hit.endpointId === endpointId && hit.until > now) {
+      // Moved to the recent end at most once a second: a job polled in a tight loop is not re-inserted each time.
+      if (now - hit.movedAt >= MOVE_AFTER_MS) {
+        this.entries.delete(jobId);
+        this.entries.set(jobId, hit);
+        hit.movedAt = now;
+      }
       return hit.view;
     }
     if (hit) this.forget(jobId);
@@ -72,11 +82,13 @@ export class JobViews {
     const bytes = 2 * JSON.stringify(view).length + 256;
     if (bytes > budget / 16) return; // one huge output must not evict everything else
     this.forget(view.id);
+    const now = Date.now();
     this.entries.set(view.id, {
       endpointId,
       view,
-      until: Math.min(expiresAt, Date.now() + this.config.JOB_VIEW_CACHE_MS),
+      until: Math.min(expiresAt, now + this.config.JOB_VIEW_CACHE_MS),
       bytes,
+      movedAt: now,
     });
     this.bytes += bytes;
     for (const [id] of this.entries) {
