@@ -31,10 +31,16 @@ export function configureJobReadRoutes(app: NestFastifyApplication): void {
     // Not an async handler: it answers through `reply` when the read settles (Fastify reports an async handler
     // that resolves to undefined).
     (request: FastifyRequest, reply: FastifyReply): void => {
-      reads[read](request as Parameters<JobReads[JobRead]>[0], reply).then(
-        (view) => void reply.send(view),
-        (error: unknown) => sendProblem(reply, error, logger),
-      );
+      const fail = (error: unknown) => sendProblem(reply, error, logger);
+      let answer: ReturnType<JobReads[JobRead]>;
+      try {
+        // A read answered from cached answers comes back as a value, a refusal decided at once as a throw.
+        answer = reads[read](request as Parameters<JobReads[JobRead]>[0], reply);
+      } catch (error) {
+        return fail(error);
+      }
+      if (answer instanceof Promise) answer.then((view) => void reply.send(view), fail);
+      else void reply.send(answer);
     };
   const handlers: Record<JobRead, RouteOptions['handler']> = {
     status: serve('status'),

@@ -50,9 +50,10 @@ function request(init: { authorization?: string; endpointId?: string; jobId?: st
   } as unknown as Parameters<JobReads['status']>[0];
 }
 
-async function failure(promise: Promise<unknown>): Promise<DomainError> {
+/** The refusal of a read, whether it throws at once or rejects. */
+async function failure(read: () => unknown): Promise<DomainError> {
   try {
-    await promise;
+    await read();
   } catch (error) {
     return error as DomainError;
   }
@@ -71,7 +72,7 @@ describe('JobReads (GET /status and /status-sync past Nest)', () => {
   it('reads with the raw key or a bearer one, and changes no expiry without ?ttl=', async () => {
     for (const authorization of ['cpk_abc', 'Bearer cpk_abc']) {
       const { reads, accounts, jobs, view } = setup();
-      await expect(reads.status(request({ authorization }), reply)).resolves.toBe(view);
+      await expect(Promise.resolve(reads.status(request({ authorization }), reply))).resolves.toBe(view);
       expect(accounts.authenticate).toHaveBeenCalledWith('cpk_abc');
       expect(jobs.status).toHaveBeenCalledWith('ep1', 'j1', undefined, {
         userId: 'u1',
@@ -81,11 +82,33 @@ describe('JobReads (GET /status and /status-sync past Nest)', () => {
     }
   });
 
+  it('answers at once, without a promise, when the key, the counter and the view are all known here', () => {
+    const { reads, accounts, rateLimits, jobs, view, calls } = setup();
+    accounts.authenticate.mockImplementation(() => {
+      calls.push('authenticate');
+      return principal('full') as never;
+    });
+    rateLimits.enforceRoute.mockImplementation(() => {
+      calls.push('rate-limit');
+      return undefined as never;
+    });
+    jobs.status.mockImplementation(() => view as never);
+    expect(reads.status(request({ authorization: 'k' }), reply)).toBe(view);
+    expect(calls).toEqual(['authenticate', 'rate-limit']);
+    // A refusal decided from known answers is thrown at once (the route sends it as a problem).
+    accounts.authenticate.mockImplementation(() => 'revoked' as never);
+    expect(() => reads.status(request({ authorization: 'k' }), reply)).toThrow(
+      'this API key has been revoked',
+    );
+  });
+
   it('passes ?ttl= on, and refuses one out of range (422)', async () => {
     const { reads, jobs } = setup();
     await reads.status(request({ authorization: 'k', query: { ttl: '600000' } }), reply);
     expect(jobs.status).toHaveBeenCalledWith('ep1', 'j1', 600_000, expect.anything());
-    const error = await failure(reads.status(request({ authorization: 'k', query: { ttl: '5' } }), reply));
+    const error = await failure(() =>
+      reads.status(request({ authorization: 'k', query: { ttl: '5' } }), reply),
+    );
     expect(error.code).toBe(ErrorCode.ValidationFailed);
   });
 
@@ -102,7 +125,7 @@ describe('JobReads (GET /status and /status-sync past Nest)', () => {
     ['a revoked key', 'k', 'revoked' as const, 'this API key has been revoked'],
   ])('answers %s 401 before counting it', async (_label, authorization, authenticated, detail) => {
     const { reads, rateLimits, jobs } = setup(authenticated);
-    const error = await failure(reads.status(request({ authorization }), reply));
+    const error = await failure(() => reads.status(request({ authorization }), reply));
     expect([error.code, error.message]).toEqual([ErrorCode.Unauthenticated, detail]);
     expect(rateLimits.enforceRoute).not.toHaveBeenCalled();
     expect(jobs.status).not.toHaveBeenCalled();
@@ -110,7 +133,7 @@ describe('JobReads (GET /status and /status-sync past Nest)', () => {
 
   it("counts a key of another endpoint's scope, then refuses it (403 with the RateLimit headers)", async () => {
     const { reads, rateLimits, calls } = setup(principal('endpoints', ['ep2']));
-    const error = await failure(reads.status(request({ authorization: 'k' }), reply));
+    const error = await failure(() => reads.status(request({ authorization: 'k' }), reply));
     expect(error.code).toBe(ErrorCode.Forbidden);
     expect(calls).toEqual(['authenticate', 'rate-limit']);
     expect(rateLimits.enforceRoute).toHaveBeenCalledWith('queue.status', expect.anything(), 'ep1', reply);
@@ -122,7 +145,7 @@ describe('JobReads (GET /status and /status-sync past Nest)', () => {
     ['ttl', { query: { ttl: '1\u0007' } }],
   ])('answers a control character in %s 400, after counting the request', async (name, init) => {
     const { reads, rateLimits, jobs } = setup();
-    const error = await failure(reads.status(request({ authorization: 'k', ...init }), reply));
+    const error = await failure(() => reads.status(request({ authorization: 'k', ...init }), reply));
     expect([error.code, error.message]).toEqual([
       ErrorCode.BadRequest,
       `${name} must not contain control characters`,

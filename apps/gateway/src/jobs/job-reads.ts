@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JobLimits, type Actor, type JobView } from '@app/contracts';
-import { AccountsService } from '../accounts/accounts.service.js';
+import { AccountsService, type Principal } from '../accounts/accounts.service.js';
 import { actorOf, type AuthRule } from '../auth/auth.decorators.js';
 import { authenticateRequest, authorize, type HttpRequest } from '../auth/auth.guard.js';
 import { checkParameters } from '../edge/request-shape.pipe.js';
@@ -43,9 +43,12 @@ export class JobReads {
     private readonly jobs: JobsService,
   ) {}
 
-  async status(request: ReadRequest, reply: FastifyReply): Promise<JobView> {
-    const { actor, endpointId, jobId, query } = await this.admit(request, reply, 'ttl');
-    return this.jobs.status(endpointId, jobId, intParam('ttl', query, TTL_PARAM), actor);
+  /** Answered without a promise when every answer it needs is cached (the key, the counter, the job's view). */
+  status(request: ReadRequest, reply: FastifyReply): JobView | Promise<JobView> {
+    const read = ({ actor, endpointId, jobId, query }: Admitted) =>
+      this.jobs.status(endpointId, jobId, intParam('ttl', query, TTL_PARAM), actor);
+    const admitted = this.admit(request, reply, 'ttl');
+    return admitted instanceof Promise ? admitted.then(read) : read(admitted);
   }
 
   async statusSync(request: ReadRequest, reply: FastifyReply): Promise<JobView> {
@@ -54,16 +57,33 @@ export class JobReads {
     return this.jobs.statusSync(endpointId, jobId, waitMs, actor, abortOnClose(reply));
   }
 
-  private async admit(request: ReadRequest, reply: FastifyReply, queryName: string): Promise<Admitted> {
+  /** The checks of AuthGuard and the pipes, in their order; without a promise when the key and counter are known. */
+  private admit(request: ReadRequest, reply: FastifyReply, queryName: string): Admitted | Promise<Admitted> {
     const http = request as unknown as HttpRequest;
     const found = authenticateRequest(this.accounts, http, QUEUE_AUTH_RULE);
-    const principal = found instanceof Promise ? await found : found;
+    return found instanceof Promise
+      ? found.then((principal) => this.limit(request, reply, queryName, principal))
+      : this.limit(request, reply, queryName, found);
+  }
+
+  private limit(
+    request: ReadRequest,
+    reply: FastifyReply,
+    queryName: string,
+    principal: Principal,
+  ): Admitted | Promise<Admitted> {
+    const http = request as unknown as HttpRequest;
     http.principal = principal;
-    const { endpointId, jobId } = request.params;
     // Counted once authenticated, before the scope check: 403s carry the RateLimit headers, 401s none.
-    const limited = this.rateLimits.enforceRoute('queue.status', principal, endpointId, reply);
-    if (limited) await limited;
-    authorize(principal, QUEUE_AUTH_RULE, http);
+    const limited = this.rateLimits.enforceRoute('queue.status', principal, request.params.endpointId, reply);
+    return limited
+      ? limited.then(() => this.check(request, queryName, principal))
+      : this.check(request, queryName, principal);
+  }
+
+  private check(request: ReadRequest, queryName: string, principal: Principal): Admitted {
+    authorize(principal, QUEUE_AUTH_RULE, request as unknown as HttpRequest);
+    const { endpointId, jobId } = request.params;
     const query = (request.query as Record<string, unknown>)[queryName];
     checkParameters(endpointId, 'endpointId');
     checkParameters(jobId, 'jobId');

@@ -49,23 +49,31 @@ export class JobViews {
 
   /** The job's view; 404 (from the broker) for an unknown, expired or other endpoint's job. */
   async get(endpointId: string, jobId: string, actor: Actor): Promise<JobView> {
-    const hit = this.entries.get(jobId);
-    const now = Date.now();
-    if (hit && hit.endpointId === endpointId && hit.until > now) {
-      // Moved to the recent end at most once a second: a job polled in a tight loop is not re-inserted each time.
-      if (now - hit.movedAt >= MOVE_AFTER_MS) {
-        this.entries.delete(jobId);
-        this.entries.set(jobId, hit);
-        hit.movedAt = now;
-      }
-      return hit.view;
-    }
-    if (hit) this.forget(jobId);
+    const cached = this.cached(endpointId, jobId);
+    if (cached) return cached;
     const read = await this.payloads.take(
       await this.queries.query(Subjects.job.get, { endpointId, jobId }, actor),
     );
     if (isTerminalJobStatus(read.view.status)) this.keep(endpointId, read.view, Date.parse(read.expiresAt));
     return read.view;
+  }
+
+  /** The kept view of a finished job, without a promise (the edge's hot reads); undefined when not kept. */
+  cached(endpointId: string, jobId: string): JobView | undefined {
+    const hit = this.entries.get(jobId);
+    if (!hit) return undefined;
+    const now = Date.now();
+    if (hit.endpointId !== endpointId || hit.until <= now) {
+      this.forget(jobId);
+      return undefined;
+    }
+    // Moved to the recent end at most once a second: a job polled in a tight loop is not re-inserted each time.
+    if (now - hit.movedAt >= MOVE_AFTER_MS) {
+      this.entries.delete(jobId);
+      this.entries.set(jobId, hit);
+      hit.movedAt = now;
+    }
+    return hit.view;
   }
 
   forget(jobId: string): void {

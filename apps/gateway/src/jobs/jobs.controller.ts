@@ -83,7 +83,7 @@ export class JobsController {
   )
   @RateLimitPolicy('queue.status')
   @RouteConfig(servedRaw('status'))
-  status(
+  async status(
     @Param('endpointId') endpointId: string,
     @Param('jobId') jobId: string,
     @Query('ttl') ttl: unknown,
