@@ -110,6 +110,43 @@ describe('EntityStatements (Postgres)', () => {
     expect(await dataSource.transaction((manager) => statements.lockById('missing', manager))).toBeNull();
   });
 
+  it('updateWith writes the row and the CTE alongside in one statement, its parameters after the row', async () => {
+    const id = `t-${Math.random().toString(36).slice(2)}`;
+    const other = `o-${Math.random().toString(36).slice(2)}`;
+    await dataSource.transaction(async (manager) => {
+      await statements.insert(thing(id, { v: 1 }), manager);
+      await statements.insert(thing(other, null), manager);
+    });
+    const alongside = {
+      name: 'mark-other',
+      sql: (first: number) =>
+        `marked AS (UPDATE statements_spec.things SET attempts = $${first}, done = $${first + 1} WHERE id = $${first + 2})`,
+    };
+    await dataSource.transaction(async (manager) => {
+      const row = (await statements.lockById(id, manager))!;
+      row.attempts = 7;
+      await statements.updateWith(row, manager, { ...alongside, values: [9, true, other] });
+    });
+    expect(await dataSource.manager.findOneByOrFail(ThingEntity, { id })).toEqual({
+      ...thing(id, { v: 1 }),
+      attempts: 7,
+    });
+    expect(await dataSource.manager.findOneByOrFail(ThingEntity, { id: other })).toEqual({
+      ...thing(other, null),
+      attempts: 9,
+      done: true,
+    });
+    // A failing CTE rolls the row's write back with it: one statement.
+    await expect(
+      dataSource.transaction(async (manager) => {
+        const row = (await statements.lockById(id, manager))!;
+        row.attempts = 8;
+        await statements.updateWith(row, manager, { ...alongside, values: [null, true, other] });
+      }),
+    ).rejects.toThrow(/null value/);
+    expect((await dataSource.manager.findOneByOrFail(ThingEntity, { id })).attempts).toBe(7);
+  });
+
   it('holds the row lock until the transaction ends', async () => {
     const id = `t-${Math.random().toString(36).slice(2)}`;
     await dataSource.transaction((manager) => statements.insert(thing(id, null), manager));

@@ -52,8 +52,9 @@ export class JobLifecycle {
     job.expiresAt = finishedExpiry(job, tx.now);
     const mustStop = leasedTo !== null && (status === 'CANCELLED' || status === 'TIMED_OUT');
     job.stopPending = mustStop;
-    await this.jobs.save(job, tx.manager);
-    if (leasedTo) await this.jobs.closeAttempt(job.id, options.attemptOutcome ?? status, tx.now, tx.manager);
+    if (leasedTo) {
+      await this.jobs.saveClosingAttempt(job, options.attemptOutcome ?? status, tx.now, tx.manager);
+    } else await this.jobs.save(job, tx.manager);
     if (job.webhook) {
       await tx.manager.insert(WebhookDeliveryEntity, {
         id: deriveId(tx.envelope.commandId, `webhook/${job.id}`, 24),

@@ -47,6 +47,22 @@ export class JobsRepository {
     return this.statements.update(job, manager);
   }
 
+  /** `save` and `closeAttempt` as one statement: a finished job's write and its lease's end (job-done's path). */
+  saveClosingAttempt(
+    job: JobEntity,
+    outcome: AttemptOutcome,
+    now: Date,
+    manager: EntityManager,
+  ): Promise<unknown> {
+    return this.statements.updateWith(job, manager, {
+      name: 'close-attempt',
+      sql: (first) =>
+        `closed AS (UPDATE queue_broker.job_attempts SET ended_at = $${first}, outcome = $${first + 1} ` +
+        `WHERE job_id = $1 AND ended_at IS NULL)`,
+      values: [now, outcome],
+    });
+  }
+
   /** Queued jobs of the endpoint (of `only` when given: a rebuild's recorded purge), locked, in id order (purge). */
   lockAllQueued(endpointId: string, manager: EntityManager, only?: readonly string[]): Promise<JobEntity[]> {
     const query = manager
