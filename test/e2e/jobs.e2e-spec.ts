@@ -82,6 +82,31 @@ describe('queue-based endpoints: the job API', () => {
     );
   });
 
+  it("a job submitted while the worker's poll waits is leased by the submit itself: no take command of its own", async () => {
+    // The echo worker finished what came before and waits in its long poll (nothing queued: no take is sent).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const reply = await call('POST', url('qb', '/runsync?wait=20000'), key(), { input: { ride: true } });
+    expect(reply.body).toMatchObject({ status: 'COMPLETED', output: { ride: true } });
+    const id = (reply.body as Json).id as string;
+    const applied = await jobs.sql.query<{ subject: string; outcome: { value: Json } }>(
+      `SELECT subject, outcome FROM queue_broker.processed_commands
+       WHERE outcome->'value'->>'id' = $1 OR outcome->'value'->'jobs' @> $2::jsonb`,
+      [id, JSON.stringify([{ id }])],
+    );
+    // Recorded once, by the submit, with what its take leased: the job itself, to the echo worker.
+    expect(applied.rows.map((row) => row.subject)).toEqual(['job.cmd.submit']);
+    expect(applied.rows[0].outcome.value).toMatchObject({
+      id,
+      status: 'IN_QUEUE',
+      taken: { jobs: [{ id, input: { ride: true } }] },
+    });
+    const attempts = await jobs.sql.query<{ worker_id: string }>(
+      'SELECT worker_id FROM queue_broker.job_attempts WHERE job_id = $1',
+      [id],
+    );
+    expect(attempts.rows).toEqual([{ worker_id: 'echo-1' }]);
+  });
+
   it('runsync within its wait answers the finished job; past its wait {id, status}, then status-sync resumes', async () => {
     const fast = await call('POST', url('qb', '/runsync?wait=20000'), key(), { input: [1, 2, 3] });
     expect(fast.status).toBe(200);

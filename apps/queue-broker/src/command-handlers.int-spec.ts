@@ -9,6 +9,7 @@ import { DATA_SOURCE_SPEC } from './data-source.js';
 import { CancelJobHandler } from './jobs/cancel-job/cancel-job.handler.js';
 import { JobLeasesRepository } from './jobs/job-leases.repository.js';
 import { JobLifecycle } from './jobs/job-lifecycle.js';
+import { JobTakes } from './jobs/job-takes.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
 import { PurgeQueueHandler } from './jobs/purge-queue/purge-queue.handler.js';
 import { ReadStreamHandler } from './jobs/read-stream/read-stream.handler.js';
@@ -56,8 +57,9 @@ beforeAll(async () => {
   const jobs = new JobsRepository(dataSource);
   const workers = new WorkersRepository(dataSource);
   const lifecycle = new JobLifecycle(jobs);
+  const takes = new JobTakes(new JobLeasesRepository(), workers, payloads, config);
   harness.register(
-    new SubmitJobHandler(jobs, lifecycle, payloads, config),
+    new SubmitJobHandler(jobs, lifecycle, takes, payloads, config),
     new CancelJobHandler(jobs, lifecycle),
     new RetryJobHandler(jobs, lifecycle),
     new PurgeQueueHandler(jobs, lifecycle),
@@ -66,7 +68,7 @@ beforeAll(async () => {
     new SweepJobsHandler(jobs, workers, lifecycle, config),
     new RotateWebhookSecretHandler(new WebhookSecretsRepository(dataSource)),
     new RegisterWorkerHandler(workers),
-    new TakeJobsHandler(new JobLeasesRepository(), workers, payloads, config),
+    new TakeJobsHandler(takes),
     new JobDoneHandler(jobs, workers, lifecycle, payloads),
     new JobStreamHandler(jobs, workers, lifecycle, payloads),
     new PingWorkerHandler(jobs, workers, lifecycle, config),
@@ -384,5 +386,90 @@ describe('the sweep and rows other commands hold', () => {
     expect(await sweep).toMatchObject({ outlived: 1 });
     const changes = (await harness.events(Subjects.job.changed)).map((event) => event.payload);
     expect(changes).toContainEqual(expect.objectContaining({ jobId: accepted.id, status: 'TIMED_OUT' }));
+  });
+});
+
+/** After every block above (their commands are dated up to 15:01). */
+describe('a take riding on a submit (a worker poll waiting at the edge)', () => {
+  const RIDE = 'ep-ride';
+  const rider = { endpointId: RIDE, workerId: 'worker-ride' };
+  const at17 = (minute: number, second = 0): SendOptions => ({
+    issuedAt: new Date(Date.UTC(2026, 2, 1, 17, minute, second)).toISOString(),
+  });
+  const submitTaking = (input: unknown, when: SendOptions, take: object = { ...rider, batchSize: 1 }) =>
+    harness.send(Subjects.job.submit, { endpointId: RIDE, sync: true, input, take }, when);
+
+  it('leases the job it submits in its own transaction, and queues no signal for it', async () => {
+    await harness.send(Subjects.worker.register, rider, at17(0));
+    const queuedBefore = (await harness.events(Subjects.job.queued)).length;
+    const { result, wrote } = await harness.wrote(() => submitTaking({ n: 1 }, at17(1)));
+    expect(result).toMatchObject({
+      status: 'IN_QUEUE',
+      taken: { jobs: [{ id: result.id, input: { n: 1 } }] },
+    });
+    expect(wrote).toEqual(expect.arrayContaining(['jobs', 'job_attempts', 'workers']));
+    expect((await harness.events(Subjects.job.queued)).length).toBe(queuedBefore);
+    // It runs: the worker finishes it as any leased job.
+    const done = await harness.send(
+      Subjects.worker.done,
+      { ...rider, jobId: result.id, output: 2, hasOutput: true, progress: false, stopPod: false },
+      at17(2),
+    );
+    expect(done).toEqual({ recorded: 'completed' });
+  });
+
+  it('leases the oldest queued jobs first; the new job, left queued, is signalled as any submit', async () => {
+    const older = await harness.send(
+      Subjects.job.submit,
+      { endpointId: RIDE, sync: false, input: 'old' },
+      at17(3),
+    );
+    const result = await submitTaking('new', at17(4));
+    expect(result.taken).toEqual({ jobs: [expect.objectContaining({ id: older.id })] });
+    const queued = (await harness.events(Subjects.job.queued)).at(-1)?.payload;
+    expect(queued).toEqual({ endpointId: RIDE, jobId: result.id });
+    const next = await harness.send(Subjects.worker.take, { ...rider, batchSize: 5 }, at17(5));
+    expect((next as TakeResult).jobs.map((job) => job.id)).toEqual([result.id]);
+  });
+
+  it('replayed with its recorded decision, leases exactly what it leased live', async () => {
+    const older = await harness.send(
+      Subjects.job.submit,
+      { endpointId: RIDE, sync: false, input: 'a' },
+      at17(10),
+    );
+    // Live, another worker's take had locked the older job: this submit's take leased only its own.
+    const result = await harness.send(
+      Subjects.job.submit,
+      { endpointId: RIDE, sync: false, input: 'b', take: { ...rider, batchSize: 2 } },
+      { ...at17(11), decided: { jobIds: [] } },
+    );
+    expect(result.taken).toEqual({ jobs: [] });
+    const rest = await harness.send(Subjects.worker.take, { ...rider, batchSize: 5 }, at17(12));
+    expect((rest as TakeResult).jobs.map((job) => job.id)).toEqual([older.id, result.id]);
+  });
+
+  it('leases nothing to a worker that is not alive; refuses a take for another endpoint (422), writing nothing', async () => {
+    // A poll the worker made longer than WORKER_LOST_AFTER_MS ago, and nothing heard from it since.
+    const lost = await submitTaking('x', at17(50, 1), {
+      endpointId: RIDE,
+      workerId: 'worker-silent',
+      batchSize: 1,
+      requestedAt: at17(20).issuedAt,
+    });
+    expect(lost.taken).toEqual({ jobs: [] });
+    expect((await harness.events(Subjects.job.queued)).at(-1)?.payload).toEqual({
+      endpointId: RIDE,
+      jobId: lost.id,
+    });
+    expect(
+      await harness.refusal(() =>
+        submitTaking('y', at17(51), { ...rider, endpointId: ENDPOINT, batchSize: 1 }),
+      ),
+    ).toMatchObject({ code: ErrorCode.ValidationFailed, wrote: [] });
+    expect(
+      await harness.refusal(() => submitTaking('y', at17(51), { ...rider, batchSize: 0 })),
+    ).toMatchObject({ code: ErrorCode.ValidationFailed, wrote: [] });
+    await harness.send(Subjects.job.purge, { endpointId: RIDE }, at17(52));
   });
 });

@@ -7,6 +7,7 @@ import { GetJobHandler } from './jobs/get-job/get-job.handler.js';
 import { JobLifecycle } from './jobs/job-lifecycle.js';
 import { JobSweeper } from './jobs/job-sweeper.js';
 import { JobLeasesRepository } from './jobs/job-leases.repository.js';
+import { JobTakes } from './jobs/job-takes.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
 import { PurgeQueueHandler } from './jobs/purge-queue/purge-queue.handler.js';
 import { QueueStatsHandler } from './jobs/queue-stats/queue-stats.handler.js';
@@ -41,6 +42,7 @@ import { WorkersRepository } from './workers/workers.repository.js';
     // jobs asks its questions about workers through WorkerRoster (jobs/worker-roster.ts); the workers answer.
     { provide: WorkerRoster, useExisting: WorkersRepository },
     JobLifecycle,
+    JobTakes,
     PayloadStore,
     QueueStatsReader,
     JobSweeper,

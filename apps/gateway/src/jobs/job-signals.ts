@@ -8,52 +8,7 @@ import {
   type WorkerStopRequestedEvent,
 } from '@app/contracts';
 import { NatsClient } from '@app/messaging';
-
-/**
- * One waiter of a long poll. `fire()` before `wait()` is remembered, so a signal that arrives while the waiter is
- * busy asking the broker is never lost.
- */
-export class Watcher {
-  private fired = false;
-  private wake: (() => void) | null = null;
-  waiting = false;
-
-  constructor(private readonly detach: (watcher: Watcher) => void) {}
-
-  fire(): void {
-    this.fired = true;
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
-  }
-
-  /** Resolves on a signal, after `ms`, or when `signal` aborts, whichever comes first. */
-  async wait(ms: number, signal: AbortSignal): Promise<void> {
-    if (this.fired) {
-      this.fired = false;
-      return;
-    }
-    if (ms <= 0 || signal.aborted) return;
-    this.waiting = true;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        this.wake = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-      this.wake = done;
-    });
-    this.waiting = false;
-    this.fired = false;
-  }
-
-  close(): void {
-    this.detach(this);
-  }
-}
+import { PollWatcher, Watcher, type ClaimedTake, type TakeOffer } from './watchers.js';
 
 /** How many recent event ids are remembered to ignore the second copy of an event (hint, then relayed). */
 const SEEN_EVENTS = 4096;
@@ -69,7 +24,7 @@ const SEEN_EVENTS = 4096;
 export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('job-signals');
   private readonly subscriptions: Subscription[] = [];
-  private readonly queues = new Map<string, Watcher[]>();
+  private readonly queues = new Map<string, PollWatcher[]>();
   private readonly jobs = new Map<string, Set<Watcher>>();
   private readonly stops = new Map<string, Set<Watcher>>();
   private readonly closing = new AbortController();
@@ -117,18 +72,34 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
     this.queuedListeners.push(listener);
   }
 
-  watchQueue(endpointId: string): Watcher {
+  /** A job-take poll's waiter; `offer` is the take a submit may carry for it while it waits (claimTake). */
+  watchQueue(endpointId: string, offer: TakeOffer): PollWatcher {
     const list = this.queues.get(endpointId) ?? [];
     this.queues.set(endpointId, list);
-    const watcher = new Watcher((w) => {
+    const watcher = new PollWatcher(offer, (w) => {
       const current = this.queues.get(endpointId);
       if (!current) return;
-      const i = current.indexOf(w);
+      const i = current.indexOf(w as PollWatcher);
       if (i >= 0) current.splice(i, 1);
       if (!current.length) this.queues.delete(endpointId);
     });
     list.push(watcher);
     return watcher;
+  }
+
+  /**
+   * The longest-waiting job-take poll of the endpoint on this gateway, claimed for a submit: its take rides on the
+   * submit (SubmitJobCommand.take), and the poll waits for what that take leased instead of asking itself. Null
+   * when no poll of the endpoint waits here. The caller must `deliver` or `release` what it claimed.
+   */
+  claimTake(endpointId: string): ClaimedTake | null {
+    const list = this.queues.get(endpointId);
+    const waiting = list?.find((w) => w.waiting && !w.claimed);
+    if (!list || !waiting) return null;
+    // It goes to the back, as a woken poll does: jobs are spread over idle workers.
+    list.splice(list.indexOf(waiting), 1);
+    list.push(waiting);
+    return waiting.claim();
   }
 
   watchJob(jobId: string): Watcher {
@@ -159,7 +130,7 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
   private wakeQueue(endpointId: string): void {
     const list = this.queues.get(endpointId);
     if (!list?.length) return;
-    const waiting = list.find((w) => w.waiting);
+    const waiting = list.find((w) => w.waiting && !w.claimed);
     if (waiting) {
       // Longest waiting first; it goes to the back once it asks again.
       list.splice(list.indexOf(waiting), 1);

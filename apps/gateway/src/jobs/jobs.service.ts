@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
   DomainError,
@@ -14,11 +14,13 @@ import {
   type RunJobDto,
   type StreamRead,
   type SubmitJobCommand,
+  type SubmitResult,
 } from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
 import { EndpointAccess } from './endpoint-access.js';
 import { GatewayPayloads } from './gateway-payloads.js';
-import { JobSignals, type Watcher } from './job-signals.js';
+import { JobSignals } from './job-signals.js';
+import type { ClaimedTake, Watcher } from './watchers.js';
 import { JobViews } from './job-views.js';
 import { JobsEdgeConfig } from './jobs-edge.config.js';
 import { WebhookSecretsService } from './webhook-secrets.service.js';
@@ -26,6 +28,8 @@ import { WebhookSecretsService } from './webhook-secrets.service.js';
 /** The queue routes: thin translations into the broker's commands and queries, plus the sync waits. */
 @Injectable()
 export class JobsService {
+  private readonly logger = new Logger('jobs');
+
   constructor(
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
@@ -171,6 +175,8 @@ export class JobsService {
     const webhook = dto.webhook ?? dto.webhookV2;
     // Its delivery will be signed: the endpoint gets its secret before the first job that needs it.
     if (webhook) await this.webhookSecrets.ensure(endpointId, actor);
+    // A job-take poll of the endpoint waiting on this gateway: its take rides on the submit (docs/adr/0013).
+    const claim = this.signals.claimTake(endpointId);
     const payload: SubmitJobCommand = {
       endpointId,
       sync,
@@ -179,8 +185,30 @@ export class JobsService {
       ...(dto.s3Config ? { s3Config: dto.s3Config } : {}),
       ...(dto.policy ? { policy: { ...dto.policy } } : {}),
       ...(waitMs !== undefined ? { waitMs } : {}),
+      ...(claim ? { take: { endpointId, ...claim.offer } } : {}),
     };
-    return this.commands.execute(Subjects.job.submit, payload, actor, { commandId });
+    let result: SubmitResult;
+    try {
+      result = await this.commands.execute(Subjects.job.submit, payload, actor, { commandId });
+    } catch (error) {
+      claim?.release();
+      throw error;
+    }
+    if (claim) void this.handOver(claim, result);
+    return { id: result.id, status: result.status };
+  }
+
+  /** The jobs the submit's take leased, to the poll it was claimed for (unpacked if they came as a blob). */
+  private async handOver(claim: ClaimedTake, result: SubmitResult): Promise<void> {
+    try {
+      claim.deliver(result.taken ? (await this.payloads.take(result.taken)).jobs : []);
+    } catch (error) {
+      // Leased but not handed out: as for a take whose answer is lost, the lease is taken back unconfirmed.
+      this.logger.warn(
+        `the jobs a submit leased to worker ${claim.offer.workerId} were not read: ${String(error)}`,
+      );
+      claim.release();
+    }
   }
 
   /**

@@ -17,6 +17,7 @@ import { EndpointAccess } from '../jobs/endpoint-access.js';
 import { GatewayPayloads } from '../jobs/gateway-payloads.js';
 import { JobSignals } from '../jobs/job-signals.js';
 import { JobsEdgeConfig } from '../jobs/jobs-edge.config.js';
+import type { TakeOffer } from '../jobs/watchers.js';
 import { EmptyQueues } from './empty-queues.js';
 import { jsonBody, parseDoneBody } from './worker-body.js';
 
@@ -61,17 +62,26 @@ export class WorkersService {
     // Every ask of this poll says when the worker really called (only its own requests prove it alive).
     const requestedAt = new Date().toISOString();
     const deadline = Date.now() + this.config.JOB_TAKE_LONG_POLL_MS;
-    const watcher = this.signals.watchQueue(endpointId);
+    const offer = { workerId, batchSize, requestedAt, ...(gpu ? { gpu: gpu.slice(0, 100) } : {}) };
+    const watcher = this.signals.watchQueue(endpointId, offer);
     try {
       if (!(await this.holdOnError(() => this.endpoints.queueEndpoint(endpointId, actor), deadline, stop))) {
         return [];
       }
       for (;;) {
+        // A submit claimed this poll while it waited: its take leased for us (asked when the count was `mark`).
+        // Released (the submit failed): the poll goes on and asks for itself.
+        if (watcher.claimed) {
+          const mark = this.emptyQueues.mark(endpointId);
+          const jobs = await watcher.takeClaimed();
+          if (jobs) this.emptyQueues.took(endpointId, workerId, mark, jobs.length < batchSize);
+          if (jobs?.length) return jobs;
+        }
         if (stop.aborted) return [];
         let result: TakenJob[] | null = [];
         if (!this.emptyQueues.maySkipTake(endpointId, workerId)) {
           const mark = this.emptyQueues.mark(endpointId);
-          result = await this.tryTake(endpointId, workerId, batchSize, gpu, requestedAt, actor);
+          result = await this.tryTake(endpointId, offer, actor);
           // Fewer jobs than asked for: the take left nothing queued (a batch take that leased one of one job, and
           // the worker's next poll for its other slots need not ask again until something is queued).
           if (result) this.emptyQueues.took(endpointId, workerId, mark, result.length < batchSize);
@@ -207,27 +217,17 @@ export class WorkersService {
   }
 
   /** One take; null when the broker could not be asked (the poll waits and tries again). */
-  private async tryTake(
-    endpointId: string,
-    workerId: string,
-    batchSize: number,
-    gpu: string | undefined,
-    requestedAt: string,
-    actor: Actor,
-  ): Promise<TakenJob[] | null> {
+  private async tryTake(endpointId: string, offer: TakeOffer, actor: Actor): Promise<TakenJob[] | null> {
     try {
       const result = await this.payloads.take(
-        await this.commands.execute(
-          Subjects.worker.take,
-          { endpointId, workerId, batchSize, requestedAt, ...(gpu ? { gpu: gpu.slice(0, 100) } : {}) },
-          actor,
-          { timeoutMs: this.config.WORKER_COMMAND_TIMEOUT_MS },
-        ),
+        await this.commands.execute(Subjects.worker.take, { endpointId, ...offer }, actor, {
+          timeoutMs: this.config.WORKER_COMMAND_TIMEOUT_MS,
+        }),
       );
       return result.jobs;
     } catch (error) {
       if (!isInfra(error)) throw error;
-      this.logger.warn(`job-take of worker ${workerId} waits: ${(error as Error).message}`);
+      this.logger.warn(`job-take of worker ${offer.workerId} waits: ${(error as Error).message}`);
       return null;
     }
   }

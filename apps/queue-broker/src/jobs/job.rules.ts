@@ -157,3 +157,13 @@ export function splitChunk(output: unknown, maxBytes: number = JobLimits.streamC
 export function containsNul(json: string): boolean {
   return json.includes('\\u0000');
 }
+
+/**
+ * When the worker itself called: the long poll's `requestedAt` (never later than the command's own time), or the
+ * command's time for a call the worker made directly.
+ */
+export function workerCallTime(requestedAt: string | undefined, now: Date): Date {
+  if (!requestedAt) return now;
+  const at = new Date(requestedAt);
+  return Number.isNaN(at.getTime()) || at > now ? now : at;
+}

@@ -2,11 +2,22 @@ import type { EntityManager } from 'typeorm';
 import type { WorkerCounts } from '@app/contracts';
 
 /**
- * What the jobs side asks of the workers: how many are alive, in which state (queue statistics), and which went
- * quiet (the sweeper requeues their jobs). The workers feature answers (WorkersRepository; queue.module.ts wires
+ * What the jobs side asks of the workers: how many are alive, in which state (queue statistics), which went quiet
+ * (the sweeper requeues their jobs), and whether a worker that asks for jobs may get them (a take). The workers feature answers (WorkersRepository; queue.module.ts wires
  * it), so jobs does not depend on workers, which take and finish jobs.
  */
 export abstract class WorkerRoster {
+  /**
+   * Records a take's call of the worker made at `heardAt` (it polls, so it has started and is healthy); whether it
+   * is alive (not lost, and heard from since `lostBefore`): nothing is leased to one that is not.
+   */
+  abstract touchPolling(
+    endpointId: string,
+    workerId: string,
+    heardAt: Date,
+    lostBefore: Date,
+    manager: EntityManager,
+  ): Promise<boolean>;
   /** Marks lost the workers not seen since `lostBefore`; their ids. */
   abstract markLost(lostBefore: Date, now: Date, manager: EntityManager): Promise<string[]>;
   /** Forgets workers lost before `before`. */

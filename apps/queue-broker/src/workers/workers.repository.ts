@@ -6,16 +6,6 @@ import type { WorkerRoster } from '../jobs/worker-roster.js';
 import { WorkerEntity } from './worker.entity.js';
 
 /**
- * When the worker itself called: the long poll's `requestedAt` (never later than the command's own time), or the
- * command's time for a call the worker made directly.
- */
-export function workerCallTime(requestedAt: string | undefined, now: Date): Date {
-  if (!requestedAt) return now;
-  const at = new Date(requestedAt);
-  return Number.isNaN(at.getTime()) || at > now ? now : at;
-}
-
-/**
  * Records a call of the worker made at $3 (any call proves it alive; $4 `poll`: it asked for a job, so it has
  * finished starting and is healthy). A call older than the worker's `lost_at` (a long poll the edge kept asking
  * for) does not bring a lost worker back.

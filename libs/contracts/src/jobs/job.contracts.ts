@@ -17,7 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { JobLimits, type JobStatus } from './job.model.js';
-import type { BlobRef } from './payload-blobs.js';
+import type { BlobRef, Packed } from './payload-blobs.js';
 import { IsWebhookUrl } from './webhook.contracts.js';
 
 const ID_MAX = 200;
@@ -83,38 +83,6 @@ class JobScoped extends EndpointScoped {
 
 // ---- job.* commands (actor: the endpoint's user, or `system` for the broker's own timers) -----------------------
 
-/** `job.cmd.submit`: records a job IN_QUEUE. The input travels inline, or as a blob when it is too large. */
-export class SubmitJobCommand extends EndpointScoped {
-  @IsBoolean()
-  sync: boolean;
-
-  @Allow()
-  input?: unknown;
-
-  @IsOptional()
-  @IsObject()
-  inputBlob?: BlobRef;
-
-  @IsOptional()
-  @IsWebhookUrl()
-  webhook?: string;
-
-  @IsOptional()
-  @IsObject()
-  s3Config?: Record<string, unknown>;
-
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => JobPolicy)
-  policy?: JobPolicy;
-
-  /** /runsync: the wait asked for, which sets how long the result is kept (1 to 5 minutes). */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  waitMs?: number;
-}
-
 export class JobRefCommand extends JobScoped {}
 
 export class PurgeQueueCommand extends EndpointScoped {}
@@ -175,6 +143,51 @@ export class TakeJobsCommand extends LongPollScoped {
   @IsString()
   @MaxLength(100)
   gpu?: string;
+}
+
+/**
+ * `job.cmd.submit`: records a job IN_QUEUE. The input travels inline, or as a blob when it is too large. Declared
+ * after TakeJobsCommand, whose class its `take` names (decorator metadata reads it when the class is defined).
+ */
+export class SubmitJobCommand extends EndpointScoped {
+  @IsBoolean()
+  sync: boolean;
+
+  @Allow()
+  input?: unknown;
+
+  @IsOptional()
+  @IsObject()
+  inputBlob?: BlobRef;
+
+  @IsOptional()
+  @IsWebhookUrl()
+  webhook?: string;
+
+  @IsOptional()
+  @IsObject()
+  s3Config?: Record<string, unknown>;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => JobPolicy)
+  policy?: JobPolicy;
+
+  /** /runsync: the wait asked for, which sets how long the result is kept (1 to 5 minutes). */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  waitMs?: number;
+
+  /**
+   * A job-take long poll of the issuing gateway that was waiting for a job of this endpoint: the submit leases to it
+   * in its own transaction, as that take would have (oldest queued jobs first, so possibly not this one), and
+   * answers what it leased in `taken` (docs/adr/0013, "A take that rides on the submit"). Same endpoint only.
+   */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => TakeJobsCommand)
+  take?: TakeJobsCommand;
 }
 
 /** `worker.cmd.done` (job-done): a final result or a progress update. */
@@ -261,6 +274,11 @@ export class RegisterWorkerCommand extends WorkerScoped {}
 export interface JobAccepted {
   id: string;
   status: JobStatus;
+}
+
+/** `job.cmd.submit`'s answer: the accepted job and, for a submit with `take`, what that take leased (as a take). */
+export interface SubmitResult extends JobAccepted {
+  taken?: Packed<TakeResult>;
 }
 
 /** The status object of /status, /runsync, /status-sync and webhooks. */

@@ -101,6 +101,7 @@ import {
   type QueueStats,
   type StopsResult,
   type StreamRead,
+  type SubmitResult,
   type TakeResult,
 } from '../jobs/job.contracts.js';
 import { ListWorkersQuery, type BrokerWorkerList } from '../jobs/worker-list.contracts.js';
@@ -122,7 +123,7 @@ import { Subjects } from './subjects.js';
 
 /** Typed subject → payload/result map of every command. */
 export interface CommandContracts {
-  [Subjects.job.submit]: { payload: SubmitJobCommand; result: JobAccepted };
+  [Subjects.job.submit]: { payload: SubmitJobCommand; result: SubmitResult };
   [Subjects.job.cancel]: { payload: JobRefCommand; result: JobAccepted };
   [Subjects.job.retry]: { payload: JobRefCommand; result: JobAccepted };
   [Subjects.job.purge]: { payload: PurgeQueueCommand; result: PurgeOutcome };

@@ -37,7 +37,26 @@ describe('recordedDecisionOf', () => {
     ],
     ['a purge recorded without ids', Subjects.job.purge, ok({ removed: 2, status: 'completed' }), undefined],
     ['a collect never applied live', Subjects.worker.collectStops, undefined, undefined],
-    ['another command', Subjects.job.submit, ok({ id: 'j1', status: 'IN_QUEUE' }), undefined],
+    ['a submit without a take', Subjects.job.submit, ok({ id: 'j1', status: 'IN_QUEUE' }), undefined],
+    [
+      'a submit whose take leased jobs',
+      Subjects.job.submit,
+      ok({ id: 'j3', status: 'IN_QUEUE', taken: { jobs: [{ id: 'j1' }, { id: 'j3' }] } }),
+      ['j1', 'j3'],
+    ],
+    [
+      'a submit whose take leased nothing',
+      Subjects.job.submit,
+      ok({ id: 'j3', status: 'IN_QUEUE', taken: { jobs: [] } }),
+      [],
+    ],
+    [
+      'a submit whose take was packed',
+      Subjects.job.submit,
+      ok({ id: 'j3', status: 'IN_QUEUE', taken: { ...blob, jobIds: ['j3'] } }),
+      ['j3'],
+    ],
+    ['another command', Subjects.job.cancel, ok({ id: 'j1', status: 'CANCELLED' }), undefined],
   ])('%s', (_case, subject, outcome, jobIds) => {
     expect(recordedDecisionOf(subject, outcome)).toEqual(jobIds === undefined ? undefined : { jobIds });
   });

@@ -33,8 +33,8 @@ export type ReplayFeedResult =
   { outcome: CommandOutcome; applied: boolean } | { outcome: null; applied: false } | { error: string };
 
 /**
- * A `worker.cmd.take`'s decision: the jobs it leased, in the order it handed them out. Live, takes of different
- * workers of one endpoint run in parallel lanes and pick queued jobs with FOR UPDATE SKIP LOCKED, so which take
+ * A `worker.cmd.take`'s decision (and a submit's with a take riding on it): the jobs it leased, in the order it handed
+ * them out. Live, takes of different workers of one endpoint run in parallel lanes and pick queued jobs with FOR UPDATE SKIP LOCKED, so which take
  * gets which job is decided by which transaction locked first, something no order of the commands reproduces.
  */
 export interface TakeDecision {
@@ -101,8 +101,19 @@ export function recordedDecisionOf(
     const purged = { jobIds: (outcome.value as { jobIds?: unknown } | null)?.jobIds };
     return isTakeDecision(purged) ? purged : undefined;
   }
-  if (subject !== Subjects.worker.take || !outcome?.ok) return undefined;
-  const value = outcome.value as { jobs?: unknown; jobIds?: unknown } | null;
+  if (!outcome?.ok) return undefined;
+  if (subject === Subjects.worker.take) return takeDecisionOf(outcome.value);
+  // A submit with a take riding on it (SubmitJobCommand.take) decided that take's jobs as a take does.
+  if (subject === Subjects.job.submit) {
+    const taken = (outcome.value as { taken?: unknown } | null)?.taken;
+    return taken === undefined ? undefined : takeDecisionOf(taken);
+  }
+  return undefined;
+}
+
+/** The jobs a take's answer (inline, or packed with its ids beside the blob) leased; undefined if it names none. */
+function takeDecisionOf(answer: unknown): TakeDecision | undefined {
+  const value = answer as { jobs?: unknown; jobIds?: unknown } | null;
   if (isBlobRef(value)) return isTakeDecision(value) ? { jobIds: value.jobIds } : undefined;
   if (!value || !Array.isArray(value.jobs)) return undefined;
   const decision = { jobIds: value.jobs.map((job) => (job as { id?: unknown } | null)?.id) };

@@ -7,30 +7,40 @@ import {
   Subjects,
   jobIdFor,
   retentionFor,
-  type JobAccepted,
   type SubmitJobCommand,
+  type SubmitResult,
 } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { PayloadStore } from '../../payloads/payload-store.js';
 import { JobLifecycle } from '../job-lifecycle.js';
+import { JobTakes, takenJobIds } from '../job-takes.js';
 import { JobEntity } from '../job.entity.js';
 import { containsNul, lifetimeExpiry } from '../job.rules.js';
 import { JobsRepository } from '../jobs.repository.js';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
 
-/** /run and /runsync: the job row is committed before the edge answers 200 (the command waits for it). */
+/**
+ * /run and /runsync: the job row is committed before the edge answers 200 (the command waits for it). A submit may
+ * carry a take for a worker poll that was waiting at the edge (`take`): it is applied here, after the insert, as
+ * the worker's own take would have been (the oldest queued jobs first), and saves that take its own command, its
+ * transaction and the queued signal's round (docs/adr/0013, "A take that rides on the submit").
+ */
 @Injectable()
 export class SubmitJobHandler {
   constructor(
     private readonly jobs: JobsRepository,
     private readonly lifecycle: JobLifecycle,
+    private readonly takes: JobTakes,
     private readonly payloads: PayloadStore,
     private readonly config: QueueBrokerConfig,
   ) {}
 
   @CommandHandler(Subjects.job.submit)
-  async handle(ctx: CommandContext<SubmitJobCommand>): Promise<JobAccepted> {
+  async handle(ctx: CommandContext<SubmitJobCommand>): Promise<SubmitResult> {
     const { envelope, payload, manager, now } = ctx;
+    if (payload.take && payload.take.endpointId !== payload.endpointId) {
+      throw new DomainError(ErrorCode.ValidationFailed, "a submit's take must be for the job's own endpoint");
+    }
     const id = jobIdFor(envelope.commandId, payload.sync);
     const input = payload.inputBlob ? await this.loadInput(payload) : payload.input;
     if (input === undefined) throw new DomainError(ErrorCode.ValidationFailed, 'input is required');
@@ -69,8 +79,14 @@ export class SubmitJobHandler {
       stopDeliveredAt: null,
     } satisfies Partial<JobEntity>);
     await this.jobs.insert(job, manager);
-    await this.lifecycle.queued(ctx, job);
-    return { id, status: 'IN_QUEUE' };
+    if (!payload.take) {
+      await this.lifecycle.queued(ctx, job);
+      return { id, status: 'IN_QUEUE' };
+    }
+    const taken = await this.takes.take(ctx, payload.take, ctx.decided);
+    // Leased at once: nobody else need be woken for it. Left queued (older jobs went first): as any submit.
+    if (!takenJobIds(taken).includes(id)) await this.lifecycle.queued(ctx, job);
+    return { id, status: 'IN_QUEUE', taken };
   }
 
   private async loadInput(payload: SubmitJobCommand): Promise<unknown> {

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Subjects, isTakeDecision, type CollectStopsCommand, type StopsResult } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
-import { WorkersRepository, workerCallTime } from '../workers.repository.js';
+import { workerCallTime } from '../../jobs/job.rules.js';
+import { WorkersRepository } from '../workers.repository.js';
 
 /**
  * job-stop: the jobs this worker must abandon (cancelled, timed out), each handed out once. Which of them a collect

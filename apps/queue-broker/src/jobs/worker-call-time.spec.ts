@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { workerCallTime } from './workers.repository.js';
+import { workerCallTime } from './job.rules.js';
 
 describe('workerCallTime', () => {
   const now = new Date('2026-11-21T10:00:30.000Z');
