@@ -24,8 +24,9 @@ class RestController {
   list(this: void): void {}
 }
 
-function context(): ExecutionContext {
-  const reply = { header: () => reply };
+/** A request's context; `headers` counts the RateLimit headers its reply got (none: admitted failing open). */
+function context(headers = { set: 0 }): ExecutionContext {
+  const reply = { header: () => (headers.set++, reply) };
   return {
     getType: () => 'http',
     getHandler: () => RestController.prototype.list,
@@ -72,22 +73,28 @@ function replica(minuteQuota: number): Replica {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** One request every `everyMs` for `durationMs`; how many were admitted. */
+/**
+ * One request every `everyMs` for `durationMs`; how many were admitted, and how many of those the limiter admitted
+ * failing open (no RateLimit headers: the store did not answer within its timeout, so nothing was counted).
+ */
 async function drive(limiter: RateLimiter, userId: string, everyMs: number, durationMs: number) {
   let admitted = 0;
   let requests = 0;
+  let failedOpen = 0;
   const until = performance.now() + durationMs;
   while (performance.now() < until) {
     requests++;
+    const headers = { set: 0 };
     try {
-      await limiter.enforce(context(), principal(userId), {});
+      await limiter.enforce(context(headers), principal(userId), {});
       admitted++;
+      if (!headers.set) failedOpen++;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
     }
     await sleep(everyMs);
   }
-  return { admitted, requests };
+  return { admitted, requests, failedOpen };
 }
 
 async function storedMinuteCount(userId: string): Promise<number> {
@@ -115,19 +122,28 @@ describe('the rate limiter across replicas', () => {
   it('admits at most quota + (N-1) · r · (2·flush + 2·store timeout) with N = 2, and counts every admission', async () => {
     const quota = 150;
     const everyMs = 10; // r ≤ 100 requests/s per replica
-    const [one, two] = [replica(quota), replica(quota)];
-    const results = await Promise.all([
-      drive(one.limiter, 'u-overshoot', everyMs, 3000),
-      drive(two.limiter, 'u-overshoot', everyMs, 3000),
-    ]);
-    const admitted = results[0].admitted + results[1].admitted;
-    const requests = results[0].requests + results[1].requests;
     const bound = quota + (2 - 1) * (1000 / everyMs) * ((2 * FLUSH_MS + 2 * STORE_TIMEOUT_MS) / 1000);
-    expect(requests).toBeGreaterThan(2 * quota); // without sharing, each would admit the whole quota
-    expect(admitted).toBeGreaterThanOrEqual(quota);
-    expect(admitted).toBeLessThanOrEqual(bound);
-    for (const r of [one, two]) await r.limiter.beforeApplicationShutdown();
-    expect(await storedMinuteCount('u-overshoot')).toBe(admitted);
+    // The bound is the limiter's while the store answers within its timeout. A store slower than that (a loaded
+    // machine: a 100 ms timeout) makes it fail open, by design (ADR 12), and such a run measures nothing: it is
+    // run again with a fresh counter, up to three times.
+    for (let attempt = 1; ; attempt++) {
+      const userId = `u-overshoot-${attempt}`;
+      const [one, two] = [replica(quota), replica(quota)];
+      const results = await Promise.all([
+        drive(one.limiter, userId, everyMs, 3000),
+        drive(two.limiter, userId, everyMs, 3000),
+      ]);
+      for (const r of [one, two]) await r.limiter.beforeApplicationShutdown();
+      if (results.some((r) => r.failedOpen > 0) && attempt < 3) continue;
+      expect(results.map((r) => r.failedOpen)).toEqual([0, 0]);
+      const admitted = results[0].admitted + results[1].admitted;
+      const requests = results[0].requests + results[1].requests;
+      expect(requests).toBeGreaterThan(2 * quota); // without sharing, each would admit the whole quota
+      expect(admitted).toBeGreaterThanOrEqual(quota);
+      expect(admitted).toBeLessThanOrEqual(bound);
+      expect(await storedMinuteCount(userId)).toBe(admitted);
+      return;
+    }
   });
 
   it('costs a busy counter one statement per flush interval, not one per request', async () => {
