@@ -14,6 +14,14 @@ export interface QueueCounts {
   oldestQueuedAt: Date | null;
 }
 
+/** Ends the job's open attempt (job id `$1`): its end time is `$first`, its outcome `$first + 1`. */
+function closeOpenAttempt(first: number): string {
+  return (
+    `UPDATE queue_broker.job_attempts SET ended_at = $${first}, outcome = $${first + 1} ` +
+    `WHERE job_id = $1 AND ended_at IS NULL`
+  );
+}
+
 @Injectable()
 export class JobsRepository {
   /** Read-locked and written back by nearly every command: prepared once (entity-statements.ts). */
@@ -56,9 +64,7 @@ export class JobsRepository {
   ): Promise<unknown> {
     return this.statements.updateWith(job, manager, {
       name: 'close-attempt',
-      sql: (first) =>
-        `closed AS (UPDATE queue_broker.job_attempts SET ended_at = $${first}, outcome = $${first + 1} ` +
-        `WHERE job_id = $1 AND ended_at IS NULL)`,
+      sql: (first) => `closed AS (${closeOpenAttempt(first)})`,
       values: [now, outcome],
     });
   }
@@ -155,12 +161,7 @@ export class JobsRepository {
     now: Date,
     manager: EntityManager,
   ): Promise<void> {
-    await preparedQuery(
-      manager,
-      'jobs.close-attempt',
-      `UPDATE queue_broker.job_attempts SET ended_at = $2, outcome = $3 WHERE job_id = $1 AND ended_at IS NULL`,
-      [jobId, now, outcome],
-    );
+    await preparedQuery(manager, 'jobs.close-attempt', closeOpenAttempt(2), [jobId, now, outcome]);
   }
 
   // ---- stream chunks ----------------------------------------------------------------------------------------------
