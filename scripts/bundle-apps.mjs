@@ -69,6 +69,36 @@ const nestTypeormCompat = {
 };
 
 /**
+ * One ES module view of each CommonJS package that many of the bundle's ES modules import. esbuild gives every ES
+ * module that imports a CommonJS package its own `__toESM(require_x())`, which copies every export of the package
+ * onto a new object while that module is evaluated: in the gateway `graphql` (some 350 exports) 119 times and
+ * class-validator 42 times, about a tenth of its start (issue 13). Routed through one virtual module, the copy is
+ * made once and every importer reads that module's bindings. The package is still the one bundled copy, which its
+ * CommonJS importers (Nest's own code) require as before. The view's default export is `module.exports`, as Node
+ * gives an ES module that imports a CommonJS package (and as esbuild's copies did for our ES modules).
+ */
+export const SHARED_ESM_VIEWS = ['graphql', 'class-validator', 'class-transformer', 'rxjs', 'iterare'];
+export const sharedEsmViews = {
+  name: 'shared-esm-views',
+  setup(b) {
+    const viewed = new Set(SHARED_ESM_VIEWS);
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      // `import` statements only: a require() gets module.exports without a copy, and the view's own imports
+      // (namespace esm-view) resolve to the package itself.
+      if (args.kind !== 'import-statement' || args.namespace === 'esm-view' || !viewed.has(args.path)) {
+        return undefined;
+      }
+      return { path: args.path, namespace: 'esm-view' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'esm-view' }, (args) => ({
+      contents: `export * from '${args.path}';\nexport default require('${args.path}');\n`,
+      resolveDir: ROOT,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * Fails the build when bundled code would load, at run time, a second copy of a package the bundle already holds
  * (an ES module's own `createRequire(import.meta.url)` calling it by name): two copies of class-validator or TypeORM
  * keep two registries of metadata and disagree.
@@ -147,7 +177,7 @@ async function bundle(app) {
     sourcemap: 'linked',
     sourcesContent: false,
     external: ALWAYS_EXTERNAL,
-    plugins: [missingStaysExternal, nestTypeormCompat],
+    plugins: [sharedEsmViews, missingStaysExternal, nestTypeormCompat],
     metafile: true,
     banner: { js: BANNER },
     // The compiled libraries (node_modules/@app/* → libs/*/dist), not the TypeScript sources that

@@ -1,0 +1,79 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+import { ROOT } from '../support/paths.js';
+
+interface BundleScript {
+  sharedEsmViews: Plugin;
+}
+
+const { sharedEsmViews } = (await import(
+  pathToFileURL(join(ROOT, 'scripts', 'bundle-apps.mjs')).href
+)) as BundleScript;
+
+// Inside the repository, so that the bundle's externals and Node's module resolution find node_modules.
+const dir = mkdtempSync(join(ROOT, '.tmp-bundle-views-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Bundles `modules` (name → ES module source; `entry.mjs` first) as the apps are bundled; the code. */
+async function bundle(modules: Record<string, string>, plugins: Plugin[]): Promise<string> {
+  for (const [name, source] of Object.entries(modules)) writeFileSync(join(dir, name), source);
+  const result = await build({
+    entryPoints: [join(dir, 'entry.mjs')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    write: false,
+    plugins,
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0].text;
+}
+
+/** Runs bundled code with Node; its stdout. */
+function run(code: string): string {
+  const file = join(dir, `out-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(file, code);
+  return execFileSync(process.execPath, [file], { encoding: 'utf8' }).trim();
+}
+
+const copies = (code: string, pkg: string) =>
+  code.match(new RegExp(`__toESM\\(require_${pkg}\\d*\\(\\)`, 'g'))?.length ?? 0;
+
+describe('scripts/bundle-apps.mjs: one ES module view of a CommonJS package', () => {
+  // Three ES modules import graphql (CommonJS): by name, by default and as a namespace.
+  const modules = {
+    'entry.mjs': [
+      "import './named.mjs';",
+      "import './namespace.mjs';",
+      "import byDefault from 'graphql';",
+      "import { GraphQLError } from 'graphql';",
+      "import { report } from './named.mjs';",
+      "import { ns } from './namespace.mjs';",
+      'console.log(JSON.stringify({',
+      "  named: typeof GraphQLError === 'function' && GraphQLError === report(),",
+      '  byDefault: byDefault.GraphQLError === GraphQLError && byDefault.__esModule === true,',
+      '  namespace: ns.GraphQLError === GraphQLError && ns.default.GraphQLError === GraphQLError,',
+      "  printed: typeof ns.print === 'function',",
+      '}));',
+    ].join('\n'),
+    'named.mjs': "import { GraphQLError } from 'graphql';\nexport const report = () => GraphQLError;\n",
+    'namespace.mjs': "import * as ns from 'graphql';\nexport { ns };\n",
+  };
+
+  it('copies the package once, however many modules import it', async () => {
+    const without = await bundle(modules, []);
+    const withViews = await bundle(modules, [sharedEsmViews]);
+    expect(copies(without, 'graphql')).toBeGreaterThanOrEqual(3); // one per importing module at least
+    expect(copies(withViews, 'graphql')).toBe(1);
+  });
+
+  it('gives every import form what it had without the view: named, default (module.exports), namespace', async () => {
+    const expected = { named: true, byDefault: true, namespace: true, printed: true };
+    expect(JSON.parse(run(await bundle(modules, [])))).toEqual(expected);
+    expect(JSON.parse(run(await bundle(modules, [sharedEsmViews])))).toEqual(expected);
+  });
+});
