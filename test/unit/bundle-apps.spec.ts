@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
@@ -8,9 +8,10 @@ import { ROOT } from '../support/paths.js';
 
 interface BundleScript {
   sharedEsmViews: Plugin;
+  asciiSources: Plugin;
 }
 
-const { sharedEsmViews } = (await import(
+const { sharedEsmViews, asciiSources } = (await import(
   pathToFileURL(join(ROOT, 'scripts', 'bundle-apps.mjs')).href
 )) as BundleScript;
 
@@ -18,9 +19,12 @@ const { sharedEsmViews } = (await import(
 const dir = mkdtempSync(join(ROOT, '.tmp-bundle-views-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Bundles `modules` (name → ES module source; `entry.mjs` first) as the apps are bundled; the code. */
+/** Bundles `modules` (path → ES module source; `entry.mjs` the entry) as the apps are bundled; the code. */
 async function bundle(modules: Record<string, string>, plugins: Plugin[]): Promise<string> {
-  for (const [name, source] of Object.entries(modules)) writeFileSync(join(dir, name), source);
+  for (const [name, source] of Object.entries(modules)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), source);
+  }
   const result = await build({
     entryPoints: [join(dir, 'entry.mjs')],
     bundle: true,
@@ -75,5 +79,51 @@ describe('scripts/bundle-apps.mjs: one ES module view of a CommonJS package', ()
     const expected = { named: true, byDefault: true, namespace: true, printed: true };
     expect(JSON.parse(run(await bundle(modules, [])))).toEqual(expected);
     expect(JSON.parse(run(await bundle(modules, [sharedEsmViews])))).toEqual(expected);
+  });
+});
+
+describe('scripts/bundle-apps.mjs: an all-ASCII bundle', () => {
+  // A dependency (validator.js does this) with non-ASCII characters in regular expressions, with and without the
+  // u flag (an astral character in one), and in a string, a comment and a tagged template's raw text, which esbuild
+  // keeps and escapes itself and which must stay exactly as written.
+  const modules = {
+    'node_modules/alphabets/index.js': [
+      '// Ä comment',
+      'export const de = /^[A-ZÄÖÜß]+$/i;',
+      'export const ja = /^[ぁ-ん]+$/;',
+      'export const emoji = /^[😀-😏]$/u;',
+      "export const word = 'Grüße';",
+      'export const raw = String.raw`Grüße ${1 / 2}`;',
+    ].join('\n'),
+    'entry.mjs': [
+      "import { de, ja, emoji, word, raw } from './node_modules/alphabets/index.js';",
+      'console.log(JSON.stringify([',
+      "  de.test('GRÜSSE'), de.test('grüße'), de.test('Œ'), ja.test('ひらがな'), ja.test('カ'),",
+      "  emoji.test('😃'), emoji.test('😐'), word, raw,",
+      ']));',
+    ].join('\n'),
+  };
+  const expected = [true, true, false, true, false, true, false, 'Grüße', 'Grüße 0.5'];
+
+  it('escapes what esbuild leaves raw in regular expressions, which match exactly what they matched', async () => {
+    const raw = await bundle(modules, []);
+    const ascii = await bundle(modules, [asciiSources]);
+    const nonAscii = (code: string) => code.match(/[\u0080-\uffff]+/g) ?? [];
+    expect(nonAscii(raw).length).toBeGreaterThan(1);
+    // What is left is the template's raw text, which no escape may change (a real dependency's would fail the build).
+    expect(nonAscii(ascii)).toEqual(['üß']);
+    expect(JSON.parse(run(raw))).toEqual(expected);
+    expect(JSON.parse(run(ascii))).toEqual(expected);
+  });
+
+  it('refuses a backslash before a non-ASCII character rather than change what it means', async () => {
+    const escaped = {
+      ...modules,
+      'node_modules/alphabets/index.js': [
+        'export const de = /^\\Ä$/;',
+        "export const ja = /x/, emoji = /x/, word = '', raw = '';",
+      ].join('\n'),
+    };
+    await expect(bundle(escaped, [asciiSources])).rejects.toThrow(/a backslash before a non-ASCII character/);
   });
 });
