@@ -4,13 +4,16 @@
 //   baseline  POST to a bare Fastify route that does a bare NATS request-reply to a no-op responder process.
 import { latencySummary } from '../lib/stats.mjs';
 import { bareFastifyNats, jobsEndpoint } from '../lib/fixtures.mjs';
+import { natsTimeline } from '../lib/nats-timeline.mjs';
 
-async function timedSamples(count, fn) {
+async function timedSamples(count, fn, timeline = null) {
   const samples = [];
   for (let i = 0; i < count; i++) {
     const started = performance.now();
     await fn(i);
-    samples.push(performance.now() - started);
+    const ended = performance.now();
+    samples.push(ended - started);
+    timeline?.sample(started, ended);
   }
   return samples;
 }
@@ -40,6 +43,8 @@ export default {
       endpoint: await jobsEndpoint(ctx),
       bare: await bareFastifyNats(ctx),
       key: ctx.key,
+      // BENCH_TIMELINE=1: each round's NATS timeline of the /runsync side (bench/lib/nats-timeline.mjs).
+      timeline: natsTimeline(ctx),
     };
   },
   sides: {
@@ -47,13 +52,19 @@ export default {
       label:
         'POST /v2/{id}/runsync → SDK echo worker → COMPLETED (gateway with rate limiter, queue-broker, Postgres, JetStream)',
       async run(state, { warmup }) {
-        const samples = await timedSamples(warmup ? state.warmup : state.samples, (n) =>
-          postJson(
-            `${state.endpoint.base}/runsync?wait=30000`,
-            { authorization: state.key },
-            { input: { n } },
-          ),
+        const timeline = warmup ? null : state.timeline;
+        await timeline?.start();
+        const samples = await timedSamples(
+          warmup ? state.warmup : state.samples,
+          (n) =>
+            postJson(
+              `${state.endpoint.base}/runsync?wait=30000`,
+              { authorization: state.key },
+              { input: { n } },
+            ),
+          timeline,
         );
+        for (const line of (await timeline?.stop()) ?? []) console.log(`    ${line}`);
         return latencySummary(samples);
       },
     },
