@@ -100,15 +100,15 @@ export const sharedEsmViews = {
 };
 
 /**
- * An all-ASCII bundle. esbuild escapes non-ASCII characters in strings and templates but not in regular expression
- * literals, and validator.js (class-validator's) spells its locales' alphabets out in them (ansis and others have a
- * few too): those few lines made the gateway's 7.9 MB bundle a two-byte string for Node and V8, a UTF-8 decode of
- * 80–120 ms and a compile-cache check of 85–100 ms at every start, against about 50 and 45 ms all ASCII. A
- * dependency's regular expression literals (found with acorn's tokenizer) are given to esbuild with each such
- * character written as `\uXXXX`, one per UTF-16 unit, which a regular expression reads as the same character with
- * or without the `u` flag; nothing else in the file changes. One that follows a backslash (an identity escape such
- * as `\é`, which the rewrite would turn into an escaped backslash) fails the build, and so does a bundle that is
- * still not all ASCII.
+ * An all-ASCII bundle. esbuild escapes non-ASCII characters in strings and untagged templates but not in regular
+ * expression literals, and validator.js (class-validator's) spells its locales' alphabets out in them (ansis and
+ * others have a few too): those few lines made the gateway's 7.9 MB bundle a two-byte string for Node and V8, a
+ * UTF-8 decode of 80–120 ms and a compile-cache check of 85–100 ms at every start, against about 50 and 45 ms all
+ * ASCII. A dependency's regular expression literals (found with acorn's tokenizer) are given to esbuild with each
+ * such character written as `\uXXXX`, one per UTF-16 unit, which a regular expression reads as the same character
+ * with or without the `u` flag; nothing else in the file changes. One that follows a backslash (an identity escape
+ * such as `\é`, which the rewrite would turn into an escaped backslash) fails the build, and so does a bundle that
+ * is still not all ASCII.
  */
 const NON_ASCII = /[\u0080-\uffff]/;
 const escapeNonAscii = (text) =>

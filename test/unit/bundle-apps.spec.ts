@@ -15,8 +15,10 @@ const { sharedEsmViews, asciiSources } = (await import(
   pathToFileURL(join(ROOT, 'scripts', 'bundle-apps.mjs')).href
 )) as BundleScript;
 
-// Inside the repository, so that the bundle's externals and Node's module resolution find node_modules.
-const dir = mkdtempSync(join(ROOT, '.tmp-bundle-views-'));
+// Inside the repository (in .local/, which git and the linters ignore), so that Node's module resolution finds
+// node_modules from the bundles run here.
+mkdirSync(join(ROOT, '.local'), { recursive: true });
+const dir = mkdtempSync(join(ROOT, '.local', 'bundle-apps-spec-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Bundles `modules` (path → ES module source; `entry.mjs` the entry) as the apps are bundled; the code. */
