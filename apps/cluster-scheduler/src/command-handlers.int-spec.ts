@@ -19,6 +19,7 @@ import { PlacementApplier } from './placement/placement.applier.js';
 import { PlacementRepository } from './placement/placement.repository.js';
 import { ReleasePodHandler } from './placement/release-pod/release-pod.handler.js';
 import { ReservePodHandler } from './placement/reserve-pod/reserve-pod.handler.js';
+import { NetworkVolumeEntity } from './volumes/network-volume.entity.js';
 import { CreateNetworkVolumeHandler } from './volumes/create-network-volume/create-network-volume.handler.js';
 import { DeleteNetworkVolumeHandler } from './volumes/delete-network-volume/delete-network-volume.handler.js';
 import { NetworkVolumesRepository } from './volumes/network-volumes.repository.js';
@@ -142,6 +143,91 @@ describe('network volumes', () => {
     expect(
       await harness.refusal(() => harness.send(Subjects.volume.update, { id: volume.id, size: 50 })),
     ).toMatchObject({ wrote: [], code: ErrorCode.NotFound });
+  });
+});
+
+/**
+ * Holds the volume's row locked (`lock`) in a transaction of its own, as a command in another lane would, and
+ * starts `work`: resolves once `work` waits for that lock (pg_stat_activity), or with `finished` if it did not wait.
+ * `end` then runs `after` in the holding transaction (`$table` stands for the volumes' table) and commits it, and answers what `work` came to.
+ */
+async function whileLocked(
+  volumeId: string,
+  lock: 'FOR UPDATE' | 'FOR SHARE',
+  work: () => Promise<unknown>,
+): Promise<{ waited: boolean; end: (after?: string) => Promise<unknown> }> {
+  const table = harness.dataSource.getMetadata(NetworkVolumeEntity).tablePath;
+  const holder = harness.dataSource.createQueryRunner();
+  await holder.connect();
+  await holder.startTransaction();
+  await holder.query(`SELECT id FROM ${table} WHERE id = $1 ${lock}`, [volumeId]);
+  const pid = ((await holder.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[])[0].pid;
+  const outcome = work().then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  let finished = false;
+  void outcome.then(() => (finished = true));
+  let waited = false;
+  while (!finished && !waited) {
+    const rows = await harness.dataSource.query<{ n: number }[]>(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+      [pid],
+    );
+    waited = rows[0].n > 0;
+    if (!waited) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return {
+    waited,
+    end: async (after) => {
+      if (after) await holder.query(after.replace('$table', table), [volumeId]);
+      await holder.commitTransaction();
+      await holder.release();
+      const settled = await outcome;
+      if ('error' in settled) throw settled.error;
+      return settled.value;
+    },
+  };
+}
+
+describe('network volumes in two lanes at once', () => {
+  // A delete and a mount of one volume may run at the same time in two lanes; each must see the other either
+  // done or not begun, as a rebuild (one command after another, in processed_at order) will.
+  it('a mount waits for a delete in flight, then finds the volume gone (NOT_FOUND)', async () => {
+    const volume = await createVolume('going');
+    const reserve = await whileLocked(volume.id, 'FOR UPDATE', () =>
+      harness.send(Subjects.placement.reserve, {
+        podId: 'pod-late-mount',
+        ownerId: ALICE.userId,
+        gpuTypeId: GPU,
+        gpuCount: 1,
+        ports: [],
+        networkVolumeId: volume.id,
+      }),
+    );
+    expect(reserve.waited).toBe(true);
+    expect(await harness.refusal(() => reserve.end('DELETE FROM $table WHERE id = $1'))).toMatchObject({
+      code: ErrorCode.ValidationFailed,
+      errors: [expect.stringContaining(`"${volume.id}" is not one`)],
+    });
+  });
+
+  it('a delete waits for a mount in flight, then counts it (IN_USE)', async () => {
+    const volume = await createVolume('mounting');
+    const remove = await whileLocked(volume.id, 'FOR SHARE', () =>
+      harness.send(Subjects.volume.delete, { id: volume.id }),
+    );
+    expect(remove.waited).toBe(true);
+    // What the mount in flight commits: a reservation of the volume (the reserve command's own row, copied).
+    await harness.send(Subjects.placement.reserve, {
+      podId: 'pod-early-mount',
+      ownerId: ALICE.userId,
+      gpuTypeId: GPU,
+      gpuCount: 1,
+      ports: [],
+      networkVolumeId: volume.id,
+    });
+    expect(await harness.refusal(() => remove.end())).toMatchObject({ code: ErrorCode.InUse });
   });
 });
 

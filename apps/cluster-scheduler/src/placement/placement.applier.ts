@@ -94,14 +94,17 @@ export class PlacementApplier {
     private readonly config: ClusterSchedulerConfig,
   ) {}
 
-  /** The network volume a request mounts (`field` names it): it must exist and be the owner's, else 422. */
+  /**
+   * The network volume a request mounts (`field` names it): it must exist and be the owner's, else 422. Its row
+   * stays share-locked until the mount commits (NetworkVolumesRepository.shareById).
+   */
   async mountableVolume(
     field: string,
     id: string,
     ownerId: string,
     manager: EntityManager,
   ): Promise<NetworkVolumeEntity> {
-    return mountableNetworkVolume(await this.volumes.findById(id, manager), field, id, ownerId);
+    return mountableNetworkVolume(await this.volumes.shareById(id, manager), field, id, ownerId);
   }
 
   async apply<T = void>(

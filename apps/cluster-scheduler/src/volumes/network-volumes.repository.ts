@@ -13,9 +13,19 @@ export class NetworkVolumesRepository {
     return manager.findOneBy(NetworkVolumeEntity, { id });
   }
 
-  /** Reads the volume and locks its row for a change. */
+  /** Reads the volume and locks its row for a change (or its deletion). */
   lockById(id: string, manager: EntityManager): Promise<NetworkVolumeEntity | null> {
     return manager.findOne(NetworkVolumeEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /**
+   * Reads the volume and keeps it from being deleted or changed until the transaction ends (FOR SHARE): taken by
+   * whatever mounts it, so a delete running in another lane either sees the mount or is seen as done first. Without
+   * it both could commit (the delete counted no mount, the mount read the volume before it went), and a rebuild,
+   * which applies them one by one, would refuse the mount.
+   */
+  shareById(id: string, manager: EntityManager): Promise<NetworkVolumeEntity | null> {
+    return manager.findOne(NetworkVolumeEntity, { where: { id }, lock: { mode: 'pessimistic_read' } });
   }
 
   listByOwner(ownerId: string): Promise<NetworkVolumeEntity[]> {

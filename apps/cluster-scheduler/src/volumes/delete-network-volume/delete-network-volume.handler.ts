@@ -18,8 +18,10 @@ export class DeleteNetworkVolumeHandler {
   @CommandHandler(Subjects.volume.delete)
   async handle(ctx: CommandContext<DeleteNetworkVolumeCommand>): Promise<null> {
     const { envelope, payload, manager } = ctx;
+    // Locked before the mounts are counted: a mount in flight in another lane holds the row FOR SHARE, so this
+    // waits for it and then counts it; one that comes later waits for this and finds the volume gone.
     const volume = ownedNetworkVolume(
-      await this.repository.findById(payload.id, manager),
+      await this.repository.lockById(payload.id, manager),
       payload.id,
       envelope.actor,
     );
