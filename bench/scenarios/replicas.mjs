@@ -1,9 +1,10 @@
 // Replicas: the throughput scenario's load against one gateway and one queue-broker, and against two of each.
 //   one       the running gateway and queue-broker; 32 concurrent clients POST /v2/{endpoint}/run to it, 2 SDK
 //             echo worker processes × 8 slots take from it; done when the broker has every job COMPLETED;
-//   two       a second gateway and a second queue-broker started for the round (same environment, database and
-//             NATS prefix, a port of their own) and stopped after it; the clients' submits go round-robin over
-//             the two gateways, and worker n talks to gateway n mod 2.
+//   two       a second gateway and a second queue-broker (same environment, database and NATS prefix, a port of
+//             their own), started for the first round that uses them and kept to the end, as a deployment keeps
+//             its replicas; the clients' submits go round-robin over the two gateways, and worker n talks to
+//             gateway n mod 2. BENCH_REPLICAS_FRESH=1 starts them for each round and stops them after it instead.
 // The workers of either side start with the round and stop after it, so both sides pay the same. jobs/s = N /
 // (last job finished − first submit started); p99 = of each job's submit start → finished. On 2 cores two
 // replicas have no core of their own: the expectation is no gain, and no loss beyond noise (ratio ≈ 1).
@@ -78,11 +79,14 @@ async function load(state, gateways, appPidsByRole, podPrefix, count, settle) {
 const tag = (round, warmup) => (warmup ? 'w' : String(round));
 
 /**
- * BENCH_REPLICAS_KEEP=1: the replicas are started for the first round that needs them and kept (idle, and in the
- * queue-broker's case standing by, during the rounds that do not use them) until the scenario ends, so that they
- * are measured warm, as long-running replicas are, rather than minutes-old processes whose JIT has seen 40 jobs.
+ * The replicas are started for the first round that needs them and kept (idle, and in the queue-broker's case
+ * standing by, during the rounds that do not use them) until the scenario ends, so that they are measured warm, as
+ * a deployment's long-running replicas are, rather than seconds-old processes whose JIT has seen 40 jobs against a
+ * gateway and broker that have run every scenario before (measured: two/one 0.62 with replicas started per round,
+ * CPU per job 1.92×; 1.04 and 1.12× kept, docs/adr/0013). BENCH_REPLICAS_FRESH=1 starts them per round, to see
+ * what a replica costs in its first seconds.
  */
-const KEEP_REPLICAS = Boolean(process.env.BENCH_REPLICAS_KEEP);
+const KEEP_REPLICAS = !process.env.BENCH_REPLICAS_FRESH;
 
 async function replicaOf(state, name) {
   state.replicas ??= new Map();
@@ -94,8 +98,8 @@ async function replicaOf(state, name) {
 }
 
 /**
- * One round of a side: one more replica of each app of `extra` (started for the round and stopped after it, or
- * kept: BENCH_REPLICAS_KEEP), the load through every gateway.
+ * One round of a side: one more replica of each app of `extra` (kept from an earlier round, or started for this one
+ * and stopped after it: BENCH_REPLICAS_FRESH), the load through every gateway.
  */
 async function runSide(state, { round, warmup }, side, extra) {
   const { system } = state.ctx;
@@ -192,8 +196,8 @@ export default {
   notes: (state) => [
     `${state.jobs} jobs per round and side, timed after ${SETTLE_JOBS} untimed jobs through the same gateways and workers; ` +
       (KEEP_REPLICAS
-        ? 'the second gateway and queue-broker are started before the first "two" round and kept until the end (BENCH_REPLICAS_KEEP: idle, the broker standing by, during the "one" rounds, their CPU not counted there)'
-        : 'the second gateway and queue-broker are started before each "two" round (not timed) and stopped after it'),
+        ? 'the second gateway and queue-broker are started before the first "two" round and kept until the end, as a deployment keeps its replicas (idle, the broker standing by, during the "one" rounds, their CPU not counted there; BENCH_REPLICAS_FRESH=1 starts them per round)'
+        : 'the second gateway and queue-broker are started before each "two" round (BENCH_REPLICAS_FRESH; not timed) and stopped after it'),
     'only the gateway and the queue-broker are on the job path and replicated here (the bench runs pod-lifecycle on the local runtime, which is single-replica by design)',
     'on 2 cores a second replica gets no core of its own: the expectation is a ratio ≈ 1 (no gain, no loss beyond noise)',
     'CPU per job: user + system time of the gateway(s), queue-broker(s) and worker processes over the timed batch (/proc/<pid>/stat), divided by its jobs; on a saturated machine, what more CPU per job costs is throughput',
