@@ -19,6 +19,7 @@ import { PlacementApplier } from './placement/placement.applier.js';
 import { PlacementRepository } from './placement/placement.repository.js';
 import { ReleasePodHandler } from './placement/release-pod/release-pod.handler.js';
 import { ReservePodHandler } from './placement/reserve-pod/reserve-pod.handler.js';
+import { ReservationEntity } from './placement/reservation.entity.js';
 import { NetworkVolumeEntity } from './volumes/network-volume.entity.js';
 import { CreateNetworkVolumeHandler } from './volumes/create-network-volume/create-network-volume.handler.js';
 import { DeleteNetworkVolumeHandler } from './volumes/delete-network-volume/delete-network-volume.handler.js';
@@ -78,9 +79,11 @@ beforeAll(async () => {
   harness.register(
     new CreateNetworkVolumeHandler(volumes, checks, usage),
     new UpdateNetworkVolumeHandler(volumes, usage),
-    new DeleteNetworkVolumeHandler(volumes, usage, clusters, placementRepository),
+    new DeleteNetworkVolumeHandler(volumes, usage, clusters, placementRepository, {
+      lock: (manager) => placementRepository.lockLedger(manager),
+    }),
     new CreateClusterHandler(clusters, applier, checks, catalog, config, queries.asBus()),
-    new DeleteClusterHandler(clusters),
+    new DeleteClusterHandler(clusters, placementRepository),
     new ReservePodHandler(placementRepository, applier, checks, clusters, catalog),
     new ReleasePodHandler(placementRepository),
   );
@@ -146,22 +149,31 @@ describe('network volumes', () => {
   });
 });
 
+/** The volumes' and reservations' tables (schema-qualified). */
+const tables = () => ({
+  volumes: harness.dataSource.getMetadata(NetworkVolumeEntity).tablePath,
+  reservations: harness.dataSource.getMetadata(ReservationEntity).tablePath,
+});
+
+/** The placement ledger's lock, as PlacementRepository.lockLedger takes it. */
+const LEDGER_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('cluster_scheduler.placement-ledger', 0))";
+
 /**
- * Holds the volume's row locked (`lock`) in a transaction of its own, as a command in another lane would, and
- * starts `work`: resolves once `work` waits for that lock (pg_stat_activity), or with `finished` if it did not wait.
- * `end` then runs `after` in the holding transaction (`$table` stands for the volumes' table) and commits it, and answers what `work` came to.
+ * Runs `hold` (statements taking a lock) in a transaction of its own, as a command in another lane would, and
+ * starts `work`: answers once `work` waits for a lock that transaction holds (pg_stat_activity), or with `waited:
+ * false` (the hold rolled back) if it finished without waiting. `end` then runs `after` in the holding transaction, commits it, and answers what
+ * `work` came to (or throws what it threw).
  */
-async function whileLocked(
-  volumeId: string,
-  lock: 'FOR UPDATE' | 'FOR SHARE',
+async function whileHeld(
+  hold: string,
+  params: unknown[],
   work: () => Promise<unknown>,
-): Promise<{ waited: boolean; end: (after?: string) => Promise<unknown> }> {
-  const table = harness.dataSource.getMetadata(NetworkVolumeEntity).tablePath;
+): Promise<{ waited: boolean; end: (after?: string, afterParams?: unknown[]) => Promise<unknown> }> {
   const holder = harness.dataSource.createQueryRunner();
   await holder.connect();
   await holder.startTransaction();
-  await holder.query(`SELECT id FROM ${table} WHERE id = $1 ${lock}`, [volumeId]);
-  const pid = ((await holder.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[])[0].pid;
+  await holder.query(hold, params);
+  const [{ pid }] = await holder.query<{ pid: number }[]>('SELECT pg_backend_pid() AS pid');
   const outcome = work().then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
@@ -177,10 +189,16 @@ async function whileLocked(
     waited = rows[0].n > 0;
     if (!waited) await new Promise((resolve) => setTimeout(resolve, 5));
   }
+  if (!waited) {
+    // It did not wait (the test fails on that): the lock goes now, so that the tests after it do not hang on it.
+    await holder.rollbackTransaction();
+    await holder.release();
+    return { waited, end: async () => outcome };
+  }
   return {
     waited,
-    end: async (after) => {
-      if (after) await holder.query(after.replace('$table', table), [volumeId]);
+    end: async (after, afterParams = []) => {
+      if (after) await holder.query(after, afterParams);
       await holder.commitTransaction();
       await holder.release();
       const settled = await outcome;
@@ -190,23 +208,30 @@ async function whileLocked(
   };
 }
 
+const reserveMounting = (podId: string, volumeId: string) =>
+  harness.send(Subjects.placement.reserve, {
+    podId,
+    ownerId: ALICE.userId,
+    gpuTypeId: GPU,
+    gpuCount: 1,
+    ports: [],
+    networkVolumeId: volumeId,
+  });
+
 describe('network volumes in two lanes at once', () => {
-  // A delete and a mount of one volume may run at the same time in two lanes; each must see the other either
-  // done or not begun, as a rebuild (one command after another, in processed_at order) will.
-  it('a mount waits for a delete in flight, then finds the volume gone (NOT_FOUND)', async () => {
+  // A volume's delete and a change to what mounts it may run at the same time in two lanes (their domains are
+  // consumed side by side); each must see the other done or not begun, as a rebuild (one command after another, in
+  // processed_at order) will.
+  it('a mount waits for a delete in flight, then finds the volume gone (422)', async () => {
     const volume = await createVolume('going');
-    const reserve = await whileLocked(volume.id, 'FOR UPDATE', () =>
-      harness.send(Subjects.placement.reserve, {
-        podId: 'pod-late-mount',
-        ownerId: ALICE.userId,
-        gpuTypeId: GPU,
-        gpuCount: 1,
-        ports: [],
-        networkVolumeId: volume.id,
-      }),
+    const { volumes } = tables();
+    const reserve = await whileHeld(`SELECT id FROM ${volumes} WHERE id = $1 FOR UPDATE`, [volume.id], () =>
+      reserveMounting('pod-late-mount', volume.id),
     );
     expect(reserve.waited).toBe(true);
-    expect(await harness.refusal(() => reserve.end('DELETE FROM $table WHERE id = $1'))).toMatchObject({
+    expect(
+      await harness.refusal(() => reserve.end(`DELETE FROM ${volumes} WHERE id = $1`, [volume.id])),
+    ).toMatchObject({
       code: ErrorCode.ValidationFailed,
       errors: [expect.stringContaining(`"${volume.id}" is not one`)],
     });
@@ -214,20 +239,42 @@ describe('network volumes in two lanes at once', () => {
 
   it('a delete waits for a mount in flight, then counts it (IN_USE)', async () => {
     const volume = await createVolume('mounting');
-    const remove = await whileLocked(volume.id, 'FOR SHARE', () =>
+    const remove = await whileHeld(
+      `SELECT id FROM ${tables().volumes} WHERE id = $1 FOR SHARE`,
+      [volume.id],
+      () => harness.send(Subjects.volume.delete, { id: volume.id }),
+    );
+    expect(remove.waited).toBe(true);
+    // What the mount in flight commits: a reservation of the volume.
+    await reserveMounting('pod-early-mount', volume.id);
+    expect(await harness.refusal(() => remove.end())).toMatchObject({ code: ErrorCode.InUse });
+  });
+
+  it('a delete waits for a release in flight (the ledger), then counts the pod gone', async () => {
+    const volume = await createVolume('released');
+    await reserveMounting('pod-releasing', volume.id);
+    const remove = await whileHeld(LEDGER_LOCK, [], () =>
       harness.send(Subjects.volume.delete, { id: volume.id }),
     );
     expect(remove.waited).toBe(true);
-    // What the mount in flight commits: a reservation of the volume (the reserve command's own row, copied).
-    await harness.send(Subjects.placement.reserve, {
-      podId: 'pod-early-mount',
-      ownerId: ALICE.userId,
-      gpuTypeId: GPU,
-      gpuCount: 1,
-      ports: [],
-      networkVolumeId: volume.id,
+    // What the release in flight commits: the reservation gone.
+    await expect(
+      remove.end(`DELETE FROM ${tables().reservations} WHERE pod_id = $1`, ['pod-releasing']),
+    ).resolves.toBeNull();
+  });
+
+  it("a cluster's delete waits for the ledger, as every change to what mounts a volume does", async () => {
+    const cluster = await harness.send(Subjects.cluster.create, {
+      name: 'deleted-beside',
+      type: 'TRAINING',
+      compute: { gpuTypeId: GPU, gpuCountPerPod: 8, podCount: 2 },
+      dataCenterIds: [DC],
     });
-    expect(await harness.refusal(() => remove.end())).toMatchObject({ code: ErrorCode.InUse });
+    const remove = await whileHeld(LEDGER_LOCK, [], () =>
+      harness.send(Subjects.cluster.delete, { id: cluster.id }),
+    );
+    expect(remove.waited).toBe(true);
+    await expect(remove.end()).resolves.toBeNull();
   });
 });
 

@@ -23,7 +23,7 @@ import { DeleteNetworkVolumeHandler } from './volumes/delete-network-volume/dele
 import { GetNetworkVolumeHandler } from './volumes/get-network-volume/get-network-volume.handler.js';
 import { ListNetworkVolumesHandler } from './volumes/list-network-volumes/list-network-volumes.handler.js';
 import { NetworkVolumesRepository } from './volumes/network-volumes.repository.js';
-import { ClustersMountingVolume, PodsMountingVolume } from './volumes/volume-mounts.js';
+import { ClustersMountingVolume, PodsMountingVolume, VolumeMountsLock } from './volumes/volume-mounts.js';
 import { UpdateNetworkVolumeHandler } from './volumes/update-network-volume/update-network-volume.handler.js';
 import { VolumeUsageHandler } from './volumes/usage/volume-usage.handler.js';
 import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.js';
@@ -51,6 +51,13 @@ import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.j
     { provide: LiveOverlays, useExisting: ClustersRepository },
     { provide: ClustersMountingVolume, useExisting: ClustersRepository },
     { provide: PodsMountingVolume, useExisting: PlacementRepository },
+    {
+      provide: VolumeMountsLock,
+      useFactory: (placement: PlacementRepository): VolumeMountsLock => ({
+        lock: (manager) => placement.lockLedger(manager),
+      }),
+      inject: [PlacementRepository],
+    },
     CreateClusterHandler,
     DeleteClusterHandler,
     GetClusterHandler,

@@ -14,3 +14,13 @@ export abstract class PodsMountingVolume {
   /** How many reserved pods mount the volume. */
   abstract mountingVolume(volumeId: string, manager: EntityManager): Promise<number>;
 }
+
+/**
+ * The lock that every change to what mounts a volume holds until it commits (placements, releases, cluster creates
+ * and deletes all take the placement ledger's), taken by a volume's delete before it counts mounts: such a change
+ * running beside it in another lane is then seen as done or as not begun, as a rebuild, which applies one command
+ * after another in the order their processed rows were written, will see it.
+ */
+export abstract class VolumeMountsLock {
+  abstract lock(manager: EntityManager): Promise<void>;
+}

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Subjects, type ClusterDeletedEvent, type DeleteClusterCommand } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { ownedCluster } from '../cluster.access.js';
+import { PlacementRepository } from '../../placement/placement.repository.js';
 import { ClustersRepository } from '../clusters.repository.js';
 
 /**
@@ -11,7 +12,10 @@ import { ClustersRepository } from '../clusters.repository.js';
  */
 @Injectable()
 export class DeleteClusterHandler {
-  constructor(private readonly clusters: ClustersRepository) {}
+  constructor(
+    private readonly clusters: ClustersRepository,
+    private readonly placement: PlacementRepository,
+  ) {}
 
   @CommandHandler(Subjects.cluster.delete)
   async handle(ctx: CommandContext<DeleteClusterCommand>): Promise<null> {
@@ -21,6 +25,9 @@ export class DeleteClusterHandler {
       payload.id,
       envelope.actor,
     );
+    // Under the placement ledger's lock, as every change to what mounts a network volume: a delete of the
+    // cluster's volume running beside this one counts the cluster as deleted or not, as a rebuild will.
+    await this.placement.lockLedger(manager);
     await this.clusters.markDeleted(cluster.id, ctx.now, manager);
     const members = await this.clusters.members(cluster.id, manager);
     const event: ClusterDeletedEvent = {

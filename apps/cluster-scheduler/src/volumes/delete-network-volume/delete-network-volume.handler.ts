@@ -4,7 +4,7 @@ import { CommandHandler, type CommandContext } from '@app/messaging';
 import { ownedNetworkVolume } from '../network-volume.access.js';
 import { NetworkVolumesRepository } from '../network-volumes.repository.js';
 import { VolumeUsageRepository } from '../usage/volume-usage.repository.js';
-import { ClustersMountingVolume, PodsMountingVolume } from '../volume-mounts.js';
+import { ClustersMountingVolume, PodsMountingVolume, VolumeMountsLock } from '../volume-mounts.js';
 
 @Injectable()
 export class DeleteNetworkVolumeHandler {
@@ -13,6 +13,7 @@ export class DeleteNetworkVolumeHandler {
     private readonly usage: VolumeUsageRepository,
     private readonly clustersMounting: ClustersMountingVolume,
     private readonly podsMounting: PodsMountingVolume,
+    private readonly mountsLock: VolumeMountsLock,
   ) {}
 
   @CommandHandler(Subjects.volume.delete)
@@ -25,6 +26,8 @@ export class DeleteNetworkVolumeHandler {
       payload.id,
       envelope.actor,
     );
+    // And the mounts counted under the lock their changes hold: a release or a cluster delete in flight too.
+    await this.mountsLock.lock(manager);
     const clusters = await this.clustersMounting.mountingVolume(volume.id, manager);
     const pods = await this.podsMounting.mountingVolume(volume.id, manager);
     if (clusters || pods) {
