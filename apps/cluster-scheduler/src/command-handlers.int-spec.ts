@@ -173,7 +173,7 @@ async function whileHeld(
   await holder.connect();
   await holder.startTransaction();
   await holder.query(hold, params);
-  const [{ pid }] = await holder.query<{ pid: number }[]>('SELECT pg_backend_pid() AS pid');
+  const [{ pid }] = (await holder.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
   const outcome = work().then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
