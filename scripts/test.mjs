@@ -3,6 +3,7 @@
 // (its databases, including the `gpucp_test_<runId>_*` ones tests make, and its streams) is removed afterwards,
 // pass or fail. `--skip-lint` skips eslint/prettier/tsc; every other argument goes to jest.
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import {
   InfraError,
@@ -34,6 +35,15 @@ const jestArgs = args.filter((arg) => arg !== '--skip-lint');
 // only there, unless projects are named explicitly.
 if (!jestArgs.some((arg) => arg.startsWith('--selectProjects'))) {
   jestArgs.push('--selectProjects', 'unit', 'int', 'e2e');
+}
+// Two test files at a time at least, where jest would run one on two cores (its default is one worker fewer than
+// the cores): an e2e file spends most of its time waiting (for its apps to start, for polls and timers), and the
+// other file uses that time. On the idle 2-core machine the whole jest stage took about half as long
+// (docs/adr/0032-ci-duration.md, "Later"). Every file has a database and a NATS prefix of its own, so files run side
+// by side as they would in separate runs. `--maxWorkers`/`-w`/`--runInBand`/`-i` given here win.
+const WORKER_ARGS = /^(--maxWorkers|-w|--runInBand|-i)(=|$)/;
+if (!jestArgs.some((arg) => WORKER_ARGS.test(arg))) {
+  jestArgs.push(`--maxWorkers=${Math.max(2, availableParallelism() - 1)}`);
 }
 
 handleInterrupts();
