@@ -160,9 +160,9 @@ const LEDGER_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('cluster_sche
 
 /**
  * Runs `hold` (statements taking a lock) in a transaction of its own, as a command in another lane would, and
- * starts `work`: answers once `work` waits for a lock that transaction holds (pg_stat_activity), or with `waited:
- * false` (the hold rolled back) if it finished without waiting. `end` then runs `after` in the holding transaction, commits it, and answers what
- * `work` came to (or throws what it threw).
+ * starts `work`: answers once `work` waits for a lock that transaction holds (pg_stat_activity), or with
+ * `waited: false` (the hold rolled back) if it finished without waiting. `end` then runs `after` in the holding
+ * transaction, commits it, and answers what `work` came to (or throws what it threw).
  */
 async function whileHeld(
   hold: string,
