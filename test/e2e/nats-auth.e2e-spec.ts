@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
@@ -10,17 +9,14 @@ import { BusConfig, loadConfig } from '@app/config';
 import { APP_NAMES } from '@app/contracts';
 import { NatsClient, natsAuth, natsConnectionOptions } from '@app/messaging';
 import { ROOT } from '../support/paths.js';
-import { startApps } from '../support/system.js';
+import { freePorts, startApps } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 const APPS = APP_NAMES;
 const passwordVariable = (app: string) => `NATS_PASSWORD_${app.toUpperCase().replaceAll('-', '_')}`;
 
 async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const [port] = await freePorts(1);
   return port;
 }
 
