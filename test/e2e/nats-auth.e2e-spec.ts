@@ -15,11 +15,6 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
 const APPS = APP_NAMES;
 const passwordVariable = (app: string) => `NATS_PASSWORD_${app.toUpperCase().replaceAll('-', '_')}`;
 
-async function freePort(): Promise<number> {
-  const [port] = await freePorts(1);
-  return port;
-}
-
 /**
  * A private nats-server that requires authentication exactly as deploy/ configures it: the `authorization` block of
  * deploy/base/nats/nats.conf, with each app's password in the environment (as the StatefulSet gets them from the
@@ -41,7 +36,7 @@ class AuthNats {
     const authorization = /^authorization \{[\s\S]*?^\}/m.exec(deployed)?.[0];
     if (!authorization) throw new Error('deploy/base/nats/nats.conf has no authorization block');
     this.dir = mkdtempSync(join(tmpdir(), 'gpucp-nats-auth-'));
-    const [port, monitor] = [await freePort(), await freePort()];
+    const [port, monitor] = await freePorts(2);
     const config = join(this.dir, 'nats.conf');
     writeFileSync(
       config,

@@ -6,6 +6,7 @@ import {
   type NetworkVolumeView,
   type SpendStatus,
 } from '@app/contracts';
+import type { EntityManager } from 'typeorm';
 import { ALICE, BOB, HandlerHarness, InProcessQueries } from '../../../test/support/handler-harness.js';
 import { CatalogChecks } from './catalog/catalog.checks.js';
 import { CatalogRepository } from './catalog/catalog.repository.js';
@@ -45,6 +46,8 @@ const CLUSTER_CREATE_STATEMENTS = 14;
 const RESERVE_STATEMENTS = 16;
 
 let harness: HandlerHarness;
+let volumes: NetworkVolumesRepository;
+let placementRepository: PlacementRepository;
 
 /** pod-lifecycle's answer to the spend check: no limit for anyone. */
 function noLimit(userId: string, at: string): SpendStatus {
@@ -68,9 +71,9 @@ beforeAll(async () => {
   const catalog = new CatalogRepository(dataSource);
   await new FleetLoader(config, catalog).load();
   const checks = new CatalogChecks(catalog);
-  const volumes = new NetworkVolumesRepository(dataSource);
+  volumes = new NetworkVolumesRepository(dataSource);
   const usage = new VolumeUsageRepository(dataSource);
-  const placementRepository = new PlacementRepository(dataSource);
+  placementRepository = new PlacementRepository(dataSource);
   const clusters = new ClustersRepository(dataSource);
   const applier = new PlacementApplier(placementRepository, volumes, clusters, config);
   const queries = new InProcessQueries().answer(Subjects.spend.status, ({ at }, actor) =>
@@ -149,30 +152,23 @@ describe('network volumes', () => {
   });
 });
 
-/** The volumes' and reservations' tables (schema-qualified). */
-const tables = () => ({
-  volumes: harness.dataSource.getMetadata(NetworkVolumeEntity).tablePath,
-  reservations: harness.dataSource.getMetadata(ReservationEntity).tablePath,
-});
-
-/** The placement ledger's lock, as PlacementRepository.lockLedger takes it. */
-const LEDGER_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('cluster_scheduler.placement-ledger', 0))";
-
 /**
- * Runs `hold` (statements taking a lock) in a transaction of its own, as a command in another lane would, and
- * starts `work`: answers once `work` waits for a lock that transaction holds (pg_stat_activity), or with
- * `waited: false` (the hold rolled back) if it finished without waiting. `end` then runs `after` in the holding
- * transaction, commits it, and answers what `work` came to (or throws what it threw).
+ * Runs `hold` (taking a lock) in a transaction of its own, as a command in another lane would, and starts `work`:
+ * answers once `work` waits for a lock that transaction holds (pg_stat_activity), or with `waited: false` (the hold
+ * rolled back) if it finished without waiting. `end` then runs `after` in the holding transaction, commits it, and
+ * answers what `work` came to (or throws what it threw).
  */
 async function whileHeld(
-  hold: string,
-  params: unknown[],
+  hold: (manager: EntityManager) => Promise<unknown>,
   work: () => Promise<unknown>,
-): Promise<{ waited: boolean; end: (after?: string, afterParams?: unknown[]) => Promise<unknown> }> {
+): Promise<{
+  waited: boolean;
+  end: (after?: (manager: EntityManager) => Promise<unknown>) => Promise<unknown>;
+}> {
   const holder = harness.dataSource.createQueryRunner();
   await holder.connect();
   await holder.startTransaction();
-  await holder.query(hold, params);
+  await hold(holder.manager);
   const [{ pid }] = (await holder.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
   const outcome = work().then(
     (value) => ({ value }),
@@ -197,8 +193,8 @@ async function whileHeld(
   }
   return {
     waited,
-    end: async (after, afterParams = []) => {
-      if (after) await holder.query(after, afterParams);
+    end: async (after) => {
+      if (after) await after(holder.manager);
       await holder.commitTransaction();
       await holder.release();
       const settled = await outcome;
@@ -224,13 +220,13 @@ describe('network volumes in two lanes at once', () => {
   // processed_at order) will.
   it('a mount waits for a delete in flight, then finds the volume gone (422)', async () => {
     const volume = await createVolume('going');
-    const { volumes } = tables();
-    const reserve = await whileHeld(`SELECT id FROM ${volumes} WHERE id = $1 FOR UPDATE`, [volume.id], () =>
-      reserveMounting('pod-late-mount', volume.id),
+    const reserve = await whileHeld(
+      (manager) => volumes.lockById(volume.id, manager),
+      () => reserveMounting('pod-late-mount', volume.id),
     );
     expect(reserve.waited).toBe(true);
     expect(
-      await harness.refusal(() => reserve.end(`DELETE FROM ${volumes} WHERE id = $1`, [volume.id])),
+      await harness.refusal(() => reserve.end((manager) => manager.delete(NetworkVolumeEntity, volume.id))),
     ).toMatchObject({
       code: ErrorCode.ValidationFailed,
       errors: [expect.stringContaining(`"${volume.id}" is not one`)],
@@ -240,8 +236,7 @@ describe('network volumes in two lanes at once', () => {
   it('a delete waits for a mount in flight, then counts it (IN_USE)', async () => {
     const volume = await createVolume('mounting');
     const remove = await whileHeld(
-      `SELECT id FROM ${tables().volumes} WHERE id = $1 FOR SHARE`,
-      [volume.id],
+      (manager) => volumes.shareById(volume.id, manager),
       () => harness.send(Subjects.volume.delete, { id: volume.id }),
     );
     expect(remove.waited).toBe(true);
@@ -253,13 +248,14 @@ describe('network volumes in two lanes at once', () => {
   it('a delete waits for a release in flight (the ledger), then counts the pod gone', async () => {
     const volume = await createVolume('released');
     await reserveMounting('pod-releasing', volume.id);
-    const remove = await whileHeld(LEDGER_LOCK, [], () =>
-      harness.send(Subjects.volume.delete, { id: volume.id }),
+    const remove = await whileHeld(
+      (manager) => placementRepository.lockLedger(manager),
+      () => harness.send(Subjects.volume.delete, { id: volume.id }),
     );
     expect(remove.waited).toBe(true);
     // What the release in flight commits: the reservation gone.
     await expect(
-      remove.end(`DELETE FROM ${tables().reservations} WHERE pod_id = $1`, ['pod-releasing']),
+      remove.end((manager) => manager.delete(ReservationEntity, { podId: 'pod-releasing' })),
     ).resolves.toBeNull();
   });
 
@@ -270,8 +266,9 @@ describe('network volumes in two lanes at once', () => {
       compute: { gpuTypeId: GPU, gpuCountPerPod: 8, podCount: 2 },
       dataCenterIds: [DC],
     });
-    const remove = await whileHeld(LEDGER_LOCK, [], () =>
-      harness.send(Subjects.cluster.delete, { id: cluster.id }),
+    const remove = await whileHeld(
+      (manager) => placementRepository.lockLedger(manager),
+      () => harness.send(Subjects.cluster.delete, { id: cluster.id }),
     );
     expect(remove.waited).toBe(true);
     await expect(remove.end()).resolves.toBeNull();
