@@ -18,6 +18,7 @@ import { clusterChurn, type ClusterAttempt } from './support/cluster-churn.js';
 import { leaderReplica, memberPods, takeoverMs } from './support/coordination.js';
 import { ClientOutage } from './support/client-outage.js';
 import { recordVerdict } from './support/verdict.js';
+import { WebhookReceiver, maxExpiryLatenessMs, webhookOutcomes } from './support/webhook-watch.js';
 
 /**
  * kill -9 in the middle of load, with two replicas of every app (REPLICATED): one queue-broker replica, then one
@@ -26,28 +27,49 @@ import { recordVerdict } from './support/verdict.js';
  * takeover is measured).
  * The load: 700 jobs submitted by 16 clients round-robin over both gateways to two in-process workers (8 slots
  * each, one per gateway), and 16 cluster creates (each deleted again soon after) against a fleet of 32 GPUs. The
- * process is killed after the 200th submission and restarted a second later. Afterwards: every accepted job (200
- * with an id) COMPLETED exactly once with its own output, every created cluster (201) complete, no GPU booked
- * twice, every member pod of every created cluster RUNNING (TERMINATED once deleted), and everything drained
- * within the bound.
+ * process is killed after the 200th submission and restarted a second later. Every 10th job carries a webhook to a
+ * receiver of the test. Afterwards: every accepted job (200 with an id) COMPLETED exactly once with its own output,
+ * its webhook (if any) received with that status, never sent for two transitions and sent again only when a
+ * broker replica died with it in flight, every created cluster (201) complete, no GPU booked twice, every member
+ * pod of every created cluster RUNNING (TERMINATED once deleted), and everything drained within the bound.
+ *
+ * The sweeper leader's phase also submits jobs nobody takes, with a 10 s `ttl` and a webhook, starting 12 s before
+ * the load, so that their expiries fall due before, during and after the takeover (counted: those due while no
+ * replica led): each must end TIMED_OUT by a
+ * sweep exactly once (one outbox row, one webhook), none skipped, and none later than the takeover bound plus one
+ * command redelivery (COMMAND_ACK_WAIT_MS).
  */
 const JOBS_PER_PHASE = 700;
 const KILL_AFTER = 200;
 const SUBMITTERS = 16;
 const CLUSTERS_PER_PHASE = 16;
 const CONVERGE_MS = 120_000;
+/** Every WEBHOOK_EVERY-th load job carries a webhook. */
+const WEBHOOK_EVERY = 10;
+/** The sweeper phase's expiring jobs: how many, how far apart, their ttl (the least allowed), the head start. */
+const EXPIRING_JOBS = 40;
+const EXPIRING_EVERY_MS = 250;
+const EXPIRING_TTL_MS = 10_000;
+const EXPIRING_LEAD_MS = 12_000;
 
 let fs: FaultSystem;
 let workers: RecordingWorkers;
+const receiver = new WebhookReceiver();
 
 beforeAll(async () => {
+  await receiver.start();
   fs = await startFaultSystem('kills', {
     apps: ['gateway', 'queue-broker', 'cluster-scheduler', 'pod-lifecycle'],
-    endpoints: ['load'],
+    endpoints: ['load', 'expiring'],
     env: LOAD_TIMINGS.env,
     replicas: REPLICATED,
     appEnv: {
-      'queue-broker': LOAD_TIMINGS['queue-broker'],
+      'queue-broker': {
+        ...LOAD_TIMINGS['queue-broker'],
+        WEBHOOK_ALLOWED_NETWORKS: WebhookReceiver.ALLOWED_NETWORKS,
+        // A delivery a killed replica held is sent again once its lease (timeout + 5 s) lapses.
+        WEBHOOK_TIMEOUT_MS: '2000',
+      },
       gateway: LOAD_TIMINGS.gateway,
       'pod-lifecycle': {
         RUNTIME_DRIVER: 'simulated',
@@ -63,6 +85,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await workers?.stop();
   await fs?.close();
+  await receiver.stop();
 });
 
 /** A process to kill: an app and, for a replicated one, which replica (0-based). */
@@ -98,6 +121,12 @@ const TAKEOVER_MUST_MS = 10_000;
 
 /** The longest stretch of refusals clients may see when one replica of an app dies (issue 16: must). */
 const OUTAGE_MUST_MS = 2_000;
+
+/**
+ * How late a sweep may expire a job after the sweeper leader's kill -9: the takeover bound plus one redelivery of a
+ * command the dead replica had pulled (COMMAND_ACK_WAIT_MS of LOAD_TIMINGS).
+ */
+const EXPIRY_LATENESS_MUST_MS = TAKEOVER_MUST_MS + Number(LOAD_TIMINGS.env.COMMAND_ACK_WAIT_MS);
 
 /** The phase's victims in this system: a replica index beyond its replicas (FAULT_REPLICAS=1) wraps around. */
 async function resolve(victims: readonly Victim[] | Leader): Promise<Victim[]> {
@@ -138,16 +167,43 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
       const refused: number[] = [];
       const outage = new ClientOutage();
       const clusters: ClusterAttempt[] = [];
+      /** Job id → the status its webhook must carry. */
+      const withWebhook = new Map<string, string>();
+      /** The sweeper phase's expiring jobs: id → the earliest their ttl can pass. */
+      const expiring = new Map<string, number>();
       let next = 0;
       let restartMs = 0;
+      let killedAt = null as number | null; // set by the kill, in a closure: no narrowing to null
       let killed: Promise<void> = Promise.resolve();
+      const expire = async () => {
+        for (let n = 0; n < EXPIRING_JOBS; n++) {
+          const sentAt = Date.now();
+          const reply = await call(
+            'POST',
+            `${fs.gateways[n % fs.gateways.length]}/v2/${fs.endpoints.expiring}/run`,
+            fs.user.key,
+            {
+              input: { phase, n },
+              policy: { ttl: EXPIRING_TTL_MS },
+              webhook: receiver.url,
+            },
+          );
+          if (reply.status === 200 && typeof reply.body?.id === 'string') {
+            expiring.set(reply.body.id, sentAt + EXPIRING_TTL_MS);
+            withWebhook.set(reply.body.id, 'TIMED_OUT');
+          }
+          await sleep(EXPIRING_EVERY_MS);
+        }
+      };
       const submitter = async () => {
+        if (leader) await sleep(EXPIRING_LEAD_MS);
         while (next < JOBS_PER_PHASE) {
           const n = next++;
           if (n === KILL_AFTER) {
             killed = (async () => {
               await Promise.all(victims.map(([app, replica]) => fs.system.kill(app, 'SIGKILL', replica)));
               const down = Date.now();
+              killedAt = down;
               if (leader) takeover = takeoverMs(fs.system, leader.app, leader.name, victims[0][1], down);
               await sleep(1000);
               await Promise.all(victims.map(([app, replica]) => fs.system.restart(app, {}, replica)));
@@ -156,18 +212,23 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
           }
           const gateway = fs.gateways[n % fs.gateways.length];
           const startedAt = Date.now();
+          const webhook = n % WEBHOOK_EVERY === 0 ? receiver.url : undefined;
           const reply = await call('POST', `${gateway}/v2/${fs.endpoints.load}/run`, fs.user.key, {
             input: { phase, n },
+            ...(webhook ? { webhook } : {}),
           });
           const ok = reply.status === 200 && typeof reply.body?.id === 'string';
           outage.answer(ok, startedAt);
-          if (ok) accepted.push(reply.body.id as string);
-          else refused.push(reply.status);
+          if (ok) {
+            accepted.push(reply.body.id as string);
+            if (webhook) withWebhook.set(reply.body.id as string, 'COMPLETED');
+          } else refused.push(reply.status);
           // No answer (the gateway is down): back off a little, as a client would, instead of spinning.
           if (reply.status === 0) await sleep(250);
         }
       };
       await Promise.all([
+        ...(leader ? [expire()] : []),
         ...Array.from({ length: SUBMITTERS }, submitter),
         clusterChurn(fs, `${phase}-a`, fs.gateways[0], clusters, CLUSTERS_PER_PHASE / 2),
         clusterChurn(fs, `${phase}-b`, fs.gateways[fs.gateways.length - 1], clusters, CLUSTERS_PER_PHASE / 2),
@@ -176,9 +237,11 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
       const createdIds = () => clusters.filter((c) => c.status === 201).map((c) => c.id as string);
 
       const loadDone = Date.now();
+      const brokerKilledAt = victims.some(([app]) => app === 'queue-broker') ? killedAt : null;
+      const hooks = () => webhookOutcomes(fs.sql, receiver, withWebhook, brokerKilledAt);
       const drained = await until(async () => {
         const o = await jobOutcomes(fs.sql, accepted);
-        return o.open === 0 && o.missing === 0 ? o : null;
+        return o.open === 0 && o.missing === 0 && (await hooks()).missing === 0 ? o : null;
       }, CONVERGE_MS);
       // Deleted clusters give their GPUs back once pod-lifecycle has terminated their pods.
       const settled = await until(async () => {
@@ -208,6 +271,20 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
         recorded.filter((r) => Number(r.members) === r.pod_count && r.pod_count === 2).length;
       const members = await memberPods(fs.sql, createdIds());
       const leaderTakeoverMs = await takeover;
+      const webhooks = await hooks();
+      const expiredTwice = (
+        await webhookOutcomes(
+          fs.sql,
+          receiver,
+          new Map([...expiring.keys()].map((id) => [id, 'TIMED_OUT'])),
+          brokerKilledAt,
+        )
+      ).twice;
+      const expiryLatenessMs = expiring.size ? await maxExpiryLatenessMs(fs.sql, expiring) : 0;
+      const leaderless = killedAt === null ? null : [killedAt, killedAt + (leaderTakeoverMs ?? CONVERGE_MS)];
+      const dueLeaderless = leaderless
+        ? [...expiring.values()].filter((due) => due >= leaderless[0] && due <= leaderless[1]).length
+        : 0;
       const ranTwiceIds = [...workers.runs.entries()]
         .filter(([id, runs]) => runs > 1 && accepted.includes(id))
         .map(([id]) => id);
@@ -242,7 +319,21 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
         overlayClashes: ledger.overlayClashes,
         memberPodsMissing: members.missing,
         memberPodsUnsettled: members.unsettled,
-        ...(leader ? { takeoverMs: leaderTakeoverMs ?? -1 } : {}),
+        webhookJobs: webhooks.jobs,
+        webhookMissing: webhooks.missing,
+        webhookTwice: webhooks.twice,
+        webhookRedelivered: webhooks.redelivered,
+        webhookRedeliveredUnexplained: webhooks.redeliveredUnexplained,
+        webhookWrongStatus: webhooks.wrongStatus,
+        ...(leader
+          ? {
+              takeoverMs: leaderTakeoverMs ?? -1,
+              expiring: expiring.size,
+              expiredTwice,
+              dueLeaderless,
+              expiryLatenessMs: expiryLatenessMs ?? -1,
+            }
+          : {}),
         restartMs,
         convergeMs,
       };
@@ -264,7 +355,15 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
         ledger.overlayClashes === 0 &&
         members.missing === 0 &&
         members.unsettled === 0 &&
+        webhooks.missing === 0 &&
+        webhooks.twice === 0 &&
+        webhooks.redeliveredUnexplained === 0 &&
+        webhooks.wrongStatus === 0 &&
         (!leader || (leaderTakeoverMs !== null && leaderTakeoverMs <= TAKEOVER_MUST_MS)) &&
+        (!leader ||
+          (expiring.size === EXPIRING_JOBS &&
+            expiryLatenessMs !== null &&
+            expiryLatenessMs <= EXPIRY_LATENESS_MUST_MS)) &&
         (!replicated || outage.longestOutageMs <= OUTAGE_MUST_MS);
       recordVerdict({
         name: `kill -9 ${describeVictims(victims)}${leader ? ` (leading ${leader.name})` : ''}`,
@@ -314,8 +413,24 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
         missing: 0,
         unsettled: 0,
       });
-      if (leader) expect(leaderTakeoverMs).not.toBeNull();
-      if (leader) expect(leaderTakeoverMs).toBeLessThanOrEqual(TAKEOVER_MUST_MS);
+      expect({
+        webhookMissing: webhooks.missing,
+        webhookTwice: webhooks.twice,
+        webhookRedeliveredUnexplained: webhooks.redeliveredUnexplained,
+        webhookWrongStatus: webhooks.wrongStatus,
+      }).toEqual({
+        webhookMissing: 0,
+        webhookTwice: 0,
+        webhookRedeliveredUnexplained: 0,
+        webhookWrongStatus: 0,
+      });
+      if (leader) {
+        expect(leaderTakeoverMs).not.toBeNull();
+        expect(leaderTakeoverMs).toBeLessThanOrEqual(TAKEOVER_MUST_MS);
+        expect(expiring.size).toBe(EXPIRING_JOBS);
+        expect(expiryLatenessMs).not.toBeNull();
+        expect(expiryLatenessMs).toBeLessThanOrEqual(EXPIRY_LATENESS_MUST_MS);
+      }
     });
   }
 });

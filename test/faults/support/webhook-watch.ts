@@ -1,0 +1,123 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type pg from 'pg';
+
+/**
+ * Where the fault scenarios' webhooks go: a receiver on 127.0.0.2 (the queue-broker is started with
+ * WEBHOOK_ALLOWED_NETWORKS=127.0.0.2/32), recording every delivery it is sent. A delivery's `webhook-id` (Standard
+ * Webhooks) is its row in the broker's webhook outbox, derived from the command that finished the job: the same id
+ * twice is one delivery sent again (a replica killed between the POST and recording it), two ids for one job are
+ * two terminal transitions of that job (a sweep or a result applied twice).
+ */
+export class WebhookReceiver {
+  static readonly ALLOWED_NETWORKS = '127.0.0.2/32';
+  /** Job id → every delivery received for it, in order. */
+  readonly received = new Map<string, { webhookId: string; status: string; at: number }[]>();
+  private server?: Server;
+  url = '';
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        try {
+          const view = JSON.parse(body) as { id?: string; status?: string };
+          const list = this.received.get(String(view.id)) ?? [];
+          list.push({
+            webhookId: String(req.headers['webhook-id']),
+            status: String(view.status),
+            at: Date.now(),
+          });
+          this.received.set(String(view.id), list);
+          res.writeHead(200).end();
+        } catch {
+          res.writeHead(400).end();
+        }
+      });
+    });
+    const server = this.server;
+    const port = await new Promise<number>((resolve) =>
+      server.listen(0, '127.0.0.2', () => resolve((server.address() as AddressInfo).port)),
+    );
+    this.url = `http://127.0.0.2:${port}/hook`;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)));
+  }
+}
+
+/** What became of the webhooks of a phase's jobs, from the receiver and the broker's webhook outbox. */
+export interface WebhookOutcomes {
+  /** Jobs submitted with a webhook. */
+  jobs: number;
+  /** Of those, jobs whose webhook never arrived (not yet, when asked before convergence). */
+  missing: number;
+  /** Jobs with more than one outbox row or more than one distinct `webhook-id` received: finished twice. */
+  twice: number;
+  /** Deliveries received again with the same id (at least once delivery after a crash mid-delivery). */
+  redelivered: number;
+  /** Of those, redeliveries no kill explains: the first copy arrived after every queue-broker kill of the phase. */
+  redeliveredUnexplained: number;
+  /** Deliveries whose body's status is not the one expected of the job. */
+  wrongStatus: number;
+}
+
+/**
+ * Checks the webhooks of `expected` (job id → the final status its webhook must carry). A same-id redelivery is
+ * explained only by a queue-broker replica killed while that delivery was in flight: its first copy arrived
+ * before `brokerKilledAt` (null: no broker was killed, so nothing is explained).
+ */
+export async function webhookOutcomes(
+  sql: pg.Pool,
+  receiver: WebhookReceiver,
+  expected: ReadonlyMap<string, string>,
+  brokerKilledAt: number | null,
+): Promise<WebhookOutcomes> {
+  const ids = [...expected.keys()];
+  const { rows } = await sql.query<{ job_id: string; n: string }>(
+    `SELECT job_id, count(*) AS n FROM queue_broker.webhook_deliveries WHERE job_id = ANY($1) GROUP BY job_id`,
+    [ids],
+  );
+  const outboxRows = new Map(rows.map((r) => [r.job_id, Number(r.n)]));
+  const outcomes: WebhookOutcomes = {
+    jobs: ids.length,
+    missing: 0,
+    twice: 0,
+    redelivered: 0,
+    redeliveredUnexplained: 0,
+    wrongStatus: 0,
+  };
+  for (const [jobId, status] of expected) {
+    const deliveries = receiver.received.get(jobId) ?? [];
+    if (deliveries.length === 0) outcomes.missing++;
+    const distinct = new Set(deliveries.map((d) => d.webhookId));
+    if (distinct.size > 1 || (outboxRows.get(jobId) ?? 0) > 1) outcomes.twice++;
+    const again = deliveries.length - distinct.size;
+    outcomes.redelivered += again;
+    if (again > 0 && !(brokerKilledAt !== null && deliveries[0].at <= brokerKilledAt))
+      outcomes.redeliveredUnexplained += again;
+    outcomes.wrongStatus += deliveries.filter((d) => d.status !== status).length;
+  }
+  return outcomes;
+}
+
+/**
+ * How late the sweeps expired jobs submitted with a `ttl`: for each job, the moment its terminal transition was
+ * committed (its webhook outbox row's time) minus the earliest its ttl could have passed (`deadlines`: the time
+ * its submission was sent plus the ttl). The largest, in ms; null when a job has no outbox row yet.
+ */
+export async function maxExpiryLatenessMs(
+  sql: pg.Pool,
+  deadlines: ReadonlyMap<string, number>,
+): Promise<number | null> {
+  const { rows } = await sql.query<{ job_id: string; created_at: Date }>(
+    `SELECT job_id, min(created_at) AS created_at FROM queue_broker.webhook_deliveries
+      WHERE job_id = ANY($1) GROUP BY job_id`,
+    [[...deadlines.keys()]],
+  );
+  if (rows.length < deadlines.size) return null;
+  return Math.max(0, ...rows.map((r) => r.created_at.getTime() - deadlines.get(r.job_id)!));
+}
