@@ -152,7 +152,7 @@ function localKeyRing(name, kid, what) {
 
 /** Creates the first admin API key once; later starts print the copy kept in .local/bootstrap-key. */
 async function bootstrapKey(env) {
-  const cli = join('dist', 'apps', 'gateway', 'cli', 'keys.cli.js');
+  const cli = join('dist', 'apps', 'gateway', 'cli', 'keys.mjs');
   const { code, stdout } = await capture(process.execPath, [cli, 'bootstrap', '--json'], { env });
   if (code !== 0) throw new InfraError(`creating the bootstrap API key failed (${cli} exited with ${code})`);
   let result;

@@ -12,7 +12,7 @@ const run = promisify(execFile);
 export async function keysCli(databaseUrl, args) {
   const { stdout } = await run(
     process.execPath,
-    [join(ROOT, 'dist', 'apps', 'gateway', 'cli', 'keys.cli.js'), ...args],
+    [join(ROOT, 'dist', 'apps', 'gateway', 'cli', 'keys.mjs'), ...args],
     { env: { ...baseEnv(), DATABASE_URL: databaseUrl } },
   );
   return stdout.trim();

@@ -19,7 +19,7 @@ import { baseEnv } from '../lib/processes.mjs';
 
 const run = promisify(execFile);
 const TARGET = 2000;
-const CLI = join(ROOT, 'dist/tools/replay/replay.cli.js');
+const CLI = join(ROOT, 'dist/tools/replay/replay.mjs');
 
 async function tool(state, args) {
   const { stdout } = await run(process.execPath, [CLI, ...args], {

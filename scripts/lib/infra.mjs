@@ -295,7 +295,11 @@ function readStamp() {
 function buildOutputsExist() {
   const outputs = [
     ...APPS.flatMap(({ name }) => [`dist/apps/${name}/server.mjs`, `dist/apps/${name}/server.bundle.mjs`]),
-    'dist/tools/replay/replay.cli.js',
+    // The bundled CLIs (scripts/bundle-apps.mjs, CLIS) and the unbundled one.
+    'dist/apps/gateway/cli/keys.mjs',
+    'dist/apps/gateway/cli/keys.bundle.mjs',
+    'dist/tools/replay/replay.mjs',
+    'dist/tools/replay/replay.bundle.mjs',
     'dist/tools/gpucp/gpucp.cli.js',
     'dist/console/index.html',
     ...readdirSync(join(ROOT, 'libs')).map((lib) => `libs/${lib}/dist`),

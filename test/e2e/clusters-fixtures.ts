@@ -92,7 +92,7 @@ export async function createUserWithKey(
   databaseUrl: string,
   name: string,
 ): Promise<{ userId: string; key: string }> {
-  const cli = join(ROOT, 'dist', 'apps', 'gateway', 'cli', 'keys.cli.js');
+  const cli = join(ROOT, 'dist', 'apps', 'gateway', 'cli', 'keys.mjs');
   const env = { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl };
   await run(process.execPath, [cli, 'user', 'create', name, '--exempt'], { cwd: ROOT, env });
   const { stdout } = await run(process.execPath, [cli, 'key', 'create', name, '--json'], { cwd: ROOT, env });

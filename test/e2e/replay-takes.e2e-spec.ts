@@ -131,7 +131,7 @@ describe('replay tool: takes of several workers of one endpoint', () => {
       LOG_LEVEL: 'warn',
     };
     try {
-      const out = await run(process.execPath, [join(ROOT, 'dist/tools/replay/replay.cli.js'), ...args], {
+      const out = await run(process.execPath, [join(ROOT, 'dist/tools/replay/replay.mjs'), ...args], {
         env,
         maxBuffer: 64 * 1024 * 1024,
       });

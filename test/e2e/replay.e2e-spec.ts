@@ -94,7 +94,7 @@ describe('replay tool', () => {
     try {
       const { stdout, stderr } = await run(
         process.execPath,
-        [join(ROOT, 'dist/tools/replay/replay.cli.js'), ...args],
+        [join(ROOT, 'dist/tools/replay/replay.mjs'), ...args],
         {
           env: { ...process.env, ...appEnv, ...env },
           maxBuffer: 64 * 1024 * 1024,
@@ -416,7 +416,7 @@ describe('replay tool', () => {
   }, 300_000);
 
   it('stops on SIGTERM between two requests and removes its apps, database, streams and bucket', async () => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/tools/replay/replay.cli.js'), 'rebuild'], {
+    const child = spawn(process.execPath, [join(ROOT, 'dist/tools/replay/replay.mjs'), 'rebuild'], {
       env: { ...process.env, ...appEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -478,12 +478,15 @@ describe('replay tool', () => {
     const endpoint = saveEndpoint.id;
     let issuing = true;
     let issued = 0;
+    // Some 15 commands a second, as a deployment in use sends them; flat out, on two cores, the traffic took most
+    // of the CPU the rebuild needs (64 s for this test against 15 s for the quiet rebuild above).
     const traffic = (async () => {
       for (let i = 0; issuing; i++) {
         const job = await api('POST', `/v2/${endpoint}/run`, { input: { later: i } });
         const template = await api('POST', '/v1/templates', { name: `later-${i}`, imageName: 'alpine:3' });
         expect([job.status, template.status]).toEqual([200, 201]);
         issued += 2;
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
     })();
     let result: CliResult;

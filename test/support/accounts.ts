@@ -19,7 +19,7 @@ export interface TestKey {
  */
 export async function keysCli(databaseUrl: string, args: string[], natsPrefix?: string): Promise<string> {
   const bus = natsPrefix ? { NATS_URL: testEnv().natsUrl, NATS_PREFIX: natsPrefix } : {};
-  const { stdout } = await run(process.execPath, [join(ROOT, 'dist/apps/gateway/cli/keys.cli.js'), ...args], {
+  const { stdout } = await run(process.execPath, [join(ROOT, 'dist/apps/gateway/cli/keys.mjs'), ...args], {
     env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, ...bus },
   });
   return stdout.trim();

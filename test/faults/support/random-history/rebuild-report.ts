@@ -23,7 +23,7 @@ export interface RebuildSummary {
 export async function runRebuild(env: Record<string, string>): Promise<RebuildSummary> {
   const { stdout, stderr, code } = await run(
     process.execPath,
-    [join(ROOT, 'dist/tools/replay/replay.cli.js'), 'rebuild', '--json'],
+    [join(ROOT, 'dist/tools/replay/replay.mjs'), 'rebuild', '--json'],
     { env: { PATH: process.env.PATH ?? '', ...env }, maxBuffer: 256 * 1024 * 1024 },
   ).then(
     (done) => ({ ...done, code: 0 }),
