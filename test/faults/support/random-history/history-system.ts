@@ -15,14 +15,6 @@ import { A100, writeFleet } from '../../../e2e/clusters-fixtures.js';
 import { call, type Reply } from '../fault-system.js';
 
 /**
- * Processes of each app (`HISTORY_REPLICAS`, default 1: the history kills and restarts whole apps, and the machine
- * runs the rebuild's four apps beside them); 2 runs it as the other fault scenarios run.
- */
-const REPLICAS = Number(process.env.HISTORY_REPLICAS || 1);
-if (!Number.isInteger(REPLICAS) || REPLICAS < 1)
-  throw new Error(`HISTORY_REPLICAS=${process.env.HISTORY_REPLICAS}`);
-
-/**
  * The running system a randomized history drives: all five apps (one process each by default; the history restarts them),
  * the simulated runtime with quick timers, a fleet of 4 hosts x 8 A100 (and CPU slots) in one data center, and
  * short worker timings so that lost workers, timeouts and stops happen within a run.
@@ -60,7 +52,8 @@ export interface HistorySystem {
   close(): Promise<void>;
 }
 
-export async function startHistorySystem(label: string): Promise<HistorySystem> {
+/** `replicas`: processes of each app (the history kills and restarts whole apps: every replica at once). */
+export async function startHistorySystem(label: string, replicas = 1): Promise<HistorySystem> {
   const db = await createTestDatabase(label);
   await keysCli(db.url, ['user', 'create', label, '--exempt']);
   const user = JSON.parse(await keysCli(db.url, ['key', 'create', label, '--json'])) as TestKey;
@@ -80,7 +73,7 @@ export async function startHistorySystem(label: string): Promise<HistorySystem> 
       databaseUrl: db.url,
       env: { ...SHARED_ENV, FLEET_FILE: fleet, SIM_PROVISION_MS: '150', SIM_START_MS: '150' },
       readyTimeoutMs: 90_000,
-      replicas: Object.fromEntries(APP_NAMES.map((app) => [app, REPLICAS])),
+      replicas: Object.fromEntries(APP_NAMES.map((app) => [app, replicas])),
       appEnv: {
         'queue-broker': { SWEEP_INTERVAL_MS: '250' },
         gateway: { JOB_TAKE_LONG_POLL_MS: '2000', JOB_POLL_RECHECK_MS: '1000' },

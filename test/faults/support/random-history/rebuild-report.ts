@@ -50,9 +50,14 @@ export async function runRebuild(env: Record<string, string>): Promise<RebuildSu
 }
 
 /** A failing rebuild, readable: the first outcome mismatches and table differences, and how to run it again. */
-export function describeRebuild(seed: number, commands: number, summary: RebuildSummary): string {
+export function describeRebuild(
+  seed: number,
+  commands: number,
+  replicas: number,
+  summary: RebuildSummary,
+): string {
   return [
-    `seed ${seed} differs: rerun with HISTORY_SEEDS=${seed} HISTORY_COMMANDS=${commands} npm run test:faults -- --testPathPatterns random-history`,
+    `seed ${seed} differs: rerun with HISTORY_SEEDS=${seed} HISTORY_REPLICAS=${replicas} HISTORY_COMMANDS=${commands} npm run test:faults -- --testPathPatterns random-history`,
     `commands ${summary.commands}, first pass ${JSON.stringify(summary.firstPass)}, second pass ${JSON.stringify(summary.secondPass)}, exit ${summary.code}`,
     `outcome mismatches (${summary.outcomeMismatches.length}):`,
     ...summary.outcomeMismatches
