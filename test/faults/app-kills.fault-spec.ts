@@ -35,9 +35,8 @@ import { WebhookReceiver, maxExpiryLatenessMs, webhookOutcomes } from './support
  *
  * The sweeper leader's phase also submits jobs nobody takes, with a 10 s `ttl` and a webhook, starting 12 s before
  * the load, so that their expiries fall due before, during and after the takeover (counted: those due while no
- * replica led): each must end TIMED_OUT by a
- * sweep exactly once (one outbox row, one webhook), none skipped, and none later than the takeover bound plus one
- * command redelivery (COMMAND_ACK_WAIT_MS).
+ * replica led): each must end TIMED_OUT by a sweep exactly once (one outbox row, one webhook), none skipped, and
+ * none later than the takeover bound plus one command redelivery (COMMAND_ACK_WAIT_MS).
  */
 const JOBS_PER_PHASE = 700;
 const KILL_AFTER = 200;
