@@ -1,6 +1,6 @@
 # One image for all five apps; each Kubernetes Deployment picks its app with
 # `command: ["node", "dist/apps/<app>/server.mjs"]` (deploy/base/apps; one bundled file per app, ADR 24), the
-# migration Job runs every dist/apps/<app>/migrate.js. Build: `docker build -t gpucp:<version> .` (deploy/README.md).
+# migration Job runs every dist/apps/<app>/migrate.mjs. Build: `docker build -t gpucp:<version> .` (deploy/README.md).
 # test/deploy/dockerfile.spec.ts checks this file statically: no Docker engine runs in CI.
 
 # --- build: dependencies, TypeScript, then drop the dev dependencies ---------------------------------------------

@@ -294,7 +294,12 @@ function readStamp() {
 /** What `npm run build` writes: each app's bundle and entry, the tools, the console, every library's dist/. */
 function buildOutputsExist() {
   const outputs = [
-    ...APPS.flatMap(({ name }) => [`dist/apps/${name}/server.mjs`, `dist/apps/${name}/server.bundle.mjs`]),
+    ...APPS.flatMap(({ name }) =>
+      ['server', 'migrate'].flatMap((bundle) => [
+        `dist/apps/${name}/${bundle}.mjs`,
+        `dist/apps/${name}/${bundle}.bundle.mjs`,
+      ]),
+    ),
     // The bundled CLIs (scripts/bundle-apps.mjs, CLIS) and the unbundled one.
     'dist/apps/gateway/cli/keys.mjs',
     'dist/apps/gateway/cli/keys.bundle.mjs',
@@ -527,7 +532,7 @@ export async function ensureAppDatabase() {
 /** Runs every app's migrations in order; `env` is added to the current environment. */
 export async function runMigrations(env) {
   for (const { name } of APPS) {
-    const script = join('dist', 'apps', name, 'migrate.js');
+    const script = join('dist', 'apps', name, 'migrate.mjs');
     if (!existsSync(join(ROOT, script))) throw new InfraError(`${script} is missing: did the build succeed?`);
     log(`migrating ${name}`);
     const code = await run(process.execPath, ['--enable-source-maps', script], {

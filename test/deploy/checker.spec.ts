@@ -152,7 +152,7 @@ describe('manifest checker', () => {
       {
         check: 'migration',
         object: 'Job/gpucp-migrate',
-        message: /does not run dist\/apps\/queue-broker\/migrate.js/,
+        message: /does not run dist\/apps\/queue-broker\/migrate.mjs/,
       },
     ],
     [

@@ -33,7 +33,7 @@ export async function loadApps(root: string): Promise<AppInfo[]> {
       name,
       configClass: classes[0],
       entry: `dist/apps/${name}/server.mjs`,
-      migrate: `dist/apps/${name}/migrate.js`,
+      migrate: `dist/apps/${name}/migrate.mjs`,
     });
   }
   return apps;

@@ -41,13 +41,13 @@ export interface AppInfo {
   configClass: ConfigClass;
   /** What its Deployment runs: `dist/apps/<app>/server.mjs` (the bundle, ADR 24). */
   entry: string;
-  /** What the migration Job runs for it: `dist/apps/<app>/migrate.js`. */
+  /** What the migration Job runs for it: `dist/apps/<app>/migrate.mjs` (the bundle, ADR 24). */
   migrate: string;
 }
 
 export interface CheckContext {
   apps: AppInfo[];
-  /** The config class of migrate.js (only DATABASE_URL). */
+  /** The config class of migrate.mjs (only DATABASE_URL). */
   migrationConfigClass: ConfigClass;
   /** Paths served by the health controller. */
   healthRoutes: { liveness: string; readiness: string };
@@ -655,7 +655,7 @@ function checkMigration(
   }));
   const runner = scripts.find(({ text }) => ctx.apps.some((app) => text.includes(app.migrate)));
   if (!runner) {
-    findings.push({ check: 'migration', object: 'Job/*', message: "no Job runs the apps' migrate.js" });
+    findings.push({ check: 'migration', object: 'Job/*', message: "no Job runs the apps' migrate.mjs" });
     return;
   }
   const positions = ctx.apps.map((app) => ({ app, at: runner.text.indexOf(app.migrate) }));

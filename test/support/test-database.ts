@@ -25,7 +25,7 @@ const MAX_IDENTIFIER = 63;
 
 /**
  * Creates database `gpucp_test_<runId>_<label>_<random>` holding the apps' migrations, applied by running their
- * built `dist/apps/<app>/migrate.js`, exactly as a deployment does. They run once per run and list of apps, into a
+ * built `dist/apps/<app>/migrate.mjs`, exactly as a deployment does. They run once per run and list of apps, into a
  * template database (`migratedTemplate`); each test database is a copy of it (`CREATE DATABASE ... TEMPLATE`),
  * which is the same schema and migrations table in a fraction of a second, where five migrate processes took about
  * 5 s per database (issue 16). The `gpucp_test_<runId>_` prefix lets `npm test` drop whatever a crashed test left
@@ -39,7 +39,7 @@ export async function createTestDatabase(
   const apps = options.apps ?? APP_NAMES;
   for (const app of apps) {
     if (!existsSync(migrateScript(app))) {
-      throw new Error(`dist/apps/${app}/migrate.js is missing: run \`npm run build\` first (npm test does)`);
+      throw new Error(`dist/apps/${app}/migrate.mjs is missing: run \`npm run build\` first (npm test does)`);
     }
   }
   const prefix = `gpucp_test_${env.runId}_`;
@@ -119,7 +119,7 @@ export function databaseUrlFor(adminUrl: string, name: string): string {
 }
 
 function migrateScript(app: AppName): string {
-  return join(ROOT, 'dist', 'apps', app, 'migrate.js');
+  return join(ROOT, 'dist', 'apps', app, 'migrate.mjs');
 }
 
 function migrate(app: AppName, databaseUrl: string): Promise<void> {

@@ -9,7 +9,7 @@ import { FaultInjector } from './fault-injector.js';
 import { MessageProcessor, type Emit, type MessageIdentity } from './message-processor.js';
 
 /**
- * MessageProcessor against real Postgres (queue-broker's schema, migrated by the app's own migrate.js): applied
+ * MessageProcessor against real Postgres (queue-broker's schema, migrated by the app's own migrate.mjs): applied
  * once per message id, DomainErrors recorded as answers with the effect rolled back, other errors leaving no trace,
  * and concurrent deliveries of one message committing once.
  */

@@ -19,7 +19,7 @@ export interface RunningApp {
 }
 
 /** The app as `npm start` runs it (its bundle, scripts/bundle-apps.mjs), or its migrations. */
-function appScript(app: AppName, file: 'server.mjs' | 'migrate.js'): string {
+function appScript(app: AppName, file: 'server.mjs' | 'migrate.mjs'): string {
   const script = `${ROOT}dist/apps/${app}/${file}`;
   if (!existsSync(script)) throw new Error(`${script} is missing: run \`npm run build\` first`);
   return script;
@@ -27,7 +27,7 @@ function appScript(app: AppName, file: 'server.mjs' | 'migrate.js'): string {
 
 export function migrate(app: AppName, env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [appScript(app, 'migrate.js')], {
+    const child = spawn(process.execPath, [appScript(app, 'migrate.mjs')], {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
