@@ -18,7 +18,7 @@ import { recordVerdict } from './support/verdict.js';
  * Processes of each app per seed (`HISTORY_REPLICAS`: one number for every seed, or one per seed): by default the
  * last seed runs two replicas of every app, as the other scenarios do, so that a rebuild must also equal what two
  * consumers of each domain applied side by side; the others run one of each, which costs the 2-core CI machine
- * some 40 s less per seed (the history kills and restarts whole apps either way).
+ * 15–40 s less per seed (the history kills and restarts whole apps either way).
  */
 const SEEDS = (process.env.HISTORY_SEEDS || '1411,282025,90210').split(',').map(Number);
 const COMMANDS = Number(process.env.HISTORY_COMMANDS || 2000);
