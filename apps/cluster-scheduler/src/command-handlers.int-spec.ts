@@ -40,10 +40,11 @@ const DC = 'US-TX-3';
  * included (the command's own bookkeeping, the catalog checks, the snapshot, the claims and ports, a cluster's
  * overlay and rows, the rates, the event): as many as before the placement had one applier (measured on main: 14
  * and 15), one more since every placement takes the ledger's advisory lock (PlacementRepository.lockLedger), and
- * one fewer for a create since a command's outbox rows and processed row are one statement (docs/adr/0013).
+ * one fewer for a create since a command's outbox rows and processed row are one statement (docs/adr/0013), and
+ * one more for a reserve, which takes the ledger before it reads what the pod holds (and again to place it).
  */
 const CLUSTER_CREATE_STATEMENTS = 14;
-const RESERVE_STATEMENTS = 16;
+const RESERVE_STATEMENTS = 17;
 
 let harness: HandlerHarness;
 let volumes: NetworkVolumesRepository;
@@ -257,6 +258,30 @@ describe('network volumes in two lanes at once', () => {
     await expect(
       remove.end((manager) => manager.delete(ReservationEntity, { podId: 'pod-releasing' })),
     ).resolves.toBeNull();
+  });
+
+  it('a reserve of a placed pod waits for a release in flight (the ledger), then places the pod again', async () => {
+    // Found by the two-replica randomized history: the reserve read the reservation before the ledger lock and
+    // answered from it while another lane's release committed, so the rebuild (release first, in processed_at
+    // order) placed the pod again and gave its port to it rather than to the next pod.
+    const command = {
+      podId: 'pod-resumed',
+      ownerId: ALICE.userId,
+      gpuTypeId: GPU,
+      gpuCount: 1,
+      ports: ['8888/http'],
+    };
+    const first = await harness.send(Subjects.placement.reserve, command);
+    const resume = await whileHeld(
+      (manager) => placementRepository.lockLedger(manager),
+      () =>
+        harness.send(Subjects.placement.reserve, { ...command, hostId: first.hostId, reassignPorts: true }),
+    );
+    expect(resume.waited).toBe(true);
+    // What the release in flight commits: the reservation gone.
+    await resume.end((manager) => placementRepository.release(manager, 'pod-resumed'));
+    const held = await placementRepository.findReservation('pod-resumed', harness.dataSource.manager);
+    expect(held).toMatchObject({ podId: 'pod-resumed', hostId: first.hostId });
   });
 
   it("a cluster's delete waits for the ledger, as every change to what mounts a volume does", async () => {

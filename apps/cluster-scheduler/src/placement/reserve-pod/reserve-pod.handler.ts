@@ -54,6 +54,10 @@ export class ReservePodHandler {
 
   private async reserve(ctx: CommandContext<ReservePodCommand>): Promise<PlacementView> {
     const { payload, manager } = ctx;
+    // The ledger first, then what the pod holds: a release committed by another transaction (another replica's
+    // lane) after this read and before our processed row would otherwise be ordered before us by a rebuild
+    // (processed_at) although we answered from the reservation it freed, and the rebuild would place the pod again.
+    await this.repository.lockLedger(manager);
     const held = await this.repository.findReservation(payload.podId, manager);
     if (held && !(payload.reassignPorts && !samePorts(held.portMappings, payload.ports))) {
       const hosts = await this.repository.hostAddresses([held.hostId], manager);
