@@ -20,6 +20,7 @@ COPY libs/worker-sdk/package.json libs/worker-sdk/
 RUN npm install --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json nest-cli.json ./
 COPY scripts/bundle-apps.mjs scripts/build-console.mjs scripts/
+COPY scripts/lib/bundles.mjs scripts/lib/
 COPY libs libs
 COPY apps apps
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund

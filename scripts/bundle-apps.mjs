@@ -1,7 +1,7 @@
 // The last step of `npm run build`: each app's compiled entry (dist/apps/<app>/main.js, from tsc) is bundled with
 // its libraries and dependencies into one file, dist/apps/<app>/server.bundle.mjs, started through
 // dist/apps/<app>/server.mjs, which turns on Node's compile cache first (ADR 24). What else loads the apps' modules
-// is bundled the same way, each beside its compiled entry (CLIS below): each app's migrations
+// is bundled the same way, each beside its compiled entry (CLIS, scripts/lib/bundles.mjs): each app's migrations
 // (dist/apps/<app>/migrate.mjs, run by the migration Job, `npm start`, every test template and every rebuild), the
 // keys CLI and the replay tool. Unbundled, a migrate.js with nothing to apply took 2.4 s, a keys command 1.35 s.
 //
@@ -26,21 +26,9 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLED_APPS, BUNDLES, CLIS, bundleFileOf, launcherOf } from './lib/bundles.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const APPS = ['gateway', 'cluster-scheduler', 'pod-lifecycle', 'queue-broker', 'endpoint-autoscaler'];
-
-/**
- * The bundled CLIs: the compiled entry, and the launcher written beside it (`<name>.mjs`, its bundle
- * `<name>.bundle.mjs`). Same directory as the entry, so paths a CLI derives from its own URL stay the same.
- */
-export const CLIS = [
-  ...APPS.map((app) => ({ name: 'migrate', entry: `dist/apps/${app}/migrate.js` })),
-  { name: 'keys', entry: 'dist/apps/gateway/cli/keys.cli.js' },
-  { name: 'replay', entry: 'dist/tools/replay/replay.cli.js' },
-];
-/** Where a bundled CLI's launcher is: dist/<dir of its entry>/<name>.mjs. */
-export const cliLauncher = ({ name, entry }) => join(dirname(entry), `${name}.mjs`);
 const ALWAYS_EXTERNAL = ['pg', 'reflect-metadata'];
 
 /** Leaves a bare import that nothing installed answers as an import (see the file comment). */
@@ -238,12 +226,12 @@ export function cheapKeepNames(app, code) {
   return code.slice(0, at) + CHEAP_NAME_HELPER + code.slice(at + NAME_HELPER.length);
 }
 
-/** Bundles `entry` (relative to the root) into `<bundleName>.bundle.mjs` beside it, started by `<bundleName>.mjs`. */
-async function bundle(app, entry, bundleName) {
-  const dir = join(ROOT, dirname(entry));
+/** Bundles one of BUNDLES: `<name>.bundle.mjs` beside its entry, started by `<name>.mjs`. */
+async function bundle(target) {
+  const { entry } = target;
   const result = await build({
     entryPoints: [join(ROOT, entry)],
-    outfile: join(dir, `${bundleName}.bundle.mjs`),
+    outfile: join(ROOT, bundleFileOf(target)),
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -265,27 +253,24 @@ async function bundle(app, entry, bundleName) {
     tsconfigRaw: {},
     logLevel: 'error',
   });
-  const file = join(dir, `${bundleName}.bundle.mjs`);
-  const code = cheapKeepNames(app, await readFile(file, 'utf8'));
-  assertOneCopyEach(app, code, result.metafile);
+  const file = join(ROOT, bundleFileOf(target));
+  const code = cheapKeepNames(entry, await readFile(file, 'utf8'));
+  assertOneCopyEach(entry, code, result.metafile);
   const nonAscii = NON_ASCII.exec(code);
   if (nonAscii) {
     const at = code.slice(Math.max(0, nonAscii.index - 60), nonAscii.index + 20);
-    throw new Error(`${app}: the bundle is not all ASCII (see asciiSources), near: ${at}`);
+    throw new Error(`${entry}: the bundle is not all ASCII (see asciiSources), near: ${at}`);
   }
   await writeFile(file, code);
-  await writeFile(join(dir, `${bundleName}.mjs`), launcher(`${bundleName}.bundle.mjs`));
+  await writeFile(join(ROOT, launcherOf(target)), launcher(`${target.name}.bundle.mjs`));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = Date.now();
-  await Promise.all([
-    ...APPS.map((app) => bundle(app, `dist/apps/${app}/main.js`, 'server')),
-    ...CLIS.map((cli) => bundle(cli.entry, cli.entry, cli.name)),
-  ]);
+  await Promise.all(BUNDLES.map(bundle));
   console.log(
-    `bundled ${APPS.length} apps into dist/apps/<app>/server.bundle.mjs, their migrations into ` +
-      `dist/apps/<app>/migrate.bundle.mjs, and ${CLIS.slice(APPS.length).map(cliLauncher).join(', ')} ` +
+    `bundled ${BUNDLED_APPS.length} apps into dist/apps/<app>/server.bundle.mjs, their migrations into ` +
+      `dist/apps/<app>/migrate.bundle.mjs, and ${CLIS.slice(BUNDLED_APPS.length).map(launcherOf).join(', ')} ` +
       `in ${Date.now() - started} ms`,
   );
 }

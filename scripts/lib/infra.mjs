@@ -10,17 +10,13 @@ import { createConnection } from 'node:net';
 import { userInfo } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLED_APPS, BUNDLES, bundleFileOf, launcherOf } from './bundles.mjs';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const LOCAL_DIR = join(ROOT, '.local');
 
-export const APPS = [
-  { name: 'gateway', port: 8080 },
-  { name: 'cluster-scheduler', port: 8081 },
-  { name: 'pod-lifecycle', port: 8082 },
-  { name: 'queue-broker', port: 8083 },
-  { name: 'endpoint-autoscaler', port: 8084 },
-];
+/** The five apps in start order, each with its default port (8080 for the gateway, then one each). */
+export const APPS = BUNDLED_APPS.map((name, i) => ({ name, port: 8080 + i }));
 
 const POSTGRES_PORT = 5432;
 const NATS_PORT = 4222;
@@ -291,20 +287,10 @@ function readStamp() {
   }
 }
 
-/** What `npm run build` writes: each app's bundle and entry, the tools, the console, every library's dist/. */
+/** What `npm run build` writes: every bundle and its launcher, the unbundled CLI, the console, every library's dist/. */
 function buildOutputsExist() {
   const outputs = [
-    ...APPS.flatMap(({ name }) =>
-      ['server', 'migrate'].flatMap((bundle) => [
-        `dist/apps/${name}/${bundle}.mjs`,
-        `dist/apps/${name}/${bundle}.bundle.mjs`,
-      ]),
-    ),
-    // The bundled CLIs (scripts/bundle-apps.mjs, CLIS) and the unbundled one.
-    'dist/apps/gateway/cli/keys.mjs',
-    'dist/apps/gateway/cli/keys.bundle.mjs',
-    'dist/tools/replay/replay.mjs',
-    'dist/tools/replay/replay.bundle.mjs',
+    ...BUNDLES.flatMap((target) => [launcherOf(target), bundleFileOf(target)]),
     'dist/tools/gpucp/gpucp.cli.js',
     'dist/console/index.html',
     ...readdirSync(join(ROOT, 'libs')).map((lib) => `libs/${lib}/dist`),
