@@ -18,7 +18,7 @@ import { clusterChurn, type ClusterAttempt } from './support/cluster-churn.js';
 import { leaderReplica, memberPods, takeoverMs } from './support/coordination.js';
 import { ClientOutage } from './support/client-outage.js';
 import { recordVerdict } from './support/verdict.js';
-import { WebhookReceiver, maxExpiryLatenessMs, webhookOutcomes } from './support/webhook-watch.js';
+import { ExpiringJobs, WebhookReceiver, webhookOutcomes } from './support/webhook-watch.js';
 
 /**
  * kill -9 in the middle of load, with two replicas of every app (REPLICATED): one queue-broker replica, then one
@@ -168,32 +168,16 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
       const clusters: ClusterAttempt[] = [];
       /** Job id → the status its webhook must carry. */
       const withWebhook = new Map<string, string>();
-      /** The sweeper phase's expiring jobs: id → the earliest their ttl can pass. */
-      const expiring = new Map<string, number>();
+      /** The sweeper phase's jobs that nobody takes. */
+      const expiring = new ExpiringJobs({
+        count: EXPIRING_JOBS,
+        everyMs: EXPIRING_EVERY_MS,
+        ttlMs: EXPIRING_TTL_MS,
+      });
       let next = 0;
       let restartMs = 0;
       let killedAt = null as number | null; // set by the kill, in a closure: no narrowing to null
       let killed: Promise<void> = Promise.resolve();
-      const expire = async () => {
-        for (let n = 0; n < EXPIRING_JOBS; n++) {
-          const sentAt = Date.now();
-          const reply = await call(
-            'POST',
-            `${fs.gateways[n % fs.gateways.length]}/v2/${fs.endpoints.expiring}/run`,
-            fs.user.key,
-            {
-              input: { phase, n },
-              policy: { ttl: EXPIRING_TTL_MS },
-              webhook: receiver.url,
-            },
-          );
-          if (reply.status === 200 && typeof reply.body?.id === 'string') {
-            expiring.set(reply.body.id, sentAt + EXPIRING_TTL_MS);
-            withWebhook.set(reply.body.id, 'TIMED_OUT');
-          }
-          await sleep(EXPIRING_EVERY_MS);
-        }
-      };
       const submitter = async () => {
         if (leader) await sleep(EXPIRING_LEAD_MS);
         while (next < JOBS_PER_PHASE) {
@@ -227,7 +211,15 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
         }
       };
       await Promise.all([
-        ...(leader ? [expire()] : []),
+        ...(leader
+          ? [
+              expiring.submit(
+                { gateways: fs.gateways, endpointId: fs.endpoints.expiring, key: fs.user.key, receiver },
+                (n) => ({ phase, n }),
+                withWebhook,
+              ),
+            ]
+          : []),
         ...Array.from({ length: SUBMITTERS }, submitter),
         clusterChurn(fs, `${phase}-a`, fs.gateways[0], clusters, CLUSTERS_PER_PHASE / 2),
         clusterChurn(fs, `${phase}-b`, fs.gateways[fs.gateways.length - 1], clusters, CLUSTERS_PER_PHASE / 2),
@@ -271,19 +263,10 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
       const members = await memberPods(fs.sql, createdIds());
       const leaderTakeoverMs = await takeover;
       const webhooks = await hooks();
-      const expiredTwice = (
-        await webhookOutcomes(
-          fs.sql,
-          receiver,
-          new Map([...expiring.keys()].map((id) => [id, 'TIMED_OUT'])),
-          brokerKilledAt,
-        )
-      ).twice;
-      const expiryLatenessMs = expiring.size ? await maxExpiryLatenessMs(fs.sql, expiring) : 0;
-      const leaderless = killedAt === null ? null : [killedAt, killedAt + (leaderTakeoverMs ?? CONVERGE_MS)];
-      const dueLeaderless = leaderless
-        ? [...expiring.values()].filter((due) => due >= leaderless[0] && due <= leaderless[1]).length
-        : 0;
+      const expiredTwice = expiring.among(webhooks.twiceIds);
+      const expiryLatenessMs = await expiring.maxLatenessMs(fs.sql);
+      const dueLeaderless =
+        killedAt === null ? 0 : expiring.dueWithin(killedAt, killedAt + (leaderTakeoverMs ?? CONVERGE_MS));
       const ranTwiceIds = [...workers.runs.entries()]
         .filter(([id, runs]) => runs > 1 && accepted.includes(id))
         .map(([id]) => id);
@@ -327,7 +310,7 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
         ...(leader
           ? {
               takeoverMs: leaderTakeoverMs ?? -1,
-              expiring: expiring.size,
+              expiring: expiring.due.size,
               expiredTwice,
               dueLeaderless,
               expiryLatenessMs: expiryLatenessMs ?? -1,
@@ -360,7 +343,7 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
         webhooks.wrongStatus === 0 &&
         (!leader || (leaderTakeoverMs !== null && leaderTakeoverMs <= TAKEOVER_MUST_MS)) &&
         (!leader ||
-          (expiring.size === EXPIRING_JOBS &&
+          (expiring.due.size === EXPIRING_JOBS &&
             expiryLatenessMs !== null &&
             expiryLatenessMs <= EXPIRY_LATENESS_MUST_MS)) &&
         (!replicated || outage.longestOutageMs <= OUTAGE_MUST_MS);
@@ -426,7 +409,7 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
       if (leader) {
         expect(leaderTakeoverMs).not.toBeNull();
         expect(leaderTakeoverMs).toBeLessThanOrEqual(TAKEOVER_MUST_MS);
-        expect(expiring.size).toBe(EXPIRING_JOBS);
+        expect(expiring.due.size).toBe(EXPIRING_JOBS);
         expect(expiryLatenessMs).not.toBeNull();
         expect(expiryLatenessMs).toBeLessThanOrEqual(EXPIRY_LATENESS_MUST_MS);
       }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
+import { call, sleep } from './fault-system.js';
 
 /**
  * Where the fault scenarios' webhooks go: a receiver on 127.0.0.2 (the queue-broker is started with
@@ -57,6 +58,8 @@ export interface WebhookOutcomes {
   missing: number;
   /** Jobs with more than one outbox row or more than one distinct `webhook-id` received: finished twice. */
   twice: number;
+  /** Those jobs' ids. */
+  twiceIds: string[];
   /** Deliveries received again with the same id (at least once delivery after a crash mid-delivery). */
   redelivered: number;
   /** Of those, redeliveries no kill explains: the first copy arrived after every queue-broker kill of the phase. */
@@ -86,6 +89,7 @@ export async function webhookOutcomes(
     jobs: ids.length,
     missing: 0,
     twice: 0,
+    twiceIds: [],
     redelivered: 0,
     redeliveredUnexplained: 0,
     wrongStatus: 0,
@@ -94,30 +98,71 @@ export async function webhookOutcomes(
     const deliveries = receiver.received.get(jobId) ?? [];
     if (deliveries.length === 0) outcomes.missing++;
     const distinct = new Set(deliveries.map((d) => d.webhookId));
-    if (distinct.size > 1 || (outboxRows.get(jobId) ?? 0) > 1) outcomes.twice++;
+    if (distinct.size > 1 || (outboxRows.get(jobId) ?? 0) > 1) outcomes.twiceIds.push(jobId);
     const again = deliveries.length - distinct.size;
     outcomes.redelivered += again;
     if (again > 0 && !(brokerKilledAt !== null && deliveries[0].at <= brokerKilledAt))
       outcomes.redeliveredUnexplained += again;
     outcomes.wrongStatus += deliveries.filter((d) => d.status !== status).length;
   }
+  outcomes.twice = outcomes.twiceIds.length;
   return outcomes;
 }
 
 /**
- * How late the sweeps expired jobs submitted with a `ttl`: for each job, the moment its terminal transition was
- * committed (its webhook outbox row's time) minus the earliest its ttl could have passed (`deadlines`: the time
- * its submission was sent plus the ttl). The largest, in ms; null when a job has no outbox row yet.
+ * Jobs nobody takes, submitted with a `ttl` and a webhook so that the sweeps must expire them: one every `everyMs`,
+ * round-robin over the gateways. `due` holds each accepted job's deadline, the earliest its ttl can pass (the time
+ * its submission was sent plus the ttl).
  */
-export async function maxExpiryLatenessMs(
-  sql: pg.Pool,
-  deadlines: ReadonlyMap<string, number>,
-): Promise<number | null> {
-  const { rows } = await sql.query<{ job_id: string; created_at: Date }>(
-    `SELECT job_id, min(created_at) AS created_at FROM queue_broker.webhook_deliveries
-      WHERE job_id = ANY($1) GROUP BY job_id`,
-    [[...deadlines.keys()]],
-  );
-  if (rows.length < deadlines.size) return null;
-  return Math.max(0, ...rows.map((r) => r.created_at.getTime() - deadlines.get(r.job_id)!));
+export class ExpiringJobs {
+  readonly due = new Map<string, number>();
+
+  constructor(private readonly plan: { count: number; everyMs: number; ttlMs: number }) {}
+
+  /** Submits them; each accepted job is also put in `withWebhook` as one whose webhook must say TIMED_OUT. */
+  async submit(
+    target: { gateways: string[]; endpointId: string; key: string; receiver: WebhookReceiver },
+    input: (n: number) => Record<string, unknown>,
+    withWebhook: Map<string, string>,
+  ): Promise<void> {
+    const { gateways, endpointId, key, receiver } = target;
+    for (let n = 0; n < this.plan.count; n++) {
+      const sentAt = Date.now();
+      const reply = await call('POST', `${gateways[n % gateways.length]}/v2/${endpointId}/run`, key, {
+        input: input(n),
+        policy: { ttl: this.plan.ttlMs },
+        webhook: receiver.url,
+      });
+      if (reply.status === 200 && typeof reply.body?.id === 'string') {
+        this.due.set(reply.body.id, sentAt + this.plan.ttlMs);
+        withWebhook.set(reply.body.id, 'TIMED_OUT');
+      }
+      await sleep(this.plan.everyMs);
+    }
+  }
+
+  /** How many of them are among `ids` (e.g. the jobs a phase finished twice). */
+  among(ids: readonly string[]): number {
+    return ids.filter((id) => this.due.has(id)).length;
+  }
+
+  /** How many fell due within [from, to]. */
+  dueWithin(from: number, to: number): number {
+    return [...this.due.values()].filter((due) => due >= from && due <= to).length;
+  }
+
+  /**
+   * How late the sweeps expired them: for each job, the moment its terminal transition was committed (its webhook
+   * outbox row's time) minus its deadline. The largest, in ms; 0 with no jobs; null when a job has no outbox row yet.
+   */
+  async maxLatenessMs(sql: pg.Pool): Promise<number | null> {
+    if (this.due.size === 0) return 0;
+    const { rows } = await sql.query<{ job_id: string; created_at: Date }>(
+      `SELECT job_id, min(created_at) AS created_at FROM queue_broker.webhook_deliveries
+        WHERE job_id = ANY($1) GROUP BY job_id`,
+      [[...this.due.keys()]],
+    );
+    if (rows.length < this.due.size) return null;
+    return Math.max(0, ...rows.map((r) => r.created_at.getTime() - this.due.get(r.job_id)!));
+  }
 }
