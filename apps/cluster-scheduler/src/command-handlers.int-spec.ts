@@ -1,20 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   ErrorCode,
+  PodStatus,
   Subjects,
+  type PodStatusChangedEvent,
   type ClusterCreatedEvent,
   type NetworkVolumeView,
   type SpendStatus,
 } from '@app/contracts';
+import type { EventEnvelope } from '@app/messaging';
 import type { EntityManager } from 'typeorm';
-import { ALICE, BOB, HandlerHarness, InProcessQueries } from '../../../test/support/handler-harness.js';
+import {
+  ALICE,
+  BOB,
+  HandlerHarness,
+  InProcessCommands,
+  InProcessQueries,
+} from '../../../test/support/handler-harness.js';
 import { CatalogChecks } from './catalog/catalog.checks.js';
 import { CatalogRepository } from './catalog/catalog.repository.js';
 import { FleetLoader } from './catalog/fleet.loader.js';
 import { ClusterSchedulerConfig } from './cluster-scheduler.config.js';
+import { ClusterMemberEntity } from './clusters/cluster-member.entity.js';
 import { ClustersRepository } from './clusters/clusters.repository.js';
 import { CreateClusterHandler } from './clusters/create-cluster/create-cluster.handler.js';
 import { DeleteClusterHandler } from './clusters/delete-cluster/delete-cluster.handler.js';
+import { FollowPodStatusHandler } from './clusters/follow-pod-status/follow-pod-status.handler.js';
 import { DATA_SOURCE_SPEC } from './data-source.js';
 import { PlacementApplier } from './placement/placement.applier.js';
 import { PlacementRepository } from './placement/placement.repository.js';
@@ -49,6 +60,7 @@ const RESERVE_STATEMENTS = 17;
 let harness: HandlerHarness;
 let volumes: NetworkVolumesRepository;
 let placementRepository: PlacementRepository;
+let followPodStatus: FollowPodStatusHandler;
 
 /** pod-lifecycle's answer to the spend check: no limit for anyone. */
 function noLimit(userId: string, at: string): SpendStatus {
@@ -77,6 +89,11 @@ beforeAll(async () => {
   placementRepository = new PlacementRepository(dataSource);
   const clusters = new ClustersRepository(dataSource);
   const applier = new PlacementApplier(placementRepository, volumes, clusters, config);
+  followPodStatus = new FollowPodStatusHandler(
+    clusters,
+    placementRepository,
+    new InProcessCommands(harness).asBus(),
+  );
   const queries = new InProcessQueries().answer(Subjects.spend.status, ({ at }, actor) =>
     noLimit(actor.userId, at ?? '2026-03-01T12:00:00.000Z'),
   );
@@ -297,6 +314,54 @@ describe('network volumes in two lanes at once', () => {
     );
     expect(remove.waited).toBe(true);
     await expect(remove.end()).resolves.toBeNull();
+  });
+});
+
+describe("a cluster member's status events in two replicas at once", () => {
+  it('an older event handled beside a newer one waits for it and leaves the newer status', async () => {
+    const cluster = await harness.send(Subjects.cluster.create, {
+      name: 'followed',
+      type: 'TRAINING',
+      compute: { gpuTypeId: GPU, gpuCountPerPod: 1, podCount: 2 },
+      dataCenterIds: [DC],
+    });
+    const { manager } = harness.dataSource;
+    const member = (await manager.findOneBy(ClusterMemberEntity, { clusterId: cluster.id }))!;
+    const newer = new Date(Date.now() + 60_000);
+    const older = new Date(Date.now() + 30_000);
+    const event: EventEnvelope<PodStatusChangedEvent> = {
+      eventId: 'evt-older',
+      subject: Subjects.pod.statusChanged,
+      occurredAt: older.toISOString(),
+      correlationId: 'corr-older',
+      payload: {
+        podId: member.podId,
+        ownerId: ALICE.userId,
+        clusterId: cluster.id,
+        rank: 0,
+        status: PodStatus.Starting,
+        previousStatus: PodStatus.Provisioning,
+        hostId: null,
+        publicIp: null,
+        portMappings: {},
+        at: older.toISOString(),
+      },
+    };
+    const handled = await whileHeld(
+      // The other replica's handling of the newer event, not yet committed.
+      (holder) =>
+        holder.update(ClusterMemberEntity, { podId: member.podId }, { status: 'RUNNING', statusAt: newer }),
+      () =>
+        harness.dataSource.transaction((tx) =>
+          followPodStatus.handle({ event, manager: tx, emit: () => Promise.resolve() }),
+        ),
+    );
+    expect(handled.waited).toBe(true);
+    await handled.end();
+    expect(await manager.findOneBy(ClusterMemberEntity, { podId: member.podId })).toMatchObject({
+      status: 'RUNNING',
+      statusAt: newer,
+    });
   });
 });
 

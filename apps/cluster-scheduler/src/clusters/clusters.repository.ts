@@ -116,6 +116,14 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
     return manager.findOneBy(ClusterMemberEntity, { podId });
   }
 
+  /**
+   * A member, its row locked until the transaction ends: two replicas handling two status events of one pod side
+   * by side then apply them one after the other, each comparing with what the other committed.
+   */
+  lockMember(podId: string, manager: EntityManager): Promise<ClusterMemberEntity | null> {
+    return manager.findOne(ClusterMemberEntity, { where: { podId }, lock: { mode: 'pessimistic_write' } });
+  }
+
   async clusterOfMember(podId: string, manager: EntityManager): Promise<string | null> {
     return (await this.findMember(podId, manager))?.clusterId ?? null;
   }

@@ -39,7 +39,9 @@ export class FollowPodStatusHandler {
     const { payload } = ctx.event;
     const { manager } = ctx;
     const at = new Date(payload.at);
-    const member = await this.clusters.findMember(payload.podId, manager);
+    // Locked: without it, an older event handled beside a newer one (the other replica's) read the member before
+    // the newer status committed and overwrote it (found by the two-replica randomized history).
+    const member = await this.clusters.lockMember(payload.podId, manager);
     if (member && at.getTime() >= member.statusAt.getTime()) {
       const changes: Partial<ClusterMemberEntity> = { status: payload.status, statusAt: at };
       const reservation = await this.placement.findReservation(payload.podId, manager);
