@@ -363,6 +363,56 @@ describe("a cluster member's status events in two replicas at once", () => {
       statusAt: newer,
     });
   });
+
+  it('of two events at the same time, the one that follows the other wins in either order', async () => {
+    // A member created by pod-lifecycle after its cluster was deleted is PROVISIONING and TERMINATED at one time.
+    const at = new Date(Date.now() + 90_000);
+    const event = (
+      podId: string,
+      status: PodStatus,
+      previousStatus: PodStatus | null,
+    ): EventEnvelope<PodStatusChangedEvent> => ({
+      eventId: `evt-${podId}-${status}`,
+      subject: Subjects.pod.statusChanged,
+      occurredAt: at.toISOString(),
+      correlationId: 'corr-same-time',
+      payload: {
+        podId,
+        ownerId: ALICE.userId,
+        clusterId: null,
+        rank: 0,
+        status,
+        previousStatus,
+        hostId: null,
+        publicIp: null,
+        portMappings: {},
+        at: at.toISOString(),
+      },
+    });
+    const cluster = await harness.send(Subjects.cluster.create, {
+      name: 'same-time',
+      type: 'TRAINING',
+      compute: { gpuTypeId: GPU, gpuCountPerPod: 1, podCount: 2 },
+      dataCenterIds: [DC],
+    });
+    const { manager } = harness.dataSource;
+    const members = await manager.findBy(ClusterMemberEntity, { clusterId: cluster.id });
+    const created = (podId: string) => event(podId, PodStatus.Provisioning, null);
+    const terminated = (podId: string) => event(podId, PodStatus.Terminated, PodStatus.Provisioning);
+    const orders = [
+      [created(members[0].podId), terminated(members[0].podId)],
+      [terminated(members[1].podId), created(members[1].podId)],
+    ];
+    for (const order of orders) {
+      for (const e of order) {
+        await harness.dataSource.transaction((tx) =>
+          followPodStatus.handle({ event: e, manager: tx, emit: () => Promise.resolve() }),
+        );
+      }
+    }
+    const after = await manager.findBy(ClusterMemberEntity, { clusterId: cluster.id });
+    expect(after.map((m) => m.status)).toEqual(['TERMINATED', 'TERMINATED']);
+  });
 });
 
 describe('placement', () => {

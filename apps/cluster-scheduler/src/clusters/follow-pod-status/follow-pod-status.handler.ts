@@ -19,6 +19,22 @@ function normalizeMappings(
 }
 
 /**
+ * Whether an event changes what the member shows. Two replicas may handle one pod's events in either order: a later
+ * time wins; of two at the same time (one command's transitions, such as a member created and terminated at once
+ * because its cluster was deleted first) the one that follows the member's status, or repeats it, never the one
+ * before it, so both orders end where applying them in order ends.
+ */
+function follows(
+  member: ClusterMemberEntity,
+  at: Date,
+  event: Pick<PodStatusChangedEvent, 'status' | 'previousStatus'>,
+): boolean {
+  const diff = at.getTime() - member.statusAt.getTime();
+  if (diff !== 0) return diff > 0;
+  return member.status === event.status || member.status === event.previousStatus;
+}
+
+/**
  * Follows pod-lifecycle's status events: a member's status drives its cluster's summary, primary and
  * sshEndpoint; any pod reaching EXITED or TERMINATED gives back its GPUs and ports by a recorded
  * `placement.cmd.release` (an id derived from the event, so a redelivery records nothing new; `notAfter` the event's
@@ -42,7 +58,7 @@ export class FollowPodStatusHandler {
     // Locked: without it, an older event handled beside a newer one (the other replica's) read the member before
     // the newer status committed and overwrote it (found by the two-replica randomized history).
     const member = await this.clusters.lockMember(payload.podId, manager);
-    if (member && at.getTime() >= member.statusAt.getTime()) {
+    if (member && follows(member, at, payload)) {
       const changes: Partial<ClusterMemberEntity> = { status: payload.status, statusAt: at };
       const reservation = await this.placement.findReservation(payload.podId, manager);
       const ports = Object.keys(reservation?.portMappings ?? member.portMappings);
