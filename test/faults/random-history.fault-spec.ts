@@ -13,20 +13,16 @@ import { recordVerdict } from './support/verdict.js';
  * rebuild every owner's database from the recorded commands identically: every outcome as live, every table equal,
  * a second pass applying nothing. A failing seed is printed with the line that runs it again:
  *
- *   HISTORY_SEEDS=282025 HISTORY_REPLICAS=1 HISTORY_COMMANDS=2000 npm run test:faults -- --testPathPatterns random-history
+ *   HISTORY_SEEDS=282025 HISTORY_REPLICAS=2 HISTORY_COMMANDS=2000 npm run test:faults -- --testPathPatterns random-history
  *
- * Processes of each app per seed (`HISTORY_REPLICAS`: one number for every seed, or one per seed): by default the
- * last seed runs two replicas of every app, as the other scenarios do, so that a rebuild must also equal what two
- * consumers of each domain applied side by side; the others run one of each, which costs the 2-core CI machine
- * 15–40 s less per seed (the history kills and restarts whole apps either way).
+ * Processes of each app per seed (`HISTORY_REPLICAS`: one number for every seed, or one per seed): two of every app,
+ * as in the other scenarios, so that a rebuild must also equal what two consumers of each domain applied side by
+ * side (seed 1411 on two replicas found a reserve that read before its lock, which one replica never showed).
+ * `HISTORY_REPLICAS=1` runs one of each, 15–40 s less per seed on the 2-core CI machine.
  */
 const SEEDS = (process.env.HISTORY_SEEDS || '1411,282025,90210').split(',').map(Number);
 const COMMANDS = Number(process.env.HISTORY_COMMANDS || 2000);
-const REPLICAS = (
-  process.env.HISTORY_REPLICAS || SEEDS.map((_, i) => (i === SEEDS.length - 1 ? 2 : 1)).join(',')
-)
-  .split(',')
-  .map(Number);
+const REPLICAS = (process.env.HISTORY_REPLICAS || '2').split(',').map(Number);
 const replicasOf = (index: number) => (REPLICAS.length === 1 ? REPLICAS[0] : REPLICAS[index]);
 if (
   SEEDS.some((s) => !Number.isInteger(s)) ||
