@@ -438,6 +438,40 @@ describe('placement', () => {
     });
   });
 
+  it("a resume that finds the pod's reservation held keeps it from the release of the stop before it", async () => {
+    // A stop's release is recorded by the scheduler when it hears the stop (FollowPodStatusHandler), so a start
+    // right after the stop can reach the reserve first and find the reservation still held.
+    const command = {
+      podId: 'pod-stopped-started',
+      ownerId: ALICE.userId,
+      gpuTypeId: GPU,
+      gpuCount: 1,
+      ports: ['8888/http'],
+    };
+    const created = await harness.send(Subjects.placement.reserve, command, {
+      issuedAt: '2026-03-01T12:00:00.000Z',
+    });
+    await harness.send(
+      Subjects.placement.reserve,
+      { ...command, hostId: created.hostId, reassignPorts: true },
+      { issuedAt: '2026-03-01T12:05:00.000Z' },
+    );
+    await harness.send(Subjects.placement.release, {
+      podId: 'pod-stopped-started',
+      notAfter: '2026-03-01T12:04:00.000Z',
+    });
+    expect(await placementRepository.findReservation('pod-stopped-started')).toMatchObject({
+      hostId: created.hostId,
+      portMappings: created.portMappings,
+    });
+    // A release after the resume takes it as before.
+    await harness.send(Subjects.placement.release, {
+      podId: 'pod-stopped-started',
+      notAfter: '2026-03-01T12:06:00.000Z',
+    });
+    expect(await placementRepository.findReservation('pod-stopped-started')).toBeNull();
+  });
+
   it('refuses more GPUs than the type allows per pod (422)', async () => {
     const reserve = harness.send(Subjects.placement.reserve, {
       podId: 'pod-too-big',

@@ -258,6 +258,17 @@ export class PlacementRepository implements PodsMountingVolume {
     return manager.findOneBy(ReservationEntity, { podId });
   }
 
+  /**
+   * Dates a held reservation `at` when that is later than its date: the pod confirmed it then (a resume), so a
+   * release for a stop before that (`notAfter`) no longer takes it.
+   */
+  async renewReservation(podId: string, at: Date, manager: EntityManager): Promise<void> {
+    await manager.query(
+      `UPDATE ${table('reservations')} SET created_at = $2 WHERE pod_id = $1 AND created_at < $2`,
+      [podId, at],
+    );
+  }
+
   async hostAddresses(hostIds: readonly string[], manager: EntityManager): Promise<Map<string, HostAddress>> {
     const rows: { id: string; public_ip: string; port_start: number; port_end: number }[] =
       await manager.query(

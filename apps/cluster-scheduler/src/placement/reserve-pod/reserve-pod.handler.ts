@@ -60,6 +60,9 @@ export class ReservePodHandler {
     await this.repository.lockLedger(manager);
     const held = await this.repository.findReservation(payload.podId, manager);
     if (held && !(payload.reassignPorts && !samePorts(held.portMappings, payload.ports))) {
+      // Kept for this reserve (a resume after a stop whose release has not been applied yet): dated now, so that
+      // release (only reservations made by the stop) leaves the resumed pod its GPUs and ports.
+      await this.repository.renewReservation(payload.podId, ctx.now, manager);
       const hosts = await this.repository.hostAddresses([held.hostId], manager);
       return toPlacementView(held, hosts.get(held.hostId)?.publicIp ?? '');
     }
