@@ -232,6 +232,48 @@ const reserveMounting = (podId: string, volumeId: string) =>
     networkVolumeId: volumeId,
   });
 
+/** A reserve of a one-GPU pod exposing 8888/http. */
+const reserveOneGpu = (podId: string) => ({
+  podId,
+  ownerId: ALICE.userId,
+  gpuTypeId: GPU,
+  gpuCount: 1,
+  ports: ['8888/http'],
+});
+
+/** pod-lifecycle's status event of a pod, at `at`. */
+function statusEvent(
+  podId: string,
+  status: PodStatus,
+  previousStatus: PodStatus | null,
+  at: Date,
+): EventEnvelope<PodStatusChangedEvent> {
+  return {
+    eventId: `evt-${podId}-${status}-${at.getTime()}`,
+    subject: Subjects.pod.statusChanged,
+    occurredAt: at.toISOString(),
+    correlationId: `corr-${podId}`,
+    payload: {
+      podId,
+      ownerId: ALICE.userId,
+      clusterId: null,
+      rank: 0,
+      status,
+      previousStatus,
+      hostId: null,
+      publicIp: null,
+      portMappings: {},
+      at: at.toISOString(),
+    },
+  };
+}
+
+/** Handles `event` as cluster-scheduler's event consumer does: in a transaction of its own. */
+const follow = (event: EventEnvelope<PodStatusChangedEvent>) =>
+  harness.dataSource.transaction((tx) =>
+    followPodStatus.handle({ event, manager: tx, emit: () => Promise.resolve() }),
+  );
+
 describe('network volumes in two lanes at once', () => {
   // A volume's delete and a change to what mounts it may run at the same time in two lanes (their domains are
   // consumed side by side); each must see the other done or not begun, as a rebuild (one command after another, in
@@ -281,13 +323,7 @@ describe('network volumes in two lanes at once', () => {
     // Found by the two-replica randomized history: the reserve read the reservation before the ledger lock and
     // answered from it while another lane's release committed, so the rebuild (release first, in processed_at
     // order) placed the pod again and gave its port to it rather than to the next pod.
-    const command = {
-      podId: 'pod-resumed',
-      ownerId: ALICE.userId,
-      gpuTypeId: GPU,
-      gpuCount: 1,
-      ports: ['8888/http'],
-    };
+    const command = reserveOneGpu('pod-resumed');
     const first = await harness.send(Subjects.placement.reserve, command);
     const resume = await whileHeld(
       (manager) => placementRepository.lockLedger(manager),
@@ -329,32 +365,12 @@ describe("a cluster member's status events in two replicas at once", () => {
     const member = (await manager.findOneBy(ClusterMemberEntity, { clusterId: cluster.id }))!;
     const newer = new Date(Date.now() + 60_000);
     const older = new Date(Date.now() + 30_000);
-    const event: EventEnvelope<PodStatusChangedEvent> = {
-      eventId: 'evt-older',
-      subject: Subjects.pod.statusChanged,
-      occurredAt: older.toISOString(),
-      correlationId: 'corr-older',
-      payload: {
-        podId: member.podId,
-        ownerId: ALICE.userId,
-        clusterId: cluster.id,
-        rank: 0,
-        status: PodStatus.Starting,
-        previousStatus: PodStatus.Provisioning,
-        hostId: null,
-        publicIp: null,
-        portMappings: {},
-        at: older.toISOString(),
-      },
-    };
+    const event = statusEvent(member.podId, PodStatus.Starting, PodStatus.Provisioning, older);
     const handled = await whileHeld(
       // The other replica's handling of the newer event, not yet committed.
       (holder) =>
         holder.update(ClusterMemberEntity, { podId: member.podId }, { status: 'RUNNING', statusAt: newer }),
-      () =>
-        harness.dataSource.transaction((tx) =>
-          followPodStatus.handle({ event, manager: tx, emit: () => Promise.resolve() }),
-        ),
+      () => follow(event),
     );
     expect(handled.waited).toBe(true);
     await handled.end();
@@ -367,28 +383,6 @@ describe("a cluster member's status events in two replicas at once", () => {
   it('of two events at the same time, the one that follows the other wins in either order', async () => {
     // A member created by pod-lifecycle after its cluster was deleted is PROVISIONING and TERMINATED at one time.
     const at = new Date(Date.now() + 90_000);
-    const event = (
-      podId: string,
-      status: PodStatus,
-      previousStatus: PodStatus | null,
-    ): EventEnvelope<PodStatusChangedEvent> => ({
-      eventId: `evt-${podId}-${status}`,
-      subject: Subjects.pod.statusChanged,
-      occurredAt: at.toISOString(),
-      correlationId: 'corr-same-time',
-      payload: {
-        podId,
-        ownerId: ALICE.userId,
-        clusterId: null,
-        rank: 0,
-        status,
-        previousStatus,
-        hostId: null,
-        publicIp: null,
-        portMappings: {},
-        at: at.toISOString(),
-      },
-    });
     const cluster = await harness.send(Subjects.cluster.create, {
       name: 'same-time',
       type: 'TRAINING',
@@ -397,18 +391,15 @@ describe("a cluster member's status events in two replicas at once", () => {
     });
     const { manager } = harness.dataSource;
     const members = await manager.findBy(ClusterMemberEntity, { clusterId: cluster.id });
-    const created = (podId: string) => event(podId, PodStatus.Provisioning, null);
-    const terminated = (podId: string) => event(podId, PodStatus.Terminated, PodStatus.Provisioning);
+    const created = (podId: string) => statusEvent(podId, PodStatus.Provisioning, null, at);
+    const terminated = (podId: string) =>
+      statusEvent(podId, PodStatus.Terminated, PodStatus.Provisioning, at);
     const orders = [
       [created(members[0].podId), terminated(members[0].podId)],
       [terminated(members[1].podId), created(members[1].podId)],
     ];
     for (const order of orders) {
-      for (const e of order) {
-        await harness.dataSource.transaction((tx) =>
-          followPodStatus.handle({ event: e, manager: tx, emit: () => Promise.resolve() }),
-        );
-      }
+      for (const event of order) await follow(event);
     }
     const after = await manager.findBy(ClusterMemberEntity, { clusterId: cluster.id });
     expect(after.map((m) => m.status)).toEqual(['TERMINATED', 'TERMINATED']);
@@ -441,13 +432,7 @@ describe('placement', () => {
   it("a resume that finds the pod's reservation held keeps it from the release of the stop before it", async () => {
     // A stop's release is recorded by the scheduler when it hears the stop (FollowPodStatusHandler), so a start
     // right after the stop can reach the reserve first and find the reservation still held.
-    const command = {
-      podId: 'pod-stopped-started',
-      ownerId: ALICE.userId,
-      gpuTypeId: GPU,
-      gpuCount: 1,
-      ports: ['8888/http'],
-    };
+    const command = reserveOneGpu('pod-stopped-started');
     const created = await harness.send(Subjects.placement.reserve, command, {
       issuedAt: '2026-03-01T12:00:00.000Z',
     });

@@ -15,7 +15,7 @@ import { A100, writeFleet } from '../../../e2e/clusters-fixtures.js';
 import { call, type Reply } from '../fault-system.js';
 
 /**
- * The running system a randomized history drives: all five apps (one process each by default; the history restarts them),
+ * The running system a randomized history drives: all five apps (`replicas` processes of each; the history restarts them),
  * the simulated runtime with quick timers, a fleet of 4 hosts x 8 A100 (and CPU slots) in one data center, and
  * short worker timings so that lost workers, timeouts and stops happen within a run.
  */
