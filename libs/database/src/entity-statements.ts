@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
+import { writeBehind } from './pipelined-transaction.js';
 import { preparedQuery } from './prepared-query.js';
 
 function transformFrom(column: ColumnMetadata, value: unknown): unknown {
@@ -28,7 +29,8 @@ function transformTo(column: ColumnMetadata, value: unknown): unknown {
 /**
  * The statements every command of an entity runs — insert a row, read it locked by its primary key, write its
  * mutable columns back — as named prepared statements built once from the entity's TypeORM metadata (same columns, same
- * transformers, same json handling), without building a query per call. For a single-column primary key.
+ * transformers, same json handling), without building a query per call. For a single-column primary key. The
+ * writes answer nothing, so in a pipelined transaction they are sent without waiting (writeBehind).
  */
 export class EntityStatements<E extends ObjectLiteral> {
   private readonly columns: ColumnMetadata[];
@@ -91,7 +93,7 @@ export class EntityStatements<E extends ObjectLiteral> {
         throw new Error(`${this.name}: insert without ${column.propertyName}`);
       }
     }
-    await preparedQuery(
+    await writeBehind(
       manager,
       `${this.name}.insert`,
       this.insertText,
@@ -101,7 +103,7 @@ export class EntityStatements<E extends ObjectLiteral> {
 
   /** Writes every mutable column of `entity` (its primary key names the row). */
   async update(entity: E, manager: EntityManager): Promise<void> {
-    await preparedQuery(manager, `${this.name}.update`, this.updateText, this.updateValues(entity));
+    await writeBehind(manager, `${this.name}.update`, this.updateText, this.updateValues(entity));
   }
 
   /**
@@ -115,7 +117,7 @@ export class EntityStatements<E extends ObjectLiteral> {
     alongside: { name: string; sql: (first: number) => string; values: unknown[] },
   ): Promise<void> {
     const text = `WITH ${alongside.sql(this.mutable.length + 2)} ${this.updateText}`;
-    await preparedQuery(manager, `${this.name}.update+${alongside.name}`, text, [
+    await writeBehind(manager, `${this.name}.update+${alongside.name}`, text, [
       ...this.updateValues(entity),
       ...alongside.values,
     ]);

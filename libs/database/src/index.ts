@@ -4,6 +4,7 @@ export * from './data-source.js';
 export * from './database.module.js';
 export * from './database-errors.js';
 export * from './prepared-query.js';
+export * from './pipelined-transaction.js';
 export * from './entity-statements.js';
 export * from './advisory-leadership.js';
 export * from './advisory-partitions.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { CommandOutcome } from '@app/contracts';
-import { OutboxMessageEntity, ProcessedCommandEntity, preparedQuery } from '@app/database';
+import { OutboxMessageEntity, ProcessedCommandEntity, preparedQuery, writeBehind } from '@app/database';
 
 /** A processed-commands row as the processor writes it (`processed_at` is the statement's clock_timestamp()). */
 export interface ProcessedRow {
@@ -99,9 +99,12 @@ export class BookkeepingStatements {
     return new Map(rows.map((row) => [row.command_id, row.outcome]));
   }
 
-  /** Writes a batch's outbox rows and processed rows, each in the order given, in one statement. */
+  /**
+   * Writes a batch's outbox rows and processed rows, each in the order given, in one statement; sent behind the
+   * batch's effects and in front of its COMMIT without a round trip of its own (writeBehind).
+   */
   async record(manager: EntityManager, outbox: OutboxRow[], processed: ProcessedRow[]): Promise<void> {
-    await preparedQuery(manager, this.names.record, this.recordText, [
+    await writeBehind(manager, this.names.record, this.recordText, [
       outbox.map((r) => r.id),
       outbox.map((r) => r.subject),
       outbox.map((r) => JSON.stringify(r.payload)),
@@ -121,7 +124,7 @@ export class BookkeepingStatements {
    * this transaction only): for writes that may be lost in a crash because they are redone, never for a command's.
    */
   async commitWithoutFlush(manager: EntityManager): Promise<void> {
-    await manager.query('SET LOCAL synchronous_commit TO off');
+    await writeBehind(manager, undefined, 'SET LOCAL synchronous_commit TO off');
   }
 
   /** Claims (marks published) up to `limit` unpublished outbox rows nobody else holds, in `seq` order. */

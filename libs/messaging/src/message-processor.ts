@@ -9,7 +9,7 @@ import {
   type CommandOutcome,
   type ErrorPayload,
 } from '@app/contracts';
-import { ProcessedCommandEntity } from '@app/database';
+import { ProcessedCommandEntity, pipelinedTransaction } from '@app/database';
 import { BookkeepingStatements, type OutboxRow, type ProcessedRow } from './bookkeeping-statements.js';
 import { FaultInjector } from './fault-injector.js';
 
@@ -184,7 +184,7 @@ export class MessageProcessor {
 
   /** Applies every item in one transaction; throws (everything rolled back) if any of them fails. */
   private async applyTogether(items: BatchItem[]): Promise<ProcessResult[]> {
-    const results = await this.dataSource.transaction(async (manager) => {
+    const results = await pipelinedTransaction(this.dataSource, async (manager) => {
       const outbox: OutboxRow[] = [];
       const processed: ProcessedRow[] = [];
       const applied: ProcessResult[] = [];

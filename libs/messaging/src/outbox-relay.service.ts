@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { DataSource, IsNull } from 'typeorm';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { Headers } from '@app/contracts';
-import { OutboxMessageEntity } from '@app/database';
+import { OutboxMessageEntity, pipelinedTransaction } from '@app/database';
 import { busMetrics } from '@app/observability';
 import { BookkeepingStatements, type ClaimedOutboxRow } from './bookkeeping-statements.js';
 import type { EventEnvelope } from './handler-context.js';
@@ -61,7 +61,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async flush(): Promise<void> {
     for (;;) {
-      const relayed = await this.dataSource.transaction(async (manager) => {
+      const relayed = await pipelinedTransaction(this.dataSource, async (manager) => {
         const rows = await this.statements.claim(manager, BATCH);
         if (!rows.length) return 0;
         // Sent back to back on the one connection, so the stream stores them in this order; the acks are awaited

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { deriveId } from '@app/contracts';
-import { preparedQuery } from '@app/database';
+import { preparedQuery, writeBehind } from '@app/database';
 
 /** What a take hands the worker, read back from the leasing statement. */
 export interface LeasedJob {
@@ -129,7 +129,7 @@ export class JobLeasesRepository {
     manager: EntityManager,
   ): Promise<LeasedJob[]> {
     if (!rows.length) return [];
-    await preparedQuery(manager, 'jobs.open-attempts', OPEN_ATTEMPTS, [
+    await writeBehind(manager, 'jobs.open-attempts', OPEN_ATTEMPTS, [
       rows.map((r) => deriveId(`${r.id}/${r.retries}/${r.attempts}`, 'attempt', 24)),
       rows.map((r) => r.id),
       rows.map((r) => r.attempts),

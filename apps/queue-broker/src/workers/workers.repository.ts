@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { WorkerCounts } from '@app/contracts';
-import { preparedQuery } from '@app/database';
+import { preparedQuery, writeBehind } from '@app/database';
 import type { WorkerRoster } from '../jobs/worker-roster.js';
 import { WorkerEntity } from './worker.entity.js';
 
@@ -56,7 +56,8 @@ export class WorkersRepository implements WorkerRoster {
     manager: EntityManager,
     options: { poll?: boolean; recycle?: boolean } = {},
   ): Promise<void> {
-    await preparedQuery(manager, 'workers.touch', TOUCH, [
+    // Nothing waits for it: sent ahead of the command's next statement (writeBehind).
+    await writeBehind(manager, 'workers.touch', TOUCH, [
       workerId,
       endpointId,
       heardAt,

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { DataSource, type EntityManager } from 'typeorm';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
+import { appDataSourceOptions } from './data-source.js';
+import { pipelinedTransaction, writeBehind } from './pipelined-transaction.js';
+
+let database: TestDatabase | undefined;
+let dataSource: DataSource;
+
+const INSERT = 'INSERT INTO pipelined_spec.things (id, n) VALUES ($1, $2)';
+
+const insert = (manager: EntityManager, id: string, n = 1) =>
+  writeBehind(manager, 'pipelined-spec.insert', INSERT, [id, n]);
+
+async function ids(): Promise<string[]> {
+  const rows = await dataSource.query<{ id: string }[]>('SELECT id FROM pipelined_spec.things ORDER BY id');
+  return rows.map((row) => row.id);
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase('pipelined_transaction');
+  // One connection, as the apps' pool options have it (pipeline mode): every case below reuses the connection the
+  // case before it left, so a transaction left open or aborted would show.
+  const options = appDataSourceOptions(
+    { schema: 'pipelined_spec', entities: [], migrations: [] },
+    database.url,
+    1,
+  );
+  dataSource = new DataSource(options);
+  await dataSource.initialize();
+  await dataSource.query('CREATE SCHEMA IF NOT EXISTS pipelined_spec');
+  await dataSource.query('CREATE TABLE pipelined_spec.things (id text PRIMARY KEY, n integer NOT NULL)');
+});
+
+afterAll(async () => {
+  if (dataSource?.isInitialized) await dataSource.destroy();
+  await database?.drop();
+});
+
+beforeEach(async () => {
+  await dataSource.query('DELETE FROM pipelined_spec.things');
+  await dataSource.query(`INSERT INTO pipelined_spec.things (id, n) VALUES ('existing', 0)`);
+});
+
+describe('pipelinedTransaction', () => {
+  it("runs on the apps' connections in pg's pipeline mode", async () => {
+    const runner = dataSource.createQueryRunner();
+    try {
+      const client = (await runner.connect()) as { pipeline?: boolean };
+      expect(client.pipeline).toBe(true);
+    } finally {
+      await runner.release();
+    }
+  });
+
+  it('lets a later read see the writes sent before it, and commits them all', async () => {
+    const seen = await pipelinedTransaction(dataSource, async (manager) => {
+      await insert(manager, 'a');
+      await insert(manager, 'b', 2);
+      const rows = await manager.query<{ total: number }[]>(
+        'SELECT sum(n)::int AS total FROM pipelined_spec.things',
+      );
+      await insert(manager, 'c');
+      return rows[0].total;
+    });
+    expect(seen).toBe(3);
+    expect(await ids()).toEqual(['a', 'b', 'c', 'existing']);
+  });
+
+  it("fails with the failed write's own error, not the aborted transaction's, and keeps nothing", async () => {
+    const attempt = pipelinedTransaction(dataSource, async (manager) => {
+      await insert(manager, 'a');
+      await insert(manager, 'existing');
+      // Postgres refuses this read (the transaction is aborted); the write's error is the one reported.
+      await manager.query('SELECT count(*) FROM pipelined_spec.things');
+    });
+    await expect(attempt).rejects.toMatchObject({ code: '23505' });
+    expect(await ids()).toEqual(['existing']);
+  });
+
+  it('fails the commit for a write that failed after the last statement the work waited for', async () => {
+    const attempt = pipelinedTransaction(dataSource, async (manager) => {
+      await insert(manager, 'a');
+      await insert(manager, 'existing');
+      return 'answered';
+    });
+    await expect(attempt).rejects.toMatchObject({ code: '23505' });
+    expect(await ids()).toEqual(['existing']);
+  });
+
+  it('reports the failed write when the work threw after it', async () => {
+    const attempt = pipelinedTransaction(dataSource, async (manager) => {
+      await insert(manager, 'existing');
+      throw new Error('a rule refused');
+    });
+    await expect(attempt).rejects.toMatchObject({ code: '23505' });
+    expect(await ids()).toEqual(['existing']);
+  });
+
+  it("rolls back the writes sent behind when the work throws, with the work's error", async () => {
+    const attempt = pipelinedTransaction(dataSource, async (manager) => {
+      await insert(manager, 'a');
+      throw new Error('a rule refused');
+    });
+    await expect(attempt).rejects.toThrow('a rule refused');
+    expect(await ids()).toEqual(['existing']);
+  });
+
+  it('leaves the connection usable after each failure', async () => {
+    await expect(
+      pipelinedTransaction(dataSource, (manager) => insert(manager, 'existing')),
+    ).rejects.toMatchObject({ code: '23505' });
+    await pipelinedTransaction(dataSource, (manager) => insert(manager, 'after'));
+    expect(await ids()).toEqual(['after', 'existing']);
+  });
+});
+
+describe('writeBehind outside a pipelined transaction', () => {
+  it('is awaited: its failure is its caller’s', async () => {
+    await expect(insert(dataSource.manager, 'existing')).rejects.toMatchObject({ code: '23505' });
+    await insert(dataSource.manager, 'x');
+    expect(await ids()).toEqual(['existing', 'x']);
+  });
+
+  it('is awaited inside a transaction begun elsewhere', async () => {
+    await expect(
+      dataSource.transaction(async (manager) => {
+        await insert(manager, 'y');
+        await insert(manager, 'existing');
+      }),
+    ).rejects.toMatchObject({ code: '23505' });
+    expect(await ids()).toEqual(['existing']);
+  });
+});
