@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { writeBehind } from './pipelined-transaction.js';
-import { preparedQuery } from './prepared-query.js';
+import { preparedQuery, type StatementPart } from './prepared-query.js';
 
 function transformFrom(column: ColumnMetadata, value: unknown): unknown {
   const transformer = column.transformer;
@@ -111,11 +111,7 @@ export class EntityStatements<E extends ObjectLiteral> {
    * CTE: `with.sql(first)` is its `name AS (…)`, whose own parameters start at `$first` (`$1` is the row's key).
    * `with.name` names that SQL: one text per name, as for every prepared statement.
    */
-  async updateWith(
-    entity: E,
-    manager: EntityManager,
-    alongside: { name: string; sql: (first: number) => string; values: unknown[] },
-  ): Promise<void> {
+  async updateWith(entity: E, manager: EntityManager, alongside: StatementPart): Promise<void> {
     const text = `WITH ${alongside.sql(this.mutable.length + 2)} ${this.updateText}`;
     await writeBehind(manager, `${this.name}.update+${alongside.name}`, text, [
       ...this.updateValues(entity),

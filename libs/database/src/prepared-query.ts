@@ -29,3 +29,19 @@ export async function preparedQuery<T>(
   }
   return manager.query<T[]>(text, values);
 }
+
+/**
+ * A piece of SQL another repository's statement embeds (one round trip for both): its text with its own parameters
+ * numbered from `$first`, their values, and a name for it (the embedding statement's prepared name includes it,
+ * so it must identify `sql`, as a statement's name identifies its text).
+ */
+export interface StatementPart {
+  name: string;
+  sql: (first: number) => string;
+  values: unknown[];
+}
+
+/** `sql` written with parameters `$1…`, numbered from `$first` instead (to embed it in another statement). */
+export function numberedFrom(sql: string, first: number): string {
+  return sql.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + first - 1}`);
+}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { deriveId } from '@app/contracts';
-import { preparedQuery, writeBehind } from '@app/database';
+import { preparedQuery, writeBehind, type StatementPart } from '@app/database';
 
 /** What a take hands the worker, read back from the leasing statement. */
 export interface LeasedJob {
@@ -30,12 +30,13 @@ interface LeasedRow {
  * Claims the oldest queued jobs of the endpoint and leases them, in one statement: the rows are picked with
  * FOR UPDATE SKIP LOCKED (a job another transaction holds, a cancel in flight say, is never handed out, and takes of
  * other workers never wait on each other), and each leased job gets the same columns JobLifecycle gives a lease
- * (attempt counted, IN_PROGRESS, leased to the worker, started and delayed as of the command's time).
+ * (attempt counted, IN_PROGRESS, leased to the worker, started and delayed as of the command's time). The worker's
+ * touch (`touched`, its parameters from $5) is part of it: nothing is picked unless it answers `alive`.
  */
-const LEASE_QUEUED = `
-  WITH picked AS (
+const LEASE_QUEUED = (touch: StatementPart) => `
+  WITH touched AS (${touch.sql(5)}), picked AS (
     SELECT id FROM queue_broker.jobs
-    WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND expires_at > $3
+    WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND expires_at > $3 AND (SELECT alive FROM touched)
     ORDER BY queued_at, id
     LIMIT $2
     FOR UPDATE SKIP LOCKED
@@ -45,12 +46,13 @@ const LEASE_QUEUED = `
 /**
  * A replayed take leases the jobs its live application leased (docs/adr/0028-recorded-take-decisions.md), those
  * of them that are still queued and unexpired for the endpoint: the rebuild never leases a job the live side did
- * not, and a job it cannot lease shows as a difference of the take's outcome.
+ * not, and a job it cannot lease shows as a difference of the take's outcome. The worker's touch as above.
  */
-const LEASE_RECORDED = `
-  WITH picked AS (
+const LEASE_RECORDED = (touch: StatementPart) => `
+  WITH touched AS (${touch.sql(5)}), picked AS (
     SELECT id FROM queue_broker.jobs
     WHERE id = ANY($2::text[]) AND endpoint_id = $1 AND status = 'IN_QUEUE' AND expires_at > $3
+      AND (SELECT alive FROM touched)
     FOR UPDATE
   )
   ${leasePicked()}`;
@@ -77,21 +79,29 @@ const OPEN_ATTEMPTS = `
   SELECT a.id, a.job_id, a.attempt, $4, $5, NULL, NULL
   FROM unnest($1::text[], $2::text[], $3::int[]) AS a(id, job_id, attempt)`;
 
-/** The take's statements, without the ORM (the hottest path of the broker: one per job-take of every worker). */
+/**
+ * The take's statements, without the ORM (the hottest path of the broker: one per job-take of every worker). Each
+ * take is two statements: the worker's touch with the lease, then the attempts, sent without waiting (writeBehind).
+ */
 @Injectable()
 export class JobLeasesRepository {
+  /** The texts by the touch's name: one text per prepared statement name. */
+  private readonly texts = new Map<string, string>();
+
   async leaseQueued(
     endpointId: string,
     limit: number,
     workerId: string,
     now: Date,
+    touch: StatementPart,
     manager: EntityManager,
   ): Promise<LeasedJob[]> {
+    const name = `jobs.lease-queued+${touch.name}`;
     const rows = await preparedQuery<LeasedRow & { queued_at: Date }>(
       manager,
-      'jobs.lease-queued',
-      LEASE_QUEUED,
-      [endpointId, limit, now, workerId],
+      name,
+      this.text(name, () => LEASE_QUEUED(touch)),
+      [endpointId, limit, now, workerId, ...touch.values],
     );
     if (!rows.length) return [];
     // RETURNING follows no order: hand them out oldest first, as they were picked.
@@ -101,24 +111,34 @@ export class JobLeasesRepository {
     return this.openAttempts(rows, workerId, now, manager);
   }
 
-  /** Leases the jobs a take leased live, in the order given (a replay: LEASE_RECORDED). */
+  /**
+   * Leases the jobs a take leased live, in the order given (a replay: LEASE_RECORDED). Run when it names none too:
+   * the touch is the take's effect on the worker.
+   */
   async leaseRecorded(
     endpointId: string,
     jobIds: string[],
     workerId: string,
     now: Date,
+    touch: StatementPart,
     manager: EntityManager,
   ): Promise<LeasedJob[]> {
-    if (!jobIds.length) return [];
-    const rows = await preparedQuery<LeasedRow>(manager, 'jobs.lease-recorded', LEASE_RECORDED, [
-      endpointId,
-      jobIds,
-      now,
-      workerId,
-    ]);
+    const name = `jobs.lease-recorded+${touch.name}`;
+    const rows = await preparedQuery<LeasedRow>(
+      manager,
+      name,
+      this.text(name, () => LEASE_RECORDED(touch)),
+      [endpointId, jobIds, now, workerId, ...touch.values],
+    );
     const position = new Map(jobIds.map((id, i) => [id, i]));
     rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
     return this.openAttempts(rows, workerId, now, manager);
+  }
+
+  private text(name: string, build: () => string): string {
+    let text = this.texts.get(name);
+    if (text === undefined) this.texts.set(name, (text = build()));
+    return text;
   }
 
   /** The attempt rows of the jobs just leased, and what the take hands out of them, in the order given. */

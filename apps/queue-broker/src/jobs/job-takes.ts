@@ -47,22 +47,17 @@ export class JobTakes {
     const { manager, now } = ctx;
     const heardAt = workerCallTime(take.requestedAt, now);
     const lostBefore = new Date(now.getTime() - this.config.WORKER_LOST_AFTER_MS);
-    const alive = await this.workers.touchPolling(
-      take.endpointId,
-      take.workerId,
-      heardAt,
-      lostBefore,
-      manager,
-    );
-    if (!alive) return { jobs: [] };
+    // One statement: the worker's touch, and the lease only if that found it alive.
+    const touch = this.workers.pollingTouch(take.endpointId, take.workerId, heardAt, lostBefore);
     const taken =
       decided === undefined
-        ? await this.leases.leaseQueued(take.endpointId, take.batchSize, take.workerId, now, manager)
+        ? await this.leases.leaseQueued(take.endpointId, take.batchSize, take.workerId, now, touch, manager)
         : await this.leases.leaseRecorded(
             take.endpointId,
             recordedJobIds(decided, take.batchSize),
             take.workerId,
             now,
+            touch,
             manager,
           );
     if (!taken.length) return { jobs: [] };

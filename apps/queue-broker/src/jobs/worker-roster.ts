@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { WorkerCounts } from '@app/contracts';
+import type { StatementPart } from '@app/database';
 
 /**
  * What the jobs side asks of the workers: how many are alive, in which state (queue statistics), which went quiet
@@ -8,16 +9,11 @@ import type { WorkerCounts } from '@app/contracts';
  */
 export abstract class WorkerRoster {
   /**
-   * Records a take's call of the worker made at `heardAt` (it polls, so it has started and is healthy); whether it
-   * is alive (not lost, and heard from since `lostBefore`): nothing is leased to one that is not.
+   * Records a take's call of the worker made at `heardAt` (it polls, so it has started and is healthy), as a part
+   * of the take's leasing statement: a data-modifying statement answering one row whose `alive` says whether the
+   * worker is alive (not lost, and heard from since `lostBefore`): nothing is leased to one that is not.
    */
-  abstract touchPolling(
-    endpointId: string,
-    workerId: string,
-    heardAt: Date,
-    lostBefore: Date,
-    manager: EntityManager,
-  ): Promise<boolean>;
+  abstract pollingTouch(endpointId: string, workerId: string, heardAt: Date, lostBefore: Date): StatementPart;
   /** Marks lost the workers not seen since `lostBefore`; their ids. */
   abstract markLost(lostBefore: Date, now: Date, manager: EntityManager): Promise<string[]>;
   /** Forgets workers lost before `before`. */

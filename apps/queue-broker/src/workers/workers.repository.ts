@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { WorkerCounts } from '@app/contracts';
-import { preparedQuery, writeBehind } from '@app/database';
+import { numberedFrom, writeBehind, type StatementPart } from '@app/database';
 import type { WorkerRoster } from '../jobs/worker-roster.js';
 import { WorkerEntity } from './worker.entity.js';
 
@@ -68,24 +68,15 @@ export class WorkersRepository implements WorkerRoster {
 
   /**
    * `touch` of a worker asking for jobs, answering whether it is alive afterwards: not marked lost, and heard from
-   * since `lostBefore` (a long poll's call can be older than that: the edge kept asking for it).
+   * since `lostBefore` (a long poll's call can be older than that: the edge kept asking for it). A part of the take's
+   * leasing statement (job-leases.repository.ts), which leases nothing unless `alive`.
    */
-  async touchPolling(
-    endpointId: string,
-    workerId: string,
-    heardAt: Date,
-    lostBefore: Date,
-    manager: EntityManager,
-  ): Promise<boolean> {
-    const rows = await preparedQuery<{ alive: boolean }>(manager, 'workers.touch-polling', TOUCH_POLLING, [
-      workerId,
-      endpointId,
-      heardAt,
-      true,
-      false,
-      lostBefore,
-    ]);
-    return rows[0]?.alive === true;
+  pollingTouch(endpointId: string, workerId: string, heardAt: Date, lostBefore: Date): StatementPart {
+    return {
+      name: 'workers.touch-polling',
+      sql: (first) => numberedFrom(TOUCH_POLLING, first),
+      values: [workerId, endpointId, heardAt, true, false, lostBefore],
+    };
   }
 
   /** The autoscaler started a worker pod: it counts as initializing until it calls. */
