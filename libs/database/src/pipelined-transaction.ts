@@ -8,6 +8,7 @@ interface PgResult {
 
 interface PgClient {
   pipeline?: boolean;
+  connection?: { stream?: { cork(): void; uncork(): void } };
   query(config: string | { name?: string; text: string; values?: unknown[] }): Promise<PgResult>;
 }
 
@@ -15,6 +16,7 @@ interface PgClient {
 interface OpenTransaction {
   client: PgClient;
   sent: Promise<unknown>[];
+  corked: boolean;
 }
 
 /** What TypeORM's query runner keeps about its transaction (set here as its own startTransaction would). */
@@ -25,10 +27,28 @@ interface RunnerTransactionState {
 
 const open = new WeakMap<QueryRunner, OpenTransaction>();
 
-function send(tx: OpenTransaction, statement: Promise<unknown>): void {
+/**
+ * Holds the connection's writes until the code running now (its promise continuations included) has issued what it
+ * will: a write-behind statement and those after it then leave in one system call rather than one each. Released
+ * before the event loop waits for anything, so nothing waits on it.
+ */
+function cork(tx: OpenTransaction): void {
+  const stream = tx.client.connection?.stream;
+  if (tx.corked || !stream) return;
+  tx.corked = true;
+  stream.cork();
+  setImmediate(() => {
+    tx.corked = false;
+    stream.uncork();
+  });
+}
+
+function send(tx: OpenTransaction, statement: () => Promise<unknown>): void {
+  cork(tx);
+  const sent = statement();
   // Its failure is read in order at the end (firstFailure): never an unhandled rejection meanwhile.
-  statement.catch(() => undefined);
-  tx.sent.push(statement);
+  sent.catch(() => undefined);
+  tx.sent.push(sent);
 }
 
 /** The first sent statement that failed, in the order sent: the one the statements after it failed because of. */
@@ -65,13 +85,13 @@ export async function pipelinedTransaction<T>(
     await runner.release();
     return dataSource.transaction(work);
   }
-  const tx: OpenTransaction = { client: client as PgClient, sent: [] };
+  const tx: OpenTransaction = { client: client as PgClient, sent: [], corked: false };
   const statement = (text: string): Promise<PgResult> => {
     dataSource.logger.logQuery(text, [], runner);
     return tx.client.query(text);
   };
   try {
-    send(tx, statement('START TRANSACTION'));
+    send(tx, () => statement('START TRANSACTION'));
     setActive(runner, true);
     open.set(runner, tx);
     let result: T;
@@ -84,6 +104,7 @@ export async function pipelinedTransaction<T>(
       throw earlier ?? error;
     }
     open.delete(runner);
+    cork(tx);
     const commit = statement('COMMIT');
     const failure = await firstFailure(tx);
     if (failure) {
@@ -122,6 +143,6 @@ export function writeBehind(
     return awaited.then(() => undefined);
   }
   manager.connection.logger.logQuery(text, values, manager.queryRunner);
-  send(tx, tx.client.query(name ? { name, text, values } : values.length ? { text, values } : text));
+  send(tx, () => tx.client.query(name ? { name, text, values } : values.length ? { text, values } : text));
   return Promise.resolve();
 }
