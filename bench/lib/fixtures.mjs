@@ -68,7 +68,7 @@ export function startEchoWorkers({ endpoint, gateways, count, concurrency, podPr
 
 /**
  * A queue endpoint (`benchEndpoint`) served by WORKERS echo workers (`startEchoWorkers`, WORKER_CONCURRENCY each)
- * that run until the end of the run. Returns `{ id, base }` (base: the endpoint's /v2 URL).
+ * that run until the end of the run. Returns `{ id, base, workerPids }` (base: the endpoint's /v2 URL).
  */
 export function jobsEndpoint(ctx) {
   return memo('jobs-endpoint', async () => {
@@ -81,7 +81,11 @@ export function jobsEndpoint(ctx) {
       podPrefix: 'bench-worker',
     });
     for (const worker of workers) jobWorkers.push(track(worker));
-    return { id: endpoint.id, base: `${ctx.system.url('gateway')}/v2/${endpoint.id}` };
+    return {
+      id: endpoint.id,
+      base: `${ctx.system.url('gateway')}/v2/${endpoint.id}`,
+      workerPids: workers.map((worker) => worker.pid),
+    };
   });
 }
 
@@ -164,7 +168,7 @@ export function bareNest() {
 
 /**
  * The bare Fastify route + NATS request-reply pair (bench/lib/bare-fastify-nats.server.mjs and
- * bench/lib/nats-noop.worker.mjs), on the run's NATS prefix; returns the route's URL.
+ * bench/lib/nats-noop.worker.mjs), on the run's NATS prefix; returns `{ url, pids }` (the route's URL, both processes).
  */
 export function bareFastifyNats(ctx) {
   return memo('bare-fastify-nats', async () => {
@@ -183,6 +187,6 @@ export function bareFastifyNats(ctx) {
     );
     const url = `http://127.0.0.1:${port}`;
     await untilReady(proc, url);
-    return url;
+    return { url, pids: [proc.pid, worker.pid] };
   });
 }

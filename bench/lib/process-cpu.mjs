@@ -1,5 +1,5 @@
 // CPU time of the bench's processes: an app's from its own /metrics, any process's from /proc.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 
 /**
  * CPU seconds (user + system) the process has used, from its own /metrics (`metricsUrl`). Divided by the requests
@@ -24,4 +24,42 @@ export function processCpuMs(pid) {
   } catch {
     return Number.NaN;
   }
+}
+
+/** The pids of the machine's processes named `name` (/proc/<pid>/comm): every Postgres backend, the nats-server. */
+export function pidsNamed(name) {
+  const pids = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+/**
+ * CPU ms that each role's processes use while `work` runs: `roles` maps a role to a function answering its pids
+ * (called at the start and at the end: Postgres starts and ends backends); a process that appears or ends meanwhile
+ * counts from its first reading to its last. Answers `{ result, cpuMs: { role: ms } }`.
+ */
+export async function cpuMsDuring(roles, work) {
+  const before = Object.fromEntries(
+    Object.entries(roles).map(([role, pids]) => [
+      role,
+      new Map(pids().map((pid) => [pid, processCpuMs(pid)])),
+    ]),
+  );
+  const result = await work();
+  const cpuMs = {};
+  for (const [role, pids] of Object.entries(roles)) {
+    cpuMs[role] = 0;
+    for (const pid of new Set([...before[role].keys(), ...pids()])) {
+      const end = processCpuMs(pid);
+      if (Number.isFinite(end)) cpuMs[role] += end - (before[role].get(pid) ?? 0);
+    }
+  }
+  return { result, cpuMs };
 }

@@ -2,9 +2,33 @@
 //   ours      POST /v2/{endpoint}/runsync through the gateway (rate limiter on), the queue broker and an SDK echo
 //             worker (HTTP long-poll take, done), answered COMPLETED;
 //   baseline  POST to a bare Fastify route that does a bare NATS request-reply to a no-op responder process.
+// Besides the latencies, each side's CPU per request: the CPU time its processes, Postgres's backends and the
+// nats-server used over the round (not the client's), divided by its requests. Latency on two shared cores moves
+// with whatever else the machine does; the CPU a request costs moves much less, so before/after comparisons of a
+// change read it first.
 import { latencySummary } from '../lib/stats.mjs';
 import { bareFastifyNats, jobsEndpoint } from '../lib/fixtures.mjs';
 import { natsTimeline } from '../lib/nats-timeline.mjs';
+import { cpuMsDuring, pidsNamed } from '../lib/process-cpu.mjs';
+
+/**
+ * Runs `count` samples (timedSamples); answers their latency summary, `cpuMs` per request of all of `roles` (role →
+ * () => pids, with the servers added) and each role's share as `cpu:<role>`.
+ */
+async function measured(count, fn, roles, timeline = null) {
+  const { result: samples, cpuMs } = await cpuMsDuring({ ...roles, ...SERVERS }, () =>
+    timedSamples(count, fn, timeline),
+  );
+  const perRequest = Object.entries(cpuMs).map(([role, ms]) => [`cpu:${role}`, ms / count]);
+  return {
+    ...latencySummary(samples),
+    cpuMs: perRequest.reduce((sum, [, ms]) => sum + ms, 0),
+    ...Object.fromEntries(perRequest),
+  };
+}
+
+/** The servers both sides use: every Postgres process (the baseline's share is what idle apps poll) and NATS. */
+const SERVERS = { postgres: () => pidsNamed('postgres'), nats: () => pidsNamed('nats-server') };
 
 async function timedSamples(count, fn, timeline = null) {
   const samples = [];
@@ -43,6 +67,11 @@ export default {
       endpoint: await jobsEndpoint(ctx),
       bare: await bareFastifyNats(ctx),
       key: ctx.key,
+      // The job path: the gateway, the queue-broker, the endpoint's echo workers.
+      jobPath: {
+        gateway: () => [ctx.system.pid('gateway')],
+        broker: () => [ctx.system.pid('queue-broker')],
+      },
       // BENCH_TIMELINE=1: each round's NATS timeline of the /runsync side (bench/lib/nats-timeline.mjs).
       timeline: natsTimeline(ctx),
     };
@@ -54,7 +83,7 @@ export default {
       async run(state, { warmup }) {
         const timeline = warmup ? null : state.timeline;
         await timeline?.start();
-        const samples = await timedSamples(
+        const result = await measured(
           warmup ? state.warmup : state.samples,
           (n) =>
             postJson(
@@ -62,19 +91,21 @@ export default {
               { authorization: state.key },
               { input: { n } },
             ),
+          { ...state.jobPath, workers: () => state.endpoint.workerPids },
           timeline,
         );
         for (const line of (await timeline?.stop()) ?? []) console.log(`    ${line}`);
-        return latencySummary(samples);
+        return result;
       },
     },
     'fastify+nats': {
       label: 'bare Fastify route → bare NATS request-reply → no-op responder process',
       async run(state, { warmup }) {
-        const samples = await timedSamples(warmup ? state.warmup : state.samples, (n) =>
-          postJson(`${state.bare}/runsync`, {}, { input: { n } }),
+        return measured(
+          warmup ? state.warmup : state.samples,
+          (n) => postJson(`${state.bare.url}/runsync`, {}, { input: { n } }),
+          { bare: () => state.bare.pids },
         );
-        return latencySummary(samples);
       },
     },
   },
@@ -93,8 +124,16 @@ export default {
       ours: ['runsync', 'p99'],
       baseline: ['fastify+nats', 'p99'],
     },
+    {
+      label: 'CPU per request',
+      unit: 'ms',
+      better: 'lower',
+      ours: ['runsync', 'cpuMs'],
+      baseline: ['fastify+nats', 'cpuMs'],
+    },
   ],
   notes: (state) => [
     `${state.samples} sequential requests per round and side; p99 is the nearest-rank p99 of one round's samples`,
+    "CPU per request: the side's processes, every Postgres process and the nats-server over the round, not the client's",
   ],
 };
