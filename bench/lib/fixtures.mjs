@@ -147,7 +147,7 @@ export function bullmq(ctx) {
       prefix: 'bullmq-worker',
     });
     for (const worker of workers) track(worker);
-    return { queue, events };
+    return { queue, events, workerPids: workers.map((worker) => worker.pid) };
   });
 }
 

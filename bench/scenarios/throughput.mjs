@@ -4,11 +4,51 @@
 //   baseline  BullMQ on the local Redis: queue.add ×N from 32 concurrent callers, no-op worker processes (as many
 //             and as concurrent as ours); done when every job is completed.
 // jobs/s = N / (last job finished − first submit started); p99 = of each job's submit start → finished.
+// Besides, each side's CPU per job over the round (`cpuMs`, and `cpu:<role>`): its processes and servers, not the
+// submitting clients'; on this shared machine the figure to compare a change by.
 import { bullmq, jobsEndpoint } from '../lib/fixtures.mjs';
 import { pool, sleep, submitJobs, throughputOf, untilFinished } from '../lib/jobs-load.mjs';
+import { cpuMsDuring, pidsNamed } from '../lib/process-cpu.mjs';
+
+/** `work`'s result with `cpuMs` per job of `roles` (role → () => pids) and each role's share as `cpu:<role>`. */
+async function withCpu(count, roles, work) {
+  const { result, cpuMs } = await cpuMsDuring(roles, work);
+  const perJob = Object.entries(cpuMs).map(([role, ms]) => [`cpu:${role}`, ms / count]);
+  return {
+    ...result,
+    cpuMs: perJob.reduce((sum, [, ms]) => sum + ms, 0),
+    ...Object.fromEntries(perJob),
+  };
+}
 
 const SUBMITTERS = 32;
 const DRAIN_TIMEOUT_MS = 120_000;
+
+/** One BullMQ round: `count` jobs added from SUBMITTERS concurrent callers, until all completed. */
+async function runBull(queue, count) {
+  const submittedAt = new Map();
+  await pool(count, SUBMITTERS, async (n) => {
+    const started = Date.now();
+    const job = await queue.add('job', { input: { n } });
+    submittedAt.set(job.id, started);
+  });
+  const deadline = performance.now() + DRAIN_TIMEOUT_MS;
+  for (;;) {
+    if (performance.now() > deadline)
+      throw new Error(`BullMQ did not finish the jobs within ${DRAIN_TIMEOUT_MS / 1000} s`);
+    const counts = await queue.getJobCounts('completed', 'failed');
+    if (counts.failed > 0) throw new Error(`${counts.failed} BullMQ job(s) failed`);
+    if (counts.completed >= count) break;
+    await sleep(100);
+  }
+  const jobs = await queue.getJobs(['completed'], 0, -1);
+  const finishedAt = new Map(
+    jobs.filter((job) => submittedAt.has(job.id)).map((job) => [job.id, job.finishedOn]),
+  );
+  if (finishedAt.size !== count)
+    throw new Error(`BullMQ: ${finishedAt.size} of ${count} jobs found completed`);
+  return throughputOf(count, submittedAt, finishedAt);
+}
 
 export default {
   id: 'throughput',
@@ -22,6 +62,12 @@ export default {
       bull: await bullmq(ctx),
       key: ctx.key,
       sql: ctx.sql,
+      roles: {
+        gateway: () => [ctx.system.pid('gateway')],
+        broker: () => [ctx.system.pid('queue-broker')],
+        postgres: () => pidsNamed('postgres'),
+        nats: () => pidsNamed('nats-server'),
+      },
     };
   },
   sides: {
@@ -29,16 +75,19 @@ export default {
       label: 'POST /v2/{id}/run from 32 concurrent clients, SDK echo workers, until all COMPLETED',
       async run(state, { warmup }) {
         const count = warmup ? 50 : state.jobs;
-        const submittedAt = await submitJobs({
-          bases: [state.endpoint.base],
-          key: state.key,
-          count,
-          submitters: SUBMITTERS,
+        const roles = { ...state.roles, workers: () => state.endpoint.workerPids };
+        return withCpu(count, roles, async () => {
+          const submittedAt = await submitJobs({
+            bases: [state.endpoint.base],
+            key: state.key,
+            count,
+            submitters: SUBMITTERS,
+          });
+          const finishedAt = await untilFinished(state.sql, [...submittedAt.keys()], {
+            timeoutMs: DRAIN_TIMEOUT_MS,
+          });
+          return throughputOf(count, submittedAt, finishedAt);
         });
-        const finishedAt = await untilFinished(state.sql, [...submittedAt.keys()], {
-          timeoutMs: DRAIN_TIMEOUT_MS,
-        });
-        return throughputOf(count, submittedAt, finishedAt);
       },
     },
     bullmq: {
@@ -48,28 +97,8 @@ export default {
         const { queue } = state.bull;
         const count = warmup ? 50 : state.jobs;
         await queue.clean(0, 0, 'completed'); // 0: no limit
-        const submittedAt = new Map();
-        await pool(count, SUBMITTERS, async (n) => {
-          const started = Date.now();
-          const job = await queue.add('job', { input: { n } });
-          submittedAt.set(job.id, started);
-        });
-        const deadline = performance.now() + DRAIN_TIMEOUT_MS;
-        for (;;) {
-          if (performance.now() > deadline)
-            throw new Error(`BullMQ did not finish the jobs within ${DRAIN_TIMEOUT_MS / 1000} s`);
-          const counts = await queue.getJobCounts('completed', 'failed');
-          if (counts.failed > 0) throw new Error(`${counts.failed} BullMQ job(s) failed`);
-          if (counts.completed >= count) break;
-          await sleep(100);
-        }
-        const jobs = await queue.getJobs(['completed'], 0, -1);
-        const finishedAt = new Map(
-          jobs.filter((job) => submittedAt.has(job.id)).map((job) => [job.id, job.finishedOn]),
-        );
-        if (finishedAt.size !== count)
-          throw new Error(`BullMQ: ${finishedAt.size} of ${count} jobs found completed`);
-        return throughputOf(count, submittedAt, finishedAt);
+        const roles = { redis: () => pidsNamed('redis-server'), workers: () => state.bull.workerPids };
+        return withCpu(count, roles, () => runBull(queue, count));
       },
     },
   },
@@ -87,6 +116,13 @@ export default {
       better: 'lower',
       ours: ['run', 'p99'],
       baseline: ['bullmq', 'p99'],
+    },
+    {
+      label: 'CPU per job',
+      unit: 'ms',
+      better: 'lower',
+      ours: ['run', 'cpuMs'],
+      baseline: ['bullmq', 'cpuMs'],
     },
   ],
   notes: (state) => [`${state.jobs} jobs per round and side, submitted by ${SUBMITTERS} concurrent clients`],
