@@ -80,7 +80,13 @@ export async function pipelinedTransaction<T>(
   work: (manager: EntityManager) => Promise<T>,
 ): Promise<T> {
   const runner = dataSource.createQueryRunner();
-  const client = (await runner.connect()) as Partial<PgClient>;
+  let client: Partial<PgClient>;
+  try {
+    client = (await runner.connect()) as Partial<PgClient>;
+  } catch (error) {
+    await runner.release();
+    throw error;
+  }
   if (typeof client.query !== 'function') {
     await runner.release();
     return dataSource.transaction(work);
@@ -106,6 +112,8 @@ export async function pipelinedTransaction<T>(
     open.delete(runner);
     cork(tx);
     const commit = statement('COMMIT');
+    // Its failure is read below, once the writes before it are: never an unhandled rejection meanwhile.
+    commit.catch(() => undefined);
     const failure = await firstFailure(tx);
     if (failure) {
       // The transaction was aborted by the failed write: its COMMIT answers ROLLBACK.
