@@ -63,3 +63,17 @@ export async function cpuMsDuring(roles, work) {
   }
   return { result, cpuMs };
 }
+
+/**
+ * `work`'s result (an object) with `cpuMs`: the CPU of all of `roles` (cpuMsDuring) per unit of `count`, and each
+ * role's share as `cpu:<role>`.
+ */
+export async function withCpuPer(count, roles, work) {
+  const { result, cpuMs } = await cpuMsDuring(roles, work);
+  const perUnit = Object.entries(cpuMs).map(([role, ms]) => [`cpu:${role}`, ms / count]);
+  return {
+    ...result,
+    cpuMs: perUnit.reduce((sum, [, ms]) => sum + ms, 0),
+    ...Object.fromEntries(perUnit),
+  };
+}

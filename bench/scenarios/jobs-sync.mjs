@@ -4,27 +4,20 @@
 //   baseline  POST to a bare Fastify route that does a bare NATS request-reply to a no-op responder process.
 // Besides the latencies, each side's CPU per request: the CPU time its processes, Postgres's backends and the
 // nats-server used over the round (not the client's), divided by its requests. Latency on two shared cores moves
-// with whatever else the machine does; the CPU a request costs moves much less, so before/after comparisons of a
-// change read it first.
+// with whatever else the machine does; the CPU a request costs moves less (still by up to a fifth between runs).
 import { latencySummary } from '../lib/stats.mjs';
 import { bareFastifyNats, jobsEndpoint } from '../lib/fixtures.mjs';
 import { natsTimeline } from '../lib/nats-timeline.mjs';
-import { cpuMsDuring, pidsNamed } from '../lib/process-cpu.mjs';
+import { pidsNamed, withCpuPer } from '../lib/process-cpu.mjs';
 
 /**
- * Runs `count` samples (timedSamples); answers their latency summary, `cpuMs` per request of all of `roles` (role →
- * () => pids, with the servers added) and each role's share as `cpu:<role>`.
+ * Runs `count` samples (timedSamples); answers their latency summary and the CPU per request of `roles` (role →
+ * () => pids) and the servers (withCpuPer).
  */
-async function measured(count, fn, roles, timeline = null) {
-  const { result: samples, cpuMs } = await cpuMsDuring({ ...roles, ...SERVERS }, () =>
-    timedSamples(count, fn, timeline),
+function measured(count, fn, roles, timeline = null) {
+  return withCpuPer(count, { ...roles, ...SERVERS }, async () =>
+    latencySummary(await timedSamples(count, fn, timeline)),
   );
-  const perRequest = Object.entries(cpuMs).map(([role, ms]) => [`cpu:${role}`, ms / count]);
-  return {
-    ...latencySummary(samples),
-    cpuMs: perRequest.reduce((sum, [, ms]) => sum + ms, 0),
-    ...Object.fromEntries(perRequest),
-  };
 }
 
 /** The servers both sides use: every Postgres process (the baseline's share is what idle apps poll) and NATS. */
@@ -67,7 +60,7 @@ export default {
       endpoint: await jobsEndpoint(ctx),
       bare: await bareFastifyNats(ctx),
       key: ctx.key,
-      // The job path: the gateway, the queue-broker, the endpoint's echo workers.
+      // The job path's apps (the endpoint's echo workers are added per round).
       jobPath: {
         gateway: () => [ctx.system.pid('gateway')],
         broker: () => [ctx.system.pid('queue-broker')],

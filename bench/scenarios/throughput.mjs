@@ -8,18 +8,7 @@
 // submitting clients'; on this shared machine the figure to compare a change by.
 import { bullmq, jobsEndpoint } from '../lib/fixtures.mjs';
 import { pool, sleep, submitJobs, throughputOf, untilFinished } from '../lib/jobs-load.mjs';
-import { cpuMsDuring, pidsNamed } from '../lib/process-cpu.mjs';
-
-/** `work`'s result with `cpuMs` per job of `roles` (role → () => pids) and each role's share as `cpu:<role>`. */
-async function withCpu(count, roles, work) {
-  const { result, cpuMs } = await cpuMsDuring(roles, work);
-  const perJob = Object.entries(cpuMs).map(([role, ms]) => [`cpu:${role}`, ms / count]);
-  return {
-    ...result,
-    cpuMs: perJob.reduce((sum, [, ms]) => sum + ms, 0),
-    ...Object.fromEntries(perJob),
-  };
-}
+import { pidsNamed, withCpuPer } from '../lib/process-cpu.mjs';
 
 const SUBMITTERS = 32;
 const DRAIN_TIMEOUT_MS = 120_000;
@@ -76,7 +65,7 @@ export default {
       async run(state, { warmup }) {
         const count = warmup ? 50 : state.jobs;
         const roles = { ...state.roles, workers: () => state.endpoint.workerPids };
-        return withCpu(count, roles, async () => {
+        return withCpuPer(count, roles, async () => {
           const submittedAt = await submitJobs({
             bases: [state.endpoint.base],
             key: state.key,
@@ -98,7 +87,7 @@ export default {
         const count = warmup ? 50 : state.jobs;
         await queue.clean(0, 0, 'completed'); // 0: no limit
         const roles = { redis: () => pidsNamed('redis-server'), workers: () => state.bull.workerPids };
-        return withCpu(count, roles, () => runBull(queue, count));
+        return withCpuPer(count, roles, () => runBull(queue, count));
       },
     },
   },
