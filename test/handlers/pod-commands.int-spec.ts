@@ -49,6 +49,7 @@ import {
   InProcessCommands,
   InProcessQueries,
 } from '../support/handler-harness.js';
+import { whileHeld } from '../support/while-held.js';
 
 /**
  * pod-lifecycle's pod commands over its real schema, with the scheduler's real placement handlers (its schema, the
@@ -62,6 +63,7 @@ const SYSTEM: Actor = { userId: 'system', kind: 'system' };
 
 let scheduler: HandlerHarness;
 let pods: HandlerHarness;
+let registryAuths: RegistryAuthRepository;
 
 beforeAll(async () => {
   scheduler = await HandlerHarness.start('pods_scheduler', 'cluster-scheduler', SCHEDULER_SPEC);
@@ -95,10 +97,10 @@ beforeAll(async () => {
     new InProcessQueries().asBus(),
   );
   const commands = new InProcessCommands(scheduler).asBus();
-  const transitions = new PodTransitions(podRepository, commands, usage, spend);
+  registryAuths = new RegistryAuthRepository(dataSource);
+  const transitions = new PodTransitions(podRepository, commands, usage, spend, registryAuths);
   const catalogTemplates = new CatalogTemplates(new PodLifecycleConfig());
   catalogTemplates.onModuleInit();
-  const registryAuths = new RegistryAuthRepository(dataSource);
   const deletedClusters = new DeletedClustersRepository();
   pods.register(
     new CreatePodHandler(
@@ -200,6 +202,25 @@ describe('a pod through its life', () => {
     expect(await reservations(pod.id)).toBe(1);
     expect(await scheduler.deliverFrom(pods)).toBeGreaterThan(0);
     expect(await reservations(pod.id)).toBe(0);
+  });
+
+  // A credential's delete reads the pods using it under its lock (held here, as a delete in another lane or replica
+  // would): a pod that stops using it by terminating waits, so the delete's answer follows a rebuild's order.
+  it('a terminate of a pod pulling with a credential waits for a delete of that credential in flight', async () => {
+    const credentialId = 'credential-of-terminated';
+    await pods.dataSource.query(
+      `INSERT INTO pod_lifecycle.registry_auths (id, owner_id, name, username, password_sealed, created_at)
+       VALUES ($1, $2, 'private', 'robot', 'v1.test-key.c2VhbGVk', now())`,
+      [credentialId, ALICE.userId],
+    );
+    const pod = await createPod('pulls-privately', { containerRegistryAuthId: credentialId });
+    const terminate = await whileHeld(
+      pods.dataSource,
+      (manager) => registryAuths.lockById(credentialId, manager, 'update'),
+      () => pods.send(Subjects.pod.terminate, { podId: pod.id }),
+    );
+    expect(terminate.waited).toBe(true);
+    await expect(terminate.end()).resolves.toMatchObject({ status: PodStatus.Terminated });
   });
 
   it("refuses another user's pod (403) and a terminated one (INVALID_STATE)", async () => {

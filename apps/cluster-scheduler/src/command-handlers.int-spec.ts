@@ -9,7 +9,6 @@ import {
   type SpendStatus,
 } from '@app/contracts';
 import type { EventEnvelope } from '@app/messaging';
-import type { EntityManager } from 'typeorm';
 import {
   ALICE,
   BOB,
@@ -17,6 +16,7 @@ import {
   InProcessCommands,
   InProcessQueries,
 } from '../../../test/support/handler-harness.js';
+import { whileHeld } from '../../../test/support/while-held.js';
 import { CatalogChecks } from './catalog/catalog.checks.js';
 import { CatalogRepository } from './catalog/catalog.repository.js';
 import { FleetLoader } from './catalog/fleet.loader.js';
@@ -170,58 +170,6 @@ describe('network volumes', () => {
   });
 });
 
-/**
- * Runs `hold` (taking a lock) in a transaction of its own, as a command in another lane would, and starts `work`:
- * answers once `work` waits for a lock that transaction holds (pg_stat_activity), or with `waited: false` (the hold
- * rolled back) if it finished without waiting. `end` then runs `after` in the holding transaction, commits it, and
- * answers what `work` came to (or throws what it threw).
- */
-async function whileHeld(
-  hold: (manager: EntityManager) => Promise<unknown>,
-  work: () => Promise<unknown>,
-): Promise<{
-  waited: boolean;
-  end: (after?: (manager: EntityManager) => Promise<unknown>) => Promise<unknown>;
-}> {
-  const holder = harness.dataSource.createQueryRunner();
-  await holder.connect();
-  await holder.startTransaction();
-  await hold(holder.manager);
-  const [{ pid }] = (await holder.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
-  const outcome = work().then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  let finished = false;
-  void outcome.then(() => (finished = true));
-  let waited = false;
-  while (!finished && !waited) {
-    const rows = await harness.dataSource.query<{ n: number }[]>(
-      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
-      [pid],
-    );
-    waited = rows[0].n > 0;
-    if (!waited) await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  if (!waited) {
-    // It did not wait (the test fails on that): the lock goes now, so that the tests after it do not hang on it.
-    await holder.rollbackTransaction();
-    await holder.release();
-    return { waited, end: async () => outcome };
-  }
-  return {
-    waited,
-    end: async (after) => {
-      if (after) await after(holder.manager);
-      await holder.commitTransaction();
-      await holder.release();
-      const settled = await outcome;
-      if ('error' in settled) throw settled.error;
-      return settled.value;
-    },
-  };
-}
-
 const reserveMounting = (podId: string, volumeId: string) =>
   harness.send(Subjects.placement.reserve, {
     podId,
@@ -281,6 +229,7 @@ describe('network volumes in two lanes at once', () => {
   it('a mount waits for a delete in flight, then finds the volume gone (422)', async () => {
     const volume = await createVolume('going');
     const reserve = await whileHeld(
+      harness.dataSource,
       (manager) => volumes.lockById(volume.id, manager),
       () => reserveMounting('pod-late-mount', volume.id),
     );
@@ -296,6 +245,7 @@ describe('network volumes in two lanes at once', () => {
   it('a delete waits for a mount in flight, then counts it (IN_USE)', async () => {
     const volume = await createVolume('mounting');
     const remove = await whileHeld(
+      harness.dataSource,
       (manager) => volumes.shareById(volume.id, manager),
       () => harness.send(Subjects.volume.delete, { id: volume.id }),
     );
@@ -309,6 +259,7 @@ describe('network volumes in two lanes at once', () => {
     const volume = await createVolume('released');
     await reserveMounting('pod-releasing', volume.id);
     const remove = await whileHeld(
+      harness.dataSource,
       (manager) => placementRepository.lockLedger(manager),
       () => harness.send(Subjects.volume.delete, { id: volume.id }),
     );
@@ -326,6 +277,7 @@ describe('network volumes in two lanes at once', () => {
     const command = reserveOneGpu('pod-resumed');
     const first = await harness.send(Subjects.placement.reserve, command);
     const resume = await whileHeld(
+      harness.dataSource,
       (manager) => placementRepository.lockLedger(manager),
       () =>
         harness.send(Subjects.placement.reserve, { ...command, hostId: first.hostId, reassignPorts: true }),
@@ -345,6 +297,7 @@ describe('network volumes in two lanes at once', () => {
       dataCenterIds: [DC],
     });
     const remove = await whileHeld(
+      harness.dataSource,
       (manager) => placementRepository.lockLedger(manager),
       () => harness.send(Subjects.cluster.delete, { id: cluster.id }),
     );
@@ -367,6 +320,7 @@ describe("a cluster member's status events in two replicas at once", () => {
     const older = new Date(Date.now() + 30_000);
     const event = statusEvent(member.podId, PodStatus.Starting, PodStatus.Provisioning, older);
     const handled = await whileHeld(
+      harness.dataSource,
       // The other replica's handling of the newer event, not yet committed.
       (holder) =>
         holder.update(ClusterMemberEntity, { podId: member.podId }, { status: 'RUNNING', statusAt: newer }),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ErrorCode, Subjects, type RegistryAuthView, type TemplateView } from '@app/contracts';
 import { ALICE, BOB, HandlerHarness } from '../../../test/support/handler-harness.js';
+import { whileHeld } from '../../../test/support/while-held.js';
 import { DATA_SOURCE_SPEC } from './data-source.js';
 import { PodLifecycleConfig } from './pod-lifecycle.config.js';
 import { CreateRegistryAuthHandler } from './registry-auth/create-registry-auth/create-registry-auth.handler.js';
@@ -25,11 +26,12 @@ import { UpdateTemplateHandler } from './templates/update-template/update-templa
 const SEALED = 'v1.test-key.c2VhbGVk';
 
 let harness: HandlerHarness;
+let registryAuths: RegistryAuthRepository;
 
 beforeAll(async () => {
   harness = await HandlerHarness.start('pod_lifecycle_handlers', 'pod-lifecycle', DATA_SOURCE_SPEC);
   const { dataSource } = harness;
-  const registryAuths = new RegistryAuthRepository(dataSource);
+  registryAuths = new RegistryAuthRepository(dataSource);
   const templates = new TemplateRepository(dataSource);
   const pods = new PodRepository(dataSource);
   const catalog = new CatalogTemplates(new PodLifecycleConfig());
@@ -40,7 +42,7 @@ beforeAll(async () => {
     new DeleteRegistryAuthHandler(registryAuths, templates, pods),
     new CreateTemplateHandler(templates, registryAuths),
     new UpdateTemplateHandler(templates, registryAuths, catalog),
-    new DeleteTemplateHandler(templates, pods, catalog),
+    new DeleteTemplateHandler(templates, pods, catalog, registryAuths),
     new SetSpendLimitHandler(new SpendLimitsRepository(dataSource)),
   );
 });
@@ -93,6 +95,33 @@ describe('registry credentials', () => {
     await harness.send(Subjects.registryAuth.delete, { id: credential.id });
     const deleted = await harness.events(Subjects.registryAuth.deleted);
     expect(deleted.at(-1)?.payload).toEqual({ id: credential.id, ownerId: ALICE.userId });
+  });
+
+  // A credential's delete reads the templates using it under its lock (held here, as a delete in another lane or
+  // replica would): a template that stops using it waits, so the delete's answer and the order a rebuild follows
+  // agree (a history on two replicas named another template in the rebuild's refusal before).
+  it('a template that stops using a credential waits for a delete of that credential in flight', async () => {
+    const credential = await createCredential('leaving');
+    const template = await createTemplate('moves-off', { containerRegistryAuthId: credential.id });
+    const update = await whileHeld(
+      harness.dataSource,
+      (manager) => registryAuths.lockById(credential.id, manager, 'update'),
+      () => harness.send(Subjects.template.update, { id: template.id, containerRegistryAuthId: null }),
+    );
+    expect(update.waited).toBe(true);
+    await expect(update.end()).resolves.toMatchObject({ id: template.id });
+  });
+
+  it('a template delete waits for a delete of its credential in flight', async () => {
+    const credential = await createCredential('both-going');
+    const template = await createTemplate('going-too', { containerRegistryAuthId: credential.id });
+    const remove = await whileHeld(
+      harness.dataSource,
+      (manager) => registryAuths.lockById(credential.id, manager, 'update'),
+      () => harness.send(Subjects.template.delete, { id: template.id }),
+    );
+    expect(remove.waited).toBe(true);
+    await expect(remove.end()).resolves.toBeNull();
   });
 });
 

@@ -17,6 +17,7 @@ import type { PodEntity } from './pod.entity.js';
 import { toPodView, toStatusChangedEvent } from './pod.mapper.js';
 import { PodRepository } from './pod.repository.js';
 import { PodUsage } from './usage/pod-usage.service.js';
+import { RegistryAuthRepository } from '../registry-auth/registry-auth.repository.js';
 import { SpendLedger } from '../spend/spend-ledger.service.js';
 import {
   decide,
@@ -44,6 +45,7 @@ export class PodTransitions {
     private readonly commands: CommandBus,
     private readonly usage: PodUsage,
     private readonly spend: SpendLedger,
+    private readonly registryAuths: RegistryAuthRepository,
   ) {}
 
   /** Moves the pod to `to`, saves it and records the event (one per pod and command). */
@@ -54,6 +56,11 @@ export class PodTransitions {
     reason: string | null = null,
   ): Promise<void> {
     const previous = pod.status;
+    if (to === PodStatus.Terminated && previous !== PodStatus.Terminated && pod.registryAuthId) {
+      // A terminated pod stops using its credential, whose delete reads its users under the credential's lock:
+      // taken here too, so the two wait for each other and the delete's answer follows a rebuild's order.
+      await this.registryAuths.lockById(pod.registryAuthId, writer.manager, 'share');
+    }
     pod.status = to;
     pod.statusReason = reason;
     pod.lastStatusChange = writer.now;

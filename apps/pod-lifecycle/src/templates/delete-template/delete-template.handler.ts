@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode, Subjects, type DeleteTemplateCommand } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
+import { RegistryAuthRepository } from '../../registry-auth/registry-auth.repository.js';
 import { CatalogTemplates } from '../catalog-templates.js';
 import { catalogTemplateIsReadOnly, ownedTemplate } from '../template.access.js';
 import { TemplateRepository } from '../template.repository.js';
@@ -18,6 +19,7 @@ export class DeleteTemplateHandler {
     private readonly templates: TemplateRepository,
     private readonly pods: PodsUsingTemplate,
     private readonly catalog: CatalogTemplates,
+    private readonly registryAuths: RegistryAuthRepository,
   ) {}
 
   @CommandHandler(Subjects.template.delete)
@@ -36,6 +38,9 @@ export class DeleteTemplateHandler {
         `template ${template.id} is used by pod ${podId}; terminate it first`,
       );
     }
+    // Its credential's delete reads the templates using it under that credential's lock: taken here too, so the
+    // two wait for each other and the delete's answer follows the order a rebuild applies them in.
+    if (template.registryAuthId) await this.registryAuths.lockById(template.registryAuthId, manager, 'share');
     await this.templates.delete(template.id, manager);
     await ctx.emit(Subjects.template.deleted, { id: template.id, ownerId: template.ownerId });
     return null;

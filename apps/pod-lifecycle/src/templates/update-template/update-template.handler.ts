@@ -46,6 +46,11 @@ export class UpdateTemplateHandler {
       template.name = payload.name;
     }
     const registryId = payload.containerRegistryAuthId;
+    if (registryId !== undefined && template.registryAuthId && registryId !== template.registryAuthId) {
+      // The credential it stops using: a delete of that credential reads its users under its lock, so this change
+      // and the delete wait for each other and the delete's answer follows the order a rebuild applies them in.
+      await this.registryAuths.lockById(template.registryAuthId, manager, 'share');
+    }
     if (registryId) {
       ownedRegistryAuth(
         await this.registryAuths.lockById(registryId, manager, 'share'),
