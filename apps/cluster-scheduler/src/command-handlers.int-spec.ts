@@ -170,6 +170,15 @@ describe('network volumes', () => {
   });
 });
 
+/** A TRAINING cluster of `podCount` pods with `gpuCountPerPod` GPUs each, in the one data center. */
+const createCluster = (name: string, podCount = 2, gpuCountPerPod = 8) =>
+  harness.send(Subjects.cluster.create, {
+    name,
+    type: 'TRAINING',
+    compute: { gpuTypeId: GPU, gpuCountPerPod, podCount },
+    dataCenterIds: [DC],
+  });
+
 const reserveMounting = (podId: string, volumeId: string) =>
   harness.send(Subjects.placement.reserve, {
     podId,
@@ -290,12 +299,7 @@ describe('network volumes in two lanes at once', () => {
   });
 
   it("a cluster's delete waits for the ledger, as every change to what mounts a volume does", async () => {
-    const cluster = await harness.send(Subjects.cluster.create, {
-      name: 'deleted-beside',
-      type: 'TRAINING',
-      compute: { gpuTypeId: GPU, gpuCountPerPod: 8, podCount: 2 },
-      dataCenterIds: [DC],
-    });
+    const cluster = await createCluster('deleted-beside');
     const remove = await whileHeld(
       harness.dataSource,
       (manager) => placementRepository.lockLedger(manager),
@@ -308,12 +312,7 @@ describe('network volumes in two lanes at once', () => {
 
 describe("a cluster member's status events in two replicas at once", () => {
   it('an older event handled beside a newer one waits for it and leaves the newer status', async () => {
-    const cluster = await harness.send(Subjects.cluster.create, {
-      name: 'followed',
-      type: 'TRAINING',
-      compute: { gpuTypeId: GPU, gpuCountPerPod: 1, podCount: 2 },
-      dataCenterIds: [DC],
-    });
+    const cluster = await createCluster('followed', 2, 1);
     const { manager } = harness.dataSource;
     const member = (await manager.findOneBy(ClusterMemberEntity, { clusterId: cluster.id }))!;
     const newer = new Date(Date.now() + 60_000);
@@ -337,12 +336,7 @@ describe("a cluster member's status events in two replicas at once", () => {
   it('of two events at the same time, the one that follows the other wins in either order', async () => {
     // A member created by pod-lifecycle after its cluster was deleted is PROVISIONING and TERMINATED at one time.
     const at = new Date(Date.now() + 90_000);
-    const cluster = await harness.send(Subjects.cluster.create, {
-      name: 'same-time',
-      type: 'TRAINING',
-      compute: { gpuTypeId: GPU, gpuCountPerPod: 1, podCount: 2 },
-      dataCenterIds: [DC],
-    });
+    const cluster = await createCluster('same-time', 2, 1);
     const { manager } = harness.dataSource;
     const members = await manager.findBy(ClusterMemberEntity, { clusterId: cluster.id });
     const created = (podId: string) => statusEvent(podId, PodStatus.Provisioning, null, at);
@@ -462,16 +456,8 @@ describe('placement', () => {
 });
 
 describe('clusters', () => {
-  const create = (name: string, podCount = 2) =>
-    harness.send(Subjects.cluster.create, {
-      name,
-      type: 'TRAINING',
-      compute: { gpuTypeId: GPU, gpuCountPerPod: 8, podCount },
-      dataCenterIds: [DC],
-    });
-
   it('places every member in one data center with an overlay, and emits cluster.evt.created with their specs', async () => {
-    const cluster = await create('trainers');
+    const cluster = await createCluster('trainers');
     expect(cluster).toMatchObject({ name: 'trainers', pods: { total: 2 } });
     const created = (await harness.events(Subjects.cluster.created)).at(-1)?.payload as ClusterCreatedEvent;
     expect(created.clusterId).toBe(cluster.id);
@@ -489,8 +475,8 @@ describe('clusters', () => {
   });
 
   it('creates a cluster in a fixed number of statements, whatever its size (the placement applied in bulk)', async () => {
-    const two = await harness.statements(() => create('count-2', 2));
-    const eight = await harness.statements(() => create('count-8', 8));
+    const two = await harness.statements(() => createCluster('count-2', 2));
+    const eight = await harness.statements(() => createCluster('count-8', 8));
     expect(two.statements).toBe(CLUSTER_CREATE_STATEMENTS);
     expect(eight.statements).toBe(CLUSTER_CREATE_STATEMENTS);
   });
@@ -499,7 +485,7 @@ describe('clusters', () => {
     const before = await harness.dataSource.query<{ n: number }[]>(
       'SELECT count(*)::int AS n FROM cluster_scheduler.reservations',
     );
-    expect(await harness.refusal(() => create('too-many', 250))).toMatchObject({
+    expect(await harness.refusal(() => createCluster('too-many', 250))).toMatchObject({
       wrote: [],
       code: ErrorCode.CapacityUnavailable,
     });
@@ -510,7 +496,7 @@ describe('clusters', () => {
   });
 
   it("deletes a cluster (cluster.evt.deleted names its members), and refuses another user's (403)", async () => {
-    const cluster = await create('short-lived');
+    const cluster = await createCluster('short-lived');
     expect(
       await harness.refusal(() => harness.send(Subjects.cluster.delete, { id: cluster.id }, { actor: BOB })),
     ).toMatchObject({ wrote: [], code: ErrorCode.Forbidden });
