@@ -275,6 +275,23 @@ describe('job commands', () => {
     expect(requeued).toEqual({ endpointId: ENDPOINT, jobId: accepted.id });
   });
 
+  it('counts a registered worker as initializing, by id, until it first asks for a job', async () => {
+    const endpointId = 'ep-initializing';
+    for (const workerId of ['worker-loading', 'worker-polling'])
+      await harness.send(Subjects.worker.register, { endpointId, workerId }, at(85));
+    await harness.send(
+      Subjects.worker.take,
+      { endpointId, workerId: 'worker-polling', batchSize: 1 },
+      at(86),
+    );
+    const counts = await new WorkersRepository(harness.dataSource).counts(
+      endpointId,
+      new Date(Date.UTC(2026, 2, 1, 12, 0, 0)),
+      new Date(Date.UTC(2026, 2, 1, 12, 0, 0)),
+    );
+    expect(counts).toMatchObject({ idle: 1, initializing: 1, initializingIds: ['worker-loading'] });
+  });
+
   it("rotates an endpoint's webhook secret, and refuses an empty one (422)", async () => {
     await expect(
       harness.send(Subjects.job.rotateWebhookSecret, { endpointId: ENDPOINT, secretSealed: 'v1.k.c2VjcmV0' }),

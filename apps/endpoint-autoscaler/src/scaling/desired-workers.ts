@@ -9,7 +9,10 @@ export interface ScalingInputs {
   workersMax: number;
   /** Workers up or coming up (the autoscaler wants them RUNNING). */
   current: number;
-  /** Of `current`, those not RUNNING yet (being created, provisioned or started). */
+  /**
+   * Of `current`, those that will take a job but have not yet: pods not RUNNING (being created, provisioned or
+   * started), and RUNNING pods whose worker has not asked for a job yet (it is still loading).
+   */
   starting: number;
   /** Queued jobs that may cause a scale-up (lowPriority jobs are not counted). */
   inQueue: number;

@@ -11,13 +11,16 @@ export function scaleQueue(recorder: PlanRecorder, input: PlanInput, entries: En
   if (!stats) throw new Error('a queue-based endpoint is planned with its queue statistics');
   const live = entries.filter((e) => e.worker.desired === 'RUNNING');
   const running = live.filter((e) => e.pod?.status === PodStatus.Running);
+  // A worker is starting until it asks for a job: its pod may be RUNNING while the worker loads its model.
+  const initializing = new Set(stats.initializingWorkerIds);
+  const ready = running.filter((e) => !initializing.has(e.worker.podId));
   const decision = desiredWorkers({
     scalerType: endpoint.scalerType,
     scalerValue: endpoint.scalerValue,
     workersMin: endpoint.workersMin,
     workersMax: endpoint.workersMax,
     current: live.length,
-    starting: live.length - running.length,
+    starting: live.length - ready.length,
     inQueue: stats.inQueueNonLowPriority,
     inProgress: stats.inProgress,
     oldestQueuedMs: stats.inQueueNonLowPriority > 0 ? stats.oldestQueuedAgeMs : null,

@@ -69,6 +69,7 @@ function stats(overrides: Partial<PlanQueueStats> = {}): PlanQueueStats {
     inProgress: 0,
     oldestQueuedAgeMs: 0,
     recycleWorkerIds: [],
+    initializingWorkerIds: [],
     ...overrides,
   };
 }
@@ -127,6 +128,16 @@ describe('planScaling: how many workers', () => {
         workers: [worker('a'), worker('b', { pod: { status: 'STARTING' } })],
         stats: queued(2, 5_000),
       },
+      expected: { create: 1 },
+    },
+    {
+      name: 'QUEUE_DELAY past the delay: a RUNNING pod whose worker has not asked for a job yet is starting',
+      input: { workers: [worker('a')], stats: queued(1, 5_000, { initializingWorkerIds: ['a'] }) },
+      expected: {},
+    },
+    {
+      name: 'QUEUE_DELAY past the delay: a RUNNING pod whose worker polls is not starting',
+      input: { workers: [worker('a')], stats: queued(1, 5_000, { initializingWorkerIds: ['other'] }) },
       expected: { create: 1 },
     },
     {

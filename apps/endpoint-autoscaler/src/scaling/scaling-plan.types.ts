@@ -30,7 +30,12 @@ export type PlanWorker = Pick<
 export type PlanPod = Pick<PodView, 'status' | 'desiredStatus' | 'statusReason'>;
 export type PlanQueueStats = Pick<
   QueueStats,
-  'inQueue' | 'inQueueNonLowPriority' | 'inProgress' | 'oldestQueuedAgeMs' | 'recycleWorkerIds'
+  | 'inQueue'
+  | 'inQueueNonLowPriority'
+  | 'inProgress'
+  | 'oldestQueuedAgeMs'
+  | 'recycleWorkerIds'
+  | 'initializingWorkerIds'
 >;
 
 /** What the gateways report for a load-balancing endpoint (summed over the replicas; docs/adr/0026). */

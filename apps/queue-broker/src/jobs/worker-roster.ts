@@ -7,6 +7,11 @@ import type { StatementPart } from '@app/database';
  * (the sweeper requeues their jobs), and whether a worker that asks for jobs may get them (a take). The workers feature answers (WorkersRepository; queue.module.ts wires
  * it), so jobs does not depend on workers, which take and finish jobs.
  */
+export interface WorkerStates extends WorkerCounts {
+  recycle: string[];
+  initializingIds: string[];
+}
+
 export abstract class WorkerRoster {
   /**
    * Records a take's call of the worker made at `heardAt` (it polls, so it has started and is healthy), as a part
@@ -18,10 +23,9 @@ export abstract class WorkerRoster {
   abstract markLost(lostBefore: Date, now: Date, manager: EntityManager): Promise<string[]>;
   /** Forgets workers lost before `before`. */
   abstract deleteLostBefore(before: Date, manager: EntityManager): Promise<unknown>;
-  /** Workers of the endpoint by state, among those alive (seen since `lostBefore`, or registered since `initSince`). */
-  abstract counts(
-    endpointId: string,
-    lostBefore: Date,
-    initSince: Date,
-  ): Promise<WorkerCounts & { recycle: string[] }>;
+  /**
+   * Workers of the endpoint by state, among those alive (seen since `lostBefore`, or registered since `initSince`),
+   * with the ids of those that asked to be recycled and of those still initializing.
+   */
+  abstract counts(endpointId: string, lostBefore: Date, initSince: Date): Promise<WorkerStates>;
 }

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { WorkerCounts } from '@app/contracts';
 import { numberedFrom, writeBehind, type StatementPart } from '@app/database';
-import type { WorkerRoster } from '../jobs/worker-roster.js';
+import type { WorkerRoster, WorkerStates } from '../jobs/worker-roster.js';
 import { WorkerEntity } from './worker.entity.js';
 
 /**
@@ -122,19 +121,17 @@ export class WorkersRepository implements WorkerRoster {
   }
 
   /** Workers of the endpoint by state, among those alive (seen since `lostBefore`, or registered since `initSince`). */
-  async counts(
-    endpointId: string,
-    lostBefore: Date,
-    initSince: Date,
-  ): Promise<WorkerCounts & { recycle: string[] }> {
-    const rows = await this.dataSource.query<(WorkerCounts & { recycle: string[] })[]>(
+  async counts(endpointId: string, lostBefore: Date, initSince: Date): Promise<WorkerStates> {
+    const rows = await this.dataSource.query<WorkerStates[]>(
       `SELECT
          COUNT(*) FILTER (WHERE unhealthy)::int AS unhealthy,
          COUNT(*) FILTER (WHERE NOT unhealthy AND leased > 0)::int AS running,
          COUNT(*) FILTER (WHERE NOT unhealthy AND leased = 0 AND first_poll_at IS NOT NULL)::int AS idle,
-         COUNT(*) FILTER (WHERE NOT unhealthy AND leased = 0 AND first_poll_at IS NULL)::int AS initializing,
-         COALESCE(array_agg(id ORDER BY id) FILTER (WHERE recycle_requested), '{}') AS recycle
-       FROM (SELECT w.*, ${LEASED} AS leased FROM queue_broker.workers w WHERE ${ALIVE}) x`,
+         COUNT(*) FILTER (WHERE initializing)::int AS initializing,
+         COALESCE(array_agg(id ORDER BY id) FILTER (WHERE recycle_requested), '{}') AS recycle,
+         COALESCE(array_agg(id ORDER BY id) FILTER (WHERE initializing), '{}') AS "initializingIds"
+       FROM (SELECT x.*, NOT x.unhealthy AND x.leased = 0 AND x.first_poll_at IS NULL AS initializing
+             FROM (SELECT w.*, ${LEASED} AS leased FROM queue_broker.workers w WHERE ${ALIVE}) x) y`,
       [endpointId, lostBefore, initSince],
     );
     return rows[0];

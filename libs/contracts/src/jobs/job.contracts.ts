@@ -357,6 +357,11 @@ export interface QueueStats {
   workers: WorkerCounts;
   /** Workers that asked to be recycled (`stopPod: true` in job-done) and have not been seen since. */
   recycleWorkerIds: string[];
+  /**
+   * Workers registered that have not asked for a job yet (`workers.initializing`): their pod may be up while the
+   * worker still loads, so the autoscaler counts them as starting.
+   */
+  initializingWorkerIds: string[];
 }
 
 /** What a worker gets from job-take: the job's id and input, and the extra fields the public service passes. */

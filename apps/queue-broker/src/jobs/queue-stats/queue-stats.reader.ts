@@ -46,6 +46,7 @@ export class QueueStatsReader {
         unhealthy: workers.unhealthy,
       },
       recycleWorkerIds: workers.recycle,
+      initializingWorkerIds: workers.initializingIds,
     };
   }
 }
