@@ -25,7 +25,7 @@ describe('jobs survive crashes', () => {
     jobs = await startJobsSystem('durable', {
       endpoints: ['lost', 'load'],
       broker: { WORKER_LOST_AFTER_MS: '3000', LEASE_CONFIRM_GRACE_MS: '5000', COMMAND_ACK_WAIT_MS: '3000' },
-      gateway: { JOB_TAKE_LONG_POLL_MS: '5000', COMMAND_TIMEOUT_MS: '45000' },
+      gateway: { JOB_TAKE_LONG_POLL_MS: '5000', COMMAND_TIMEOUT_MS: '45000', JOB_TAKE_HAND_OUT_MS: '4000' },
     });
   });
 

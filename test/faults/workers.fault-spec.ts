@@ -37,7 +37,7 @@ beforeAll(async () => {
         JOB_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
         SWEEP_INTERVAL_MS: '250',
       },
-      gateway: { JOB_TAKE_LONG_POLL_MS: '5000', JOB_POLL_RECHECK_MS: '1000' },
+      gateway: { JOB_TAKE_LONG_POLL_MS: '5000', JOB_POLL_RECHECK_MS: '1000', JOB_TAKE_HAND_OUT_MS: '4000' },
     },
   });
   // The broker does not declare workers lost during its first WORKER_LOST_AFTER_MS after a start.

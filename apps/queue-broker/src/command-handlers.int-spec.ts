@@ -162,6 +162,26 @@ describe('a job from submit to done', () => {
     expect(stops.jobsToStop).toContain(accepted.id);
   });
 
+  it('a heartbeat counts from when it reached the edge: held past the grace, it does not take back a job it could not list', async () => {
+    const endpointId = 'ep-heartbeat';
+    const beating = { endpointId, workerId: 'worker-heartbeat' };
+    await harness.send(Subjects.worker.register, beating, at(200));
+    const accepted = await harness.send(
+      Subjects.job.submit,
+      { endpointId, sync: false, input: { n: 16 } },
+      at(200),
+    );
+    await harness.send(Subjects.worker.take, { ...beating, batchSize: 1 }, at(201));
+    // Sent before the lease, issued after the 60 s grace (the edge held it): the worker could not list the job.
+    const held = { ...beating, jobIds: [], unhealthy: false, requestedAt: at(200).issuedAt };
+    await expect(harness.send(Subjects.worker.ping, held, at(330))).resolves.toEqual({ requeued: 0 });
+    // Sent past the grace without the job: the take's answer never reached the worker.
+    const unlisted = { ...beating, jobIds: [], unhealthy: false, requestedAt: at(331).issuedAt };
+    await expect(harness.send(Subjects.worker.ping, unlisted, at(331))).resolves.toEqual({ requeued: 1 });
+    const requeued = (await harness.events(Subjects.job.queued)).at(-1)?.payload;
+    expect(requeued).toEqual({ endpointId, jobId: accepted.id });
+  });
+
   it('a collect of stops replayed with its recorded decision hands out only the jobs it named live', async () => {
     const [one, two] = [await submit({ n: 15 }, 35), await submit({ n: 15 }, 35)];
     await take(36);

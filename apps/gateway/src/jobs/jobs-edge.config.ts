@@ -62,6 +62,18 @@ export class JobsEdgeConfig {
   @Type(() => Number)
   JOB_VIEW_CACHE_BYTES = 64 * 1024 * 1024;
 
+  /**
+   * How long after asking the broker a job-take poll may still hand the worker what its take leased: the take's
+   * wait for its answer, and the bound on a take that rode on a submit. A later answer is not handed out; the
+   * broker takes those jobs back unconfirmed at the worker's next heartbeat. Keep it below the broker's
+   * LEASE_CONFIRM_GRACE_MS by more than a heartbeat's trip (a few seconds): a job handed out later could be taken
+   * back by a heartbeat the worker sent before it had the job, and then run twice.
+   */
+  @IsInt()
+  @Min(1000)
+  @Type(() => Number)
+  JOB_TAKE_HAND_OUT_MS = 30_000;
+
   /** How long a worker call waits for the broker's answer to its command. */
   @IsInt()
   @Min(1000)

@@ -70,6 +70,7 @@ export interface ClaimedTake {
  */
 export class PollWatcher extends Watcher {
   private pending: Promise<TakenJob[] | null> | null = null;
+  private claimedAtMs = 0;
 
   constructor(
     readonly offer: TakeOffer,
@@ -82,9 +83,15 @@ export class PollWatcher extends Watcher {
     return this.pending !== null;
   }
 
+  /** When a submit last claimed the poll (its take was asked then), ms since the epoch. */
+  get claimedAt(): number {
+    return this.claimedAtMs;
+  }
+
   claim(): ClaimedTake {
     let settle: (jobs: TakenJob[] | null) => void = () => undefined;
     this.pending = new Promise<TakenJob[] | null>((resolve) => (settle = resolve));
+    this.claimedAtMs = Date.now();
     this.fire();
     return { offer: this.offer, deliver: (jobs) => settle(jobs), release: () => settle(null) };
   }

@@ -73,18 +73,21 @@ export class WorkersService {
         // Released (the submit failed): the poll goes on and asks for itself.
         if (watcher.claimed) {
           const mark = this.emptyQueues.mark(endpointId);
+          const askedAt = watcher.claimedAt;
           const jobs = await watcher.takeClaimed();
           if (jobs) this.emptyQueues.took(endpointId, workerId, mark, jobs.length < batchSize);
-          if (jobs?.length) return jobs;
+          if (jobs?.length && this.inTime(jobs, askedAt, workerId)) return jobs;
         }
         if (stop.aborted) return [];
         let result: TakenJob[] | null = [];
         if (!this.emptyQueues.maySkipTake(endpointId, workerId)) {
           const mark = this.emptyQueues.mark(endpointId);
+          const askedAt = Date.now();
           result = await this.tryTake(endpointId, offer, actor);
           // Fewer jobs than asked for: the take left nothing queued (a batch take that leased one of one job, and
           // the worker's next poll for its other slots need not ask again until something is queued).
           if (result) this.emptyQueues.took(endpointId, workerId, mark, result.length < batchSize);
+          if (result?.length && !this.inTime(result, askedAt, workerId)) result = [];
         }
         if (result?.length) return result;
         const remaining = deadline - Date.now();
@@ -199,6 +202,8 @@ export class WorkersService {
   }
 
   async ping(endpointId: string, workerId: string, params: PingParams, actor: Actor): Promise<{ ok: true }> {
+    // The broker counts the heartbeat's list from its arrival, however long the endpoint's lookup holds it.
+    const requestedAt = new Date().toISOString();
     await this.endpoints.queueEndpoint(endpointId, actor);
     await this.commands.execute(
       Subjects.worker.ping,
@@ -207,6 +212,7 @@ export class WorkersService {
         workerId,
         jobIds: params.jobIds,
         unhealthy: params.unhealthy,
+        requestedAt,
         ...(params.reason ? { reason: params.reason.slice(0, 2000) } : {}),
         ...(params.version ? { version: params.version.slice(0, 100) } : {}),
       },
@@ -221,7 +227,7 @@ export class WorkersService {
     try {
       const result = await this.payloads.take(
         await this.commands.execute(Subjects.worker.take, { endpointId, ...offer }, actor, {
-          timeoutMs: this.config.WORKER_COMMAND_TIMEOUT_MS,
+          timeoutMs: this.config.JOB_TAKE_HAND_OUT_MS,
         }),
       );
       return result.jobs;
@@ -230,6 +236,23 @@ export class WorkersService {
       this.logger.warn(`job-take of worker ${offer.workerId} waits: ${(error as Error).message}`);
       return null;
     }
+  }
+
+  /**
+   * Whether jobs leased by a take asked at `askedAt` may still be handed to the worker (JOB_TAKE_HAND_OUT_MS). A
+   * late answer (a take applied after an outage or a broker's death) is left to the broker, which takes the jobs
+   * back unconfirmed at the worker's next heartbeat, rather than handed out to a worker whose earlier heartbeats,
+   * which could not list them, may already have taken them back (the job would run twice).
+   */
+  private inTime(jobs: TakenJob[], askedAt: number, workerId: string): boolean {
+    const waitedMs = Date.now() - askedAt;
+    if (waitedMs <= this.config.JOB_TAKE_HAND_OUT_MS) return true;
+    this.logger.warn(
+      `job-take of worker ${workerId} answered after ${waitedMs} ms (JOB_TAKE_HAND_OUT_MS ` +
+        `${this.config.JOB_TAKE_HAND_OUT_MS}): ${jobs.map((j) => j.id).join(', ')} not handed out, left to be ` +
+        'taken back unconfirmed',
+    );
+    return false;
   }
 
   /**

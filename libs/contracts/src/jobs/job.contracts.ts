@@ -261,6 +261,15 @@ export class PingWorkerCommand extends WorkerScoped {
   @IsString()
   @MaxLength(100)
   version?: string;
+
+  /**
+   * When the heartbeat reached the edge. Its `jobIds` are what the worker ran when it sent it, so the lease check
+   * counts from this time, not from the command's: a heartbeat held at the edge (an endpoint lookup during an
+   * outage) must not take back a job the worker received meanwhile. Absent: the command's time.
+   */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  requestedAt?: string;
 }
 
 /** `worker.cmd.collect-stops` (job-stop): the jobs the worker must abandon, each handed out once. */

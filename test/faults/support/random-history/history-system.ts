@@ -76,7 +76,8 @@ export async function startHistorySystem(label: string, replicas = 1): Promise<H
       replicas: Object.fromEntries(APP_NAMES.map((app) => [app, replicas])),
       appEnv: {
         'queue-broker': { SWEEP_INTERVAL_MS: '250' },
-        gateway: { JOB_TAKE_LONG_POLL_MS: '2000', JOB_POLL_RECHECK_MS: '1000' },
+        // A take's jobs are handed out only well within the broker's 5 s lease grace (ADR 8).
+        gateway: { JOB_TAKE_LONG_POLL_MS: '2000', JOB_POLL_RECHECK_MS: '1000', JOB_TAKE_HAND_OUT_MS: '4000' },
         'pod-lifecycle': { RUNTIME_DRIVER: 'simulated' },
         'endpoint-autoscaler': { AUTOSCALER_TICK_MS: '250', QUEUE_PUBLIC_URL: GATEWAY_ORIGIN },
       },

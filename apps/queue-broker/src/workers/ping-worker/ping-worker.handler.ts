@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Subjects, type PingWorkerCommand, type WorkerStopRequestedEvent } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { JobLifecycle } from '../../jobs/job-lifecycle.js';
+import { workerCallTime } from '../../jobs/job.rules.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
 import { WorkersRepository } from '../workers.repository.js';
@@ -10,7 +11,8 @@ import { WorkersRepository } from '../workers.repository.js';
  * The heartbeat. Its `job_id` list is compared with the worker's leases: a job leased more than
  * LEASE_CONFIRM_GRACE_MS ago that the worker does not list never reached it (the take's answer was lost) and is
  * taken back; a job the worker still lists STOP_REPEAT_AFTER_MS after job-stop named it, although it was cancelled
- * or timed out, is named in job-stop again (and its late job-done stays ignored).
+ * or timed out, is named in job-stop again (and its late job-done stays ignored). Both count from when the heartbeat
+ * reached the edge (`requestedAt`): its list is what the worker ran then, however long the edge held the call.
  */
 @Injectable()
 export class PingWorkerHandler {
@@ -23,8 +25,9 @@ export class PingWorkerHandler {
 
   @CommandHandler(Subjects.worker.ping)
   async handle(ctx: CommandContext<PingWorkerCommand>): Promise<{ requeued: number }> {
-    const { payload, manager, now } = ctx;
-    await this.workers.touch(payload.endpointId, payload.workerId, now, manager);
+    const { payload, manager } = ctx;
+    const sentAt = workerCallTime(payload.requestedAt, ctx.now);
+    await this.workers.touch(payload.endpointId, payload.workerId, sentAt, manager);
     await this.workers.markHealth(
       payload.workerId,
       payload.unhealthy,
@@ -32,7 +35,7 @@ export class PingWorkerHandler {
       payload.version ?? null,
       manager,
     );
-    const graceStart = new Date(now.getTime() - this.config.LEASE_CONFIRM_GRACE_MS);
+    const graceStart = new Date(sentAt.getTime() - this.config.LEASE_CONFIRM_GRACE_MS);
     const listed = new Set(payload.jobIds);
     let requeued = 0;
     for (const job of await this.jobs.lockLeasedTo([payload.workerId], manager)) {
@@ -46,7 +49,7 @@ export class PingWorkerHandler {
       );
       requeued += 1;
     }
-    const repeatBefore = new Date(now.getTime() - this.config.STOP_REPEAT_AFTER_MS);
+    const repeatBefore = new Date(sentAt.getTime() - this.config.STOP_REPEAT_AFTER_MS);
     for (const jobId of await this.jobs.rearmStops(payload.workerId, payload.jobIds, repeatBefore, manager)) {
       const stop: WorkerStopRequestedEvent = {
         endpointId: payload.endpointId,
