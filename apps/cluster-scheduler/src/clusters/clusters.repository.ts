@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull, type EntityManager } from 'typeorm';
 import type { PodStatus } from '@app/contracts';
+import { preparedQuery, writeBehind } from '@app/database';
 import { ClusterMemberEntity } from './cluster-member.entity.js';
 import { ClusterEntity } from './cluster.entity.js';
 import type { ClusterMembership } from '../placement/cluster-membership.js';
@@ -9,6 +10,21 @@ import { table } from '../schema.js';
 import type { ClustersMountingVolume } from '../volumes/volume-mounts.js';
 
 export type StatusCounts = Map<string, Partial<Record<PodStatus, number>>>;
+
+/** What a member's status event is compared with (FollowPodStatusHandler). */
+export type MemberStatus = Pick<ClusterMemberEntity, 'podId' | 'status' | 'statusAt' | 'portMappings'>;
+
+/** The fields a status event may change on a member (absent: kept). */
+export type MemberStatusChange = Pick<ClusterMemberEntity, 'status' | 'statusAt'> &
+  Partial<Pick<ClusterMemberEntity, 'portMappings' | 'publicIp' | 'hostId'>>;
+
+// One per pod status event of every cluster member: prepared statements, without TypeORM's query building.
+const LOCK_MEMBER = `SELECT pod_id AS "podId", status, status_at AS "statusAt", port_mappings AS "portMappings"
+  FROM ${table('cluster_members')} WHERE pod_id = $1 FOR UPDATE`;
+const UPDATE_MEMBER_STATUS = `UPDATE ${table('cluster_members')}
+  SET status = $2, status_at = $3, port_mappings = coalesce($4::jsonb, port_mappings),
+      public_ip = coalesce($5, public_ip), host_id = coalesce($6, host_id)
+  WHERE pod_id = $1`;
 
 @Injectable()
 export class ClustersRepository implements ClusterMembership, ClustersMountingVolume, LiveOverlays {
@@ -120,8 +136,9 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
    * A member, its row locked until the transaction ends: two replicas handling two status events of one pod side
    * by side then apply them one after the other, each comparing with what the other committed.
    */
-  lockMember(podId: string, manager: EntityManager): Promise<ClusterMemberEntity | null> {
-    return manager.findOne(ClusterMemberEntity, { where: { podId }, lock: { mode: 'pessimistic_write' } });
+  async lockMember(podId: string, manager: EntityManager): Promise<MemberStatus | null> {
+    const rows = await preparedQuery<MemberStatus>(manager, 'clusters.lock-member', LOCK_MEMBER, [podId]);
+    return rows[0] ?? null;
   }
 
   async clusterOfMember(podId: string, manager: EntityManager): Promise<string | null> {
@@ -171,11 +188,15 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
     return counts;
   }
 
-  updateMember(
-    podId: string,
-    changes: Partial<ClusterMemberEntity>,
-    manager: EntityManager,
-  ): Promise<unknown> {
-    return manager.update(ClusterMemberEntity, { podId }, changes);
+  /** Sent without waiting inside the command's transaction (nothing reads its answer). */
+  updateMemberStatus(podId: string, change: MemberStatusChange, manager: EntityManager): Promise<void> {
+    return writeBehind(manager, 'clusters.update-member-status', UPDATE_MEMBER_STATUS, [
+      podId,
+      change.status,
+      change.statusAt,
+      change.portMappings === undefined ? null : JSON.stringify(change.portMappings),
+      change.publicIp ?? null,
+      change.hostId ?? null,
+    ]);
   }
 }

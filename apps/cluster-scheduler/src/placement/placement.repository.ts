@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { preparedQuery } from '@app/database';
 import type { DataCenterInfo, FleetSnapshot, HostCapacity, PlacementRequest } from './placement.js';
 import { ReservationEntity } from './reservation.entity.js';
 import { table } from '../schema.js';
@@ -256,6 +257,17 @@ export class PlacementRepository implements PodsMountingVolume {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<ReservationEntity | null> {
     return manager.findOneBy(ReservationEntity, { podId });
+  }
+
+  /** A held reservation's port mappings (null: none held); one per pod status event, so a prepared statement. */
+  async reservedPortMappings(podId: string, manager: EntityManager): Promise<Record<string, number> | null> {
+    const rows = await preparedQuery<{ mappings: Record<string, number> }>(
+      manager,
+      'placement.reserved-port-mappings',
+      `SELECT port_mappings AS mappings FROM ${table('reservations')} WHERE pod_id = $1`,
+      [podId],
+    );
+    return rows[0]?.mappings ?? null;
   }
 
   /**

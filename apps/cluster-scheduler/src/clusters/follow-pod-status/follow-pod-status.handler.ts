@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PodStatus, Subjects, type PodStatusChangedEvent } from '@app/contracts';
 import { CommandBus, EventHandler, type EventContext } from '@app/messaging';
 import { PlacementRepository } from '../../placement/placement.repository.js';
-import type { ClusterMemberEntity } from '../cluster-member.entity.js';
-import { ClustersRepository } from '../clusters.repository.js';
+import { ClustersRepository, type MemberStatus, type MemberStatusChange } from '../clusters.repository.js';
 
 /** `22` → `22/tcp` when the member exposes 22/tcp: pod-lifecycle may key mappings by bare port. */
 function normalizeMappings(
@@ -25,7 +24,7 @@ function normalizeMappings(
  * before it, so both orders end where applying them in order ends.
  */
 function follows(
-  member: ClusterMemberEntity,
+  member: MemberStatus,
   at: Date,
   event: Pick<PodStatusChangedEvent, 'status' | 'previousStatus'>,
 ): boolean {
@@ -56,18 +55,22 @@ export class FollowPodStatusHandler {
     const { manager } = ctx;
     const at = new Date(payload.at);
     // Locked: without it, an older event handled beside a newer one (the other replica's) read the member before
-    // the newer status committed and overwrote it (found by the two-replica randomized history).
-    const member = await this.clusters.lockMember(payload.podId, manager);
+    // the newer status committed and overwrote it (found by the two-replica randomized history). Both reads leave
+    // together, one round trip: Postgres runs a connection's statements in order, so the reservation is still read
+    // once the member's lock is granted, as when each was awaited.
+    const [member, reserved] = await Promise.all([
+      this.clusters.lockMember(payload.podId, manager),
+      this.placement.reservedPortMappings(payload.podId, manager),
+    ]);
     if (member && follows(member, at, payload)) {
-      const changes: Partial<ClusterMemberEntity> = { status: payload.status, statusAt: at };
-      const reservation = await this.placement.findReservation(payload.podId, manager);
-      const ports = Object.keys(reservation?.portMappings ?? member.portMappings);
+      const change: MemberStatusChange = { status: payload.status, statusAt: at };
+      const ports = Object.keys(reserved ?? member.portMappings);
       const mappings = normalizeMappings(payload.portMappings ?? {}, ports);
-      if (Object.keys(mappings).length) changes.portMappings = mappings;
-      else if (reservation) changes.portMappings = reservation.portMappings;
-      if (payload.publicIp) changes.publicIp = payload.publicIp;
-      if (payload.hostId) changes.hostId = payload.hostId;
-      await this.clusters.updateMember(member.podId, changes, manager);
+      if (Object.keys(mappings).length) change.portMappings = mappings;
+      else if (reserved) change.portMappings = reserved;
+      if (payload.publicIp) change.publicIp = payload.publicIp;
+      if (payload.hostId) change.hostId = payload.hostId;
+      await this.clusters.updateMemberStatus(member.podId, change, manager);
     }
     if (payload.status === PodStatus.Exited || payload.status === PodStatus.Terminated) {
       await this.commands.recordReaction(
