@@ -26,6 +26,8 @@ export class AdvisoryLeadership {
   private timer?: NodeJS.Timeout;
   private checking: Promise<void> | null = null;
   private stopped = false;
+  /** A replica whose session broke asks again only after this (ms since the epoch): see `lost`. */
+  private rejoinAt = 0;
 
   constructor(private readonly options: LeadershipOptions) {}
 
@@ -70,6 +72,7 @@ export class AdvisoryLeadership {
   }
 
   private async check(): Promise<void> {
+    if (!this.leading && Date.now() < this.rejoinAt) return;
     try {
       const client = await this.connection();
       if (this.leading) {
@@ -84,7 +87,7 @@ export class AdvisoryLeadership {
       this.setLeading(rows[0].locked);
     } catch (error) {
       this.elsewhere = false;
-      this.setLeading(false);
+      this.lost();
       const client = this.client;
       this.client = null;
       await client?.end().catch(() => undefined);
@@ -101,12 +104,22 @@ export class AdvisoryLeadership {
       checkMs: this.options.checkMs,
       onLost: (lost) => {
         if (this.client === lost) this.client = null;
-        this.setLeading(false);
+        this.lost();
       },
       stopped: () => this.stopped,
     });
     this.client = client;
     return client;
+  }
+
+  /**
+   * The session broke (or could not be opened): not leading, and not asking again for two checks, so that a
+   * follower whose session is sound (it asks every check) takes over first rather than racing this replica, whose
+   * connection just failed, for the lock it lost. Alone, a replica leads again two checks later.
+   */
+  private lost(): void {
+    this.setLeading(false);
+    this.rejoinAt = Date.now() + 2 * this.options.checkMs;
   }
 
   private setLeading(leading: boolean): void {
