@@ -38,6 +38,12 @@ const hours = (from: string | number, to: string | number) =>
   (Date.parse(String(to)) - Date.parse(String(from))) / 3_600_000;
 const ms = (t: string | number) => (typeof t === 'number' ? t : Date.parse(t));
 const sum = <T>(records: T[], field: (r: T) => number) => records.reduce((n, r) => n + field(r), 0);
+/**
+ * Amounts are rounded to the micro-dollar (roundMoney), so an amount is right when it is within half a micro-dollar
+ * of the exact figure; toBeCloseTo(…, 6) demands strictly less and fails when the exact figure ends in a half.
+ */
+const expectMicroDollars = (received: number, exact: number) =>
+  expect(Math.abs(received - exact)).toBeLessThanOrEqual(0.5e-6 + 1e-12);
 /** An hour from now: what a range needs to hold intervals that are all closed. */
 const later = () => new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_000).toISOString();
 /** A second boundary in the past: usage up to it is final even for what still runs. */
@@ -191,7 +197,7 @@ describe('usage and costs', () => {
     const bill = await read<NetworkVolumeBillingList>(
       `/v2/billing/network-volumes?networkVolumeId=${created.body.id}&${range(end)}`,
     );
-    expect(bill.metadata.totalAmount).toBeCloseTo(50 * VOLUME_GB_HR * hours(created.body.createdAt, end), 6);
+    expectMicroDollars(bill.metadata.totalAmount, 50 * VOLUME_GB_HR * hours(created.body.createdAt, end));
     expect(sum(bill.records, (r) => r.gbHours)).toBeCloseTo(50 * hours(created.body.createdAt, end), 5);
     await read<BillingV1Record[]>(`/v1/billing/networkvolumes?${range(end)}`);
   });
