@@ -1,4 +1,4 @@
-import type { JobView } from './job.contracts.js';
+import type { JobView } from './job.views.js';
 import type { JobStatus } from './job.model.js';
 
 /** Largest finished-job view (JSON bytes) carried in job.evt.changed. */

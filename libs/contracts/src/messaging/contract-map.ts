@@ -92,18 +92,20 @@ import {
   SubmitJobCommand,
   SweepJobsCommand,
   TakeJobsCommand,
-  type EndpointHealth,
-  type JobAccepted,
-  type JobDoneResult,
-  type JobStreamResult,
-  type JobRead,
-  type PurgeOutcome,
-  type QueueStats,
-  type StopsResult,
-  type StreamRead,
-  type SubmitResult,
-  type TakeResult,
 } from '../jobs/job.contracts.js';
+import type {
+  EndpointHealth,
+  JobAccepted,
+  JobDoneResult,
+  JobStreamResult,
+  JobRead,
+  PurgeOutcome,
+  QueueStats,
+  StopsResult,
+  StreamRead,
+  SubmitResult,
+  TakeResult,
+} from '../jobs/job.views.js';
 import { ListWorkersQuery, type BrokerWorkerList } from '../jobs/worker-list.contracts.js';
 import {
   GetWebhookSecretQuery,
