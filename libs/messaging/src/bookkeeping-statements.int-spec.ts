@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { MESSAGING_ENTITIES, appDataSourceOptions } from '@app/database';
+import type { DataSource } from 'typeorm';
+import { messagingDataSource } from '../../../test/support/messaging-data-source.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { BookkeepingStatements, type OutboxRow, type ProcessedRow } from './bookkeeping-statements.js';
 
@@ -18,15 +18,7 @@ let statements: BookkeepingStatements;
 
 beforeAll(async () => {
   database = await createTestDatabase('bookkeeping_statements');
-  dataSource = new DataSource(
-    appDataSourceOptions(
-      { schema: SCHEMA, entities: MESSAGING_ENTITIES, migrations: [] },
-      database.url,
-      4,
-      'bookkeeping-statements-int-spec',
-    ),
-  );
-  await dataSource.initialize();
+  dataSource = await messagingDataSource(database, SCHEMA, 4, 'bookkeeping-statements-int-spec');
   statements = new BookkeepingStatements(dataSource);
 });
 

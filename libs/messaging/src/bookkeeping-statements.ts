@@ -52,7 +52,8 @@ export class BookkeepingStatements {
   private readonly findText: string;
   private readonly recordText: string;
   private readonly claimText: string;
-  private readonly names: { find: string; record: string; claim: string };
+  private readonly pendingText: string;
+  private readonly names: { find: string; record: string; claim: string; pending: string };
 
   constructor(dataSource: DataSource) {
     const processed = dataSource.getMetadata(ProcessedCommandEntity);
@@ -79,12 +80,15 @@ export class BookkeepingStatements {
       `UPDATE ${outboxTable} SET published_at = now() WHERE id IN (SELECT id FROM ${outboxTable} ` +
       `WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED) ` +
       `RETURNING id, seq, subject, payload, correlation_id, occurred_at`;
+    // Read through the partial index of unpublished rows (outbox_unpublished_idx): the relay's sweep, every second.
+    this.pendingText = `SELECT count(*)::int AS n FROM ${outboxTable} WHERE published_at IS NULL`;
     // One text per statement name for the life of the process (prepared per connection), and Postgres cuts names
     // at 63 bytes: named by a digest of the text, which holds the tables.
     this.names = {
       find: statementName('processed.find', this.findText),
       record: statementName('processed.record', this.recordText),
       claim: statementName('outbox.claim', this.claimText),
+      pending: statementName('outbox.pending', this.pendingText),
     };
   }
 
@@ -125,6 +129,12 @@ export class BookkeepingStatements {
    */
   async commitWithoutFlush(manager: EntityManager): Promise<void> {
     await writeBehind(manager, undefined, 'SET LOCAL synchronous_commit TO off');
+  }
+
+  /** How many outbox rows are not published yet (those a replica is relaying right now included). */
+  async pending(manager: EntityManager): Promise<number> {
+    const rows = await preparedQuery<{ n: number }>(manager, this.names.pending, this.pendingText, []);
+    return rows[0].n;
   }
 
   /** Claims (marks published) up to `limit` unpublished outbox rows nobody else holds, in `seq` order. */

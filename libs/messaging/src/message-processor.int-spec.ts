@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { BaseConfig } from '@app/config';
 import { DomainError, ErrorCode, deriveId } from '@app/contracts';
-import { MESSAGING_ENTITIES, appDataSourceOptions } from '@app/database';
+import { messagingDataSource } from '../../../test/support/messaging-data-source.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { FaultInjector } from './fault-injector.js';
 import { MessageProcessor, type Emit, type MessageIdentity } from './message-processor.js';
@@ -24,15 +24,7 @@ let processor: MessageProcessor;
 
 beforeAll(async () => {
   database = await createTestDatabase('message_processor');
-  dataSource = new DataSource(
-    appDataSourceOptions(
-      { schema: SCHEMA, entities: MESSAGING_ENTITIES, migrations: [] },
-      database.url,
-      5,
-      'message-processor-int-spec',
-    ),
-  );
-  await dataSource.initialize();
+  dataSource = await messagingDataSource(database, SCHEMA, 5, 'message-processor-int-spec');
   // Stands for an app's domain table: what an effect writes besides its events.
   await dataSource.query(
     `CREATE TABLE ${SCHEMA}.test_effects (id bigserial PRIMARY KEY, command_id text NOT NULL, note text NOT NULL)`,

@@ -1,0 +1,91 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { busMetrics } from '@app/observability';
+import { deleteStreams } from '../../../test/support/system.js';
+import { messagingDataSource } from '../../../test/support/messaging-data-source.js';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
+import { testEnv } from '../../../test/support/test-env.js';
+import { BookkeepingStatements } from './bookkeeping-statements.js';
+import { NatsClient } from './nats-client.js';
+import { OutboxRelay } from './outbox-relay.service.js';
+import { ensureStreams } from './stream-topology.js';
+
+/**
+ * The outbox relay's sweep against a real Postgres and NATS: a row nobody kicked the relay for (what a crash
+ * between commit and kick leaves) reaches the events stream within the sweep's second, and an outbox with nothing
+ * unpublished costs the sweep one count, no relaying transaction.
+ */
+
+const SCHEMA = 'queue_broker';
+const SUBJECT = 'job.evt.swept';
+
+let database: TestDatabase | undefined;
+let dataSource: DataSource;
+let client: NatsClient;
+let relay: OutboxRelay;
+const prefix = `relay${randomBytes(4).toString('hex')}`;
+
+beforeAll(async () => {
+  database = await createTestDatabase('outbox_relay', { apps: ['queue-broker'] });
+  dataSource = await messagingDataSource(database, SCHEMA, 3, 'outbox-relay-int-spec');
+  client = await NatsClient.connect(testEnv().natsUrl, prefix, 'outbox-relay-int-spec');
+  await ensureStreams(client);
+  relay = new OutboxRelay(dataSource, client);
+  relay.onApplicationBootstrap();
+});
+
+afterEach(() => {
+  jest.restoreAllMocks();
+});
+
+afterAll(async () => {
+  await relay?.onApplicationShutdown();
+  if (dataSource?.isInitialized) await dataSource.destroy();
+  await client?.drain();
+  await deleteStreams(prefix);
+  await database?.drop();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function pendingGauge(): Promise<number> {
+  return (await busMetrics.outboxPending.get()).values[0]?.value ?? Number.NaN;
+}
+
+describe('OutboxRelay sweep', () => {
+  it('relays a row it was never kicked for within its second, and counts it in bus_outbox_pending', async () => {
+    const id = randomUUID();
+    await dataSource.query(
+      `INSERT INTO ${SCHEMA}.outbox (id, subject, payload, correlation_id, occurred_at) VALUES ($1, $2, $3, $4, now())`,
+      [id, SUBJECT, JSON.stringify({ n: 1 }), `corr-${id}`],
+    );
+    const deadline = Date.now() + 5_000;
+    let published: Date | null = null;
+    while (!published && Date.now() < deadline) {
+      await sleep(100);
+      const [row] = await dataSource.query<{ published_at: Date | null }[]>(
+        `SELECT published_at FROM ${SCHEMA}.outbox WHERE id = $1`,
+        [id],
+      );
+      published = row.published_at;
+    }
+    expect(published).not.toBeNull();
+    const stored = await client.jsm.streams.getMessage(`${prefix}_EVENTS`, {
+      last_by_subj: client.subject(SUBJECT),
+    });
+    expect(stored?.header.get('Nats-Msg-Id')).toBe(id);
+    expect(JSON.parse(stored!.string())).toMatchObject({ eventId: id, subject: SUBJECT, payload: { n: 1 } });
+    // The next sweep counts what is left: nothing.
+    await sleep(1_200);
+    expect(await pendingGauge()).toBe(0);
+  });
+
+  it('opens no relaying transaction while nothing waits', async () => {
+    const claims = jest.spyOn(BookkeepingStatements.prototype, 'claim');
+    const counts = jest.spyOn(BookkeepingStatements.prototype, 'pending');
+    await sleep(2_300);
+    expect(counts.mock.calls.length).toBeGreaterThanOrEqual(2);
+    expect(claims).not.toHaveBeenCalled();
+  });
+});
