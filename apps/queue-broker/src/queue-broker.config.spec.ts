@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig } from '@app/config';
+import { configRefusal } from '../../../test/support/config-refusal.js';
 import { QueueBrokerConfig } from './queue-broker.config.js';
 
 /** The queue-broker's settings that depend on one another, refused at boot with the reason. */
@@ -8,15 +8,7 @@ const env = {
   REGISTRY_AUTH_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
 };
 
-function message(vars: Record<string, string>): string {
-  try {
-    loadConfig(QueueBrokerConfig, { ...env, ...vars });
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  return 'accepted';
-}
+const message = (vars: Record<string, string>) => configRefusal(QueueBrokerConfig, { ...env, ...vars });
 
 describe('QueueBrokerConfig', () => {
   it('accepts the defaults', () => {
