@@ -12,6 +12,7 @@ import { client, createUser } from '../lib/api.mjs';
 import { bareNest, benchEndpoint } from '../lib/fixtures.mjs';
 import { log } from '../../scripts/lib/infra.mjs';
 import { latencySummary, median } from '../lib/stats.mjs';
+import { quiesce } from '../lib/quiesce.mjs';
 import { APP_NAMES } from '../lib/system.mjs';
 
 const ENDPOINTS = 100;
@@ -98,23 +99,6 @@ async function systemCpuSeconds(system) {
 }
 
 /**
- * Waits until the five apps are nearly idle (under 5 % of a core over a second, or 60 s): in a full run the
- * scenarios before this one leave the broker folding their jobs into rollups and the relays draining, and a read
- * measured meanwhile measures their backlog. Returns the seconds waited.
- */
-async function quiesce(system) {
-  const started = performance.now();
-  let before = await systemCpuSeconds(system);
-  while (performance.now() - started < 60_000) {
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const after = await systemCpuSeconds(system);
-    if (after - before < 0.05) break;
-    before = after;
-  }
-  return (performance.now() - started) / 1000;
-}
-
-/**
  * `count` GETs one after another on a kept-alive connection: p50 and p99 (ms), and, for the system's routes, the
  * CPU the five apps used per request (ms): a cost that CPU contention on a shared machine does not inflate.
  */
@@ -150,8 +134,10 @@ export default {
     const own = { ...ctx, userId, key, api: client(ctx.system.url('gateway'), key) };
     const endpoint = await benchEndpoint(own, 'bench-history');
     await seed(ctx.sql, { jobs, pods, endpointId: endpoint.id, userId });
-    const quietAfterS = await quiesce(ctx.system);
-    log(`the apps were idle after ${quietAfterS.toFixed(1)} s`);
+    // The scenarios before this one leave the broker folding their jobs into rollups and the relays draining; a
+    // read measured meanwhile would measure their backlog.
+    const { seconds: quietAfterS, quiet } = await quiesce(ctx.system);
+    log(`the apps were ${quiet ? 'idle' : 'still busy'} after ${quietAfterS.toFixed(1)} s`);
     const gateway = ctx.system.url('gateway');
     return {
       system: ctx.system,
@@ -193,7 +179,7 @@ export default {
   notes: (state, raw) => [
     `history: ${state.settings.jobs.toLocaleString('en')} finished jobs and ${state.settings.pods.toLocaleString('en')} terminated pods with their usage, over ${ENDPOINTS} users and endpoints (the bench user's share: 1 %), seeded with SQL`,
     `${state.requests} sequential requests per round and side (one connection), p50/p99 per round; CPU per request includes the apps' background work during the round (loops, relays)`,
-    `measured once the five apps were idle (under 5 % of a core; waited ${state.settings.quietAfterS.toFixed(1)} s after seeding for the earlier scenarios' backlog)`,
+    `measured once the five apps were idle (under a tenth of a core over half a second; waited ${state.settings.quietAfterS.toFixed(1)} s after seeding for the earlier scenarios' backlog)`,
     `machine load average at the end: ${loadavg()
       .map((n) => n.toFixed(1))
       .join(', ')} on ${cpus().length} CPUs: p99 on a shared machine is mostly waiting for a CPU`,

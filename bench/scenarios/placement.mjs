@@ -12,8 +12,11 @@
 //     baseline  the same 20 one after another.
 // Created clusters stay (the fleet fills up as the rounds go, alike for both sides): their pods are simulated by
 // pod-lifecycle and stay PROVISIONING (SIM_PROVISION_MS is one hour in the harness), so they cost nothing once
-// created; after each create the harness waits until pod-lifecycle has all the member pods, so the next
-// measurement does not overlap that work. Everything goes with the run's database.
+// created; after each create the harness waits until pod-lifecycle has all the member pods and the apps have gone
+// quiet (each member's first status event followed by cluster-scheduler, pod-lifecycle's runtime reconciling it,
+// the relays drained: bench/lib/quiesce.mjs), so the next measurement does not overlap that work, as the raw SQL
+// side overlaps none. Everything goes with the run's database.
+import { quiesce } from '../lib/quiesce.mjs';
 import { percentile } from '../lib/stats.mjs';
 
 const PODS = 250;
@@ -153,6 +156,22 @@ async function sqlReservation(client, group, tag) {
   return ms;
 }
 
+/** Waits for the apps to go quiet after a create (see the head of this file), remembering how long it took. */
+async function settle(state) {
+  const { seconds, quiet } = await quiesce(state.system, { timeoutMs: 20_000 });
+  state.quietWaits.push({ seconds, quiet });
+}
+
+function quietNote(waits) {
+  const seconds = waits.map((w) => w.seconds);
+  const late = waits.filter((w) => !w.quiet).length;
+  return (
+    `after each API create the apps went quiet (under a tenth of a core) before the next measurement: ` +
+    `${percentile(seconds, 50).toFixed(1)} s median, ${Math.max(...seconds).toFixed(1)} s at most` +
+    (late ? `; ${late} of ${waits.length} waits ran out at 20 s` : '')
+  );
+}
+
 async function twentyCreates(state, { concurrent }) {
   const group = await bestGroup(state.sql, CONCURRENT * SMALL_PODS);
   const bodies = Array.from({ length: CONCURRENT }, (_, n) => clusterBody(group, SMALL_PODS, n));
@@ -170,6 +189,7 @@ async function twentyCreates(state, { concurrent }) {
     created.map((c) => c.id),
     CONCURRENT * SMALL_PODS,
   );
+  await settle(state);
   return { wall: ms };
 }
 
@@ -188,10 +208,12 @@ export default {
       },
       creates,
       gateway: ctx.system.url('gateway'),
+      system: ctx.system,
       key: ctx.key,
       sql: ctx.sql,
       client: await ctx.sql.connect(),
       groups: [],
+      quietWaits: [],
     };
   },
   async teardown(state) {
@@ -209,6 +231,7 @@ export default {
           const cluster = await create(state, clusterBody(group, PODS, `${round}-${i}`));
           samples.push(cluster.ms);
           await membersCreated(state.sql, [cluster.id], PODS);
+          await settle(state);
         }
         return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
       },
@@ -258,5 +281,6 @@ export default {
   notes: (state) => [
     `${state.creates} creates of 250 pods per round and side: the p99 of a round is its slowest create`,
     'created clusters are kept, so the fleet fills as rounds go (alike for both sides); the raw SQL reservations are undone',
+    quietNote(state.quietWaits),
   ],
 };
