@@ -368,6 +368,36 @@ describe('cluster members (pod.cmd.create-cluster-members, pod.cmd.terminate-clu
     expect(await statuses()).toEqual([PodStatus.Terminated, PodStatus.Terminated]);
   });
 
+  it("gives each member the event's shared variables with its own on top (an event of earlier versions: its own only)", async () => {
+    const id = 'cluster-env';
+    const withShared: ClusterCreatedEvent = {
+      clusterId: id,
+      ownerId: ALICE.userId,
+      env: { MASTER_ADDR: '10.128.0.1', WORLD_SIZE: '16', RANK: 'shadowed' },
+      members: [0, 1].map((rank) => ({ ...member(rank, id), env: { RANK: String(rank) } })),
+    };
+    await pods.send(Subjects.pod.createClusterMembers, { cluster: withShared }, { actor: SYSTEM });
+    const rows = await pods.dataSource.query<{ env: Record<string, string> }[]>(
+      'SELECT env FROM pod_lifecycle.pods WHERE cluster_id = $1 ORDER BY cluster_rank',
+      [id],
+    );
+    expect(rows.map((row) => row.env)).toEqual([
+      { MASTER_ADDR: '10.128.0.1', WORLD_SIZE: '16', RANK: '0' },
+      { MASTER_ADDR: '10.128.0.1', WORLD_SIZE: '16', RANK: '1' },
+    ]);
+    const older: ClusterCreatedEvent = {
+      clusterId: 'cluster-env-older',
+      ownerId: ALICE.userId,
+      members: [{ ...member(0, 'cluster-env-older'), env: { RANK: '0', WORLD_SIZE: '1' } }],
+    };
+    await pods.send(Subjects.pod.createClusterMembers, { cluster: older }, { actor: SYSTEM });
+    const [old] = await pods.dataSource.query<{ env: Record<string, string> }[]>(
+      'SELECT env FROM pod_lifecycle.pods WHERE cluster_id = $1',
+      ['cluster-env-older'],
+    );
+    expect(old.env).toEqual({ RANK: '0', WORLD_SIZE: '1' });
+  });
+
   it("applied while another replica's terminate of the cluster is in flight, a create waits for it and terminates its members", async () => {
     const id = 'cluster-race';
     const raced: ClusterCreatedEvent = {

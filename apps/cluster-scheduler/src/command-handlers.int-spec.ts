@@ -22,6 +22,7 @@ import { CatalogRepository } from './catalog/catalog.repository.js';
 import { FleetLoader } from './catalog/fleet.loader.js';
 import { ClusterSchedulerConfig } from './cluster-scheduler.config.js';
 import { ClusterMemberEntity } from './clusters/cluster-member.entity.js';
+import { toClusterMemberView } from './clusters/cluster.mapper.js';
 import { ClustersRepository } from './clusters/clusters.repository.js';
 import { CreateClusterHandler } from './clusters/create-cluster/create-cluster.handler.js';
 import { DeleteClusterHandler } from './clusters/delete-cluster/delete-cluster.handler.js';
@@ -472,6 +473,32 @@ describe('clusters', () => {
       [cluster.id],
     );
     expect(row.vxlan_id).toBeGreaterThan(0);
+  });
+
+  it("stores and sends the cluster's shared variables once and each member's own, which join into its environment", async () => {
+    const cluster = await createCluster('env-split', 3, 1);
+    const created = (await harness.events(Subjects.cluster.created)).at(-1)?.payload as ClusterCreatedEvent;
+    expect(created.env).toMatchObject({ CLUSTER_ID: cluster.id, NUM_NODES: '3', WORLD_SIZE: '3' });
+    expect(created.env?.NODE_RANK).toBeUndefined();
+    for (const member of created.members) {
+      expect(member.env).toEqual({
+        CLUSTER_ROLE: member.role,
+        NODE_ADDR: member.overlayIp,
+        NODE_RANK: String(member.rank),
+        RANK: String(member.rank),
+      });
+    }
+    const [row] = await harness.dataSource.query<{ member_env: Record<string, string> }[]>(
+      'SELECT member_env FROM cluster_scheduler.clusters WHERE id = $1',
+      [cluster.id],
+    );
+    expect(row.member_env).toEqual(created.env);
+    // As the member routes show them (list-cluster-members maps the stored rows so).
+    const clusters = new ClustersRepository(harness.dataSource);
+    const stored = (await clusters.findLive(cluster.id))!;
+    const views = (await clusters.members(cluster.id)).map((m) => toClusterMemberView(stored, m));
+    expect(views.map((v) => v.env)).toEqual(created.members.map((m) => ({ ...created.env, ...m.env })));
+    expect(views[2].env).toMatchObject({ MASTER_ADDR: created.members[0].overlayIp, NODE_RANK: '2' });
   });
 
   it('creates a cluster in a fixed number of statements, whatever its size (the placement applied in bulk)', async () => {

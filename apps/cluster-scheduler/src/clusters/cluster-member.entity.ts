@@ -34,7 +34,10 @@ export class ClusterMemberEntity {
   @Column({ name: 'port_mappings', type: 'jsonb' })
   portMappings: Record<string, number>;
 
-  /** The member's full environment (the user's env plus the cluster's peer-discovery variables). */
+  /**
+   * The member's own variables (its role, rank and address), added on top of its cluster's `memberEnv`; for a cluster
+   * created before that was kept apart, the whole environment (cluster-topology.ts, `joinEnv`).
+   */
   @Column({ type: 'jsonb' })
   env: Record<string, string>;
 

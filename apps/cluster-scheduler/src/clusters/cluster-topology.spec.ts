@@ -1,5 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { memberEnv, memberPorts, memberRole, type TopologyInput } from './cluster-topology.js';
+import {
+  clusterEnv,
+  joinEnv,
+  memberEnv,
+  memberOwnEnv,
+  memberPorts,
+  memberRole,
+  type TopologyInput,
+} from './cluster-topology.js';
 
 const base: TopologyInput = {
   clusterId: 'c1',
@@ -66,5 +74,35 @@ describe('cluster topology', () => {
     });
     expect(env.PUBLIC_KEY).toBe('ssh-ed25519 AAAA a\nssh-ed25519 BBBB b');
     expect(env.JUPYTER_PASSWORD).toBe('pw');
+  });
+
+  it.each(['TRAINING', 'APPLICATION', 'RAY', 'SLURM'] as const)(
+    "%s: the cluster-wide variables and a member's own make its environment, nothing of one member in the shared part",
+    (type) => {
+      const input: TopologyInput = {
+        ...base,
+        type,
+        userEnv: { ...base.userEnv, RANK: 'user', NODE_ADDR: 'user' },
+      };
+      const shared = clusterEnv(input);
+      for (const rank of [0, 1, 3]) {
+        const own = memberOwnEnv(type, rank, `10.128.0.${rank + 1}`);
+        const whole = memberEnv({ ...input, rank, ownIp: `10.128.0.${rank + 1}` });
+        expect(joinEnv(shared, own)).toEqual(whole);
+        expect(whole).toMatchObject({ RANK: String(rank), NODE_ADDR: `10.128.0.${rank + 1}` });
+        // What differs between members is only in their own part.
+        for (const [name, value] of Object.entries(whole)) {
+          if (shared[name] !== value) expect(own[name]).toBe(value);
+        }
+      }
+      // The same shared part for every member: nothing rank- or address-dependent leaks into it.
+      expect(Object.keys(shared)).not.toEqual(expect.arrayContaining(['CLUSTER_ROLE']));
+      expect(shared.NODE_RANK).toBeUndefined();
+    },
+  );
+
+  it("joins a member row of a cluster stored before the split (no shared part) as the row's whole environment", () => {
+    const whole = memberEnv(base);
+    expect(joinEnv(null, whole)).toBe(whole);
   });
 });

@@ -61,6 +61,14 @@ export class ClusterEntity {
   @Column({ type: 'jsonb' })
   env: Record<string, string>;
 
+  /**
+   * The variables every member's environment has alike (`clusterEnv`: the user's env and the cluster's
+   * peer-discovery variables); each member row holds only its own on top. Null for a cluster created before this
+   * was kept apart: its member rows hold their whole environment.
+   */
+  @Column({ name: 'member_env', type: 'jsonb', nullable: true })
+  memberEnv: Record<string, string> | null;
+
   /** Ports every member exposes (the user's, plus 22/tcp with startSsh and 8888/http with startJupyter). */
   @Column({ type: 'text', array: true })
   ports: string[];

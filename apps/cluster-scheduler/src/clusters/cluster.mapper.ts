@@ -10,7 +10,7 @@ import {
 } from '@app/contracts';
 import type { ClusterMemberEntity } from './cluster-member.entity.js';
 import type { ClusterEntity } from './cluster.entity.js';
-import { SSH_PORT } from './cluster-topology.js';
+import { SSH_PORT, joinEnv } from './cluster-topology.js';
 
 /** `total` counts the members still provisioned (not TERMINATED); `byStatus` has no zero counts. */
 export function podsSummary(byStatus: Partial<Record<PodStatus, number>>): ClusterPodsSummary {
@@ -73,7 +73,7 @@ export function toClusterMemberView(cluster: ClusterEntity, member: ClusterMembe
     status: member.status,
     image: cluster.image,
     dockerArgs: cluster.args,
-    env: member.env,
+    env: joinEnv(cluster.memberEnv, member.env),
     ports: cluster.ports,
     portMappings: member.portMappings,
     publicIp: member.publicIp,
@@ -88,7 +88,10 @@ export function toClusterMemberView(cluster: ClusterEntity, member: ClusterMembe
   };
 }
 
-/** A member as pod-lifecycle creates it (`cluster.evt.created`): its placement, priced at `rates`, and container. */
+/**
+ * A member as pod-lifecycle creates it (`cluster.evt.created`): its placement, priced at `rates`, and container;
+ * `env` is the member's own variables, which pod-lifecycle adds to the event's `env` (the cluster's, sent once).
+ */
 export function memberSpec(
   cluster: ClusterEntity,
   member: ClusterMemberEntity,

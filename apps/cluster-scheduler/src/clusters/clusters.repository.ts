@@ -63,9 +63,10 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
       `WITH cluster AS (
          INSERT INTO ${table('clusters')} (id, owner_id, name, type, gpu_type_id, gpu_count_per_pod, pod_count,
                                            data_center_id, cidr, vxlan_id, vxlan_port, image, args, disk, env, ports,
-                                           start_jupyter, start_ssh, mounts, network_volume_id, created_at, deleted_at)
+                                           start_jupyter, start_ssh, mounts, network_volume_id, created_at, deleted_at,
+                                           member_env)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::cidr, $10, $11, $12, $13, $14, $15::jsonb, $16::text[], $17, $18,
-                 $19::jsonb, $20, $21::timestamptz, $22::timestamptz)
+                 $19::jsonb, $20, $21::timestamptz, $22::timestamptz, $24::jsonb)
        )
        INSERT INTO ${table('cluster_members')} (pod_id, cluster_id, rank, role, name, overlay_ip, host_id, public_ip,
                                                port_mappings, env, status, status_at, created_at)
@@ -113,6 +114,7 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
             created_at: m.createdAt,
           })),
         ),
+        cluster.memberEnv === null ? null : JSON.stringify(cluster.memberEnv),
       ],
     );
   }

@@ -3,10 +3,12 @@ import { Initial1795237760795 } from './1795237760795-initial.js';
 import { SchedulerTables1795238895412 } from './1795238895412-scheduler-tables.js';
 import { CatalogPrices1795482602596 } from './1795482602596-catalog-prices.js';
 import { VolumeUsage1795483035329 } from './1795483035329-volume-usage.js';
+import { ClusterMemberEnv1795919565847 } from './1795919565847-cluster-member-env.js';
 
 export const MIGRATIONS = [
   Initial1795237760795,
   SchedulerTables1795238895412,
   CatalogPrices1795482602596,
   VolumeUsage1795483035329,
+  ClusterMemberEnv1795919565847,
 ];

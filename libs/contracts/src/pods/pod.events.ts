@@ -27,6 +27,7 @@ export interface ClusterMemberSpec {
   placement: PlacementView;
   image: string;
   args?: string;
+  /** The member's own variables, added on top of the event's `env` (they win); see ClusterCreatedEvent.env. */
   env: Record<string, string>;
   ports: string[];
   /** Container disk, GB. */
@@ -45,6 +46,12 @@ export interface ClusterCreatedEvent {
   clusterId: string;
   ownerId: string;
   templateId?: string;
+  /**
+   * The variables every member's environment has alike, sent once rather than in each of up to hundreds of members;
+   * a member's environment is these, then its own `env`. Absent from events of earlier versions, whose members each
+   * carry their whole environment.
+   */
+  env?: Record<string, string>;
   members: ClusterMemberSpec[];
 }
 

@@ -21,7 +21,7 @@ import type { NetworkVolumeEntity } from '../../volumes/network-volume.entity.js
 import { ClusterMemberEntity } from '../cluster-member.entity.js';
 import { ClusterEntity, type ClusterMounts } from '../cluster.entity.js';
 import { memberSpec, toClusterView } from '../cluster.mapper.js';
-import { memberEnv, memberPorts, memberRole } from '../cluster-topology.js';
+import { clusterEnv, memberOwnEnv, memberPorts, memberRole } from '../cluster-topology.js';
 import { ClustersRepository } from '../clusters.repository.js';
 
 /** NATS refuses messages over its max_payload (1 MB by default); the created event must stay below. */
@@ -120,6 +120,7 @@ export class CreateClusterHandler {
     const event: ClusterCreatedEvent = {
       clusterId,
       ownerId,
+      env: cluster.memberEnv ?? {},
       members: members.map((member) => memberSpec(cluster, member, rates)),
     };
     const bytes = Buffer.byteLength(JSON.stringify(event));
@@ -185,7 +186,7 @@ export class CreateClusterHandler {
       : payload.mounts?.network?.length
         ? { network: payload.mounts.network.map((m) => ({ volumeId: m.volumeId, path: m.path })) }
         : null;
-    const cluster = Object.assign(new ClusterEntity(), {
+    const cluster: ClusterEntity = Object.assign(new ClusterEntity(), {
       id: parts.clusterId,
       ownerId: envelope.actor.userId,
       name: payload.name,
@@ -208,9 +209,19 @@ export class CreateClusterHandler {
       networkVolumeId: parts.volume?.id ?? null,
       createdAt: ctx.now,
       deletedAt: null,
+      memberEnv: null,
     });
-    const primaryIp = memberAddress(block, 0);
-    const jupyterPassword = cluster.startJupyter ? deriveId(envelope.commandId, 'jupyter', 24) : undefined;
+    cluster.memberEnv = clusterEnv({
+      clusterId: cluster.id,
+      type: cluster.type,
+      podCount: cluster.podCount,
+      gpusPerPod: cluster.gpuCountPerPod,
+      primaryIp: memberAddress(block, 0),
+      cidr: cluster.cidr,
+      userEnv: cluster.env,
+      sshPublicKeys: cluster.startSsh ? payload.sshPublicKeys : undefined,
+      jupyterPassword: cluster.startJupyter ? deriveId(envelope.commandId, 'jupyter', 24) : undefined,
+    });
     const members = applied.pods.map((pod) => {
       const ownIp = memberAddress(block, pod.rank);
       return Object.assign(new ClusterMemberEntity(), {
@@ -223,19 +234,7 @@ export class CreateClusterHandler {
         hostId: pod.hostId,
         publicIp: pod.publicIp,
         portMappings: pod.portMappings,
-        env: memberEnv({
-          clusterId: cluster.id,
-          type: cluster.type,
-          rank: pod.rank,
-          podCount: cluster.podCount,
-          gpusPerPod: cluster.gpuCountPerPod,
-          primaryIp,
-          ownIp,
-          cidr: cluster.cidr,
-          userEnv: cluster.env,
-          sshPublicKeys: cluster.startSsh ? payload.sshPublicKeys : undefined,
-          jupyterPassword,
-        }),
+        env: memberOwnEnv(cluster.type, pod.rank, ownIp),
         status: PodStatus.Provisioning,
         statusAt: ctx.now,
         createdAt: ctx.now,

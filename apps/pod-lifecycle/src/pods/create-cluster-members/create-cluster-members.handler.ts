@@ -80,7 +80,7 @@ function memberPod(cluster: ClusterCreatedEvent, member: ClusterMemberSpec, now:
     name: member.name,
     image: member.image,
     args: member.args ?? null,
-    env: member.env,
+    env: cluster.env ? { ...cluster.env, ...member.env } : member.env,
     secretEnv: {},
     ports: member.ports,
     portMappings: {},
