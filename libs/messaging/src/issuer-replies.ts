@@ -2,6 +2,7 @@ import type { JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import {
   ErrorCode,
+  HINTED_EVENTS,
   Headers,
   hintSubject,
   outcomeSubject,
@@ -28,7 +29,9 @@ export class IssuerReplies {
     this.outcomeInboxes = nats.subject(outcomeSubject(''));
   }
 
+  /** The event's hint, if it is one of the HINTED_EVENTS (no one listens for the others). */
   hint(event: EmittedEvent): void {
+    if (!HINTED_EVENTS.has(event.subject)) return;
     const envelope: EventEnvelope = {
       eventId: event.id,
       subject: event.subject,

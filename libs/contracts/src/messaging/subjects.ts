@@ -209,6 +209,17 @@ export function hintSubject(eventSubject: string): string {
   return `hint.${eventSubject}`;
 }
 
+/**
+ * The events that get a hint: those the gateway's long polls wait for (a job queued or changed, a worker asked to
+ * stop). Nobody listens for the hint of any other event, so its owner does not publish one: a 250-pod
+ * `cluster.evt.created` was serialised and sent a second time, ahead of its command's outcome, for no reader.
+ */
+export const HINTED_EVENTS: ReadonlySet<string> = new Set([
+  Subjects.job.queued,
+  Subjects.job.changed,
+  Subjects.worker.stopRequested,
+]);
+
 /** Where owners publish a command's outcome when the command names no inbox (see Headers.OutcomeTo). */
 export function outcomeSubject(commandId: string): string {
   return `outcome.${commandId}`;
