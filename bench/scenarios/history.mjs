@@ -179,7 +179,7 @@ export default {
   notes: (state, raw) => [
     `history: ${state.settings.jobs.toLocaleString('en')} finished jobs and ${state.settings.pods.toLocaleString('en')} terminated pods with their usage, over ${ENDPOINTS} users and endpoints (the bench user's share: 1 %), seeded with SQL`,
     `${state.requests} sequential requests per round and side (one connection), p50/p99 per round; CPU per request includes the apps' background work during the round (loops, relays)`,
-    `measured once the five apps were idle (under a tenth of a core over half a second; waited ${state.settings.quietAfterS.toFixed(1)} s after seeding for the earlier scenarios' backlog)`,
+    `measured once the five apps were idle (bench/lib/quiesce.mjs; waited ${state.settings.quietAfterS.toFixed(1)} s after seeding for the earlier scenarios' backlog)`,
     `machine load average at the end: ${loadavg()
       .map((n) => n.toFixed(1))
       .join(', ')} on ${cpus().length} CPUs: p99 on a shared machine is mostly waiting for a CPU`,

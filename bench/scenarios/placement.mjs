@@ -166,7 +166,7 @@ function quietNote(waits) {
   const seconds = waits.map((w) => w.seconds);
   const late = waits.filter((w) => !w.quiet).length;
   return (
-    `after each API create the apps went quiet (under a tenth of a core) before the next measurement: ` +
+    `after each API create the apps went quiet (bench/lib/quiesce.mjs) before the next measurement: ` +
     `${percentile(seconds, 50).toFixed(1)} s median, ${Math.max(...seconds).toFixed(1)} s at most` +
     (late ? `; ${late} of ${waits.length} waits ran out at 20 s` : '')
   );
