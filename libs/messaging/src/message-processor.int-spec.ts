@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { BaseConfig } from '@app/config';
@@ -291,6 +291,50 @@ describe('MessageProcessor (Postgres)', () => {
     });
     expect(second).toEqual({ outcome: first.outcome, duplicate: true, events: [] });
     expect(await footprint(msg)).toEqual({ effects: 0, outbox: 0, processed: 1 });
+  });
+
+  it('dates a refusal when it was decided, holding its locks: a command that waited for one of them is dated after it', async () => {
+    // A placement refused for want of capacity, and a release waiting for the ledger lock the refusal held: the
+    // rollback frees the lock before the refusal is recorded, and a rebuild (which follows processed_at) must still
+    // apply the refusal first, as it was decided on a ledger without that release.
+    const lock = `message-processor-int-spec/${randomUUID()}`;
+    const refused = message();
+    const waited = message();
+    let holding: () => void = () => undefined;
+    const refusalHoldsLock = new Promise<void>((resolve) => (holding = resolve));
+    let waitedApplied: Promise<unknown> = Promise.resolve();
+    const record = processor.recordFailure.bind(processor);
+    // The refusal is recorded only once the waiting command has committed: the order the race can take.
+    const spy = jest.spyOn(processor, 'recordFailure').mockImplementation(async (...args) => {
+      await waitedApplied;
+      return record(...args);
+    });
+    try {
+      const refusal = processor.process(refused, async (manager) => {
+        await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock]);
+        holding();
+        await manager.query('SELECT pg_sleep(0.05)');
+        throw new DomainError(ErrorCode.CapacityUnavailable, 'nothing free on the host');
+      });
+      await refusalHoldsLock;
+      waitedApplied = processor.process(waited, async (manager) => {
+        await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock]);
+        return 'released';
+      });
+      expect((await refusal).outcome).toMatchObject({
+        ok: false,
+        error: { code: ErrorCode.CapacityUnavailable },
+      });
+      expect(await waitedApplied).toMatchObject({ outcome: { ok: true, value: 'released' } });
+    } finally {
+      spy.mockRestore();
+    }
+    const [row] = await dataSource.query<{ refused_first: boolean }[]>(
+      `SELECT (SELECT processed_at FROM ${SCHEMA}.processed_commands WHERE command_id = $1) <
+              (SELECT processed_at FROM ${SCHEMA}.processed_commands WHERE command_id = $2) AS refused_first`,
+      [refused.id, waited.id],
+    );
+    expect(row.refused_first).toBe(true);
   });
 
   describe('batches', () => {

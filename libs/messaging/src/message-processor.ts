@@ -75,6 +75,19 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
+ * A DomainError thrown by a message applied on its own, and the database's clock read in its transaction before the
+ * rollback, while it still held every lock it took: the moment of the refusal, which its processed row is dated with.
+ */
+class Refusal extends Error {
+  constructor(
+    readonly error: DomainError,
+    readonly decidedAt: string | null,
+  ) {
+    super(error.message);
+  }
+}
+
+/**
  * Applies a message exactly once: the effect, its outbox events and the processed-commands row commit in one
  * transaction. A redelivery or a replay finds the row and returns the recorded outcome. A DomainError is an
  * answer, recorded too (the same command always gets the same answer); any other error propagates so the
@@ -147,14 +160,23 @@ export class MessageProcessor {
     return results as (ProcessResult | Error)[];
   }
 
-  /** Records a failed outcome; if an outcome was recorded meanwhile, that one stands. */
-  async recordFailure(message: MessageIdentity, error: ErrorPayload): Promise<ProcessResult> {
+  /**
+   * Records a failed outcome; if an outcome was recorded meanwhile, that one stands. `decidedAt` (the database's
+   * clock, as text) dates the row when the refusal was decided in an earlier transaction; without it, the row is
+   * dated when written.
+   */
+  async recordFailure(
+    message: MessageIdentity,
+    error: ErrorPayload,
+    decidedAt: string | null = null,
+  ): Promise<ProcessResult> {
     const outcome: CommandOutcome = { ok: false, error };
     const inserted = await this.dataSource
       .createQueryBuilder()
       .insert()
       .into(ProcessedCommandEntity)
-      .values(this.row(message, outcome))
+      .values(this.row(message, outcome, decidedAt))
+      .setParameter('decidedAt', decidedAt)
       .orIgnore()
       .returning(['commandId'])
       .execute();
@@ -172,6 +194,9 @@ export class MessageProcessor {
       const [result] = await this.applyTogether([item]);
       return result;
     } catch (error) {
+      if (error instanceof Refusal) {
+        return this.recordFailure(item.message, error.error.toPayload(), error.decidedAt);
+      }
       if (error instanceof DomainError) return this.recordFailure(item.message, error.toPayload());
       if (isUniqueViolation(error)) {
         // Another delivery of the same message committed first.
@@ -212,7 +237,13 @@ export class MessageProcessor {
           });
           return Promise.resolve();
         };
-        const value = await effect(manager, emit);
+        let value: unknown;
+        try {
+          value = await effect(manager, emit);
+        } catch (error) {
+          if (error instanceof DomainError && items.length === 1) throw await this.refusal(manager, error);
+          throw error;
+        }
         // The first answer must equal what a redelivery reads back from the database: JSON, not live objects.
         const outcome: CommandOutcome = {
           ok: true,
@@ -238,9 +269,24 @@ export class MessageProcessor {
     return results;
   }
 
+  /**
+   * The refusal, dated by the database's clock before the transaction rolls back. The rollback releases the locks the
+   * effect took (a placement's ledger lock, say), and the failure is recorded after it, in a transaction of its own:
+   * dated then, a release that took the lock in between would be dated before the refusal it did not cause, and a
+   * rebuild (which follows processed_at) would apply it first and place what was refused. Undated (the clock at the
+   * write, as before) if the transaction can no longer answer (a failed write aborted it).
+   */
+  private async refusal(manager: EntityManager, error: DomainError): Promise<Refusal> {
+    const rows = await manager
+      .query<{ at: string }[]>('SELECT clock_timestamp()::text AS at')
+      .catch(() => [] as { at: string }[]);
+    return new Refusal(error, rows[0]?.at ?? null);
+  }
+
   private row(
     message: MessageIdentity,
     outcome: CommandOutcome,
+    decidedAt: string | null = null,
   ): QueryDeepPartialEntity<ProcessedCommandEntity> {
     return {
       commandId: message.id,
@@ -249,7 +295,7 @@ export class MessageProcessor {
       issuedAt: new Date(message.issuedAt),
       // The moment of the write, not the transaction's start (`now()`): rows of different domains and apps then
       // sort in the order they were applied, which a rebuild follows (docs/adr/0011-replay-and-rebuild.md).
-      processedAt: () => 'clock_timestamp()',
+      processedAt: () => (decidedAt === null ? 'clock_timestamp()' : ':decidedAt::timestamptz'),
       correlationId: message.correlationId,
       actorUserId: message.actorUserId,
     };
