@@ -67,7 +67,7 @@ export class BookkeepingStatements {
     // insert is a data-modifying CTE: it runs to completion whether or not the main statement reads it.
     this.recordText =
       `WITH events AS (INSERT INTO ${outboxTable} (id, subject, payload, correlation_id, occurred_at) ` +
-      `SELECT id, subject, payload, correlation_id, occurred_at FROM unnest($1::text[], $2::text[], $3::jsonb[], ` +
+      `SELECT id, subject, payload, correlation_id, occurred_at FROM unnest($1::text[], $2::text[], $3::json[], ` +
       `$4::text[], $5::timestamptz[]) WITH ORDINALITY AS e(id, subject, payload, correlation_id, occurred_at, n) ` +
       `ORDER BY n) ` +
       `INSERT INTO ${processedTable} (command_id, subject, outcome, issued_at, processed_at, correlation_id, ` +

@@ -4,6 +4,7 @@ import { SchedulerTables1795238895412 } from './1795238895412-scheduler-tables.j
 import { CatalogPrices1795482602596 } from './1795482602596-catalog-prices.js';
 import { VolumeUsage1795483035329 } from './1795483035329-volume-usage.js';
 import { ClusterMemberEnv1795919565847 } from './1795919565847-cluster-member-env.js';
+import { OutboxJsonPayload1795927928310 } from './1795927928310-outbox-json-payload.js';
 
 export const MIGRATIONS = [
   Initial1795237760795,
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   CatalogPrices1795482602596,
   VolumeUsage1795483035329,
   ClusterMemberEnv1795919565847,
+  OutboxJsonPayload1795927928310,
 ];

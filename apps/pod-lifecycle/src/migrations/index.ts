@@ -6,6 +6,7 @@ import { PodUsage1795483003432 } from './1795483003432-pod-usage.js';
 import { DeletedClusters1795484944203 } from './1795484944203-deleted-clusters.js';
 import { WorkerPodsIndex1795492485229 } from './1795492485229-worker-pods-index.js';
 import { SpendLimits1795492897773 } from './1795492897773-spend-limits.js';
+import { OutboxJsonPayload1795927924450 } from './1795927924450-outbox-json-payload.js';
 
 export const MIGRATIONS = [
   Initial1795237945357,
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   DeletedClusters1795484944203,
   WorkerPodsIndex1795492485229,
   SpendLimits1795492897773,
+  OutboxJsonPayload1795927924450,
 ];

@@ -4,6 +4,7 @@ import { JobsAndWorkers1795239730122 } from './1795239730122-jobs-and-workers.js
 import { WebhookSecrets1795468977310 } from './1795468977310-webhook-secrets.js';
 import { EndpointMetrics1795492806244 } from './1795492806244-endpoint-metrics.js';
 import { MetricsRowVersion1795524209378 } from './1795524209378-metrics-row-version.js';
+import { OutboxJsonPayload1795927920408 } from './1795927920408-outbox-json-payload.js';
 
 export const MIGRATIONS = [
   Initial1795237761633,
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   WebhookSecrets1795468977310,
   EndpointMetrics1795492806244,
   MetricsRowVersion1795524209378,
+  OutboxJsonPayload1795927920408,
 ];
