@@ -24,6 +24,7 @@ import { ClusterSchedulerConfig } from './cluster-scheduler.config.js';
 import { ClusterMemberEntity } from './clusters/cluster-member.entity.js';
 import { toClusterMemberView } from './clusters/cluster.mapper.js';
 import { ClustersRepository } from './clusters/clusters.repository.js';
+import { parseCidr } from './overlay/overlay.js';
 import { CreateClusterHandler } from './clusters/create-cluster/create-cluster.handler.js';
 import { DeleteClusterHandler } from './clusters/delete-cluster/delete-cluster.handler.js';
 import { FollowPodStatusHandler } from './clusters/follow-pod-status/follow-pod-status.handler.js';
@@ -531,5 +532,23 @@ describe('clusters', () => {
     const deleted = (await harness.events(Subjects.cluster.deleted)).at(-1)?.payload;
     expect(deleted).toMatchObject({ clusterId: cluster.id, ownerId: ALICE.userId });
     expect((deleted as { podIds: string[] }).podIds).toHaveLength(2);
+  });
+
+  it("reads the live clusters' overlays as numbers equal to their CIDRs (every create above allocated beside them)", async () => {
+    const clusters = new ClustersRepository(harness.dataSource);
+    const live = await clusters.liveOverlays(harness.dataSource.manager);
+    const rows = await harness.dataSource.query<{ vxlan_id: number; cidr: string }[]>(
+      'SELECT vxlan_id, cidr::text AS cidr FROM cluster_scheduler.clusters WHERE deleted_at IS NULL',
+    );
+    expect(live.length).toBeGreaterThanOrEqual(3);
+    const byId = (a: { vxlanId: number }, b: { vxlanId: number }) => a.vxlanId - b.vxlanId;
+    expect([...live].sort(byId)).toEqual(
+      rows.map((r) => ({ vxlanId: r.vxlan_id, block: parseCidr(r.cidr) })).sort(byId),
+    );
+    const [overlaps] = await harness.dataSource.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM cluster_scheduler.clusters a JOIN cluster_scheduler.clusters b
+          ON a.id < b.id AND a.cidr && b.cidr WHERE a.deleted_at IS NULL AND b.deleted_at IS NULL`,
+    );
+    expect(overlaps.n).toBe(0);
   });
 });

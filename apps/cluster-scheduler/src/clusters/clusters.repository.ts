@@ -5,6 +5,7 @@ import { preparedQuery, writeBehind } from '@app/database';
 import { ClusterMemberEntity } from './cluster-member.entity.js';
 import { ClusterEntity } from './cluster.entity.js';
 import type { ClusterMembership } from '../placement/cluster-membership.js';
+import type { Block } from '../overlay/overlay.js';
 import type { LiveOverlays } from '../placement/live-overlays.js';
 import { table } from '../schema.js';
 import type { ClustersMountingVolume } from '../volumes/volume-mounts.js';
@@ -42,11 +43,20 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
   }
 
   /** VXLAN ids and CIDRs of the live clusters (what a new cluster must not reuse). */
-  async liveOverlays(manager: EntityManager): Promise<{ vxlanId: number; cidr: string }[]> {
-    const rows: { vxlan_id: number; cidr: string }[] = await manager.query(
-      `SELECT vxlan_id, cidr::text AS cidr FROM ${table('clusters')} WHERE deleted_at IS NULL`,
+  /**
+   * Each live cluster's VXLAN id and block as numbers, from the `cidr` column's own arithmetic: read every create
+   * (they grow with the live clusters), the CIDRs as text cost a parse each (ipaddr.js), some 1.4 ms a create with
+   * 240 live clusters. A `cidr` value is its network address, so its distance from 0.0.0.0 is the block's start.
+   */
+  async liveOverlays(manager: EntityManager): Promise<{ vxlanId: number; block: Block }[]> {
+    const rows: { vxlan_id: number; start: string; prefix: number }[] = await manager.query(
+      `SELECT vxlan_id, cidr - '0.0.0.0'::inet AS start, masklen(cidr) AS prefix
+         FROM ${table('clusters')} WHERE deleted_at IS NULL`,
     );
-    return rows.map((r) => ({ vxlanId: r.vxlan_id, cidr: r.cidr }));
+    return rows.map((r) => ({
+      vxlanId: r.vxlan_id,
+      block: { start: Number(r.start), size: 2 ** (32 - r.prefix) },
+    }));
   }
 
   /**

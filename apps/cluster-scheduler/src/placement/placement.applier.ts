@@ -202,7 +202,7 @@ export class PlacementApplier {
     }
     const block = allocateBlock(
       parseCidr(this.config.OVERLAY_POOL),
-      live.map((l) => parseCidr(l.cidr)),
+      live.map((l) => l.block),
       blockSizeFor(podCount),
     );
     if (!block) {
