@@ -42,11 +42,11 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
     });
   }
 
-  /** VXLAN ids and CIDRs of the live clusters (what a new cluster must not reuse). */
   /**
-   * Each live cluster's VXLAN id and block as numbers, from the `cidr` column's own arithmetic: read every create
-   * (they grow with the live clusters), the CIDRs as text cost a parse each (ipaddr.js), some 1.4 ms a create with
-   * 240 live clusters. A `cidr` value is its network address, so its distance from 0.0.0.0 is the block's start.
+   * The live clusters' VXLAN ids and address blocks (what a new cluster must not reuse), as numbers from the `cidr`
+   * column's own arithmetic. Every create reads them all, and as text each CIDR cost a parse (ipaddr.js): some
+   * 1.4 ms a create with 240 live clusters. A `cidr` value is its network address, so its distance from 0.0.0.0 is
+   * the block's start.
    */
   async liveOverlays(manager: EntityManager): Promise<{ vxlanId: number; block: Block }[]> {
     const rows: { vxlan_id: number; start: string; prefix: number }[] = await manager.query(
