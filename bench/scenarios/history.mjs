@@ -12,6 +12,7 @@ import { client, createUser } from '../lib/api.mjs';
 import { bareNest, benchEndpoint } from '../lib/fixtures.mjs';
 import { log } from '../../scripts/lib/infra.mjs';
 import { latencySummary, median } from '../lib/stats.mjs';
+import { cpuSeconds } from '../lib/process-cpu.mjs';
 import { quiesce } from '../lib/quiesce.mjs';
 import { APP_NAMES } from '../lib/system.mjs';
 
@@ -88,13 +89,7 @@ async function seed(sql, { jobs, pods, endpointId, userId }) {
 
 /** CPU seconds (user + system) the five apps have used, from their own /metrics. */
 async function systemCpuSeconds(system) {
-  const values = await Promise.all(
-    APP_NAMES.map(async (app) => {
-      const text = await (await fetch(system.metricsUrl(app))).text();
-      const line = text.split('\n').find((l) => l.startsWith('process_cpu_seconds_total '));
-      return line ? Number(line.split(' ')[1]) : NaN;
-    }),
-  );
+  const values = await Promise.all(APP_NAMES.map((app) => cpuSeconds(system.metricsUrl(app))));
   return values.reduce((sum, v) => sum + v, 0);
 }
 
