@@ -60,6 +60,18 @@ function rows(n: number): { outbox: OutboxRow[]; processed: ProcessedRow[] } {
   return { outbox, processed };
 }
 
+/** The processed rows, read back by processed_at, are those given, in the order given, outcomes intact. */
+async function expectRecordedInOrder(processed: ProcessedRow[]): Promise<void> {
+  const applied = await dataSource.query<{ command_id: string; outcome: unknown }[]>(
+    `SELECT command_id, outcome FROM ${SCHEMA}.processed_commands WHERE command_id = ANY($1)
+     ORDER BY processed_at`,
+    [processed.map((r) => r.commandId)],
+  );
+  // processed_at is clock_timestamp() row by row: the rows sort in the order they were given.
+  expect(applied.map((r) => r.command_id)).toEqual(processed.map((r) => r.commandId));
+  expect(applied.map((r) => r.outcome)).toEqual(processed.map((r) => r.outcome));
+}
+
 describe('BookkeepingStatements', () => {
   it('records outbox and processed rows in the order given, JSON intact, in one statement', async () => {
     const { outbox, processed } = rows(5);
@@ -71,16 +83,24 @@ describe('BookkeepingStatements', () => {
     expect(events.map((e) => e.id)).toEqual(outbox.map((r) => r.id));
     expect(events.map((e) => e.payload)).toEqual(outbox.map((r) => r.payload));
     expect(events[0].occurred_at.toISOString()).toBe('2026-01-02T03:04:05.678Z');
-    const applied = await dataSource.query<{ command_id: string; outcome: unknown }[]>(
-      `SELECT command_id, outcome FROM ${SCHEMA}.processed_commands WHERE command_id = ANY($1)
-       ORDER BY processed_at`,
-      [processed.map((r) => r.commandId)],
-    );
-    // processed_at is clock_timestamp() row by row: the rows sort in the order they were given.
-    expect(applied.map((r) => r.command_id)).toEqual(processed.map((r) => r.commandId));
-    expect(applied.map((r) => r.outcome)).toEqual(processed.map((r) => r.outcome));
+    await expectRecordedInOrder(processed);
     const found = await statements.find(dataSource.manager, [processed[2].commandId, 'never-applied']);
     expect([...found.entries()]).toEqual([[processed[2].commandId, processed[2].outcome]]);
+  });
+
+  it('keeps the order and the exact JSON text of a large batch, and of a large payload', async () => {
+    const { outbox, processed } = rows(300);
+    // One payload as large as a 250-pod cluster's created event, escapes and all.
+    outbox[150].payload = { members: Array.from({ length: 250 }, (_, i) => ({ i, ...AWKWARD })) };
+    await dataSource.transaction((manager) => statements.record(manager, outbox, processed));
+    const events = await dataSource.query<{ id: string; text: string }[]>(
+      `SELECT id, payload::text AS text FROM ${SCHEMA}.outbox WHERE id = ANY($1) ORDER BY seq`,
+      [outbox.map((r) => r.id)],
+    );
+    expect(events.map((e) => e.id)).toEqual(outbox.map((r) => r.id));
+    // json keeps the text as written: byte for byte what was serialised.
+    expect(events.map((e) => e.text)).toEqual(outbox.map((r) => JSON.stringify(r.payload)));
+    await expectRecordedInOrder(processed);
   });
 
   it('records processed rows without events, and refuses a command recorded before (nothing written)', async () => {
