@@ -134,6 +134,22 @@ describe('spend limits', () => {
       compute: { gpuTypeId: A100, gpuCountPerPod: 1, podCount: 2 },
     });
     expectProblem(cluster, 402, LIMIT_DETAIL);
+    // The spend question is asked while the placement runs: its refusal still comes first (not the fleet's lack of
+    // room for 250 pods of 8 GPUs), and the refused creates leave nothing behind.
+    const tooLarge = await alice('POST', '/v2/clusters', {
+      name: 'over-and-too-large',
+      type: 'TRAINING',
+      compute: { gpuTypeId: A100, gpuCountPerPod: 8, podCount: 250 },
+    });
+    expectProblem(tooLarge, 402, LIMIT_DETAIL);
+    // The same create by a user without a limit: the fleet has no room for it.
+    const tooLargeForBob = await bob('POST', '/v2/clusters', {
+      name: 'too-large',
+      type: 'TRAINING',
+      compute: { gpuTypeId: A100, gpuCountPerPod: 8, podCount: 250 },
+    });
+    expectProblem(tooLargeForBob, 409, /no capacity for 250 pods/);
+    expect((await alice<unknown[]>('GET', '/v2/clusters')).body).toEqual([]);
 
     const endpoint = {
       name: 'over-endpoint',

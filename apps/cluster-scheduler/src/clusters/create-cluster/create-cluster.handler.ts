@@ -27,6 +27,11 @@ import { ClustersRepository } from '../clusters.repository.js';
 /** NATS refuses messages over its max_payload (1 MB by default); the created event must stay below. */
 const MAX_EVENT_BYTES = 900 * 1024;
 
+/** What the promise settles with: its error, or (when it resolves) its value; never a rejection. */
+function settled<T>(promise: Promise<T>): Promise<T | Error> {
+  return promise.catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+}
+
 function badRequest(message: string): DomainError {
   return new DomainError(ErrorCode.BadRequest, message);
 }
@@ -85,12 +90,13 @@ export class CreateClusterHandler {
     const dataCenterIds = [...new Set(payload.dataCenterIds ?? [])];
     const volume = await this.networkVolume(payload, ownerId, dataCenterIds, manager);
     // Last of the checks: new GPU work is refused once the owner's monthly spend limit is reached (402), counted
-    // up to the command's time by pod-lifecycle, which meters it (docs/adr/0023-spend-limits.md).
-    await checkSpendLimit(this.queries, envelope, 'cluster create', this.logger);
+    // up to the command's time by pod-lifecycle, which meters it (docs/adr/0023-spend-limits.md). The question goes
+    // to pod-lifecycle while the placement runs, and its answer is awaited before anything else is answered.
+    const spendChecked = settled(checkSpendLimit(this.queries, envelope, 'cluster create', this.logger));
 
     const clusterId = deriveId(envelope.commandId);
     const ports = memberPorts(payload.ports ?? [], startSsh, startJupyter);
-    const { recorded } = await this.placement.apply(
+    const placing = this.placement.apply(
       manager,
       {
         ownerId,
@@ -113,10 +119,14 @@ export class CreateClusterHandler {
       },
       (applied, savepoint) => this.record(ctx, savepoint, applied, { clusterId, ports, gpuType, volume }),
     );
-    const { cluster, members } = recorded!;
+    // The spend refusal comes first, whatever the placement found (no capacity, say), as when it was asked first.
+    const [spendError, placed] = await Promise.all([spendChecked, settled(placing)]);
+    if (spendError) throw spendError;
+    if (placed instanceof Error) throw placed;
+    const { cluster, members } = placed.recorded!;
 
-    const placed = { gpuTypeId: gpuType.id, gpuCount: compute.gpuCountPerPod, cpuTypeId: null };
-    const rates = await this.catalog.rates({ ...placed, hostId: members[0].hostId }, manager);
+    const rated = { gpuTypeId: gpuType.id, gpuCount: compute.gpuCountPerPod, cpuTypeId: null };
+    const rates = await this.catalog.rates({ ...rated, hostId: members[0].hostId }, manager);
     const event: ClusterCreatedEvent = {
       clusterId,
       ownerId,
