@@ -184,11 +184,13 @@ export function replayFeedSubject(app: AppName): string {
   return `replay.${app}.apply`;
 }
 
-/** The domain token of a subject (`registry-auth.cmd.create` → `registry-auth`). */
+const DOMAINS: ReadonlySet<string> = new Set(Object.values(Domain));
+
+/** The domain token of a subject (`registry-auth.cmd.create` → `registry-auth`). Asked for every message applied. */
 export function domainOf(subject: string): Domain {
-  const domain = subject.split('.')[0];
-  if (!(Object.values(Domain) as string[]).includes(domain))
-    throw new Error(`unknown domain in subject ${subject}`);
+  const dot = subject.indexOf('.');
+  const domain = dot < 0 ? subject : subject.slice(0, dot);
+  if (!DOMAINS.has(domain)) throw new Error(`unknown domain in subject ${subject}`);
   return domain as Domain;
 }
 
