@@ -55,4 +55,12 @@ describe('RequestShapePipe', () => {
     expect(refusal(() => pipe.transform({ name: 'a\u0000' }, { type: 'body' }))).toMatch(/NUL/);
     expect(refusal(() => pipe.transform({ input: { '\u0000': 1 } }, { type: 'body' }))).toMatch(/NUL/);
   });
+
+  it('refuses unpaired UTF-16 surrogates in body strings and keys (jsonb cannot store them), not paired ones', () => {
+    const lone = JSON.parse('{"input":{"text":"\\ud800"}}') as unknown;
+    expect(refusal(() => pipe.transform(lone, { type: 'body' }))).toMatch(/unpaired UTF-16 surrogate/);
+    expect(refusal(() => pipe.transform({ ['\udc00']: 1 }, { type: 'body' }))).toMatch(/surrogate/);
+    const paired = JSON.parse('{"input":{"text":"\\ud83d\\ude00 and \\\\ud800 as text"}}') as unknown;
+    expect(pipe.transform(paired, { type: 'body' })).toBe(paired);
+  });
 });

@@ -1,5 +1,5 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
-import { DomainError, ErrorCode } from '@app/contracts';
+import { DomainError, ErrorCode, unstorableString, type UnstorableJson } from '@app/contracts';
 
 /** JSON bodies nested deeper are refused before anything walks them recursively (validation, NATS, Postgres). */
 export const MAX_JSON_DEPTH = 128;
@@ -19,8 +19,8 @@ function hasControl(text: string): boolean {
 /**
  * What no route can take, checked before validation (a global pipe ahead of the ValidationPipe), answered 400:
  * a path or query parameter with control characters (NUL would reach Postgres, which cannot store it), a body
- * nested deeper than MAX_JSON_DEPTH (recursive code overflows its stack on 100 000 levels), or a body with NUL
- * in a string or a key.
+ * nested deeper than MAX_JSON_DEPTH (recursive code overflows its stack on 100 000 levels), or a body with a string
+ * or a key Postgres's jsonb cannot store (NUL, an unpaired UTF-16 surrogate: the insert would fail, not refuse).
  */
 @Injectable()
 export class RequestShapePipe implements PipeTransform {
@@ -54,14 +54,24 @@ export function checkParameters(value: unknown, name: string | undefined): void 
   }
 }
 
+const UNSTORABLE: Record<UnstorableJson, string> = {
+  'U+0000': 'the body contains a NUL character',
+  'unpaired surrogate': 'the body contains an unpaired UTF-16 surrogate (\\ud800-\\udfff)',
+};
+
+/** 400 for a string Postgres's jsonb cannot store (unstorableString). */
+function checkString(text: string): void {
+  const found = unstorableString(text);
+  if (found) throw new DomainError(ErrorCode.BadRequest, UNSTORABLE[found]);
+}
+
 /** Walks the body without recursion. */
 function checkBody(body: unknown): void {
   const stack: [unknown, number][] = [[body, 1]];
   while (stack.length) {
     const [value, depth] = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000'))
-        throw new DomainError(ErrorCode.BadRequest, 'the body contains a NUL character');
+      checkString(value);
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
@@ -72,8 +82,7 @@ function checkBody(body: unknown): void {
       for (const item of value) stack.push([item, depth + 1]);
     } else {
       for (const [key, item] of Object.entries(value)) {
-        if (key.includes('\u0000'))
-          throw new DomainError(ErrorCode.BadRequest, 'the body contains a NUL character');
+        checkString(key);
         stack.push([item, depth + 1]);
       }
     }
