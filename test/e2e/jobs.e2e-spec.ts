@@ -107,6 +107,32 @@ describe('queue-based endpoints: the job API', () => {
     expect(attempts.rows).toEqual([{ worker_id: 'echo-1' }]);
   });
 
+  it('folds concurrent submits into fewer recorded commands, each job in exactly one, each run by the worker', async () => {
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => call('POST', url('qb', '/run'), key(), { input: { folded: n } })),
+    );
+    expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const ids = replies.map((r) => (r.body as Json).id as string);
+    expect(new Set(ids).size).toBe(20);
+    const recorded = await jobs.sql.query<{ subject: string; ids: string[] }>(
+      `SELECT subject, CASE WHEN subject = 'job.cmd.submit-many'
+                            THEN ARRAY(SELECT j->>'id' FROM jsonb_array_elements(outcome->'value'->'jobs') j)
+                            ELSE ARRAY[outcome->'value'->>'id'] END AS ids
+         FROM queue_broker.processed_commands
+        WHERE subject IN ('job.cmd.submit', 'job.cmd.submit-many')
+          AND (outcome->'value'->>'id' = ANY($1) OR outcome->'value'->'jobs' @> ANY(
+                SELECT jsonb_build_array(jsonb_build_object('id', id)) FROM unnest($1::text[]) AS id))`,
+      [ids],
+    );
+    // The first went alone while the others waited for it; they went together.
+    expect(recorded.rows.length).toBeLessThan(20);
+    expect(recorded.rows.map((r) => r.subject)).toContain('job.cmd.submit-many');
+    expect(recorded.rows.flatMap((r) => r.ids).sort()).toEqual([...ids].sort());
+    for (const [n, id] of ids.entries()) {
+      expect(await until('qb', id, 'COMPLETED')).toMatchObject({ output: { folded: n } });
+    }
+  });
+
   it('runsync within its wait answers the finished job; past its wait {id, status}, then status-sync resumes', async () => {
     const fast = await call('POST', url('qb', '/runsync?wait=20000'), key(), { input: [1, 2, 3] });
     expect(fast.status).toBe(200);
@@ -318,6 +344,29 @@ describe('queue-based endpoints: the job API', () => {
     expect((await call('GET', url('sleep', '/job-take/x'), workerKey)).status).toBe(403);
     const unknownProperty = await call('POST', url('qb', '/run'), key(), { input: {}, extra: 1 });
     expect(unknownProperty.status).toBe(422);
+  });
+
+  it("refuses a body Postgres's jsonb cannot store (U+0000, an unpaired surrogate) with 400, alone among others", async () => {
+    try {
+      for (const [raw, detail] of [
+        ['{"input":{"a":"x\\u0000y"}}', /NUL/],
+        ['{"input":{"a":"\\ud800"}}', /unpaired UTF-16 surrogate/],
+      ] as const) {
+        const replies = await Promise.all([
+          call('POST', url('manual', '/run'), key(), { input: { n: 1 } }),
+          call('POST', url('manual', '/run'), key(), undefined, { raw }),
+          call('POST', url('manual', '/run'), key(), { input: { n: 2 } }),
+        ]);
+        expect(replies.map((r) => r.status)).toEqual([200, 400, 200]);
+        expect((replies[1].body as Json).detail).toMatch(detail);
+      }
+      // An escape written as text is text: stored.
+      expect(
+        (await call('POST', url('manual', '/run'), key(), { input: { a: '\\u0000 \\ud800' } })).status,
+      ).toBe(200);
+    } finally {
+      await call('POST', url('manual', '/purge-queue'), key());
+    }
   });
 
   it('a worker running several jobs at once takes them with one job-take-batch for its free slots', async () => {

@@ -16,6 +16,7 @@ import { ReadStreamHandler } from './jobs/read-stream/read-stream.handler.js';
 import { RetryJobHandler } from './jobs/retry-job/retry-job.handler.js';
 import { SetJobTtlHandler } from './jobs/set-job-ttl/set-job-ttl.handler.js';
 import { SubmitJobHandler } from './jobs/submit-job/submit-job.handler.js';
+import { SubmitManyHandler } from './jobs/submit-many/submit-many.handler.js';
 import { SweepJobsHandler } from './jobs/sweep-jobs/sweep-jobs.handler.js';
 import { WorkerRoster } from './jobs/worker-roster.js';
 import { PayloadStore } from './payloads/payload-store.js';
@@ -52,6 +53,7 @@ import { WorkersRepository } from './workers/workers.repository.js';
     RotateWebhookSecretHandler,
     GetWebhookSecretHandler,
     SubmitJobHandler,
+    SubmitManyHandler,
     CancelJobHandler,
     RetryJobHandler,
     PurgeQueueHandler,

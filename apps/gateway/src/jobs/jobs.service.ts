@@ -6,6 +6,8 @@ import {
   Subjects,
   isTerminalJobStatus,
   jobIdFor,
+  unstorableJson,
+  unstorableJsonError,
   type Actor,
   type EndpointHealth,
   type JobAccepted,
@@ -14,6 +16,7 @@ import {
   type RunJobDto,
   type StreamRead,
   type SubmitJobCommand,
+  type SubmitManyItem,
   type SubmitResult,
 } from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
@@ -23,6 +26,7 @@ import { JobSignals } from './job-signals.js';
 import type { ClaimedTake, Watcher } from './watchers.js';
 import { JobViews } from './job-views.js';
 import { JobsEdgeConfig } from './jobs-edge.config.js';
+import { FOLD_INPUT_MAX_BYTES, SubmitFolder } from './submit-folder.js';
 import { WebhookSecretsService } from './webhook-secrets.service.js';
 
 /** The queue routes: thin translations into the broker's commands and queries, plus the sync waits. */
@@ -38,6 +42,7 @@ export class JobsService {
     private readonly signals: JobSignals,
     private readonly views: JobViews,
     private readonly webhookSecrets: WebhookSecretsService,
+    private readonly folder: SubmitFolder,
     @Inject(JobsEdgeConfig) private readonly config: JobsEdgeConfig,
   ) {}
 
@@ -165,18 +170,34 @@ export class JobsService {
     sync: boolean,
     waitMs?: number,
   ): Promise<JobAccepted> {
-    const json = JSON.stringify(dto.input);
-    if (json.includes('\\u0000')) {
+    // What Postgres's jsonb would refuse is refused here, before it could hold up the submits folded with it.
+    const unstorable = unstorableJson(dto.input);
+    if (unstorable) {
       throw new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', [
-        'input: strings may not contain U+0000 (\\u0000)',
+        unstorableJsonError('input', unstorable),
       ]);
     }
+    const json = JSON.stringify(dto.input);
     const packed = await this.payloads.packJson(`in-${commandId}`, json);
     const webhook = dto.webhook ?? dto.webhookV2;
     // Its delivery will be signed: the endpoint gets its secret before the first job that needs it.
     if (webhook) await this.webhookSecrets.ensure(endpointId, actor);
     // A job-take poll of the endpoint waiting on this gateway: its take rides on the submit (docs/adr/0013).
     const claim = this.signals.claimTake(endpointId);
+    const bytes = claim || !packed.inline ? Infinity : Buffer.byteLength(json);
+    if (bytes <= FOLD_INPUT_MAX_BYTES) {
+      // No take to carry and a small input: it may travel folded with concurrent submits (docs/adr/0013).
+      const item: SubmitManyItem = {
+        id: commandId,
+        sync,
+        input: dto.input,
+        ...(webhook ? { webhook } : {}),
+        ...(dto.s3Config ? { s3Config: dto.s3Config } : {}),
+        ...(dto.policy ? { policy: { ...dto.policy } } : {}),
+        ...(waitMs !== undefined ? { waitMs } : {}),
+      };
+      return this.folder.submit(endpointId, actor, item, bytes);
+    }
     const payload: SubmitJobCommand = {
       endpointId,
       sync,

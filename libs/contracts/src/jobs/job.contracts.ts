@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import {
   Allow,
   ArrayMaxSize,
+  ArrayMinSize,
   IsArray,
   IsBoolean,
   IsDefined,
@@ -145,20 +146,10 @@ export class TakeJobsCommand extends LongPollScoped {
   gpu?: string;
 }
 
-/**
- * `job.cmd.submit`: records a job IN_QUEUE. The input travels inline, or as a blob when it is too large. Declared
- * after TakeJobsCommand, whose class its `take` names (decorator metadata reads it when the class is defined).
- */
-export class SubmitJobCommand extends EndpointScoped {
+/** What a submit says about its job besides its input: `job.cmd.submit`'s, and each job's of `job.cmd.submit-many`. */
+class JobSettings {
   @IsBoolean()
   sync: boolean;
-
-  @Allow()
-  input?: unknown;
-
-  @IsOptional()
-  @IsObject()
-  inputBlob?: BlobRef;
 
   @IsOptional()
   @IsWebhookUrl()
@@ -178,6 +169,24 @@ export class SubmitJobCommand extends EndpointScoped {
   @IsInt()
   @Min(0)
   waitMs?: number;
+}
+
+/**
+ * `job.cmd.submit`: records a job IN_QUEUE. The input travels inline, or as a blob when it is too large. Declared
+ * after TakeJobsCommand, whose class its `take` names (decorator metadata reads it when the class is defined).
+ */
+export class SubmitJobCommand extends JobSettings {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(ID_MAX)
+  endpointId: string;
+
+  @Allow()
+  input?: unknown;
+
+  @IsOptional()
+  @IsObject()
+  inputBlob?: BlobRef;
 
   /**
    * A job-take long poll of the issuing gateway that was waiting for a job of this endpoint: the submit leases to it
@@ -188,6 +197,38 @@ export class SubmitJobCommand extends EndpointScoped {
   @ValidateNested()
   @Type(() => TakeJobsCommand)
   take?: TakeJobsCommand;
+}
+
+/** The most jobs one `job.cmd.submit-many` carries (the gateway folds at most this many submits into one). */
+export const SUBMIT_MANY_MAX = 128;
+
+/**
+ * One job of a `job.cmd.submit-many`: a submit's fields but a take and a blob (a submit carrying either goes alone).
+ * `id` is the id the job's own submit command would have had: the job's id derives from it, as from that command's.
+ */
+export class SubmitManyItem extends JobSettings {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(ID_MAX)
+  id: string;
+
+  /** Required, null refused: as the edge requires of a request's input (RunJobDto). */
+  @IsDefined()
+  input: unknown;
+}
+
+/**
+ * `job.cmd.submit-many`: the submits of concurrent requests to one endpoint by one caller, folded by a gateway into
+ * one recorded command (docs/adr/0013, "Submits folded"). Applied as that many submits, in order, in one
+ * transaction; answered with each job's `{id, status}` in the same order.
+ */
+export class SubmitManyCommand extends EndpointScoped {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(SUBMIT_MANY_MAX)
+  @ValidateNested({ each: true })
+  @Type(() => SubmitManyItem)
+  jobs: SubmitManyItem[];
 }
 
 /** `worker.cmd.done` (job-done): a final result or a progress update. */

@@ -14,6 +14,11 @@ export interface SubmitResult extends JobAccepted {
   taken?: Packed<TakeResult>;
 }
 
+/** `job.cmd.submit-many`'s answer: each job accepted, in the order of the command's items. */
+export interface SubmitManyResult {
+  jobs: JobAccepted[];
+}
+
 /** The status object of /status, /runsync, /status-sync and webhooks. */
 export interface JobView {
   id: string;

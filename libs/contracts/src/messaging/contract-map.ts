@@ -90,6 +90,7 @@ import {
   RegisterWorkerCommand,
   SetJobTtlCommand,
   SubmitJobCommand,
+  SubmitManyCommand,
   SweepJobsCommand,
   TakeJobsCommand,
 } from '../jobs/job.contracts.js';
@@ -103,6 +104,7 @@ import type {
   QueueStats,
   StopsResult,
   StreamRead,
+  SubmitManyResult,
   SubmitResult,
   TakeResult,
 } from '../jobs/job.views.js';
@@ -126,6 +128,7 @@ import { Subjects } from './subjects.js';
 /** Typed subject → payload/result map of every command. */
 export interface CommandContracts {
   [Subjects.job.submit]: { payload: SubmitJobCommand; result: SubmitResult };
+  [Subjects.job.submitMany]: { payload: SubmitManyCommand; result: SubmitManyResult };
   [Subjects.job.cancel]: { payload: JobRefCommand; result: JobAccepted };
   [Subjects.job.retry]: { payload: JobRefCommand; result: JobAccepted };
   [Subjects.job.purge]: { payload: PurgeQueueCommand; result: PurgeOutcome };
@@ -238,6 +241,7 @@ export type QueryResult<S extends QuerySubject> = QueryContracts[S]['result'];
 /** The class every payload is validated against on receipt, whichever transport brought it. */
 export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayload<S>> } = {
   [Subjects.job.submit]: SubmitJobCommand,
+  [Subjects.job.submitMany]: SubmitManyCommand,
   [Subjects.job.cancel]: JobRefCommand,
   [Subjects.job.retry]: JobRefCommand,
   [Subjects.job.purge]: PurgeQueueCommand,

@@ -8,7 +8,8 @@ import { Domain, Subjects, domainOf } from './subjects.js';
  * - worker commands: the worker. Each one touches its own worker row, and the jobs it locks without skipping are
  *   leased to that worker; takes claim queued jobs with SKIP LOCKED, so workers of one endpoint never wait on
  *   each other, and two lanes never lock the same worker row in opposite orders.
- * - job commands: the job (a submit names none yet: its command id, since its job id derives from it); purge and
+ * - job commands: the job (a submit names none yet: its command id, since its job id derives from it; a submit-many
+ *   likewise, its jobs being new); purge and
  *   sweep, which lock many jobs, a lane of their own per endpoint or command; a webhook secret rotation, the
  *   endpoint's lane (two rotations apply in the order they were recorded).
  *
@@ -18,7 +19,7 @@ import { Domain, Subjects, domainOf } from './subjects.js';
 const PARTITIONED: Partial<Record<Domain, (subject: string, payload: Record<string, unknown>) => unknown>> = {
   [Domain.Worker]: (_subject, p) => p.workerId,
   [Domain.Job]: (subject, p) =>
-    subject === Subjects.job.submit
+    subject === Subjects.job.submit || subject === Subjects.job.submitMany
       ? undefined
       : subject === Subjects.job.purge || subject === Subjects.job.rotateWebhookSecret
         ? p.endpointId

@@ -58,6 +58,7 @@ export const Subjects = {
   },
   job: {
     submit: 'job.cmd.submit',
+    submitMany: 'job.cmd.submit-many',
     cancel: 'job.cmd.cancel',
     retry: 'job.cmd.retry',
     purge: 'job.cmd.purge',

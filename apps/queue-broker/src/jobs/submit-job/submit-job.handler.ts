@@ -3,20 +3,19 @@ import {
   BlobMissingError,
   DomainError,
   ErrorCode,
-  JobLimits,
   Subjects,
   jobIdFor,
-  retentionFor,
   type SubmitJobCommand,
   type SubmitResult,
+  unstorableJson,
+  unstorableJsonError,
 } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { PayloadStore } from '../../payloads/payload-store.js';
 import { JobLifecycle } from '../job-lifecycle.js';
 import { JobTakes, takenJobIds } from '../job-takes.js';
-import { JobEntity } from '../job.entity.js';
-import { containsNul, lifetimeExpiry } from '../job.rules.js';
 import { JobsRepository } from '../jobs.repository.js';
+import { newQueuedJob } from '../new-job.js';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
 
 /**
@@ -44,40 +43,27 @@ export class SubmitJobHandler {
     const id = jobIdFor(envelope.commandId, payload.sync);
     const input = payload.inputBlob ? await this.loadInput(payload) : payload.input;
     if (input === undefined) throw new DomainError(ErrorCode.ValidationFailed, 'input is required');
-    const ttlMs = payload.policy?.ttl ?? null;
-    const job = Object.assign(new JobEntity(), {
-      id,
-      endpointId: payload.endpointId,
-      ownerId: envelope.actor.userId,
-      sync: payload.sync,
-      status: 'IN_QUEUE',
-      input,
-      output: null,
-      hasOutput: false,
-      error: null,
-      webhook: payload.webhook ?? null,
-      s3Config: payload.s3Config ?? null,
-      executionTimeoutMs: payload.policy?.executionTimeout ?? JobLimits.executionTimeoutMs.default,
-      ttlMs,
-      lowPriority: payload.policy?.lowPriority ?? false,
-      retentionMs: payload.sync ? retentionFor(true, payload.waitMs) : this.config.RUN_RETENTION_MS,
-      createdAt: now,
-      queuedAt: now,
-      startedAt: null,
-      finishedAt: null,
-      expiresAt: lifetimeExpiry(now, ttlMs),
-      delayTimeMs: null,
-      executionTimeMs: null,
-      leaseWorkerId: null,
-      leasedAt: null,
-      lastWorkerId: null,
-      attempts: 0,
-      retries: 0,
-      streamSeq: 0,
-      streamRead: 0,
-      stopPending: false,
-      stopDeliveredAt: null,
-    } satisfies Partial<JobEntity>);
+    const unstorable = unstorableJson(input);
+    if (unstorable) {
+      throw new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', [
+        unstorableJsonError('input', unstorable),
+      ]);
+    }
+    const job = newQueuedJob(
+      {
+        id,
+        endpointId: payload.endpointId,
+        ownerId: envelope.actor.userId,
+        sync: payload.sync,
+        input,
+        webhook: payload.webhook,
+        s3Config: payload.s3Config,
+        policy: payload.policy,
+        waitMs: payload.waitMs,
+      },
+      now,
+      this.config.RUN_RETENTION_MS,
+    );
     await this.jobs.insert(job, manager);
     if (!payload.take) {
       await this.lifecycle.queued(ctx, job);
@@ -92,9 +78,7 @@ export class SubmitJobHandler {
   private async loadInput(payload: SubmitJobCommand): Promise<unknown> {
     try {
       const text = await this.payloads.loadText(payload.inputBlob!);
-      if (containsNul(text)) {
-        throw new DomainError(ErrorCode.ValidationFailed, 'input strings may not contain U+0000 (\\u0000)');
-      }
+      // Checked once parsed, as an inline input is (handle).
       return JSON.parse(text) as unknown;
     } catch (error) {
       if (error instanceof BlobMissingError) {

@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  ErrorCode,
+  Subjects,
+  jobIdFor,
+  type SubmitManyCommand,
+  type SubmitManyResult,
+  unstorableJson,
+  unstorableJsonError,
+} from '@app/contracts';
+import { CommandHandler, type CommandContext } from '@app/messaging';
+import { JobLifecycle } from '../job-lifecycle.js';
+import { JobsRepository } from '../jobs.repository.js';
+import { newQueuedJob } from '../new-job.js';
+import { QueueBrokerConfig } from '../../queue-broker.config.js';
+
+/**
+ * The submits a gateway folded into one command (docs/adr/0013, "Submits folded"): each job is recorded IN_QUEUE
+ * and announced as a submit's is, in the order given, in the command's one transaction. Every rule is checked for
+ * every job before anything is written, so the command is applied whole or refused whole (the gateway then sends
+ * each job as a submit of its own, and each gets its own answer).
+ */
+@Injectable()
+export class SubmitManyHandler {
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly lifecycle: JobLifecycle,
+    private readonly config: QueueBrokerConfig,
+  ) {}
+
+  @CommandHandler(Subjects.job.submitMany)
+  async handle(ctx: CommandContext<SubmitManyCommand>): Promise<SubmitManyResult> {
+    const { envelope, payload, manager, now } = ctx;
+    const ids = new Set(payload.jobs.map((item) => item.id));
+    if (ids.size !== payload.jobs.length) {
+      throw new DomainError(ErrorCode.ValidationFailed, 'the jobs of a submit-many must have distinct ids');
+    }
+    // Every rule holds for every job before any is written: what jsonb would refuse fails no insert.
+    for (const [n, item] of payload.jobs.entries()) {
+      const unstorable = unstorableJson(item.input);
+      if (unstorable) {
+        throw new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', [
+          unstorableJsonError(`jobs.${n}.input`, unstorable),
+        ]);
+      }
+    }
+    const accepted: SubmitManyResult['jobs'] = [];
+    for (const item of payload.jobs) {
+      const job = newQueuedJob(
+        {
+          ...item,
+          id: jobIdFor(item.id, item.sync),
+          endpointId: payload.endpointId,
+          ownerId: envelope.actor.userId,
+        },
+        now,
+        this.config.RUN_RETENTION_MS,
+      );
+      await this.jobs.insert(job, manager);
+      await this.lifecycle.queued(ctx, job);
+      accepted.push({ id: job.id, status: 'IN_QUEUE' });
+    }
+    return { jobs: accepted };
+  }
+}
