@@ -9,7 +9,7 @@ import {
   type SubmitManyItem,
 } from '@app/contracts';
 import type { CommandBus, ExecuteOptions } from '@app/messaging';
-import { SubmitFolder } from './submit-folder.js';
+import { FOLD_HOLD_MS, SubmitFolder } from './submit-folder.js';
 
 const ALICE: Actor = { userId: 'alice', kind: 'user', keyId: 'key-1' };
 const BOB: Actor = { userId: 'bob', kind: 'user', keyId: 'key-2' };
@@ -88,6 +88,22 @@ describe('SubmitFolder', () => {
     await tick();
     void folder.submit('ep', ALICE, item(5), 10);
     expect(sent[2].subject).toBe(Subjects.job.submit);
+  });
+
+  it('does not hold the next submits longer than FOLD_HOLD_MS behind one the broker does not answer', async () => {
+    const { bus, sent } = fakeBus();
+    const folder = new SubmitFolder(bus);
+    const stuck = folder.submit('ep', ALICE, item(1), 10);
+    const later = [2, 3].map((n) => folder.submit('ep', ALICE, item(n), 10));
+    expect(sent).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, FOLD_HOLD_MS * 4));
+    // Sent while the first is still unanswered, and answered on their own.
+    expect(sent).toHaveLength(2);
+    expect(sent[1].payload.jobs).toEqual([item(2), item(3)]);
+    sent[1].answer(accepted(item(2), item(3)));
+    await expect(Promise.all(later)).resolves.toEqual(accepted(item(2), item(3)).jobs);
+    sent[0].answer({ id: 'job-1', status: 'IN_QUEUE' });
+    await expect(stuck).resolves.toEqual({ id: 'job-1', status: 'IN_QUEUE' });
   });
 
   it('never folds the submits of different endpoints or callers together', () => {

@@ -16,6 +16,11 @@ import { requestContext, type RequestContext } from '@app/observability';
 export const FOLD_INPUT_MAX_BYTES = 16 * 1024;
 /** The inputs one folded command carries at most, well inside a NATS message. */
 const FOLD_BATCH_MAX_BYTES = 256 * 1024;
+/**
+ * How long the submits of a line wait for the one on its way before they go anyway: a command the broker is slow to
+ * answer (a replica killed while it held it, its redelivery pending) holds the others no longer than this.
+ */
+export const FOLD_HOLD_MS = 50;
 
 interface Waiting {
   item: SubmitManyItem;
@@ -42,6 +47,9 @@ const UNDECIDED = new Set<string>([ErrorCode.OwnerUnavailable, ErrorCode.Depende
  * together as one `job.cmd.submit-many` when it returns: one JetStream message, delivery, outcome and processed
  * row for all of them. A submit with nothing before it goes at once and alone, as `job.cmd.submit`, so a lone
  * request waits for nothing. Each request is answered only once its job is committed, with its own `{id, status}`.
+ *
+ * The submits that wait do so for at most FOLD_HOLD_MS: when the one on its way takes longer (a broker replica killed
+ * while it held the command), they go without it, so a stuck command never holds up its line.
  *
  * A folded command the broker refuses (a job's input it will not store, say) is sent again as one submit per job,
  * each with the id it had in the folded command, so each request gets its own answer and a bad job costs the others
@@ -70,10 +78,16 @@ export class SubmitFolder {
     });
   }
 
-  /** Sends a batch, then the next one of its line, until nothing waits. */
+  /**
+   * Sends a batch, then the next one of its line once it is answered (or FOLD_HOLD_MS has passed), until nothing
+   * waits. A batch still on its way when the line ends goes on alone, answering its own requests.
+   */
   private async send(key: string, line: Line, batch: Waiting[]): Promise<void> {
     for (;;) {
-      await (batch.length === 1 ? this.alone(line, batch[0]) : this.folded(line, batch));
+      await settledWithin(
+        batch.length === 1 ? this.alone(line, batch[0]) : this.folded(line, batch),
+        FOLD_HOLD_MS,
+      );
       if (!line.waiting.length) {
         this.lines.delete(key);
         return;
@@ -127,4 +141,14 @@ export class SubmitFolder {
       waiting.reject(error);
     }
   }
+}
+
+/** Resolves when `sending` settles or `ms` have passed, whichever is first (`sending` never rejects). */
+function settledWithin(sending: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const held = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  return Promise.race([sending, held]).finally(() => clearTimeout(timer));
 }
