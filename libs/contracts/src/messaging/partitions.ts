@@ -9,9 +9,8 @@ import { Domain, Subjects, domainOf } from './subjects.js';
  *   leased to that worker; takes claim queued jobs with SKIP LOCKED, so workers of one endpoint never wait on
  *   each other, and two lanes never lock the same worker row in opposite orders.
  * - job commands: the job (a submit names none yet: its command id, since its job id derives from it; a submit-many
- *   likewise, its jobs being new); purge and
- *   sweep, which lock many jobs, a lane of their own per endpoint or command; a webhook secret rotation, the
- *   endpoint's lane (two rotations apply in the order they were recorded).
+ *   likewise, its jobs being new); purge and sweep, which lock many jobs, a lane of their own per endpoint or
+ *   command; a webhook secret rotation, the endpoint's lane (two rotations apply in the order they were recorded).
  *
  * Domains not listed keep one lane: their commands are rare, and their rules (placement, pod status) were written
  * for one writer per app.
