@@ -136,6 +136,27 @@ describe('a job from submit to done', () => {
     expect(changed).toMatchObject({ jobId: accepted.id, status: 'COMPLETED' });
   });
 
+  it('fails a job whose output jsonb cannot store (an unpaired surrogate), with the reason, rather than erroring', async () => {
+    const accepted = await submit({ n: 3 }, 16);
+    expect((await take(17)).jobs.map((j) => j.id)).toEqual([accepted.id]);
+    const done = await harness.send(
+      Subjects.worker.done,
+      {
+        ...worker,
+        jobId: accepted.id,
+        output: { text: '\ud800' },
+        hasOutput: true,
+        progress: false,
+        stopPod: false,
+      },
+      at(18),
+    );
+    expect(done).toEqual({
+      recorded: 'failed',
+      reason: 'the output contains an unpaired UTF-16 surrogate (\\ud800-\\udfff), which cannot be stored',
+    });
+  });
+
   it('ignores a result for a job no longer leased to the worker (recorded, answered 200)', async () => {
     const accepted = await submit({ n: 2 }, 20);
     await harness.send(Subjects.job.cancel, { endpointId: ENDPOINT, jobId: accepted.id }, at(21));

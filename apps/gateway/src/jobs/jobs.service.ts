@@ -1,13 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
-  DomainError,
-  ErrorCode,
   Subjects,
   isTerminalJobStatus,
   jobIdFor,
-  unstorableJson,
-  unstorableJsonError,
   type Actor,
   type EndpointHealth,
   type JobAccepted,
@@ -170,13 +166,8 @@ export class JobsService {
     sync: boolean,
     waitMs?: number,
   ): Promise<JobAccepted> {
-    // What Postgres's jsonb would refuse is refused here, before it could hold up the submits folded with it.
-    const unstorable = unstorableJson(dto.input);
-    if (unstorable) {
-      throw new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', [
-        unstorableJsonError('input', unstorable),
-      ]);
-    }
+    // What Postgres's jsonb would refuse (NUL, an unpaired surrogate) never gets here: the edge's RequestShapePipe
+    // refuses it in any body, and the broker's submit handlers refuse it as its owner.
     const json = JSON.stringify(dto.input);
     const packed = await this.payloads.packJson(`in-${commandId}`, json);
     const webhook = dto.webhook ?? dto.webhookV2;

@@ -153,11 +153,6 @@ export function splitChunk(output: unknown, maxBytes: number = JobLimits.streamC
   return splitString(JSON.stringify(output), Math.floor(maxBytes / 2)).map((piece) => ({ output: piece }));
 }
 
-/** jsonb cannot store U+0000 in strings. */
-export function containsNul(json: string): boolean {
-  return json.includes('\\u0000');
-}
-
 /**
  * When the worker itself called: the long poll's `requestedAt` (never later than the command's own time), or the
  * command's time for a call the worker made directly.

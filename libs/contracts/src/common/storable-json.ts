@@ -37,9 +37,12 @@ export function unstorableString(text: string): UnstorableJson | null {
   return UNPAIRED_SURROGATE.test(text) ? 'unpaired surrogate' : null;
 }
 
+/** What was found, as the refusals name it. */
+export function describeUnstorable(found: UnstorableJson): string {
+  return found === 'U+0000' ? 'U+0000 (\\u0000)' : 'an unpaired UTF-16 surrogate (\\ud800-\\udfff)';
+}
+
 /** The refusal's wording for a field holding such a value (`input`, `jobs.3.input`). */
 export function unstorableJsonError(field: string, found: UnstorableJson): string {
-  return found === 'U+0000'
-    ? `${field}: strings may not contain U+0000 (\\u0000)`
-    : `${field}: strings may not contain an unpaired UTF-16 surrogate (\\ud800-\\udfff)`;
+  return `${field}: strings may not contain ${describeUnstorable(found)}`;
 }

@@ -5,10 +5,11 @@ import {
   Subjects,
   type JobDoneCommand,
   type JobDoneResult,
+  describeUnstorable,
+  unstorableJson,
 } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { JobLifecycle } from '../../jobs/job-lifecycle.js';
-import { containsNul } from '../../jobs/job.rules.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { PayloadStore } from '../../payloads/payload-store.js';
 import { WorkersRepository } from '../workers.repository.js';
@@ -96,13 +97,15 @@ export class JobDoneHandler {
     }
     const bytes = Buffer.byteLength(text);
     if (bytes > JobLimits.outputBytes) return tooLarge(bytes);
-    if (containsNul(text))
-      return { ok: false, reason: 'the output contains U+0000 (\\u0000), which cannot be stored' };
-    return {
-      ok: true,
-      hasOutput: true,
-      output: payload.outputBlob ? (JSON.parse(text) as unknown) : payload.output,
-    };
+    const output = payload.outputBlob ? (JSON.parse(text) as unknown) : payload.output;
+    const unstorable = unstorableJson(output);
+    if (unstorable) {
+      return {
+        ok: false,
+        reason: `the output contains ${describeUnstorable(unstorable)}, which cannot be stored`,
+      };
+    }
+    return { ok: true, hasOutput: true, output };
   }
 }
 

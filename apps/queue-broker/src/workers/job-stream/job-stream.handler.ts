@@ -1,8 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { JobLimits, Subjects, type JobStreamCommand, type JobStreamResult } from '@app/contracts';
+import {
+  JobLimits,
+  Subjects,
+  describeUnstorable,
+  unstorableJson,
+  type JobStreamCommand,
+  type JobStreamResult,
+} from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { JobLifecycle } from '../../jobs/job-lifecycle.js';
-import { containsNul, splitChunk } from '../../jobs/job.rules.js';
+import { splitChunk } from '../../jobs/job.rules.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { PayloadStore } from '../../payloads/payload-store.js';
 import { WorkersRepository } from '../workers.repository.js';
@@ -39,8 +46,10 @@ export class JobStreamHandler {
       : JSON.stringify(payload.output ?? null);
     if (Buffer.byteLength(text) > JobLimits.outputBytes)
       return ignore('the chunk is larger than a job output may be');
-    if (containsNul(text)) return ignore('the chunk contains U+0000 (\\u0000), which cannot be stored');
     const output: unknown = payload.outputBlob ? JSON.parse(text) : payload.output;
+    const unstorable = unstorableJson(output);
+    if (unstorable)
+      return ignore(`the chunk contains ${describeUnstorable(unstorable)}, which cannot be stored`);
     const chunks = splitChunk(output ?? null);
     await this.jobs.appendChunks(
       job,
