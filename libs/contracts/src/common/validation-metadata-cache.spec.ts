@@ -1,6 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { IsInt, IsString, Min } from 'class-validator';
-import { getMetadataStorage } from 'class-validator';
+import {
+  IsInt,
+  IsString,
+  Min,
+  ValidatorConstraint,
+  Validate,
+  getFromContainer,
+  getMetadataStorage,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { validatePlain } from './validation.js';
 
 class Base {
@@ -12,6 +20,26 @@ class Derived extends Base {
   @IsInt()
   @Min(1)
   count!: number;
+}
+
+let made = 0;
+
+@ValidatorConstraint({ name: 'even' })
+class Even implements ValidatorConstraintInterface {
+  constructor() {
+    made += 1;
+  }
+  validate(value: unknown): boolean {
+    return typeof value === 'number' && value % 2 === 0;
+  }
+  defaultMessage(): string {
+    return '$property must be even';
+  }
+}
+
+class Pair {
+  @Validate(Even)
+  size!: number;
 }
 
 /** validation.ts installs the cache on import; these check that validation answers exactly as before. */
@@ -38,5 +66,16 @@ describe('the cached class-validator metadata', () => {
     const grouped = storage.getTargetValidationMetadatas(Derived, '', false, false, ['g']);
     expect(grouped).not.toBe(first);
     expect(grouped).toEqual([]);
+  });
+
+  it('makes each rule instance once and finds it again, validation after validation', () => {
+    const before = made;
+    for (let i = 0; i < 3; i++) {
+      expect(validatePlain(Pair, { size: 2 })).toMatchObject({ ok: true });
+      expect(validatePlain(Pair, { size: 3 })).toEqual({ ok: false, errors: ['size must be even'] });
+    }
+    expect(made - before).toBeLessThanOrEqual(1);
+    expect(getFromContainer(Even)).toBe(getFromContainer(Even));
+    expect(made).toBe(1);
   });
 });
