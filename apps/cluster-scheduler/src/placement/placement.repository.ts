@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { preparedQuery } from '@app/database';
+import { preparedQuery, writeBehind } from '@app/database';
 import type { DataCenterInfo, FleetSnapshot, HostCapacity, PlacementRequest } from './placement.js';
 import { ReservationEntity } from './reservation.entity.js';
 import { table } from '../schema.js';
@@ -8,6 +8,7 @@ import type { PodsMountingVolume } from '../volumes/volume-mounts.js';
 
 /** The name of the placement ledger's advisory lock (lockLedger). */
 const PLACEMENT_LEDGER_LOCK = 'cluster_scheduler.placement-ledger';
+const LOCK_LEDGER = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
 
 /** Another transaction took some of the capacity this one planned on: plan again on a fresh snapshot. */
 export class LostRaceError extends Error {
@@ -304,10 +305,12 @@ export class PlacementRepository implements PodsMountingVolume {
    * Takes the placement ledger's lock (a transaction-scoped advisory lock) until the transaction ends: every
    * placement and release holds it, so they apply one at a time, each seeing all the ones before it, in the order
    * their processed rows are written (which a rebuild follows). Without it, two placements running side by side
-   * planned from what each saw, and the hosts and ports they got depended on timing.
+   * planned from what each saw, and the hosts and ports they got depended on timing. Sent without waiting in a
+   * command's transaction (writeBehind): the statement after it leaves with it, and Postgres runs that one once
+   * the lock is granted, so nothing reads the ledger before holding it; one round trip fewer per placement.
    */
-  async lockLedger(manager: EntityManager): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [PLACEMENT_LEDGER_LOCK]);
+  lockLedger(manager: EntityManager): Promise<void> {
+    return writeBehind(manager, 'placement.lock-ledger', LOCK_LEDGER, [PLACEMENT_LEDGER_LOCK]);
   }
 
   /**
