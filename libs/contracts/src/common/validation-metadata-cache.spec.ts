@@ -69,12 +69,10 @@ describe('the cached class-validator metadata', () => {
   });
 
   it('makes each rule instance once and finds it again, validation after validation', () => {
-    const before = made;
     for (let i = 0; i < 3; i++) {
       expect(validatePlain(Pair, { size: 2 })).toMatchObject({ ok: true });
       expect(validatePlain(Pair, { size: 3 })).toEqual({ ok: false, errors: ['size must be even'] });
     }
-    expect(made - before).toBeLessThanOrEqual(1);
     expect(getFromContainer(Even)).toBe(getFromContainer(Even));
     expect(made).toBe(1);
   });
