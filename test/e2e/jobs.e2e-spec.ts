@@ -45,7 +45,7 @@ describe('queue-based endpoints: the job API', () => {
 
   beforeAll(async () => {
     jobs = await startJobsSystem('jobs', {
-      endpoints: ['sleep', 'stream', 'fail', 'slow', 'manual', 'batch'],
+      endpoints: ['sleep', 'stream', 'fail', 'slow', 'manual', 'batch', 'fold'],
       gateway: { JOB_TAKE_LONG_POLL_MS: '3000', JOB_STOP_LONG_POLL_MS: '3000' },
     });
     workers.push(
@@ -392,6 +392,36 @@ describe('queue-based endpoints: the job API', () => {
     expect(takes.rows.reduce((sum, r) => sum + r.leased, 0)).toBe(6);
     expect(Math.max(...takes.rows.map((r) => r.leased))).toBeLessThanOrEqual(4);
     await worker.kill('SIGTERM');
+  });
+
+  it("folds a worker's concurrent job-done posts into fewer recorded commands, each answered with its own result", async () => {
+    const wkey = jobs.workerKeys[ep('fold')];
+    const ids: string[] = [];
+    for (let n = 0; n < 8; n++) ids.push(await run('fold', { input: { n } }));
+    const taken = await call('GET', url('fold', '/job-take-batch/f1?batch_size=8&job_in_progress=0'), wkey);
+    expect(taken.status).toBe(200);
+    const leased = taken.body as unknown as { id: string; input: { n: number } }[];
+    expect(leased.map((j) => j.id).sort()).toEqual([...ids].sort());
+    const [{ t0 }] = (await jobs.sql.query<{ t0: Date }>('SELECT now() AS t0')).rows;
+    const posts = await Promise.all(
+      leased.map((job) =>
+        call('POST', url('fold', `/job-done/f1/${job.id}`), wkey, { output: { twice: job.input.n * 2 } }),
+      ),
+    );
+    expect(posts.map((p) => [p.status, p.body])).toEqual(Array(8).fill([200, { recorded: 'completed' }]));
+    for (const [n, id] of ids.entries()) {
+      expect(await status('fold', id)).toMatchObject({ status: 'COMPLETED', output: { twice: n * 2 } });
+    }
+    // The first went alone while the others waited for it; they went together, as one worker.cmd.done-many (no
+    // other worker of this system posts several results at once).
+    const folded = await jobs.sql.query<{ posts: number }>(
+      `SELECT jsonb_array_length(outcome->'value'->'dones') AS posts FROM queue_broker.processed_commands
+        WHERE subject = 'worker.cmd.done-many' AND processed_at >= $1`,
+      [t0],
+    );
+    expect(folded.rows.length).toBeGreaterThan(0);
+    expect(folded.rows.every((r) => r.posts >= 2)).toBe(true);
+    expect(folded.rows.reduce((sum, r) => sum + r.posts, 0)).toBeLessThanOrEqual(7);
   });
 
   it('speaks the worker protocol by hand: 204 on an empty take, form-urlencoded job-done, progress, idempotent done', async () => {

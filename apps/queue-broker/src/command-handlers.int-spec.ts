@@ -23,6 +23,7 @@ import { RotateWebhookSecretHandler } from './webhooks/rotate-webhook-secret/rot
 import { WebhookSecretsRepository } from './webhooks/webhook-secrets.repository.js';
 import { CollectStopsHandler } from './workers/collect-stops/collect-stops.handler.js';
 import { JobDoneHandler } from './workers/job-done/job-done.handler.js';
+import { JobResults } from './workers/job-results.js';
 import { JobStreamHandler } from './workers/job-stream/job-stream.handler.js';
 import { PingWorkerHandler } from './workers/ping-worker/ping-worker.handler.js';
 import { RegisterWorkerHandler } from './workers/register-worker/register-worker.handler.js';
@@ -69,7 +70,7 @@ beforeAll(async () => {
     new RotateWebhookSecretHandler(new WebhookSecretsRepository(dataSource)),
     new RegisterWorkerHandler(workers),
     new TakeJobsHandler(takes),
-    new JobDoneHandler(jobs, workers, lifecycle, payloads),
+    new JobDoneHandler(jobs, workers, new JobResults(jobs, lifecycle, payloads)),
     new JobStreamHandler(jobs, workers, lifecycle, payloads),
     new PingWorkerHandler(jobs, workers, lifecycle, config),
     new CollectStopsHandler(jobs, workers),

@@ -26,7 +26,9 @@ import { WebhookDeliveriesRepository } from './webhooks/webhook-deliveries.repos
 import { WebhookSecretsRepository } from './webhooks/webhook-secrets.repository.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 import { CollectStopsHandler } from './workers/collect-stops/collect-stops.handler.js';
+import { DoneManyHandler } from './workers/done-many/done-many.handler.js';
 import { JobDoneHandler } from './workers/job-done/job-done.handler.js';
+import { JobResults } from './workers/job-results.js';
 import { JobStreamHandler } from './workers/job-stream/job-stream.handler.js';
 import { PingWorkerHandler } from './workers/ping-worker/ping-worker.handler.js';
 import { RegisterWorkerHandler } from './workers/register-worker/register-worker.handler.js';
@@ -65,7 +67,9 @@ import { WorkersRepository } from './workers/workers.repository.js';
     ListWorkersHandler,
     QueueStatsHandler,
     TakeJobsHandler,
+    JobResults,
     JobDoneHandler,
+    DoneManyHandler,
     JobStreamHandler,
     PingWorkerHandler,
     CollectStopsHandler,

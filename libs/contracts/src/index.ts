@@ -39,6 +39,7 @@ export * from './endpoints/endpoint-v1.dto.js';
 export * from './endpoints/lb-routing.js';
 export * from './jobs/job.model.js';
 export * from './jobs/job.contracts.js';
+export * from './jobs/worker.contracts.js';
 export * from './jobs/job.views.js';
 export * from './jobs/worker-list.contracts.js';
 export * from './jobs/job.events.js';

@@ -36,6 +36,7 @@ export class EntityStatements<E extends ObjectLiteral> {
   private readonly columns: ColumnMetadata[];
   private readonly primary: ColumnMetadata;
   private readonly selectLocked: string;
+  private readonly selectManyLocked: string;
   private readonly updateText: string;
   private readonly insertText: string;
   private readonly mutable: ColumnMetadata[];
@@ -58,6 +59,9 @@ export class EntityStatements<E extends ObjectLiteral> {
       : `"${metadata.tableName}"`;
     const key = `"${this.primary.databaseName}"`;
     this.selectLocked = `SELECT ${this.columns.map((c) => `"${c.databaseName}"`).join(', ')} FROM ${table} WHERE ${key} = $1 FOR UPDATE`;
+    // In key order: two transactions locking overlapping sets lock them in the same order, so neither waits on the
+    // other for a row it holds.
+    this.selectManyLocked = `SELECT ${this.columns.map((c) => `"${c.databaseName}"`).join(', ')} FROM ${table} WHERE ${key} = ANY($1) ORDER BY ${key} FOR UPDATE`;
     this.insertText =
       `INSERT INTO ${table} (${this.columns.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
       `VALUES (${this.columns.map((_c, i) => `$${i + 1}`).join(', ')})`;
@@ -77,11 +81,28 @@ export class EntityStatements<E extends ObjectLiteral> {
       this.selectLocked,
       [id],
     );
-    if (!rows.length) return null;
+    return rows.length ? this.entityOf(rows[0], manager) : null;
+  }
+
+  /** The rows of `ids` that exist, locked for the rest of the transaction, by primary key. */
+  async lockByIds(ids: readonly unknown[], manager: EntityManager): Promise<Map<unknown, E>> {
+    const rows = await preparedQuery<Record<string, unknown>>(
+      manager,
+      `${this.name}.lock-many`,
+      this.selectManyLocked,
+      [ids],
+    );
+    const key = this.primary;
+    return new Map(
+      rows.map((row) => [transformFrom(key, row[key.databaseName]), this.entityOf(row, manager)]),
+    );
+  }
+
+  private entityOf(row: Record<string, unknown>, manager: EntityManager): E {
     const entity: E = manager.create(this.target);
     const record = entity as Record<string, unknown>;
     for (const column of this.columns)
-      record[column.propertyName] = transformFrom(column, rows[0][column.databaseName]);
+      record[column.propertyName] = transformFrom(column, row[column.databaseName]);
     return entity;
   }
 

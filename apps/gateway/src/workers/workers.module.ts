@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { JobsModule } from '../jobs/jobs.module.js';
+import { DoneFolder } from './done-folder.js';
 import { EmptyQueues } from './empty-queues.js';
 import { WorkersController } from './workers.controller.js';
 import { WorkersService } from './workers.service.js';
@@ -12,6 +13,6 @@ import { WorkersService } from './workers.service.js';
 @Module({
   imports: [JobsModule],
   controllers: [WorkersController],
-  providers: [EmptyQueues, WorkersService],
+  providers: [DoneFolder, EmptyQueues, WorkersService],
 })
 export class WorkersModule {}

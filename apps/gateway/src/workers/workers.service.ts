@@ -6,7 +6,7 @@ import {
   JobLimits,
   Subjects,
   type Actor,
-  type JobDoneCommand,
+  type DoneManyItem,
   type JobDoneResult,
   type JobStreamResult,
   type StopsResult,
@@ -18,6 +18,7 @@ import { GatewayPayloads } from '../jobs/gateway-payloads.js';
 import { JobSignals } from '../jobs/job-signals.js';
 import { JobsEdgeConfig } from '../jobs/jobs-edge.config.js';
 import type { TakeOffer } from '../jobs/watchers.js';
+import { DoneFolder } from './done-folder.js';
 import { EmptyQueues } from './empty-queues.js';
 import { jsonBody, parseDoneBody } from './worker-body.js';
 
@@ -46,6 +47,7 @@ export class WorkersService {
     private readonly payloads: GatewayPayloads,
     private readonly signals: JobSignals,
     private readonly emptyQueues: EmptyQueues,
+    private readonly dones: DoneFolder,
     @Inject(JobsEdgeConfig) private readonly config: JobsEdgeConfig,
   ) {}
 
@@ -149,31 +151,33 @@ export class WorkersService {
   ): Promise<JobDoneResult> {
     await this.endpoints.queueEndpoint(endpointId, actor);
     const parsed = parseDoneBody(body);
-    const commandId = randomUUID();
-    const payload: JobDoneCommand = {
-      endpointId,
-      workerId,
+    const id = randomUUID();
+    const post: DoneManyItem = {
+      id,
       jobId,
       hasOutput: parsed.hasOutput,
       progress: parsed.progress,
       stopPod: parsed.stopPod,
       ...(parsed.error !== undefined ? { error: parsed.error } : {}),
     };
+    let bytes = 0;
     if (parsed.hasOutput) {
       const json = JSON.stringify(parsed.output ?? null);
-      const bytes = Buffer.byteLength(json);
+      bytes = Buffer.byteLength(json);
       if (bytes > JobLimits.outputBytes) {
-        payload.oversizeBytes = bytes;
+        post.oversizeBytes = bytes;
+        bytes = 0;
       } else {
-        const packed = await this.payloads.packJson(`out-${commandId}`, json);
-        if (packed.inline) payload.output = parsed.output;
-        else payload.outputBlob = packed.ref;
+        const packed = await this.payloads.packJson(`out-${id}`, json);
+        if (packed.inline) post.output = parsed.output;
+        else {
+          post.outputBlob = packed.ref;
+          bytes = 0;
+        }
       }
     }
-    return this.commands.execute(Subjects.worker.done, payload, actor, {
-      commandId,
-      timeoutMs: this.config.WORKER_COMMAND_TIMEOUT_MS,
-    });
+    // Folded with the worker's other posts while one is on its way (docs/adr/0013, "Results folded").
+    return this.dones.done({ endpointId, workerId, actor }, post, bytes);
   }
 
   async stream(

@@ -46,6 +46,11 @@ export class JobsRepository {
     return this.statements.lockById(id, manager);
   }
 
+  /** The jobs of `ids` that exist, read and locked (in id order) for the rest of the transaction, by id. */
+  async lockByIds(ids: readonly string[], manager: EntityManager): Promise<Map<string, JobEntity>> {
+    return (await this.statements.lockByIds(ids, manager)) as Map<string, JobEntity>;
+  }
+
   insert(job: JobEntity, manager: EntityManager): Promise<unknown> {
     return this.statements.insert(job, manager);
   }
@@ -194,12 +199,13 @@ export class JobsRepository {
 
   // ---- ignored results, counters ------------------------------------------------------------------------------------
 
+  /** `postId`: the id of the post's command (of its item, in a done-many), which the record's id derives from. */
   recordIgnored(
     entry: Omit<IgnoredResultEntity, 'id'>,
-    commandId: string,
+    postId: string,
     manager: EntityManager,
   ): Promise<unknown> {
-    return manager.insert(IgnoredResultEntity, { id: deriveId(commandId, 'ignored', 24), ...entry });
+    return manager.insert(IgnoredResultEntity, { id: deriveId(postId, 'ignored', 24), ...entry });
   }
 
   /**

@@ -114,7 +114,7 @@ export class EndpointJobsQuery extends EndpointScoped {}
 
 // ---- worker.* commands (actor: the user whose worker key or full key made the call) -----------------------------
 
-class WorkerScoped extends EndpointScoped {
+export class WorkerScoped extends EndpointScoped {
   @IsString()
   @IsNotEmpty()
   @MaxLength(ID_MAX)
@@ -127,7 +127,7 @@ class WorkerScoped extends EndpointScoped {
  * broker records that as the worker's last call, not the time of the repeat (a frozen worker whose long poll the
  * edge keeps asking for must still be declared lost).
  */
-class LongPollScoped extends WorkerScoped {
+export class LongPollScoped extends WorkerScoped {
   @IsOptional()
   @IsISO8601({ strict: true })
   requestedAt?: string;
@@ -230,91 +230,3 @@ export class SubmitManyCommand extends EndpointScoped {
   @Type(() => SubmitManyItem)
   jobs: SubmitManyItem[];
 }
-
-/** `worker.cmd.done` (job-done): a final result or a progress update. */
-export class JobDoneCommand extends WorkerScoped {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(ID_MAX)
-  jobId: string;
-
-  @Allow()
-  output?: unknown;
-
-  @IsOptional()
-  @IsObject()
-  outputBlob?: BlobRef;
-
-  /** Whether `output` was present in the body at all (`output: null` is an output). */
-  @IsBoolean()
-  hasOutput: boolean;
-
-  /** The handler's error: a string (compatibility.md §2 keeps it as the worker sent it). */
-  @IsOptional()
-  @IsString()
-  error?: string;
-
-  /** `{status: "IN_PROGRESS", output}`: a progress update; the job stays IN_PROGRESS. */
-  @IsBoolean()
-  progress: boolean;
-
-  @IsBoolean()
-  stopPod: boolean;
-
-  /** Set by the edge when the body was larger than the kept output may be: the job fails with that reason. */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  oversizeBytes?: number;
-}
-
-/** `worker.cmd.stream` (job-stream): one chunk of a streaming job's output. */
-export class JobStreamCommand extends WorkerScoped {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(ID_MAX)
-  jobId: string;
-
-  @Allow()
-  output?: unknown;
-
-  @IsOptional()
-  @IsObject()
-  outputBlob?: BlobRef;
-}
-
-/** `worker.cmd.ping`: heartbeat; `jobIds` are the jobs the worker says it is running. */
-export class PingWorkerCommand extends WorkerScoped {
-  @IsArray()
-  @ArrayMaxSize(1000)
-  @IsString({ each: true })
-  jobIds: string[];
-
-  @IsBoolean()
-  unhealthy: boolean;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(2000)
-  reason?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
-  version?: string;
-
-  /**
-   * When the heartbeat reached the edge. Its `jobIds` are what the worker ran when it sent it, so the lease check
-   * counts from this time, not from the command's: a heartbeat held at the edge (an endpoint lookup during an
-   * outage) must not take back a job the worker received meanwhile. Absent: the command's time.
-   */
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  requestedAt?: string;
-}
-
-/** `worker.cmd.collect-stops` (job-stop): the jobs the worker must abandon, each handed out once. */
-export class CollectStopsCommand extends LongPollScoped {}
-
-/** `worker.cmd.register`: a worker pod was started for the endpoint (counts as initializing until it calls). */
-export class RegisterWorkerCommand extends WorkerScoped {}

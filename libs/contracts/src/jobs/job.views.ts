@@ -123,6 +123,11 @@ export interface JobDoneResult {
   reason?: string;
 }
 
+/** `worker.cmd.done-many`'s answer: each post's result, in the order of the command's items. */
+export interface JobDoneManyResult {
+  dones: JobDoneResult[];
+}
+
 export interface JobStreamResult {
   recorded: boolean;
   chunks: number;

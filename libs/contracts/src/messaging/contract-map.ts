@@ -79,24 +79,28 @@ import {
   type EndpointView,
 } from '../endpoints/endpoint.contracts.js';
 import {
-  CollectStopsCommand,
   EndpointJobsQuery,
   GetJobQuery,
-  JobDoneCommand,
   JobRefCommand,
-  JobStreamCommand,
-  PingWorkerCommand,
   PurgeQueueCommand,
-  RegisterWorkerCommand,
   SetJobTtlCommand,
   SubmitJobCommand,
   SubmitManyCommand,
   SweepJobsCommand,
   TakeJobsCommand,
 } from '../jobs/job.contracts.js';
+import {
+  CollectStopsCommand,
+  JobDoneCommand,
+  JobDoneManyCommand,
+  JobStreamCommand,
+  PingWorkerCommand,
+  RegisterWorkerCommand,
+} from '../jobs/worker.contracts.js';
 import type {
   EndpointHealth,
   JobAccepted,
+  JobDoneManyResult,
   JobDoneResult,
   JobStreamResult,
   JobRead,
@@ -138,6 +142,7 @@ export interface CommandContracts {
   [Subjects.job.rotateWebhookSecret]: { payload: RotateWebhookSecretCommand; result: WebhookSecretView };
   [Subjects.worker.take]: { payload: TakeJobsCommand; result: Packed<TakeResult> };
   [Subjects.worker.done]: { payload: JobDoneCommand; result: JobDoneResult };
+  [Subjects.worker.doneMany]: { payload: JobDoneManyCommand; result: JobDoneManyResult };
   [Subjects.worker.stream]: { payload: JobStreamCommand; result: JobStreamResult };
   [Subjects.worker.ping]: { payload: PingWorkerCommand; result: { requeued: number } };
   [Subjects.worker.collectStops]: { payload: CollectStopsCommand; result: StopsResult };
@@ -251,6 +256,7 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.job.rotateWebhookSecret]: RotateWebhookSecretCommand,
   [Subjects.worker.take]: TakeJobsCommand,
   [Subjects.worker.done]: JobDoneCommand,
+  [Subjects.worker.doneMany]: JobDoneManyCommand,
   [Subjects.worker.stream]: JobStreamCommand,
   [Subjects.worker.ping]: PingWorkerCommand,
   [Subjects.worker.collectStops]: CollectStopsCommand,

@@ -77,6 +77,7 @@ export const Subjects = {
   worker: {
     take: 'worker.cmd.take',
     done: 'worker.cmd.done',
+    doneMany: 'worker.cmd.done-many',
     stream: 'worker.cmd.stream',
     ping: 'worker.cmd.ping',
     collectStops: 'worker.cmd.collect-stops',

@@ -1,0 +1,235 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  ErrorCode,
+  Subjects,
+  type DoneManyItem,
+  type JobChangedEvent,
+  type TakeResult,
+} from '@app/contracts';
+import { NatsClient } from '@app/messaging';
+import { HandlerHarness, type SendOptions } from '../../../../../test/support/handler-harness.js';
+import { deleteStreams } from '../../../../../test/support/system.js';
+import { testEnv } from '../../../../../test/support/test-env.js';
+import { DATA_SOURCE_SPEC } from '../../data-source.js';
+import { JobLeasesRepository } from '../../jobs/job-leases.repository.js';
+import { JobLifecycle } from '../../jobs/job-lifecycle.js';
+import { JobTakes } from '../../jobs/job-takes.js';
+import { JobsRepository } from '../../jobs/jobs.repository.js';
+import { newQueuedJob } from '../../jobs/new-job.js';
+import { PayloadStore } from '../../payloads/payload-store.js';
+import { QueueBrokerConfig } from '../../queue-broker.config.js';
+import { JobDoneHandler } from '../job-done/job-done.handler.js';
+import { JobResults } from '../job-results.js';
+import { RegisterWorkerHandler } from '../register-worker/register-worker.handler.js';
+import { TakeJobsHandler } from '../take-jobs/take-jobs.handler.js';
+import { WorkersRepository } from '../workers.repository.js';
+import { DoneManyHandler } from './done-many.handler.js';
+
+/**
+ * `worker.cmd.done-many` over queue-broker's real schema: each post applied as its own `worker.cmd.done` would be,
+ * in order, in one transaction; the rows it leaves are those the posts sent one by one leave.
+ */
+
+const prefix = `${testEnv().natsPrefix}dm${randomBytes(3).toString('hex')}`;
+const at = (second: number): SendOptions => ({
+  issuedAt: new Date(Date.UTC(2026, 2, 1, 12, 0, second)).toISOString(),
+});
+
+let harness: HandlerHarness;
+let nats: NatsClient;
+let jobs: JobsRepository;
+
+beforeAll(async () => {
+  harness = await HandlerHarness.start('queue_broker_done_many', 'queue-broker', DATA_SOURCE_SPEC);
+  nats = await NatsClient.connect(testEnv().natsUrl, prefix, 'done-many-int-spec');
+  const config = new QueueBrokerConfig();
+  const payloads = new PayloadStore(nats, config);
+  await payloads.onModuleInit();
+  jobs = new JobsRepository(harness.dataSource);
+  const workers = new WorkersRepository(harness.dataSource);
+  const lifecycle = new JobLifecycle(jobs);
+  const takes = new JobTakes(new JobLeasesRepository(), workers, payloads, config);
+  const results = new JobResults(jobs, lifecycle, payloads);
+  harness.register(
+    new RegisterWorkerHandler(workers),
+    new TakeJobsHandler(takes),
+    new JobDoneHandler(jobs, workers, results),
+    new DoneManyHandler(jobs, workers, results),
+  );
+});
+
+afterAll(async () => {
+  await harness?.stop();
+  await nats?.drain();
+  await deleteStreams(prefix);
+});
+
+const post = (jobId: string, extra: Partial<DoneManyItem> = {}): DoneManyItem => ({
+  id: randomUUID(),
+  jobId,
+  hasOutput: true,
+  output: { of: jobId },
+  progress: false,
+  stopPod: false,
+  ...extra,
+});
+
+/** `count` jobs of a fresh endpoint, leased to its worker; the endpoint, the worker and the job ids. */
+async function leased(name: string, count: number, second: number) {
+  const worker = { endpointId: `ep-${name}`, workerId: `worker-${name}` };
+  await harness.send(Subjects.worker.register, worker, at(second));
+  const ids: string[] = [];
+  // Queued as a submit records a job (submits are the jobs feature's; only their rows matter here).
+  for (let n = 0; n < count; n += 1) {
+    const job = newQueuedJob(
+      {
+        id: `job-${name}-${n}`,
+        endpointId: worker.endpointId,
+        ownerId: 'user-alice',
+        sync: false,
+        input: { n },
+      },
+      new Date(at(second).issuedAt!),
+      60_000,
+    );
+    await jobs.insert(job, harness.dataSource.manager);
+    ids.push(job.id);
+  }
+  const taken = (await harness.send(
+    Subjects.worker.take,
+    { ...worker, batchSize: count },
+    at(second + 1),
+  )) as TakeResult;
+  expect(taken.jobs.map((j) => j.id).sort()).toEqual([...ids].sort());
+  return { worker, ids };
+}
+
+interface JobRow {
+  id: string;
+  status: string;
+  output: unknown;
+  error: string | null;
+  lease_worker_id: string | null;
+}
+
+async function jobRows(ids: string[]): Promise<JobRow[]> {
+  const rows = await harness.dataSource.query<JobRow[]>(
+    `SELECT id, status, output, error, lease_worker_id FROM queue_broker.jobs WHERE id = ANY($1)`,
+    [ids],
+  );
+  return ids.map((id) => rows.find((r) => r.id === id)!);
+}
+
+describe('worker.cmd.done-many', () => {
+  it("applies each post as its own done would, in order, and answers each post's result", async () => {
+    const { worker, ids } = await leased('mixed', 3, 10);
+    const before = (await harness.events(Subjects.job.changed)).length;
+    const dones = [
+      post(ids[2], { output: 'progress', progress: true }),
+      post(ids[0]),
+      post(ids[1], { hasOutput: false, output: undefined, error: 'boom' }),
+      post(ids[2], { output: 'final' }),
+      // A second result for a job this command already finished: ignored, as a repeated post always is.
+      post(ids[0], { output: 'again' }),
+      post('no-such-job'),
+    ];
+    const result = await harness.send(Subjects.worker.doneMany, { ...worker, dones }, at(12));
+    expect(result).toEqual({
+      dones: [
+        { recorded: 'progress' },
+        { recorded: 'completed' },
+        { recorded: 'failed' },
+        { recorded: 'completed' },
+        { recorded: 'ignored', reason: 'the job is COMPLETED' },
+        { recorded: 'ignored', reason: 'no such job on this endpoint' },
+      ],
+    });
+    const rows = await jobRows(ids);
+    expect(rows.map((r) => [r.status, r.output, r.error, r.lease_worker_id])).toEqual([
+      ['COMPLETED', { of: ids[0] }, null, null],
+      ['FAILED', null, 'boom', null],
+      ['COMPLETED', 'final', null, null],
+    ]);
+    const changed = (await harness.events(Subjects.job.changed))
+      .slice(before)
+      .map((e) => e.payload as JobChangedEvent);
+    expect(changed.map((c) => [c.jobId, c.status])).toEqual([
+      [ids[0], 'COMPLETED'],
+      [ids[1], 'FAILED'],
+      [ids[2], 'COMPLETED'],
+    ]);
+    // Each ignored post is recorded under the id its own command would have had.
+    const ignored = await harness.dataSource.query<{ job_id: string; reason: string }[]>(
+      `SELECT job_id, reason FROM queue_broker.ignored_results WHERE worker_id = $1 ORDER BY job_id`,
+      [worker.workerId],
+    );
+    expect(ignored).toEqual([
+      { job_id: ids[0], reason: 'the job is COMPLETED' },
+      { job_id: 'no-such-job', reason: 'no such job on this endpoint' },
+    ]);
+  });
+
+  it('leaves the rows the same posts sent one by one leave', async () => {
+    const folded = await leased('folded', 2, 20);
+    const single = await leased('single', 2, 20);
+    const posts = (ids: string[]) => [post(ids[1], { output: { n: 1 } }), post(ids[0], { output: { n: 0 } })];
+    await harness.send(Subjects.worker.doneMany, { ...folded.worker, dones: posts(folded.ids) }, at(22));
+    for (const { id: _id, ...alone } of posts(single.ids)) {
+      await harness.send(Subjects.worker.done, { ...single.worker, ...alone }, at(22));
+    }
+    const shape = (ids: string[]) =>
+      harness.dataSource.query<{ status: string }[]>(
+        `SELECT j.status, j.output, j.execution_time_ms, j.finished_at, a.outcome, a.ended_at
+           FROM queue_broker.jobs j JOIN queue_broker.job_attempts a ON a.job_id = j.id
+          WHERE j.id = ANY($1) ORDER BY j.input->>'n'`,
+        [ids],
+      );
+    const rows = await shape(folded.ids);
+    expect(rows).toHaveLength(2);
+    expect(rows.map((r) => r.status)).toEqual(['COMPLETED', 'COMPLETED']);
+    expect(rows).toEqual(await shape(single.ids));
+    const heard = await harness.dataSource.query<{ id: string; last_seen_at: Date }[]>(
+      `SELECT id, last_seen_at FROM queue_broker.workers WHERE id = ANY($1) ORDER BY id`,
+      [[folded.worker.workerId, single.worker.workerId]],
+    );
+    expect(heard.map((w) => w.last_seen_at.toISOString())).toEqual([at(22).issuedAt, at(22).issuedAt]);
+  });
+
+  it('asks for the pod to be recycled when any post does', async () => {
+    const { worker, ids } = await leased('recycle', 2, 30);
+    await harness.send(
+      Subjects.worker.doneMany,
+      { ...worker, dones: [post(ids[0]), post(ids[1], { stopPod: true })] },
+      at(32),
+    );
+    const [row] = await harness.dataSource.query<{ recycle_requested: boolean }[]>(
+      `SELECT recycle_requested FROM queue_broker.workers WHERE id = $1`,
+      [worker.workerId],
+    );
+    expect(row.recycle_requested).toBe(true);
+  });
+
+  it('refuses the whole command, writing nothing, for repeated post ids or an invalid post', async () => {
+    const { worker, ids } = await leased('refused', 1, 40);
+    const twice = post(ids[0]);
+    expect(
+      await harness.refusal(() =>
+        harness.send(Subjects.worker.doneMany, { ...worker, dones: [twice, { ...twice }] }, at(41)),
+      ),
+    ).toMatchObject({ wrote: [], code: ErrorCode.ValidationFailed });
+    expect(
+      await harness.refusal(() =>
+        harness.send(
+          Subjects.worker.doneMany,
+          { ...worker, dones: [post(ids[0]), { ...post(ids[0]), progress: 'yes' }] },
+          at(41),
+        ),
+      ),
+    ).toMatchObject({ wrote: [], code: ErrorCode.ValidationFailed });
+    expect(
+      await harness.refusal(() => harness.send(Subjects.worker.doneMany, { ...worker, dones: [] }, at(41))),
+    ).toMatchObject({ wrote: [], code: ErrorCode.ValidationFailed });
+    expect((await jobRows(ids))[0].status).toBe('IN_PROGRESS');
+  });
+});

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError, ErrorCode, Subjects, type JobDoneManyCommand, type JobDoneManyResult } from '@app/contracts';
+import { CommandHandler, type CommandContext } from '@app/messaging';
+import { JobsRepository } from '../../jobs/jobs.repository.js';
+import { JobResults } from '../job-results.js';
+import { WorkersRepository } from '../workers.repository.js';
+
+/**
+ * The job-done posts of one worker that a gateway folded into one command (docs/adr/0013, "Results folded"): each is
+ * applied as its own `worker.cmd.done` would be, in the order given, in the command's one transaction, and answered
+ * in that order. The worker is heard from once; every job named is read and locked in one statement, in id order.
+ */
+@Injectable()
+export class DoneManyHandler {
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly workers: WorkersRepository,
+    private readonly results: JobResults,
+  ) {}
+
+  @CommandHandler(Subjects.worker.doneMany)
+  async handle(ctx: CommandContext<JobDoneManyCommand>): Promise<JobDoneManyResult> {
+    const { payload, manager, now } = ctx;
+    if (new Set(payload.dones.map((post) => post.id)).size !== payload.dones.length) {
+      throw new DomainError(ErrorCode.ValidationFailed, 'the posts of a done-many must have distinct ids');
+    }
+    await this.workers.touch(payload.endpointId, payload.workerId, now, manager, {
+      recycle: payload.dones.some((post) => post.stopPod),
+    });
+    const jobs = await this.jobs.lockByIds([...new Set(payload.dones.map((post) => post.jobId))], manager);
+    const dones: JobDoneManyResult['dones'] = [];
+    for (const post of payload.dones) {
+      dones.push(await this.results.apply(ctx, payload, post, jobs.get(post.jobId) ?? null, post.id));
+    }
+    return { dones };
+  }
+}
