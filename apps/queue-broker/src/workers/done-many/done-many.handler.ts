@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, ErrorCode, Subjects, type JobDoneManyCommand, type JobDoneManyResult } from '@app/contracts';
+import {
+  DomainError,
+  ErrorCode,
+  Subjects,
+  type JobDoneManyCommand,
+  type JobDoneManyResult,
+} from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { JobResults } from '../job-results.js';
