@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError, ErrorCode } from '@app/contracts';
+import { DomainError, ErrorCode, type Actor } from '@app/contracts';
 import { requestContext, type RequestContext } from '@app/observability';
 
 /**
@@ -34,6 +34,11 @@ interface Waiting<Item, Answer> {
 interface Lane<Line, Item, Answer> {
   line: Line;
   waiting: Waiting<Item, Answer>[];
+}
+
+/** A caller as part of a line's key: its kind, user and key, so two callers' commands never fold together. */
+export function callerKey(actor: Actor): string {
+  return `${actor.kind}\u0000${actor.userId}\u0000${actor.keyId ?? ''}`;
 }
 
 /** Errors that say the command's fate is not known yet, rather than that it was refused. */

@@ -9,7 +9,8 @@ import {
   type SubmitManyItem,
 } from '@app/contracts';
 import type { CommandBus, ExecuteOptions } from '@app/messaging';
-import { FOLD_HOLD_MS, SubmitFolder } from './submit-folder.js';
+import { FOLD_HOLD_MS } from './command-folder.js';
+import { SubmitFolder } from './submit-folder.js';
 
 const ALICE: Actor = { userId: 'alice', kind: 'user', keyId: 'key-1' };
 const BOB: Actor = { userId: 'bob', kind: 'user', keyId: 'key-2' };

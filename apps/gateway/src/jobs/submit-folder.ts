@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SUBMIT_MANY_MAX, Subjects, type Actor, type JobAccepted, type SubmitManyItem } from '@app/contracts';
 import { CommandBus } from '@app/messaging';
-import { CommandFolder } from './command-folder.js';
-
-export { FOLD_HOLD_MS } from './command-folder.js';
+import { CommandFolder, callerKey } from './command-folder.js';
 
 /** A job's input up to this size may be folded with others; a larger one goes in a submit of its own. */
 export const FOLD_INPUT_MAX_BYTES = 16 * 1024;
@@ -43,7 +41,6 @@ export class SubmitFolder {
 
   /** Submits the job; `item.id` is the id of the job's own submit command (the job's id derives from it). */
   submit(endpointId: string, actor: Actor, item: SubmitManyItem, bytes: number): Promise<JobAccepted> {
-    const key = `${endpointId}\u0000${actor.kind}\u0000${actor.userId}\u0000${actor.keyId ?? ''}`;
-    return this.folder.send(key, { endpointId, actor }, item, bytes);
+    return this.folder.send(`${endpointId}\u0000${callerKey(actor)}`, { endpointId, actor }, item, bytes);
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DONE_MANY_MAX, Subjects, type Actor, type DoneManyItem, type JobDoneResult } from '@app/contracts';
 import { CommandBus } from '@app/messaging';
-import { CommandFolder } from '../jobs/command-folder.js';
+import { CommandFolder, callerKey } from '../jobs/command-folder.js';
 import { JobsEdgeConfig } from '../jobs/jobs-edge.config.js';
 
 /** The outputs one folded command carries at most (a larger one goes alone), well inside a NATS message. */
@@ -50,7 +50,7 @@ export class DoneFolder {
    */
   done(line: DoneLine, post: DoneManyItem, bytes: number): Promise<JobDoneResult> {
     const { endpointId, workerId, actor } = line;
-    const key = `${endpointId}\u0000${workerId}\u0000${actor.kind}\u0000${actor.userId}\u0000${actor.keyId ?? ''}`;
+    const key = `${endpointId}\u0000${workerId}\u0000${callerKey(actor)}`;
     return this.folder.send(key, line, post, bytes);
   }
 }

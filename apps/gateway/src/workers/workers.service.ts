@@ -160,20 +160,20 @@ export class WorkersService {
       stopPod: parsed.stopPod,
       ...(parsed.error !== undefined ? { error: parsed.error } : {}),
     };
+    // What the post carries inline (the folder's byte cap counts it): an oversize output or a blob travels as a
+    // size or a reference.
     let bytes = 0;
     if (parsed.hasOutput) {
       const json = JSON.stringify(parsed.output ?? null);
-      bytes = Buffer.byteLength(json);
-      if (bytes > JobLimits.outputBytes) {
-        post.oversizeBytes = bytes;
-        bytes = 0;
+      const size = Buffer.byteLength(json);
+      if (size > JobLimits.outputBytes) {
+        post.oversizeBytes = size;
       } else {
         const packed = await this.payloads.packJson(`out-${id}`, json);
-        if (packed.inline) post.output = parsed.output;
-        else {
-          post.outputBlob = packed.ref;
-          bytes = 0;
-        }
+        if (packed.inline) {
+          post.output = parsed.output;
+          bytes = size;
+        } else post.outputBlob = packed.ref;
       }
     }
     // Folded with the worker's other posts while one is on its way (docs/adr/0013, "Results folded").
