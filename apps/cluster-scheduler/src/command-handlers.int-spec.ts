@@ -502,6 +502,105 @@ describe('clusters', () => {
     expect(views[2].env).toMatchObject({ MASTER_ADDR: created.members[0].overlayIp, NODE_RANK: '2' });
   });
 
+  it("writes each member's reservation and host ports as its mappings say, and takes its hosts' exact share", async () => {
+    type HostRow = { id: string; free_gpus: number; free_ports: number };
+    const hostsNow = async () =>
+      new Map(
+        (
+          await harness.dataSource.query<HostRow[]>(
+            'SELECT id, free_gpus, free_ports FROM cluster_scheduler.hosts WHERE gpu_type_id = $1',
+            [GPU],
+          )
+        ).map((h) => [h.id, h]),
+      );
+    const before = await hostsNow();
+    const cluster = await harness.send(
+      Subjects.cluster.create,
+      {
+        name: 'claims',
+        type: 'TRAINING',
+        compute: { gpuTypeId: GPU, gpuCountPerPod: 1, podCount: 5 },
+        dataCenterIds: [DC],
+        ports: ['22/tcp', '8888/http'],
+      },
+      { issuedAt: '2026-03-02T08:30:00.000Z' },
+    );
+    const created = (await harness.events(Subjects.cluster.created)).at(-1)?.payload as ClusterCreatedEvent;
+    expect(created.clusterId).toBe(cluster.id);
+    const placements = new Map(created.members.map((m) => [m.podId, m.placement]));
+    expect(placements.size).toBe(5);
+
+    const reservations = await harness.dataSource.query<Record<string, unknown>[]>(
+      `SELECT pod_id, owner_id, cluster_id, host_id, data_center_id, gpu_type_id, gpu_count, cpu_slots,
+              network_volume_id, port_mappings, created_at FROM cluster_scheduler.reservations
+        WHERE cluster_id = $1 ORDER BY pod_id`,
+      [cluster.id],
+    );
+    expect(reservations).toEqual(
+      [...placements.values()]
+        .sort((a, b) => (a.podId < b.podId ? -1 : 1))
+        .map((p) => ({
+          pod_id: p.podId,
+          owner_id: ALICE.userId,
+          cluster_id: cluster.id,
+          host_id: p.hostId,
+          data_center_id: DC,
+          gpu_type_id: GPU,
+          gpu_count: 1,
+          cpu_slots: 0,
+          network_volume_id: null,
+          port_mappings: p.portMappings,
+          created_at: new Date('2026-03-02T08:30:00.000Z'),
+        })),
+    );
+    for (const placement of placements.values()) {
+      expect(Object.keys(placement.portMappings).sort()).toEqual(['22/tcp', '8888/http']);
+    }
+    const ports = await harness.dataSource.query<{ host_id: string; port: number; pod_id: string }[]>(
+      `SELECT host_id, port, pod_id FROM cluster_scheduler.host_ports WHERE pod_id = ANY($1::text[])
+        ORDER BY host_id, port`,
+      [[...placements.keys()]],
+    );
+    expect(ports).toEqual(
+      [...placements.values()]
+        .flatMap((p) =>
+          Object.values(p.portMappings).map((port) => ({ host_id: p.hostId, port, pod_id: p.podId })),
+        )
+        .sort((a, b) => (a.host_id === b.host_id ? a.port - b.port : a.host_id < b.host_id ? -1 : 1)),
+    );
+
+    const members = await harness.dataSource.query<Record<string, unknown>[]>(
+      `SELECT pod_id, cluster_id, host_id, port_mappings, status, status_at, created_at
+         FROM cluster_scheduler.cluster_members WHERE cluster_id = $1 ORDER BY rank`,
+      [cluster.id],
+    );
+    expect(members).toEqual(
+      created.members.map((m) => ({
+        pod_id: m.podId,
+        cluster_id: cluster.id,
+        host_id: m.placement.hostId,
+        port_mappings: m.placement.portMappings,
+        status: PodStatus.Provisioning,
+        status_at: new Date('2026-03-02T08:30:00.000Z'),
+        created_at: new Date('2026-03-02T08:30:00.000Z'),
+      })),
+    );
+
+    // Each host gave a GPU and 2 ports per member placed on it (some took several), and no other host changed.
+    const after = await hostsNow();
+    const podsOn = new Map<string, number>();
+    for (const p of placements.values()) podsOn.set(p.hostId, (podsOn.get(p.hostId) ?? 0) + 1);
+    expect(Math.max(...podsOn.values())).toBeGreaterThan(1);
+    for (const [id, host] of after) {
+      const pods = podsOn.get(id) ?? 0;
+      expect(host).toEqual({
+        id,
+        free_gpus: before.get(id)!.free_gpus - pods,
+        free_ports: before.get(id)!.free_ports - 2 * pods,
+      });
+    }
+  });
+
   it('creates a cluster in a fixed number of statements, whatever its size (the placement applied in bulk)', async () => {
     const two = await harness.statements(() => createCluster('count-2', 2));
     const eight = await harness.statements(() => createCluster('count-8', 8));

@@ -63,12 +63,23 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
    * The cluster and its members in one statement, the members as one JSON document (a 250-pod cluster is 3,000+
    * values: as TypeORM parameters, building the statement cost more than the rest of the create, and one JSON
    * document decodes faster than arrays of JSON); cluster_members' foreign key is checked at the statement's end.
+   * What every member of a new cluster shares (the cluster, the first status and the dates) goes once, as scalars,
+   * not once per member in the document.
    */
   async insert(
     cluster: ClusterEntity,
     members: readonly ClusterMemberEntity[],
     manager: EntityManager,
   ): Promise<void> {
+    const first = members[0];
+    const alike = (m: ClusterMemberEntity): boolean =>
+      m.clusterId === cluster.id &&
+      m.status === first.status &&
+      m.statusAt.getTime() === first.statusAt.getTime() &&
+      m.createdAt.getTime() === first.createdAt.getTime();
+    if (!first || !members.every(alike)) {
+      throw new Error(`the members of new cluster ${cluster.id} must be its own, in one status, of one date`);
+    }
     await manager.query(
       `WITH cluster AS (
          INSERT INTO ${table('clusters')} (id, owner_id, name, type, gpu_type_id, gpu_count_per_pod, pod_count,
@@ -80,10 +91,11 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
        )
        INSERT INTO ${table('cluster_members')} (pod_id, cluster_id, rank, role, name, overlay_ip, host_id, public_ip,
                                                port_mappings, env, status, status_at, created_at)
-       SELECT * FROM jsonb_to_recordset($23::jsonb)
-         AS m(pod_id text, cluster_id text, rank int, role text, name text, overlay_ip inet, host_id text,
-              public_ip text, port_mappings jsonb, env jsonb, status text, status_at timestamptz,
-              created_at timestamptz)`,
+       SELECT m.pod_id, $1, m.rank, m.role, m.name, m.overlay_ip, m.host_id, m.public_ip, m.port_mappings, m.env,
+              $25::text, $26::timestamptz, $27::timestamptz
+         FROM jsonb_to_recordset($23::jsonb)
+           AS m(pod_id text, rank int, role text, name text, overlay_ip inet, host_id text, public_ip text,
+                port_mappings jsonb, env jsonb)`,
       [
         cluster.id,
         cluster.ownerId,
@@ -110,7 +122,6 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
         JSON.stringify(
           members.map((m) => ({
             pod_id: m.podId,
-            cluster_id: m.clusterId,
             rank: m.rank,
             role: m.role,
             name: m.name,
@@ -119,12 +130,12 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
             public_ip: m.publicIp,
             port_mappings: m.portMappings,
             env: m.env,
-            status: m.status,
-            status_at: m.statusAt,
-            created_at: m.createdAt,
           })),
         ),
         cluster.memberEnv === null ? null : JSON.stringify(cluster.memberEnv),
+        first.status,
+        first.statusAt,
+        first.createdAt,
       ],
     );
   }

@@ -9,7 +9,12 @@ import { NetworkVolumesRepository } from '../volumes/network-volumes.repository.
 import { LiveOverlays } from './live-overlays.js';
 import { DEFAULT_PLUGINS } from './plugins/index.js';
 import { consideredDataCenters, place, type PlacementRequest } from './placement.js';
-import { LostRaceError, PlacementRepository, type PodClaim } from './placement.repository.js';
+import {
+  LostRaceError,
+  PlacementRepository,
+  type ClaimTerms,
+  type PodClaim,
+} from './placement.repository.js';
 
 /** What to place and for whom: the pods of a cluster (ranks 0…n-1) or one standalone pod. */
 export interface PlacementOrder {
@@ -130,11 +135,9 @@ export class PlacementApplier {
       if (!plan.ok) throw order.noCapacity(plan.considered);
       try {
         return await manager.transaction(async (savepoint) => {
-          const claims = plan.assignments.map((a): PodClaim => ({
-            podId: order.podIds[a.rank],
+          const terms: ClaimTerms = {
             ownerId: order.ownerId,
             clusterId: order.clusterId,
-            hostId: a.hostId,
             dataCenterId: plan.dataCenterId,
             gpuTypeId: order.gpuTypeId,
             gpuCount: request.gpusPerPod,
@@ -142,9 +145,13 @@ export class PlacementApplier {
             networkVolumeId: order.volume?.id ?? null,
             ports: order.ports,
             createdAt: order.createdAt,
+          };
+          const claims = plan.assignments.map((a): PodClaim => ({
+            podId: order.podIds[a.rank],
+            hostId: a.hostId,
           }));
           // The hosts' addresses come from the commit's own RETURNING: nothing is read back.
-          const taken = await this.repository.commit(savepoint, claims);
+          const taken = await this.repository.commit(savepoint, terms, claims);
           const applied: AppliedPlacement = {
             dataCenterId: plan.dataCenterId,
             pods: plan.assignments.map((a) => ({

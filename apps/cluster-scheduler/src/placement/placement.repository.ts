@@ -18,19 +18,25 @@ export class LostRaceError extends Error {
   }
 }
 
-/** One pod's share of a plan: which host, how much of it, which ports to map. */
-export interface PodClaim {
-  podId: string;
+/** What every pod of one commit shares: whose the pods are, what each takes, and when. */
+export interface ClaimTerms {
   ownerId: string;
   clusterId: string | null;
-  hostId: string;
   dataCenterId: string;
   gpuTypeId: string | null;
+  /** GPUs and CPU slots each pod takes. */
   gpuCount: number;
   cpuSlots: number;
   networkVolumeId: string | null;
+  /** The port specs each pod maps publicly. */
   ports: readonly string[];
   createdAt: Date;
+}
+
+/** One pod's share of a plan: the host it takes its share of. */
+export interface PodClaim {
+  podId: string;
+  hostId: string;
 }
 
 export interface HostAddress {
@@ -131,39 +137,31 @@ export class PlacementRepository implements PodsMountingVolume {
    * LostRaceError when a host no longer has what the plan counted on. Returns the port mappings per pod and the
    * hosts' addresses.
    */
-  async commit(manager: EntityManager, claims: readonly PodClaim[]): Promise<Commitment> {
-    const perHost = new Map<string, { gpus: number; cpus: number; ports: number }>();
-    for (const claim of claims) {
-      const total = perHost.get(claim.hostId) ?? { gpus: 0, cpus: 0, ports: 0 };
-      total.gpus += claim.gpuCount;
-      total.cpus += claim.cpuSlots;
-      total.ports += claim.ports.length;
-      perHost.set(claim.hostId, total);
-    }
+  async commit(manager: EntityManager, terms: ClaimTerms, claims: readonly PodClaim[]): Promise<Commitment> {
+    const perHost = new Map<string, number>();
+    for (const claim of claims) perHost.set(claim.hostId, (perHost.get(claim.hostId) ?? 0) + 1);
     const hostIds = [...perHost.keys()].sort();
+    const pods = hostIds.map((id) => perHost.get(id)!);
     // The MATERIALIZED CTE locks every host in id order; the UPDATE only reaches a host through the CTE's row,
     // so it never locks one out of that order. A host changed by a transaction that committed while we waited is
     // re-checked against its newest version (READ COMMITTED re-evaluates the guards), hence the row count check.
+    // Every pod takes the same share, so a host's take is its pod count times the share ($3, $4, $5).
     const updated: { id: string; public_ip: string; port_start: number; port_end: number }[] =
       await manager.query(
         `WITH locked AS MATERIALIZED (
            SELECT id FROM ${table('hosts')} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
          )
          UPDATE ${table('hosts')} h
-            SET free_gpus = h.free_gpus - v.gpus,
-                free_cpu_slots = h.free_cpu_slots - v.cpus,
-                free_ports = h.free_ports - v.ports
-           FROM unnest($1::text[], $2::int[], $3::int[], $4::int[]) AS v(id, gpus, cpus, ports)
+            SET free_gpus = h.free_gpus - v.pods * $3::int,
+                free_cpu_slots = h.free_cpu_slots - v.pods * $4::int,
+                free_ports = h.free_ports - v.pods * $5::int
+           FROM unnest($1::text[], $2::int[]) AS v(id, pods)
            JOIN locked l ON l.id = v.id
           WHERE h.id = v.id AND h.active
-            AND h.free_gpus >= v.gpus AND h.free_cpu_slots >= v.cpus AND h.free_ports >= v.ports
+            AND h.free_gpus >= v.pods * $3::int AND h.free_cpu_slots >= v.pods * $4::int
+            AND h.free_ports >= v.pods * $5::int
          RETURNING h.id, h.public_ip, h.port_start, h.port_end`,
-        [
-          hostIds,
-          hostIds.map((id) => perHost.get(id)!.gpus),
-          hostIds.map((id) => perHost.get(id)!.cpus),
-          hostIds.map((id) => perHost.get(id)!.ports),
-        ],
+        [hostIds, pods, terms.gpuCount, terms.cpuSlots, terms.ports.length],
       );
     const rows = returningRows(updated);
     if (rows.length !== hostIds.length) {
@@ -177,39 +175,37 @@ export class PlacementRepository implements PodsMountingVolume {
         { id: r.id, publicIp: r.public_ip, portStart: r.port_start, portEnd: r.port_end },
       ]),
     );
-    const mappings = await this.allocatePorts(manager, claims, hosts);
-    const portRows = claims.flatMap((claim) =>
-      Object.values(mappings.get(claim.podId) ?? {}).map((port) => ({
-        hostId: claim.hostId,
-        port,
-        podId: claim.podId,
-      })),
-    );
-    // One statement for both tables: host_ports' foreign key to the reservation is checked at its end.
+    const mappings = await this.allocatePorts(manager, terms.ports, claims, hosts);
+    // One statement for both tables (host_ports' foreign key to the reservation is checked at its end). What the
+    // pods share goes once, as scalars; each pod's mappings go as ONE JSON array, matched to the pods by position:
+    // as 250 elements of a jsonb[] (and 250 of each shared field), node-pg escaped every element into an array
+    // literal and Postgres took it apart again. The ports' rows are the mappings' entries.
     await manager.query(
-      `WITH reserved AS (
+      `WITH claim AS MATERIALIZED (
+         SELECT c.pod_id, c.host_id, m.mapping
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS c(pod_id, host_id, n)
+           JOIN json_array_elements($3::json) WITH ORDINALITY AS m(mapping, n) USING (n)
+       ), reserved AS (
          INSERT INTO ${table('reservations')} (pod_id, owner_id, cluster_id, host_id, data_center_id, gpu_type_id,
                                                gpu_count, cpu_slots, network_volume_id, port_mappings, created_at)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
-                              $8::int[], $9::text[], $10::jsonb[], $11::timestamptz[])
+         SELECT pod_id, $4::text, $5::text, host_id, $6::text, $7::text, $8::int, $9::int, $10::text,
+                mapping::jsonb, $11::timestamptz
+           FROM claim
        )
        INSERT INTO ${table('host_ports')} (host_id, port, pod_id)
-       SELECT * FROM unnest($12::text[], $13::int[], $14::text[])`,
+       SELECT claim.host_id, p.port::int, claim.pod_id FROM claim, json_each_text(claim.mapping) AS p(spec, port)`,
       [
         claims.map((c) => c.podId),
-        claims.map((c) => c.ownerId),
-        claims.map((c) => c.clusterId),
         claims.map((c) => c.hostId),
-        claims.map((c) => c.dataCenterId),
-        claims.map((c) => c.gpuTypeId),
-        claims.map((c) => c.gpuCount),
-        claims.map((c) => c.cpuSlots),
-        claims.map((c) => c.networkVolumeId),
-        claims.map((c) => JSON.stringify(mappings.get(c.podId) ?? {})),
-        claims.map((c) => c.createdAt),
-        portRows.map((r) => r.hostId),
-        portRows.map((r) => r.port),
-        portRows.map((r) => r.podId),
+        JSON.stringify(claims.map((c) => mappings.get(c.podId) ?? {})),
+        terms.ownerId,
+        terms.clusterId,
+        terms.dataCenterId,
+        terms.gpuTypeId,
+        terms.gpuCount,
+        terms.cpuSlots,
+        terms.networkVolumeId,
+        terms.createdAt,
       ],
     );
     return { mappings, hosts };
@@ -218,12 +214,13 @@ export class PlacementRepository implements PodsMountingVolume {
   /** The lowest free ports of each (locked) host, in claim order. */
   private async allocatePorts(
     manager: EntityManager,
+    ports: readonly string[],
     claims: readonly PodClaim[],
     hosts: Map<string, HostAddress>,
   ): Promise<Map<string, Record<string, number>>> {
     const result = new Map<string, Record<string, number>>();
-    const needing = [...new Set(claims.filter((c) => c.ports.length).map((c) => c.hostId))];
-    if (!needing.length) return result;
+    if (!ports.length) return result;
+    const needing = [...new Set(claims.map((c) => c.hostId))];
     const used: { host_id: string; port: number }[] = await manager.query(
       `SELECT host_id, port FROM ${table('host_ports')} WHERE host_id = ANY($1::text[])`,
       [needing],
@@ -241,7 +238,7 @@ export class PlacementRepository implements PodsMountingVolume {
       taken.set(host.id, set);
       let next = cursor.get(host.id) ?? host.portStart;
       const mapping: Record<string, number> = {};
-      for (const spec of claim.ports) {
+      for (const spec of ports) {
         while (set.has(next)) next++;
         if (next > host.portEnd) throw new LostRaceError(`host ${host.id} has run out of public ports`);
         mapping[spec] = next;

@@ -47,4 +47,11 @@ describe('deriveId', () => {
     for (let i = 0; i < 200; i++) for (const c of deriveId(`cmd-${i}`)) seen.add(c);
     expect(seen.size).toBe(36);
   });
+
+  it('derives exactly the ids it always did: recorded histories replay to the same ids', () => {
+    expect(deriveId(COMMAND)).toBe('fop54b1kcb0jtkt1dhz4');
+    expect(deriveId(COMMAND, 'pod/249')).toBe('5vqlvbkz8cfe6y69y22m');
+    expect(deriveId(COMMAND, 'evt/job.evt.changed/0', 24)).toBe('v6xpqt9tu163l4c170yig1ef');
+    expect(deriveId(COMMAND, 'x', 40)).toBe('axpdkd6wksaoaqzh8satks8l1mhemht3axpdkd6w');
+  });
 });
