@@ -131,6 +131,21 @@ describe('queue-based endpoints: the job API', () => {
     for (const [n, id] of ids.entries()) {
       expect(await until('qb', id, 'COMPLETED')).toMatchObject({ output: { folded: n } });
     }
+    // Each submit-many's jobs were announced in one job.evt.queued-many, in the command's order, and in no
+    // job.evt.queued of their own (docs/adr/0013, "Events that carry many jobs"); the worker was woken by it.
+    const announced = await jobs.sql.query<{ subject: string; ids: string[] }>(
+      `SELECT subject, CASE WHEN subject = 'job.evt.queued-many'
+                            THEN ARRAY(SELECT j->>'jobId' FROM jsonb_array_elements(payload::jsonb->'jobs') j)
+                            ELSE ARRAY[payload::jsonb->>'jobId'] END AS ids
+         FROM queue_broker.outbox WHERE subject IN ('job.evt.queued', 'job.evt.queued-many') ORDER BY seq`,
+    );
+    const manies = recorded.rows.filter((r) => r.subject === 'job.cmd.submit-many' && r.ids.length > 1);
+    expect(manies.length).toBeGreaterThan(0);
+    for (const many of manies) {
+      expect(announced.rows.filter((e) => e.ids.some((id) => many.ids.includes(id)))).toEqual([
+        { subject: 'job.evt.queued-many', ids: many.ids },
+      ]);
+    }
   });
 
   it('runsync within its wait answers the finished job; past its wait {id, status}, then status-sync resumes', async () => {
@@ -422,6 +437,19 @@ describe('queue-based endpoints: the job API', () => {
     expect(folded.rows.length).toBeGreaterThan(0);
     expect(folded.rows.every((r) => r.posts >= 2)).toBe(true);
     expect(folded.rows.reduce((sum, r) => sum + r.posts, 0)).toBeLessThanOrEqual(7);
+    // What the folded posts finished was announced in job.evt.changed-many events, each job once in all.
+    const announced = await jobs.sql.query<{ subject: string; ids: string[] }>(
+      `SELECT subject, CASE WHEN subject = 'job.evt.changed-many'
+                            THEN ARRAY(SELECT j->>'jobId' FROM jsonb_array_elements(payload::jsonb->'jobs') j)
+                            ELSE ARRAY[payload::jsonb->>'jobId'] END AS ids
+         FROM queue_broker.outbox
+        WHERE subject IN ('job.evt.changed', 'job.evt.changed-many')
+          AND (payload::jsonb->>'jobId' = ANY($1) OR EXISTS (
+                SELECT 1 FROM jsonb_array_elements(payload::jsonb->'jobs') j WHERE j->>'jobId' = ANY($1)))`,
+      [ids],
+    );
+    expect(announced.rows.map((e) => e.subject)).toContain('job.evt.changed-many');
+    expect(announced.rows.flatMap((e) => e.ids).sort()).toEqual([...ids].sort());
   });
 
   it('speaks the worker protocol by hand: 204 on an empty take, form-urlencoded job-done, progress, idempotent done', async () => {

@@ -45,6 +45,15 @@ describe('IssuerReplies.hint', () => {
       Subjects.cluster.created,
       Subjects.job.changed,
       Subjects.pod.statusChanged,
+      Subjects.job.queuedMany,
+      Subjects.job.changedMany,
+      Subjects.worker.stopRequested,
+    ];
+    const hinted = [
+      Subjects.job.queued,
+      Subjects.job.changed,
+      Subjects.job.queuedMany,
+      Subjects.job.changedMany,
       Subjects.worker.stopRequested,
     ];
     subjects.forEach((subject, n) => replies.hint(event(subject, n)));
@@ -52,13 +61,7 @@ describe('IssuerReplies.hint', () => {
     await client.nc.flush();
     await new Promise((resolve) => setTimeout(resolve, 100));
     sub.unsubscribe();
-    expect(heard).toEqual(
-      [Subjects.job.queued, Subjects.job.changed, Subjects.worker.stopRequested].map((s) =>
-        client.subject(hintSubject(s)),
-      ),
-    );
-    expect([...HINTED_EVENTS].sort()).toEqual(
-      [Subjects.job.queued, Subjects.job.changed, Subjects.worker.stopRequested].sort(),
-    );
+    expect(heard).toEqual(hinted.map((s) => client.subject(hintSubject(s))));
+    expect([...HINTED_EVENTS].sort()).toEqual([...hinted].sort());
   });
 });

@@ -5,7 +5,9 @@ import {
   Subjects,
   hintSubject,
   type JobChangedEvent,
+  type JobChangedManyEvent,
   type JobQueuedEvent,
+  type JobQueuedManyEvent,
   type WorkerStopRequestedEvent,
 } from '@app/contracts';
 import { NatsClient } from '@app/messaging';
@@ -41,15 +43,20 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   onModuleInit(): void {
-    this.listen(Subjects.job.queued, (e: JobQueuedEvent) => {
+    const queued = (e: JobQueuedEvent) => {
       this.jobEvent(e.jobId);
       for (const listener of this.queuedListeners) listener(e.endpointId);
       this.wakeQueue(e.endpointId);
-    });
-    this.listen(Subjects.job.changed, (e: JobChangedEvent) => {
+    };
+    const changed = (e: JobChangedEvent) => {
       this.jobEvent(e.jobId, e);
       this.wakeAll(this.jobs, e.jobId);
-    });
+    };
+    this.listen(Subjects.job.queued, queued);
+    this.listen(Subjects.job.changed, changed);
+    // A command's jobs in one event: each as its own event would be, in order.
+    this.listen(Subjects.job.queuedMany, (e: JobQueuedManyEvent) => e.jobs.forEach(queued));
+    this.listen(Subjects.job.changedMany, (e: JobChangedManyEvent) => e.jobs.forEach(changed));
     this.listen(Subjects.worker.stopRequested, (e: WorkerStopRequestedEvent) =>
       this.wakeAll(this.stops, e.workerId),
     );

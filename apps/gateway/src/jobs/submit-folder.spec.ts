@@ -80,7 +80,11 @@ describe('SubmitFolder', () => {
     await tick();
     expect(sent).toHaveLength(2);
     expect(sent[1].subject).toBe(Subjects.job.submitMany);
-    expect(sent[1].payload).toEqual({ endpointId: 'ep', jobs: [item(2), item(3), item(4)] });
+    expect(sent[1].payload).toEqual({
+      endpointId: 'ep',
+      jobs: [item(2), item(3), item(4)],
+      foldEvents: true,
+    });
     expect(sent[1].actor).toEqual(ALICE);
     sent[1].answer(accepted(item(2), item(3), item(4)));
     await expect(first).resolves.toEqual({ id: 'job-1', status: 'IN_QUEUE' });

@@ -68,6 +68,7 @@ describe('DoneFolder', () => {
         endpointId: 'ep',
         workerId: 'w1',
         dones: [post(2, { progress: true }), post(2), post(3, { error: 'boom' })],
+        foldEvents: true,
       },
       options: { timeoutMs: TIMEOUT_MS },
     });

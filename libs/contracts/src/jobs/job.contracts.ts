@@ -229,4 +229,13 @@ export class SubmitManyCommand extends EndpointScoped {
   @ValidateNested({ each: true })
   @Type(() => SubmitManyItem)
   jobs: SubmitManyItem[];
+
+  /**
+   * The jobs' `job.evt.queued` go as one `job.evt.queued-many` (docs/adr/0013, "Events that carry many jobs"); set by
+   * every gateway since. A command recorded without it (an older gateway's) is applied, and rebuilt, with one event
+   * per job, as it was then.
+   */
+  @IsOptional()
+  @IsBoolean()
+  foldEvents?: boolean;
 }

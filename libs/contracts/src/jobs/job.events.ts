@@ -29,6 +29,19 @@ export interface JobChangedEvent {
   timing?: { delayMs: number | null; executionMs: number | null };
 }
 
+/**
+ * The jobs of one command that were queued one after another (a folded submit's), as one event: each item is what
+ * its own `job.evt.queued` would have said, in order (docs/adr/0013, "Events that carry many jobs").
+ */
+export interface JobQueuedManyEvent {
+  jobs: JobQueuedEvent[];
+}
+
+/** The jobs of one command that changed one after another (a folded job-done's), as one event, in order. */
+export interface JobChangedManyEvent {
+  jobs: JobChangedEvent[];
+}
+
 /** A job leased to the worker was cancelled or timed out: job-stop should tell it. */
 export interface WorkerStopRequestedEvent {
   endpointId: string;

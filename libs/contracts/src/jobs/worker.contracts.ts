@@ -99,6 +99,14 @@ export class JobDoneManyCommand extends WorkerScoped {
   @ValidateNested({ each: true })
   @Type(() => DoneManyItem)
   dones: DoneManyItem[];
+
+  /**
+   * The finished jobs' `job.evt.changed` go as one `job.evt.changed-many` (docs/adr/0013, "Events that carry many
+   * jobs"); set by every gateway since. A command recorded without it is applied, and rebuilt, with one event per job.
+   */
+  @IsOptional()
+  @IsBoolean()
+  foldEvents?: boolean;
 }
 
 /** `worker.cmd.stream` (job-stream): one chunk of a streaming job's output. */

@@ -124,7 +124,13 @@ import type { AccountChangedEvent } from '../accounts/account.events.js';
 import type { OwnedResourceCreatedEvent, OwnedResourceDeletedEvent } from '../common/resource.events.js';
 import type { Class } from '../common/validation.js';
 import type { EndpointDeletedEvent, EndpointSavedEvent } from '../endpoints/endpoint.contracts.js';
-import type { JobChangedEvent, JobQueuedEvent, WorkerStopRequestedEvent } from '../jobs/job.events.js';
+import type {
+  JobChangedEvent,
+  JobChangedManyEvent,
+  JobQueuedEvent,
+  JobQueuedManyEvent,
+  WorkerStopRequestedEvent,
+} from '../jobs/job.events.js';
 import type { ClusterCreatedEvent, ClusterDeletedEvent, PodStatusChangedEvent } from '../pods/pod.events.js';
 import type { NetworkVolumeCreatedEvent } from '../volumes/network-volume.contracts.js';
 import { Subjects } from './subjects.js';
@@ -188,6 +194,8 @@ export interface EventContracts {
   [Subjects.account.changed]: AccountChangedEvent;
   [Subjects.job.queued]: JobQueuedEvent;
   [Subjects.job.changed]: JobChangedEvent;
+  [Subjects.job.queuedMany]: JobQueuedManyEvent;
+  [Subjects.job.changedMany]: JobChangedManyEvent;
   [Subjects.worker.stopRequested]: WorkerStopRequestedEvent;
   [Subjects.endpoint.saved]: EndpointSavedEvent;
   [Subjects.endpoint.deleted]: EndpointDeletedEvent;

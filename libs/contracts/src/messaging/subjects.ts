@@ -73,6 +73,8 @@ export const Subjects = {
     metrics: 'job.qry.metrics',
     queued: 'job.evt.queued',
     changed: 'job.evt.changed',
+    queuedMany: 'job.evt.queued-many',
+    changedMany: 'job.evt.changed-many',
   },
   worker: {
     take: 'worker.cmd.take',
@@ -221,6 +223,8 @@ export function hintSubject(eventSubject: string): string {
 export const HINTED_EVENTS: ReadonlySet<string> = new Set([
   Subjects.job.queued,
   Subjects.job.changed,
+  Subjects.job.queuedMany,
+  Subjects.job.changedMany,
   Subjects.worker.stopRequested,
 ]);
 

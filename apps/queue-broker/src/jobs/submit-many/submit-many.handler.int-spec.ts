@@ -96,6 +96,26 @@ describe('job.cmd.submit-many', () => {
     expect(queued).toEqual(ids.map((jobId) => ({ endpointId: ENDPOINT, jobId })));
   });
 
+  it('announces the jobs in one job.evt.queued-many when the command folds its events, each item what its own event said', async () => {
+    const items = [item({ n: 0 }), item({ n: 1 }), item({ n: 2 })];
+    const before = (await harness.events()).length;
+    const result = await harness.send(Subjects.job.submitMany, {
+      endpointId: ENDPOINT,
+      jobs: items,
+      foldEvents: true,
+    });
+    const ids = items.map((i) => jobIdFor(i.id, i.sync));
+    expect(result).toEqual({ jobs: ids.map((id) => ({ id, status: 'IN_QUEUE' })) });
+    expect((await jobRows(ids)).map((r) => r.status)).toEqual(['IN_QUEUE', 'IN_QUEUE', 'IN_QUEUE']);
+    // One event in the outbox for the three jobs, none of them announced a second time on its own.
+    expect((await harness.events()).slice(before)).toEqual([
+      {
+        subject: Subjects.job.queuedMany,
+        payload: { jobs: ids.map((jobId) => ({ endpointId: ENDPOINT, jobId })) },
+      },
+    ]);
+  });
+
   it('refuses the whole command for one bad job, writing nothing: what jsonb cannot store, a repeated id, an invalid policy', async () => {
     const nul = await harness.refusal(() =>
       harness.send(Subjects.job.submitMany, {

@@ -10,6 +10,7 @@ import {
   unstorableJsonError,
 } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
+import { JobEventFolder } from '../job-event-folder.js';
 import { JobLifecycle } from '../job-lifecycle.js';
 import { JobsRepository } from '../jobs.repository.js';
 import { newQueuedJob } from '../new-job.js';
@@ -17,7 +18,9 @@ import { QueueBrokerConfig } from '../../queue-broker.config.js';
 
 /**
  * The submits a gateway folded into one command (docs/adr/0013, "Submits folded"): each job is recorded IN_QUEUE
- * and announced as a submit's is, in the order given, in the command's one transaction. Every rule is checked for
+ * as a submit's is, in the order given, in the command's one transaction, and announced in one
+ * `job.evt.queued-many` (`foldEvents`; "Events that carry many jobs") or, for a command recorded without it, in a
+ * `job.evt.queued` each. Every rule is checked for
  * every job before anything is written, so the command is applied whole or refused whole (the gateway then sends
  * each job as a submit of its own, and each gets its own answer).
  */
@@ -45,6 +48,9 @@ export class SubmitManyHandler {
         ]);
       }
     }
+    // A gateway's command since events carry many jobs; one recorded before keeps one event per job.
+    const events = payload.foldEvents ? new JobEventFolder(ctx) : null;
+    const tx = events?.tx ?? ctx;
     const accepted: SubmitManyResult['jobs'] = [];
     for (const item of payload.jobs) {
       const job = newQueuedJob(
@@ -58,9 +64,10 @@ export class SubmitManyHandler {
         this.config.RUN_RETENTION_MS,
       );
       await this.jobs.insert(job, manager);
-      await this.lifecycle.queued(ctx, job);
+      await this.lifecycle.queued(tx, job);
       accepted.push({ id: job.id, status: 'IN_QUEUE' });
     }
+    await events?.flush();
     return { jobs: accepted };
   }
 }

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { Subjects, type JobChangedEvent, type JobQueuedEvent } from '@app/contracts';
+import {
+  Subjects,
+  type JobChangedEvent,
+  type JobChangedManyEvent,
+  type JobQueuedEvent,
+  type JobQueuedManyEvent,
+} from '@app/contracts';
 import { appDataSourceOptions } from '@app/database';
 import { NatsClient, ensureStreams, type EventEnvelope } from '@app/messaging';
 import { deleteStreams } from '../../../../../test/support/system.js';
@@ -25,7 +31,10 @@ describe('JobEventsFolder', () => {
   let metrics: MetricsRepository;
   let folder: JobEventsFolder;
 
-  const publish = async (subject: string, payload: JobChangedEvent | JobQueuedEvent) => {
+  const publish = async (
+    subject: string,
+    payload: JobChangedEvent | JobQueuedEvent | JobChangedManyEvent | JobQueuedManyEvent,
+  ) => {
     const event: EventEnvelope = {
       eventId: randomUUID(),
       subject,
@@ -92,6 +101,30 @@ describe('JobEventsFolder', () => {
     await publish(Subjects.job.changed, finished('TIMED_OUT', 600_000));
     await fold();
     expect(await minuteRow()).toMatchObject({ ...expected, timedOut: 1 });
+  });
+
+  it("counts each job of a command's changed-many and queued-many as its own event would count", async () => {
+    const on = (endpointId: string, e: JobChangedEvent) => ({ ...e, endpointId });
+    await publish(Subjects.job.changedMany, {
+      jobs: [
+        on('ep2', finished('COMPLETED', 1000)),
+        on('ep2', finished('COMPLETED', 1000)),
+        on('ep2', finished('FAILED', 50)),
+        on('ep2', { ...finished('IN_PROGRESS', null), timing: undefined }),
+      ],
+    });
+    await publish(Subjects.job.queuedMany, {
+      jobs: [
+        { endpointId: 'ep2', jobId: 'r1', retried: true },
+        { endpointId: 'ep2', jobId: 'q1' },
+        { endpointId: 'ep2', jobId: 'r2', retried: true },
+      ],
+    });
+    await fold();
+    const [minute] = await metrics.read('ep2', 60, new Date('2026-11-24T10:00:00Z'));
+    expect(minute).toMatchObject({ completed: 2, failed: 1, cancelled: 0, timedOut: 0, retried: 2 });
+    expect(minute.execHist[40]).toBe(2);
+    expect(minute.execHist.reduce((a, b) => a + b, 0)).toBe(3);
   });
 
   it('moves the cursor only from where this replica read it', async () => {

@@ -6,7 +6,9 @@ import {
   Subjects,
   domainEventsFilter,
   type JobChangedEvent,
+  type JobChangedManyEvent,
   type JobQueuedEvent,
+  type JobQueuedManyEvent,
 } from '@app/contracts';
 import { NatsClient, type EventEnvelope } from '@app/messaging';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
@@ -18,11 +20,11 @@ import { RollupDeltas } from '../rollup-deltas.js';
 export const JOB_EVENTS_CURSOR = 'job-events';
 
 /**
- * Folds `job.evt.changed` (a job finished: its status, delay and execution time) and `job.evt.queued` (a retry)
- * into the rollups, from the events stream, on the metrics leader only. It reads with an ordered consumer from
- * the sequence after its cursor, and commits each batch's row deltas with the new cursor in one transaction, so
- * every event counts exactly once, whatever restarts or handovers happen (docs/adr/0022-endpoint-metrics.md).
- * The job path itself writes nothing for it.
+ * Folds `job.evt.changed` (a job finished: its status, delay and execution time) and `job.evt.queued` (a retry),
+ * and their `-many` forms (a command's jobs in one event), into the rollups, from the events stream, on the metrics
+ * leader only. It reads with an ordered consumer from the sequence after its cursor, and commits each batch's row
+ * deltas with the new cursor in one transaction, so every event counts exactly once, whatever restarts or
+ * handovers happen (docs/adr/0022-endpoint-metrics.md). The job path itself writes nothing for it.
  */
 @Injectable()
 export class JobEventsFolder {
@@ -60,17 +62,13 @@ export class JobEventsFolder {
       for await (const msg of messages) {
         last = msg.seq;
         const event = msg.json<EventEnvelope>();
-        const at = new Date(event.occurredAt);
-        const subject = this.nats.unprefix(msg.subject);
-        if (subject === Subjects.job.changed) {
-          const changed = event.payload as JobChangedEvent;
-          deltas.jobChanged(changed, at);
-          observed.push(() => observeFinished(changed));
-        } else if (subject === Subjects.job.queued) {
-          const queued = event.payload as JobQueuedEvent;
-          deltas.jobQueued(queued, at);
-          if (queued.retried) observed.push(() => endpointPrometheus.jobsRetried.inc());
-        }
+        foldEvent(
+          this.nats.unprefix(msg.subject),
+          event.payload,
+          new Date(event.occurredAt),
+          deltas,
+          observed,
+        );
       }
       if (last === cursor) continue;
       await this.metrics.transaction(async (manager) => {
@@ -83,6 +81,32 @@ export class JobEventsFolder {
       for (const count of observed) count();
     }
   }
+}
+
+/**
+ * Adds one job event to a batch's deltas, and to `observed` what it counts in Prometheus once the batch committed. A
+ * `-many` event (a command's jobs in one; docs/adr/0013, "Events that carry many jobs") counts each of its jobs as
+ * its own event would.
+ */
+function foldEvent(
+  subject: string,
+  payload: unknown,
+  at: Date,
+  deltas: RollupDeltas,
+  observed: (() => void)[],
+): void {
+  const changed = (e: JobChangedEvent) => {
+    deltas.jobChanged(e, at);
+    observed.push(() => observeFinished(e));
+  };
+  const queued = (e: JobQueuedEvent) => {
+    deltas.jobQueued(e, at);
+    if (e.retried) observed.push(() => endpointPrometheus.jobsRetried.inc());
+  };
+  if (subject === Subjects.job.changed) changed(payload as JobChangedEvent);
+  else if (subject === Subjects.job.queued) queued(payload as JobQueuedEvent);
+  else if (subject === Subjects.job.changedMany) (payload as JobChangedManyEvent).jobs.forEach(changed);
+  else if (subject === Subjects.job.queuedMany) (payload as JobQueuedManyEvent).jobs.forEach(queued);
 }
 
 const STATUS_LABELS: Partial<Record<JobChangedEvent['status'], string>> = {

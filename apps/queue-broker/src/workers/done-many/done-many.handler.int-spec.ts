@@ -170,6 +170,40 @@ describe('worker.cmd.done-many', () => {
     ]);
   });
 
+  it('announces the finished jobs in one job.evt.changed-many when the command folds its events, each item as its own event', async () => {
+    const folded = await leased('events-folded', 3, 50);
+    const single = await leased('events-single', 3, 50);
+    const posts = (ids: string[]) => [
+      post(ids[0]),
+      post(ids[1], { output: 'progress', progress: true }),
+      post(ids[1], { hasOutput: false, output: undefined, error: 'boom' }),
+      post(ids[2]),
+    ];
+    const before = (await harness.events()).length;
+    await harness.send(
+      Subjects.worker.doneMany,
+      { ...folded.worker, dones: posts(folded.ids), foldEvents: true },
+      at(52),
+    );
+    const events = (await harness.events()).slice(before);
+    expect(events.map((e) => e.subject)).toEqual([Subjects.job.changedMany]);
+    const items = (events[0].payload as { jobs: JobChangedEvent[] }).jobs;
+    expect(items.map((c) => [c.jobId, c.status])).toEqual([
+      [folded.ids[0], 'COMPLETED'],
+      [folded.ids[1], 'FAILED'],
+      [folded.ids[2], 'COMPLETED'],
+    ]);
+    // Each item is what the same command without folding announces for its job: the finished view, the timing.
+    const middle = (await harness.events()).length;
+    await harness.send(Subjects.worker.doneMany, { ...single.worker, dones: posts(single.ids) }, at(52));
+    const singles = (await harness.events()).slice(middle);
+    expect(singles.map((e) => e.subject)).toEqual(Array(3).fill(Subjects.job.changed));
+    const renamed = (e: JobChangedEvent) =>
+      JSON.parse(JSON.stringify(e).replaceAll('events-single', 'events-folded')) as JobChangedEvent;
+    expect(singles.map((e) => renamed(e.payload as JobChangedEvent))).toEqual(items);
+    expect(items[0].finished?.view).toMatchObject({ id: folded.ids[0], status: 'COMPLETED' });
+  });
+
   it('leaves the rows the same posts sent one by one leave', async () => {
     const folded = await leased('folded', 2, 20);
     const single = await leased('single', 2, 20);

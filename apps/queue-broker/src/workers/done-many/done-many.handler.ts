@@ -7,6 +7,7 @@ import {
   type JobDoneManyResult,
 } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
+import { JobEventFolder } from '../../jobs/job-event-folder.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { JobResults } from '../job-results.js';
 import { WorkersRepository } from '../workers.repository.js';
@@ -15,6 +16,8 @@ import { WorkersRepository } from '../workers.repository.js';
  * The job-done posts of one worker that a gateway folded into one command (docs/adr/0013, "Results folded"): each is
  * applied as its own `worker.cmd.done` would be, in the order given, in the command's one transaction, and answered
  * in that order. The worker is heard from once; every job named is read and locked in one statement, in id order.
+ * The jobs it finishes are announced in one `job.evt.changed-many` (`foldEvents`; docs/adr/0013, "Events that carry
+ * many jobs") or, for a command recorded without it, in a `job.evt.changed` each.
  */
 @Injectable()
 export class DoneManyHandler {
@@ -34,10 +37,14 @@ export class DoneManyHandler {
       recycle: payload.dones.some((post) => post.stopPod),
     });
     const jobs = await this.jobs.lockByIds([...new Set(payload.dones.map((post) => post.jobId))], manager);
+    // A gateway's command since events carry many jobs; one recorded before keeps one event per job.
+    const events = payload.foldEvents ? new JobEventFolder(ctx) : null;
+    const tx = events?.tx ?? ctx;
     const dones: JobDoneManyResult['dones'] = [];
     for (const post of payload.dones) {
-      dones.push(await this.results.apply(ctx, payload, post, jobs.get(post.jobId) ?? null, post.id));
+      dones.push(await this.results.apply(tx, payload, post, jobs.get(post.jobId) ?? null, post.id));
     }
+    await events?.flush();
     return { dones };
   }
 }
