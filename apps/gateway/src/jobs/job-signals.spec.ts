@@ -9,11 +9,13 @@ import {
 import type { NatsClient } from '@app/messaging';
 import { JobSignals } from './job-signals.js';
 
-type Deliver = (subject: string, eventId: string, payload: unknown) => void;
+/** Hands the subscription of `subject` a message; true when its body was read. */
+type Deliver = (subject: string, eventId: string, payload: unknown, headers?: Map<string, string>) => boolean;
+type Msg = { headers?: { get(name: string): string }; json(): unknown };
 
 /** JobSignals on a stand-in for core NATS: `deliver` hands a subscription a message as the client would. */
 function signalsOnFakeNats(): { signals: JobSignals; deliver: Deliver } {
-  const callbacks = new Map<string, (error: Error | null, msg: { json(): unknown }) => void>();
+  const callbacks = new Map<string, (error: Error | null, msg: Msg) => void>();
   const nats = {
     subject: (unprefixed: string) => `p.${unprefixed}`,
     nc: {
@@ -28,10 +30,19 @@ function signalsOnFakeNats(): { signals: JobSignals; deliver: Deliver } {
   } as unknown as NatsClient;
   const signals = new JobSignals(nats);
   signals.onModuleInit();
-  const deliver: Deliver = (subject, eventId, payload) => {
+  const deliver: Deliver = (subject, eventId, payload, headers) => {
     const callback = callbacks.get(`p.${subject}`);
     if (!callback) throw new Error(`nobody subscribed to ${subject}`);
-    callback(null, { json: () => ({ eventId, payload }) });
+    let read = false;
+    const msg: Msg = {
+      json: () => {
+        read = true;
+        return { eventId, payload };
+      },
+    };
+    if (headers) msg.headers = { get: (name) => headers.get(name) ?? '' };
+    callback(null, msg);
+    return read;
   };
   return { signals, deliver };
 }
@@ -39,6 +50,26 @@ function signalsOnFakeNats(): { signals: JobSignals; deliver: Deliver } {
 const offer = (workerId: string) => ({ workerId, batchSize: 1, requestedAt: '2026-12-01T00:00:00.000Z' });
 const never = new AbortController().signal;
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('JobSignals: the two copies of an event', () => {
+  it('drops the relayed copy of an event seen as a hint by its Nats-Msg-Id header, without reading its body', () => {
+    const { signals, deliver } = signalsOnFakeNats();
+    const seen: string[] = [];
+    signals.onJobEvent((jobId) => seen.push(jobId));
+    const event: JobChangedEvent = { endpointId: 'ep', jobId: 'job-1', status: 'COMPLETED' };
+    expect(deliver(hintSubject(Subjects.job.changed), 'evt-1', event)).toBe(true);
+    // As the relay publishes it: the event id as Nats-Msg-Id.
+    expect(deliver(Subjects.job.changed, 'evt-1', event, new Map([['Nats-Msg-Id', 'evt-1']]))).toBe(false);
+    expect(seen).toEqual(['job-1']);
+    // A relayed event not seen before (its hint was lost) is read and handled.
+    const lost = { ...event, jobId: 'job-2' };
+    expect(deliver(Subjects.job.changed, 'evt-2', lost, new Map([['Nats-Msg-Id', 'evt-2']]))).toBe(true);
+    expect(seen).toEqual(['job-1', 'job-2']);
+    // And its copy, should the hint come late, is dropped by its event id once read.
+    expect(deliver(hintSubject(Subjects.job.changed), 'evt-2', lost)).toBe(true);
+    expect(seen).toEqual(['job-1', 'job-2']);
+  });
+});
 
 describe('JobSignals: events that carry many jobs', () => {
   it('a queued-many wakes one waiting poll of its endpoint per job, as that many queued events would', async () => {

@@ -2,6 +2,7 @@ import { Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit }
 import type { Subscription } from '@nats-io/transport-node';
 import {
   HINTED_EVENTS,
+  Headers,
   Subjects,
   hintSubject,
   type JobChangedEvent,
@@ -161,6 +162,10 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
       const sub = this.nats.nc.subscribe(this.nats.subject(wire), {
         callback: (error, msg) => {
           if (error) return;
+          // The relayed copy names its event in its header (the relay publishes it with the event id as
+          // Nats-Msg-Id): one already seen as a hint is dropped without parsing its body.
+          const relayedId = msg.headers?.get(Headers.MsgId);
+          if (relayedId && this.seen.has(relayedId)) return;
           try {
             const event = msg.json<{ eventId: string; payload: E }>();
             if (this.firstSight(event.eventId)) handle(event.payload);
