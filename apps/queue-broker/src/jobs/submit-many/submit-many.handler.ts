@@ -20,9 +20,8 @@ import { QueueBrokerConfig } from '../../queue-broker.config.js';
  * The submits a gateway folded into one command (docs/adr/0013, "Submits folded"): each job is recorded IN_QUEUE
  * as a submit's is, in the order given, in the command's one transaction, and announced in one
  * `job.evt.queued-many` (`foldEvents`; "Events that carry many jobs") or, for a command recorded without it, in a
- * `job.evt.queued` each. Every rule is checked for
- * every job before anything is written, so the command is applied whole or refused whole (the gateway then sends
- * each job as a submit of its own, and each gets its own answer).
+ * `job.evt.queued` each. Every rule is checked for every job before anything is written, so the command is applied
+ * whole or refused whole (the gateway then sends each job as a submit of its own, and each gets its own answer).
  */
 @Injectable()
 export class SubmitManyHandler {
