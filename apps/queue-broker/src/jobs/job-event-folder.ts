@@ -9,7 +9,7 @@ import type { Tx } from './job-lifecycle.js';
 
 /** The most jobs one folded event carries. */
 export const FOLDED_EVENT_MAX_JOBS = 128;
-/** The JSON bytes of the items one folded event carries at most (a finished job's view is up to 4 KB). */
+/** The JSON bytes of the changed items one folded event carries at most (a finished job's view is up to 4 KB). */
 export const FOLDED_EVENT_MAX_BYTES = 128 * 1024;
 
 type Run =
@@ -63,7 +63,9 @@ export class JobEventFolder {
       await this.flush();
       return this.inner.emit(subject, payload, part);
     }
-    const bytes = JSON.stringify(payload).length;
+    // A queued item is an id pair of under 200 bytes, so the job cap bounds its run; a changed item may carry a
+    // finished job's view of up to 4 KB, so its size is counted (the outbox serialises it once more on insert).
+    const bytes = subject === Subjects.job.changed ? JSON.stringify(payload).length : 0;
     const run = this.run;
     if (
       run &&
