@@ -176,4 +176,133 @@ describe('EntityStatements (Postgres)', () => {
       'insert without payload',
     );
   });
+
+  it('insertMany inserts what an insert each would, in one statement', async () => {
+    const tag = Math.random().toString(36).slice(2);
+    const payloads: unknown[] = [
+      { a: 1, nested: ['x', null], quote: 'say "hi"\\ and \n' },
+      [1, 2, 3],
+      'plain',
+      null,
+      1.5,
+      { accents: 'é ü 漢字' },
+    ];
+    const many = payloads.map((payload, i) => ({
+      ...thing(`m-${tag}-${i}`, payload),
+      ttlMs: i ? 1000 * i : null,
+    }));
+    const one = payloads.map((payload, i) => ({
+      ...thing(`s-${tag}-${i}`, payload),
+      ttlMs: i ? 1000 * i : null,
+    }));
+    const statementsSent: string[] = [];
+    await dataSource.transaction(async (manager) => {
+      const log = manager.connection.logger.logQuery.bind(manager.connection.logger);
+      manager.connection.logger.logQuery = (query, ...rest) => {
+        statementsSent.push(query);
+        log(query, ...rest);
+      };
+      try {
+        await statements.insertMany(
+          many.map((t) => Object.assign(new ThingEntity(), t)),
+          manager,
+        );
+      } finally {
+        manager.connection.logger.logQuery = log;
+      }
+    });
+    expect(statementsSent.filter((q) => q.startsWith('INSERT'))).toHaveLength(1);
+    for (const t of one)
+      await dataSource.transaction((manager) =>
+        statements.insert(Object.assign(new ThingEntity(), t), manager),
+      );
+    const read = async (prefix: string) =>
+      dataSource.query<unknown[]>(
+        `SELECT substr(id, 3) AS n, owner_id, payload, payload IS NULL AS sql_null, ttl_ms, seen_at, attempts, done
+           FROM statements_spec.things WHERE id LIKE $1 ORDER BY id`,
+        [`${prefix}-${tag}-%`],
+      );
+    const viaMany = await read('m');
+    expect(viaMany).toHaveLength(payloads.length);
+    expect(viaMany).toEqual(await read('s'));
+    await expect(
+      dataSource.transaction((manager) =>
+        statements.insertMany(
+          [thing(`x-${tag}`, null), Object.assign(new ThingEntity(), { id: `y-${tag}`, ownerId: 'u1' })],
+          manager,
+        ),
+      ),
+    ).rejects.toThrow('insert without payload');
+  });
+
+  it('updateMany writes the rows as taken, each as an update would, with a CTE alongside after the rows', async () => {
+    const tag = Math.random().toString(36).slice(2);
+    const ids = [0, 1, 2].map((i) => `u-${tag}-${i}`);
+    const marker = `k-${tag}`;
+    await dataSource.transaction(async (manager) => {
+      for (const id of [...ids, marker]) await statements.insert(thing(id, { v: 0 }), manager);
+    });
+    await dataSource.transaction(async (manager) => {
+      const rows = await statements.lockByIds(ids, manager);
+      const taken = [...rows.values()].map((row, i) => {
+        Object.assign(row, {
+          payload: i === 1 ? null : { v: i, s: 'a"b' },
+          ttlMs: null,
+          attempts: i + 1,
+          ownerId: 'no',
+        });
+        return statements.updateRow(row);
+      });
+      // Changed after it was taken: not written.
+      rows.get(ids[0])!.attempts = 99;
+      await statements.updateMany(taken, manager, {
+        name: 'mark',
+        sql: (first) =>
+          `marked AS (UPDATE statements_spec.things SET done = $${first} WHERE id = $${first + 1})`,
+        values: [true, marker],
+      });
+    });
+    const after = await dataSource.manager.findBy(ThingEntity, {});
+    const byId = new Map(after.map((t) => [t.id, t]));
+    expect(byId.get(ids[0])).toEqual({ ...thing(ids[0], { v: 0, s: 'a"b' }), ttlMs: null, attempts: 1 });
+    expect(byId.get(ids[1])).toEqual({ ...thing(ids[1], null), ttlMs: null, attempts: 2 });
+    expect(byId.get(ids[2])).toEqual({ ...thing(ids[2], { v: 2, s: 'a"b' }), ttlMs: null, attempts: 3 });
+    expect(byId.get(marker)).toEqual({ ...thing(marker, { v: 0 }), done: true });
+    const row = statements.updateRow(thing(ids[0], null));
+    await expect(
+      dataSource.transaction((manager) => statements.updateMany([row, row], manager)),
+    ).rejects.toThrow('updateMany with a key twice');
+  });
+
+  it('lockById and lockByIds send a write alongside in the same statement, its parameters after theirs', async () => {
+    const tag = Math.random().toString(36).slice(2);
+    const [a, b, marker] = ['a', 'b', 'k'].map((n) => `w-${tag}-${n}`);
+    await dataSource.transaction(async (manager) => {
+      for (const id of [a, b, marker]) await statements.insert(thing(id, null), manager);
+    });
+    const bump = (by: number) => ({
+      name: 'bump-marker',
+      sql: (first: number) =>
+        `bumped AS (UPDATE statements_spec.things SET attempts = attempts + $${first} WHERE id = $${first + 1})`,
+      values: [by, marker],
+    });
+    const one = await dataSource.transaction((manager) => statements.lockById(a, manager, bump(2)));
+    expect(one).toEqual(thing(a, null));
+    const many = await dataSource.transaction((manager) =>
+      statements.lockByIds([b, a, 'none'], manager, bump(3)),
+    );
+    expect([...many.keys()]).toEqual([a, b]);
+    expect((await dataSource.manager.findOneByOrFail(ThingEntity, { id: marker })).attempts).toBe(5);
+    // A write alongside that fails fails the lock's statement.
+    await expect(
+      dataSource.transaction((manager) =>
+        statements.lockById(a, manager, {
+          name: 'bump-bad',
+          sql: (first: number) =>
+            `bad AS (UPDATE statements_spec.things SET attempts = NULL WHERE id = $${first})`,
+          values: [marker],
+        }),
+      ),
+    ).rejects.toThrow(/null value/);
+  });
 });

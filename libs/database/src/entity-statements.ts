@@ -11,19 +11,28 @@ function transformFrom(column: ColumnMetadata, value: unknown): unknown {
     : (transformer.from(value) as unknown);
 }
 
-function transformTo(column: ColumnMetadata, value: unknown): unknown {
+/** The column's value as its transformer writes it (json columns still a JS value). */
+function transformedTo(column: ColumnMetadata, value: unknown): unknown {
   const transformer = column.transformer;
-  let out = value;
-  if (transformer) {
-    out = Array.isArray(transformer)
-      ? transformer.reduce((v, t) => t.to(v) as unknown, value)
-      : (transformer.to(value) as unknown);
-  }
+  if (!transformer) return value;
+  return Array.isArray(transformer)
+    ? transformer.reduce((v, t) => t.to(v) as unknown, value)
+    : (transformer.to(value) as unknown);
+}
+
+function transformTo(column: ColumnMetadata, value: unknown): unknown {
+  const out = transformedTo(column, value);
   // pg would write a JS array as a Postgres array literal: json columns get their JSON text.
   if ((column.type === 'jsonb' || column.type === 'json') && out !== null && out !== undefined) {
     return JSON.stringify(out);
   }
   return out;
+}
+
+/** One row of `EntityStatements.updateMany`: its primary key, and its columns as written. */
+export interface UpdateRow {
+  key: unknown;
+  row: Record<string, unknown>;
 }
 
 /**
@@ -39,8 +48,12 @@ export class EntityStatements<E extends ObjectLiteral> {
   private readonly selectManyLocked: string;
   private readonly updateText: string;
   private readonly insertText: string;
+  private readonly insertManyText: string;
+  private readonly updateManyText: string;
   private readonly mutable: ColumnMetadata[];
   private readonly name: string;
+  /** Texts of statements with a part alongside, by name: one text per prepared statement name. */
+  private readonly texts = new Map<string, string>();
 
   constructor(
     dataSource: DataSource,
@@ -71,31 +84,60 @@ export class EntityStatements<E extends ObjectLiteral> {
     this.updateText =
       `UPDATE ${table} SET ${this.mutable.map((c, i) => `"${c.databaseName}" = $${i + 2}`).join(', ')} ` +
       `WHERE ${key} = $1`;
+    // Many rows in one statement: one JSON parameter, an array of rows keyed by column name, which Postgres reads
+    // into the table's own row type (so every column gets its own type without a cast per column).
+    const rows = `json_populate_recordset(NULL::${table}, $1::json)`;
+    this.insertManyText =
+      `INSERT INTO ${table} (${this.columns.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
+      `SELECT ${this.columns.map((c) => `r."${c.databaseName}"`).join(', ')} FROM ${rows} AS r`;
+    this.updateManyText =
+      `UPDATE ${table} AS t SET ${this.mutable.map((c) => `"${c.databaseName}" = r."${c.databaseName}"`).join(', ')} ` +
+      `FROM ${rows} AS r WHERE t.${key} = r.${key}`;
   }
 
-  /** The row, locked for the rest of the transaction; null when there is none. */
-  async lockById(id: unknown, manager: EntityManager): Promise<E | null> {
+  /**
+   * The row, locked for the rest of the transaction; null when there is none. With `alongside` (as in `updateWith`:
+   * a data-modifying CTE, its parameters from `$2`), that write goes in the same statement.
+   */
+  async lockById(id: unknown, manager: EntityManager, alongside?: StatementPart): Promise<E | null> {
     const rows = await preparedQuery<Record<string, unknown>>(
       manager,
-      `${this.name}.lock`,
-      this.selectLocked,
-      [id],
+      ...this.withPart(`${this.name}.lock`, this.selectLocked, [id], alongside),
     );
     return rows.length ? this.entityOf(rows[0], manager) : null;
   }
 
-  /** The rows of `ids` that exist, locked for the rest of the transaction, by primary key. */
-  async lockByIds(ids: readonly unknown[], manager: EntityManager): Promise<Map<unknown, E>> {
+  /** The rows of `ids` that exist, locked for the rest of the transaction, by primary key; `alongside` as above. */
+  async lockByIds(
+    ids: readonly unknown[],
+    manager: EntityManager,
+    alongside?: StatementPart,
+  ): Promise<Map<unknown, E>> {
     const rows = await preparedQuery<Record<string, unknown>>(
       manager,
-      `${this.name}.lock-many`,
-      this.selectManyLocked,
-      [ids],
+      ...this.withPart(`${this.name}.lock-many`, this.selectManyLocked, [ids], alongside),
     );
     const key = this.primary;
     return new Map(
       rows.map((row) => [transformFrom(key, row[key.databaseName]), this.entityOf(row, manager)]),
     );
+  }
+
+  /** A statement's name, text and values, with `alongside` as a CTE before it (its parameters after `values`). */
+  private withPart(
+    name: string,
+    text: string,
+    values: unknown[],
+    alongside?: StatementPart,
+  ): [string, string, unknown[]] {
+    if (!alongside) return [name, text, values];
+    const named = `${name}+${alongside.name}`;
+    let withText = this.texts.get(named);
+    if (withText === undefined) {
+      withText = `WITH ${alongside.sql(values.length + 1)} ${text}`;
+      this.texts.set(named, withText);
+    }
+    return [named, withText, [...values, ...alongside.values]];
   }
 
   private entityOf(row: Record<string, unknown>, manager: EntityManager): E {
@@ -120,6 +162,62 @@ export class EntityStatements<E extends ObjectLiteral> {
       this.insertText,
       this.columns.map((c) => transformTo(c, record[c.propertyName])),
     );
+  }
+
+  /**
+   * Inserts the rows in one statement, as `insert` would each (every column; no column default applies). One row
+   * goes as `insert`: one prepared statement per shape, each used for what it does best.
+   */
+  async insertMany(entities: readonly E[], manager: EntityManager): Promise<void> {
+    if (entities.length <= 1) {
+      if (entities.length) await this.insert(entities[0], manager);
+      return;
+    }
+    const rows = entities.map((entity) => {
+      const record = entity as Record<string, unknown>;
+      const row: Record<string, unknown> = {};
+      for (const column of this.columns) {
+        const value = record[column.propertyName];
+        if (value === undefined) throw new Error(`${this.name}: insert without ${column.propertyName}`);
+        row[column.databaseName] = transformedTo(column, value);
+      }
+      return row;
+    });
+    await writeBehind(manager, `${this.name}.insert-many`, this.insertManyText, [JSON.stringify(rows)]);
+  }
+
+  /**
+   * What `update` writes, as one row of `updateMany`: taken when called, so the entity may change afterwards
+   * without changing what is written (as with an `update` sent at that moment).
+   */
+  updateRow(entity: E): UpdateRow {
+    const record = entity as Record<string, unknown>;
+    const row: Record<string, unknown> = {};
+    for (const column of [this.primary, ...this.mutable])
+      row[column.databaseName] = transformedTo(column, record[column.propertyName]);
+    return { key: record[this.primary.propertyName], row };
+  }
+
+  /**
+   * Writes rows taken by `updateRow` in one statement, as one `update` each would. Rows of one key must not repeat
+   * (one statement writes a row once): keep the last taken. With `alongside`, as in `updateWith`, whose parameters
+   * then start at `$2` (`$1` is the rows).
+   */
+  async updateMany(
+    rows: readonly UpdateRow[],
+    manager: EntityManager,
+    alongside?: StatementPart,
+  ): Promise<void> {
+    if (!rows.length) return;
+    if (new Set(rows.map((r) => r.key)).size !== rows.length)
+      throw new Error(`${this.name}: updateMany with a key twice`);
+    const values = [JSON.stringify(rows.map((r) => r.row)), ...(alongside?.values ?? [])];
+    if (!alongside) {
+      await writeBehind(manager, `${this.name}.update-many`, this.updateManyText, values);
+      return;
+    }
+    const text = `WITH ${alongside.sql(2)} ${this.updateManyText}`;
+    await writeBehind(manager, `${this.name}.update-many+${alongside.name}`, text, values);
   }
 
   /** Writes every mutable column of `entity` (its primary key names the row). */

@@ -12,10 +12,12 @@ import type { CommandContext } from '@app/messaging';
 import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity.js';
 import type { AttemptOutcome } from './job-attempt.entity.js';
 import type { JobEntity } from './job.entity.js';
+import type { JobWriteBatch } from './job-write-batch.js';
 import { elapsedMs, finishedExpiry, isFinal, lifetimeExpiry, toJobView, webhookBody } from './job.rules.js';
 import { JobsRepository } from './jobs.repository.js';
 
-export type Tx = Pick<CommandContext, 'envelope' | 'manager' | 'now' | 'emit'>;
+/** A command's transaction; `writes`: a command that carries many jobs holds its job writes there (flushed by it). */
+export type Tx = Pick<CommandContext, 'envelope' | 'manager' | 'now' | 'emit'> & { writes?: JobWriteBatch };
 
 export type FinalStatus = Exclude<JobStatus, 'IN_QUEUE' | 'IN_PROGRESS'>;
 
@@ -52,9 +54,7 @@ export class JobLifecycle {
     job.expiresAt = finishedExpiry(job, tx.now);
     const mustStop = leasedTo !== null && (status === 'CANCELLED' || status === 'TIMED_OUT');
     job.stopPending = mustStop;
-    if (leasedTo) {
-      await this.jobs.saveClosingAttempt(job, options.attemptOutcome ?? status, tx.now, tx.manager);
-    } else await this.jobs.save(job, tx.manager);
+    await this.save(tx, job, leasedTo ? (options.attemptOutcome ?? status) : undefined);
     if (job.webhook) {
       await tx.manager.insert(WebhookDeliveryEntity, {
         id: deriveId(tx.envelope.commandId, `webhook/${job.id}`, 24),
@@ -109,7 +109,7 @@ export class JobLifecycle {
     await this.jobs.deleteChunks(job.id, tx.manager);
     job.streamSeq = 0;
     job.streamRead = 0;
-    await this.jobs.save(job, tx.manager);
+    await this.save(tx, job);
     await this.queued(tx, job);
     return 'requeued';
   }
@@ -132,8 +132,18 @@ export class JobLifecycle {
     await this.jobs.deleteChunks(job.id, tx.manager);
     job.streamSeq = 0;
     job.streamRead = 0;
-    await this.jobs.save(job, tx.manager);
+    await this.save(tx, job);
     await this.queued(tx, job, true);
+  }
+
+  /**
+   * Writes the job's columns, and with `closing` ends its open attempt with that outcome in the same statement: held
+   * in the command's batch when it has one (`tx.writes`), else sent now.
+   */
+  async save(tx: Tx, job: JobEntity, closing?: AttemptOutcome): Promise<void> {
+    if (tx.writes) return tx.writes.save(job, closing);
+    if (closing) await this.jobs.saveClosingAttempt(job, closing, tx.now, tx.manager);
+    else await this.jobs.save(job, tx.manager);
   }
 
   async queued(tx: Tx, job: JobEntity, retried = false): Promise<void> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { deriveId, type JobStatus } from '@app/contracts';
-import { EntityStatements, preparedQuery } from '@app/database';
+import { EntityStatements, preparedQuery, type StatementPart, type UpdateRow } from '@app/database';
 import { IgnoredResultEntity } from './ignored-result.entity.js';
 import type { AttemptOutcome } from './job-attempt.entity.js';
 import { JobStreamChunkEntity } from './job-stream-chunk.entity.js';
@@ -41,18 +41,56 @@ export class JobsRepository {
     return manager.findOneBy(JobEntity, { id });
   }
 
-  /** Reads the job and locks its row for the rest of the transaction. */
-  lockById(id: string, manager: EntityManager): Promise<JobEntity | null> {
-    return this.statements.lockById(id, manager);
+  /** Reads the job and locks its row for the rest of the transaction; `alongside`: a write in the same statement. */
+  lockById(id: string, manager: EntityManager, alongside?: StatementPart): Promise<JobEntity | null> {
+    return this.statements.lockById(id, manager, alongside);
   }
 
-  /** The jobs of `ids` that exist, read and locked (in id order) for the rest of the transaction, by id. */
-  async lockByIds(ids: readonly string[], manager: EntityManager): Promise<Map<string, JobEntity>> {
-    return (await this.statements.lockByIds(ids, manager)) as Map<string, JobEntity>;
+  /**
+   * The jobs of `ids` that exist, read and locked (in id order) for the rest of the transaction, by id; `alongside`:
+   * a write in the same statement.
+   */
+  async lockByIds(
+    ids: readonly string[],
+    manager: EntityManager,
+    alongside?: StatementPart,
+  ): Promise<Map<string, JobEntity>> {
+    return (await this.statements.lockByIds(ids, manager, alongside)) as Map<string, JobEntity>;
   }
 
   insert(job: JobEntity, manager: EntityManager): Promise<unknown> {
     return this.statements.insert(job, manager);
+  }
+
+  /** Inserts the jobs in one statement (a submit-many's). */
+  insertMany(jobs: readonly JobEntity[], manager: EntityManager): Promise<unknown> {
+    return this.statements.insertMany(jobs, manager);
+  }
+
+  /** What `save` would write for the job now, as one row of `saveMany`. */
+  updateRow(job: JobEntity): UpdateRow {
+    return this.statements.updateRow(job);
+  }
+
+  /**
+   * Rows taken by `updateRow` (one per job) written in one statement, which also ends the open attempt of each job
+   * in `closes` with its outcome at `now`: what a `save` or `saveClosingAttempt` per job would do.
+   */
+  saveMany(
+    rows: readonly UpdateRow[],
+    closes: ReadonlyMap<string, AttemptOutcome>,
+    now: Date,
+    manager: EntityManager,
+  ): Promise<unknown> {
+    if (!closes.size) return this.statements.updateMany(rows, manager);
+    return this.statements.updateMany(rows, manager, {
+      name: 'close-attempts',
+      sql: (first) =>
+        `closed AS (UPDATE queue_broker.job_attempts AS a SET ended_at = $${first}, outcome = c.outcome ` +
+        `FROM json_to_recordset($${first + 1}::json) AS c(job_id text, outcome text) ` +
+        `WHERE a.job_id = c.job_id AND a.ended_at IS NULL)`,
+      values: [now, JSON.stringify([...closes].map(([jobId, outcome]) => ({ job_id: jobId, outcome })))],
+    });
   }
 
   /** Writes the job's mutable columns (never the input, which can be megabytes and never changes). */

@@ -64,7 +64,7 @@ export class JobResults {
       if (!output.ok) return ignore(output.reason);
       job.hasOutput = output.hasOutput;
       job.output = output.hasOutput ? output.output : null;
-      await this.jobs.save(job, tx.manager);
+      await this.lifecycle.save(tx, job);
       return { recorded: 'progress' };
     }
     if (!output.ok) {

@@ -22,6 +22,16 @@ const TOUCH = `
     recycle_requested = workers.recycle_requested OR $5,
     lost_at = CASE WHEN workers.lost_at >= EXCLUDED.last_seen_at THEN workers.lost_at END`;
 
+/** TOUCH's parameters. */
+function touchValues(
+  endpointId: string,
+  workerId: string,
+  heardAt: Date,
+  options: { poll?: boolean; recycle?: boolean },
+): unknown[] {
+  return [workerId, endpointId, heardAt, options.poll ?? false, options.recycle ?? false];
+}
+
 const TOUCH_POLLING = `${TOUCH}
   RETURNING (workers.lost_at IS NULL AND workers.last_seen_at >= $6) AS alive`;
 
@@ -56,13 +66,21 @@ export class WorkersRepository implements WorkerRoster {
     options: { poll?: boolean; recycle?: boolean } = {},
   ): Promise<void> {
     // Nothing waits for it: sent ahead of the command's next statement (writeBehind).
-    await writeBehind(manager, 'workers.touch', TOUCH, [
-      workerId,
-      endpointId,
-      heardAt,
-      options.poll ?? false,
-      options.recycle ?? false,
-    ]);
+    await writeBehind(manager, 'workers.touch', TOUCH, touchValues(endpointId, workerId, heardAt, options));
+  }
+
+  /** `touch` as a part of another statement (one round trip for both): the job-done lock's. */
+  touchPart(
+    endpointId: string,
+    workerId: string,
+    heardAt: Date,
+    options: { poll?: boolean; recycle?: boolean } = {},
+  ): StatementPart {
+    return {
+      name: 'workers.touch',
+      sql: (first) => `touched AS (${numberedFrom(TOUCH, first)})`,
+      values: touchValues(endpointId, workerId, heardAt, options),
+    };
   }
 
   /**

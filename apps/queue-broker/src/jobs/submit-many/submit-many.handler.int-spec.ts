@@ -116,6 +116,43 @@ describe('job.cmd.submit-many', () => {
     ]);
   });
 
+  it('inserts its jobs in one statement, however many, each row what a submit-many of that job alone records', async () => {
+    const inputs: unknown[] = [{ n: 0, text: 'say "hi"\\' }, [1, 2], 'text', 3.5, { deep: { a: [null] } }];
+    const items = (tag: string) =>
+      inputs.map((input, n) =>
+        item(input, {
+          sync: n === 1,
+          webhook: n === 2 ? `https://hooks.example.com/${tag}` : undefined,
+          policy: n === 3 ? { ttl: 60_000, lowPriority: true, executionTimeout: 30_000 } : undefined,
+        }),
+      );
+    const together = items('together');
+    const alone = items('alone');
+    const sent = async (jobs: SubmitManyItem[]) =>
+      (
+        await harness.statements(() =>
+          harness.send(Subjects.job.submitMany, { endpointId: ENDPOINT, jobs, foldEvents: true }),
+        )
+      ).statements;
+    const forFive = await sent(together);
+    expect(
+      await sent([...together, ...items('more'), ...items('most')].map((i) => ({ ...i, id: randomUUID() }))),
+    ).toBe(forFive);
+    for (const one of alone) await sent([one]);
+    const shape = (list: SubmitManyItem[]) =>
+      harness.dataSource.query<unknown[]>(
+        `SELECT status, sync, input, replace(webhook, 'alone', 'together') AS webhook, s3_config, ttl_ms,
+                low_priority, retention_ms, execution_timeout_ms, output, has_output, error, attempts, retries,
+                stream_seq, stream_read, stop_pending, lease_worker_id, started_at, finished_at,
+                expires_at - created_at AS lifetime, queued_at = created_at AS queued_on_create
+           FROM queue_broker.jobs WHERE id = ANY($1) ORDER BY array_position($1, id)`,
+        [list.map((i) => jobIdFor(i.id, i.sync))],
+      );
+    const rows = await shape(together);
+    expect(rows).toHaveLength(5);
+    expect(rows).toEqual(await shape(alone));
+  });
+
   it('refuses the whole command for one bad job, writing nothing: what jsonb cannot store, a repeated id, an invalid policy', async () => {
     const nul = await harness.refusal(() =>
       harness.send(Subjects.job.submitMany, {

@@ -21,7 +21,8 @@ import { QueueBrokerConfig } from '../../queue-broker.config.js';
  * as a submit's is, in the order given, in the command's one transaction, and announced in one
  * `job.evt.queued-many` (`foldEvents`; "Events that carry many jobs") or, for a command recorded without it, in a
  * `job.evt.queued` each. Every rule is checked for every job before anything is written, so the command is applied
- * whole or refused whole (the gateway then sends each job as a submit of its own, and each gets its own answer).
+ * whole or refused whole (the gateway then sends each job as a submit of its own, and each gets its own answer). The
+ * jobs are inserted in one statement ("Writes that carry many jobs").
  */
 @Injectable()
 export class SubmitManyHandler {
@@ -51,8 +52,8 @@ export class SubmitManyHandler {
     const events = payload.foldEvents ? new JobEventFolder(ctx) : null;
     const tx = events?.tx ?? ctx;
     const accepted: SubmitManyResult['jobs'] = [];
-    for (const item of payload.jobs) {
-      const job = newQueuedJob(
+    const jobs = payload.jobs.map((item) =>
+      newQueuedJob(
         {
           ...item,
           id: jobIdFor(item.id, item.sync),
@@ -61,8 +62,10 @@ export class SubmitManyHandler {
         },
         now,
         this.config.RUN_RETENTION_MS,
-      );
-      await this.jobs.insert(job, manager);
+      ),
+    );
+    await this.jobs.insertMany(jobs, manager);
+    for (const job of jobs) {
       await this.lifecycle.queued(tx, job);
       accepted.push({ id: job.id, status: 'IN_QUEUE' });
     }

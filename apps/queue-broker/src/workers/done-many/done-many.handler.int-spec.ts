@@ -205,29 +205,54 @@ describe('worker.cmd.done-many', () => {
   });
 
   it('leaves the rows the same posts sent one by one leave', async () => {
-    const folded = await leased('folded', 2, 20);
-    const single = await leased('single', 2, 20);
-    const posts = (ids: string[]) => [post(ids[1], { output: { n: 1 } }), post(ids[0], { output: { n: 0 } })];
+    const folded = await leased('folded', 3, 20);
+    const single = await leased('single', 3, 20);
+    const posts = (ids: string[]) => [
+      post(ids[1], { output: { n: 1 } }),
+      post(ids[2], { output: 'half way', progress: true }),
+      post(ids[0], { hasOutput: false, output: undefined, error: 'boom' }),
+      post(ids[2], { output: { n: 2, text: 'say "done"' } }),
+    ];
     await harness.send(Subjects.worker.doneMany, { ...folded.worker, dones: posts(folded.ids) }, at(22));
     for (const { id: _id, ...alone } of posts(single.ids)) {
       await harness.send(Subjects.worker.done, { ...single.worker, ...alone }, at(22));
     }
     const shape = (ids: string[]) =>
       harness.dataSource.query<{ status: string }[]>(
-        `SELECT j.status, j.output, j.execution_time_ms, j.finished_at, a.outcome, a.ended_at
+        `SELECT j.status, j.output, j.has_output, j.error, j.execution_time_ms, j.delay_time_ms, j.started_at,
+                j.finished_at, j.expires_at, j.lease_worker_id, j.leased_at, j.attempts, j.stop_pending,
+                j.stream_seq, a.outcome, a.ended_at
            FROM queue_broker.jobs j JOIN queue_broker.job_attempts a ON a.job_id = j.id
           WHERE j.id = ANY($1) ORDER BY j.input->>'n'`,
         [ids],
       );
     const rows = await shape(folded.ids);
-    expect(rows).toHaveLength(2);
-    expect(rows.map((r) => r.status)).toEqual(['COMPLETED', 'COMPLETED']);
+    expect(rows).toHaveLength(3);
+    expect(rows.map((r) => r.status)).toEqual(['FAILED', 'COMPLETED', 'COMPLETED']);
     expect(rows).toEqual(await shape(single.ids));
     const heard = await harness.dataSource.query<{ id: string; last_seen_at: Date }[]>(
       `SELECT id, last_seen_at FROM queue_broker.workers WHERE id = ANY($1) ORDER BY id`,
       [[folded.worker.workerId, single.worker.workerId]],
     );
     expect(heard.map((w) => w.last_seen_at.toISOString())).toEqual([at(22).issuedAt, at(22).issuedAt]);
+  });
+
+  it("writes its jobs' rows in one statement, however many jobs it finishes", async () => {
+    const two = await leased('count-2', 2, 60);
+    const eight = await leased('count-8', 8, 60);
+    const sent = async ({ worker, ids }: { worker: object; ids: string[] }) =>
+      (
+        await harness.statements(() =>
+          harness.send(
+            Subjects.worker.doneMany,
+            { ...worker, dones: ids.map((id) => post(id)), foldEvents: true },
+            at(62),
+          ),
+        )
+      ).statements;
+    const forTwo = await sent(two);
+    expect(await sent(eight)).toBe(forTwo);
+    expect((await jobRows(eight.ids)).map((r) => r.status)).toEqual(Array(8).fill('COMPLETED'));
   });
 
   it('asks for the pod to be recycled when any post does', async () => {

@@ -8,6 +8,7 @@ import {
 } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { JobEventFolder } from '../../jobs/job-event-folder.js';
+import { JobWriteBatch } from '../../jobs/job-write-batch.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { JobResults } from '../job-results.js';
 import { WorkersRepository } from '../workers.repository.js';
@@ -17,7 +18,8 @@ import { WorkersRepository } from '../workers.repository.js';
  * applied as its own `worker.cmd.done` would be, in the order given, in the command's one transaction, and answered
  * in that order. The worker is heard from once; every job named is read and locked in one statement, in id order.
  * The jobs it finishes are announced in one `job.evt.changed-many` (`foldEvents`; docs/adr/0013, "Events that carry
- * many jobs") or, for a command recorded without it, in a `job.evt.changed` each.
+ * many jobs") or, for a command recorded without it, in a `job.evt.changed` each. Their rows are written in one
+ * statement at the end ("Writes that carry many jobs"): nothing here reads a job after the first write.
  */
 @Injectable()
 export class DoneManyHandler {
@@ -33,17 +35,24 @@ export class DoneManyHandler {
     if (new Set(payload.dones.map((post) => post.id)).size !== payload.dones.length) {
       throw new DomainError(ErrorCode.ValidationFailed, 'the posts of a done-many must have distinct ids');
     }
-    await this.workers.touch(payload.endpointId, payload.workerId, now, manager, {
+    // The worker is heard from in the jobs' locking statement: one statement for both.
+    const touch = this.workers.touchPart(payload.endpointId, payload.workerId, now, {
       recycle: payload.dones.some((post) => post.stopPod),
     });
-    const jobs = await this.jobs.lockByIds([...new Set(payload.dones.map((post) => post.jobId))], manager);
+    const jobs = await this.jobs.lockByIds(
+      [...new Set(payload.dones.map((post) => post.jobId))],
+      manager,
+      touch,
+    );
     // A gateway's command since events carry many jobs; one recorded before keeps one event per job.
     const events = payload.foldEvents ? new JobEventFolder(ctx) : null;
-    const tx = events?.tx ?? ctx;
+    const writes = new JobWriteBatch(this.jobs, manager, now);
+    const tx = { ...(events?.tx ?? ctx), writes };
     const dones: JobDoneManyResult['dones'] = [];
     for (const post of payload.dones) {
       dones.push(await this.results.apply(tx, payload, post, jobs.get(post.jobId) ?? null, post.id));
     }
+    await writes.flush();
     await events?.flush();
     return { dones };
   }
