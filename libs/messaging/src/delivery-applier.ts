@@ -138,12 +138,12 @@ export class DeliveryApplier {
         results = pending.map(() => error as Error);
       }
       const waiting: typeof pending = [];
-      let emitted = false;
+      const emitted: ProcessResult['events'] = [];
       pending.forEach(({ item }, i) => {
         const result = results[i];
         if (!(result instanceof Error)) {
           this.settled(item, result);
-          emitted ||= result.events.length > 0;
+          emitted.push(...result.events);
         } else if (!this.stopping && isDatabaseUnavailable(result)) {
           waiting.push(pending[i]);
         } else {
@@ -151,7 +151,7 @@ export class DeliveryApplier {
         }
       });
       // Only a batch that wrote events has anything to relay (an empty take writes none).
-      if (emitted) this.outbox.kick();
+      this.outbox.written(emitted);
       if (!waiting.length) this.databaseDown = false;
       pending = waiting;
       if (pending.length) await this.waitForDatabase(pending, attempt);
@@ -249,7 +249,7 @@ export class DeliveryApplier {
   /** After a commit: a hint of each event written, and the outbox relay woken when any was. */
   committed(results: ProcessResult[]): void {
     for (const result of results) for (const event of result.events) this.replies.hint(event);
-    if (results.some((r) => r.events.length > 0)) this.outbox.kick();
+    this.outbox.written(results.flatMap((r) => r.events));
   }
 
   /** After the commit: the outcome to its caller, the ack, the hints, the metrics. */

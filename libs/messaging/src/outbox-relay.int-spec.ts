@@ -8,13 +8,14 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/tes
 import { testEnv } from '../../../test/support/test-env.js';
 import { BookkeepingStatements } from './bookkeeping-statements.js';
 import { NatsClient } from './nats-client.js';
-import { OutboxRelay } from './outbox-relay.service.js';
+import { HINTED_RELAY_DELAY_MS, OutboxRelay } from './outbox-relay.service.js';
 import { ensureStreams } from './stream-topology.js';
 
 /**
  * The outbox relay's sweep against a real Postgres and NATS: a row nobody kicked the relay for (what a crash
  * between commit and kick leaves) reaches the events stream within the sweep's second, and an outbox with nothing
- * unpublished costs the sweep one count, no relaying transaction.
+ * unpublished costs the sweep one count, no relaying transaction. Woken by commits, it relays an event nobody was
+ * hinted at once, and hinted ones of several commits together.
  */
 
 const SCHEMA = 'queue_broker';
@@ -48,6 +49,27 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function insertRow(id: string, subject: string): Promise<void> {
+  await dataSource.query(
+    `INSERT INTO ${SCHEMA}.outbox (id, subject, payload, correlation_id, occurred_at) VALUES ($1, $2, $3, $4, now())`,
+    [id, subject, JSON.stringify({ id }), `corr-${id}`],
+  );
+}
+
+/** Waits (up to 5 s) until every row of `ids` is marked published; whether they all were. */
+async function published(ids: string[]): Promise<boolean> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const [{ n }] = await dataSource.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM ${SCHEMA}.outbox WHERE id = ANY($1) AND published_at IS NOT NULL`,
+      [ids],
+    );
+    if (n === ids.length) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(10);
+  }
+}
 
 async function pendingGauge(): Promise<number> {
   return (await busMetrics.outboxPending.get()).values[0]?.value ?? Number.NaN;
@@ -87,5 +109,53 @@ describe('OutboxRelay sweep', () => {
     await sleep(2_300);
     expect(counts.mock.calls.length).toBeGreaterThanOrEqual(2);
     expect(claims).not.toHaveBeenCalled();
+  });
+});
+
+describe('OutboxRelay woken by commits', () => {
+  // The sweep stopped, so that only the wakes below relay.
+  beforeAll(() => relay.onApplicationShutdown());
+  afterAll(() => relay.onApplicationBootstrap());
+
+  const flushes = () => jest.spyOn(relay as unknown as { flush(): Promise<void> }, 'flush');
+
+  it('relays the events of several commits that were all hinted in one transaction, within its delay', async () => {
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of ids) await insertRow(id, 'job.evt.changed');
+    const flush = flushes();
+    const woken = Date.now();
+    for (let n = 0; n < ids.length; n += 1) relay.written([{ subject: 'job.evt.changed' }]);
+    expect(flush).not.toHaveBeenCalled();
+    expect(await published(ids)).toBe(true);
+    expect(Date.now() - woken).toBeGreaterThanOrEqual(HINTED_RELAY_DELAY_MS - 1);
+    expect(flush).toHaveBeenCalledTimes(1);
+  });
+
+  it('relays at once when any event of the commit was not hinted, taking what waited along', async () => {
+    const waiting = randomUUID();
+    const unhinted = randomUUID();
+    await insertRow(waiting, 'job.evt.queued');
+    await insertRow(unhinted, SUBJECT);
+    const flush = flushes();
+    relay.written([{ subject: 'job.evt.queued' }]);
+    expect(flush).not.toHaveBeenCalled();
+    relay.written([{ subject: 'job.evt.queued' }, { subject: SUBJECT }]);
+    expect(flush).toHaveBeenCalledTimes(1);
+    expect(await published([waiting, unhinted])).toBe(true);
+    // The wait for company was given up for the relay that ran: nothing more runs after it.
+    await sleep(HINTED_RELAY_DELAY_MS * 3);
+    expect(flush).toHaveBeenCalledTimes(1);
+  });
+
+  it('relays what waits for company when the app stops', async () => {
+    const id = randomUUID();
+    await insertRow(id, 'job.evt.changed');
+    relay.written([{ subject: 'job.evt.changed' }]);
+    await relay.onApplicationShutdown();
+    const [row] = await dataSource.query<{ published_at: Date | null }[]>(
+      `SELECT published_at FROM ${SCHEMA}.outbox WHERE id = $1`,
+      [id],
+    );
+    expect(row.published_at).not.toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { Headers } from '@app/contracts';
+import { HINTED_EVENTS, Headers } from '@app/contracts';
 import { pipelinedTransaction } from '@app/database';
 import { busMetrics } from '@app/observability';
 import { BookkeepingStatements, type ClaimedOutboxRow } from './bookkeeping-statements.js';
@@ -9,6 +9,12 @@ import type { EventEnvelope } from './handler-context.js';
 import { NatsClient } from './nats-client.js';
 
 const BATCH = 100;
+/**
+ * How long a relay of hinted events only may wait for more rows to relay with them: each was already sent to its
+ * latency-bound listeners as a hint after commit, so only durability and the other consumers wait for the relay,
+ * and under load one relay transaction then carries the events of many commits, not of one or two.
+ */
+export const HINTED_RELAY_DELAY_MS = 20;
 
 /**
  * Relays outbox rows to the events stream in insertion order, after commit: kicked after each batch that wrote
@@ -16,14 +22,19 @@ const BATCH = 100;
  * replicas share the work, and marked published in the same statement, in a transaction that commits only once
  * the stream acknowledged them; the event id is the `Nats-Msg-Id`, so a row published twice is stored once.
  * The sweep counts the unpublished rows first (one statement, also the `bus_outbox_pending` gauge) and relays only
- * when there are some: an idle app opened a transaction a second to find nothing.
+ * when there are some: an idle app opened a transaction a second to find nothing. A commit whose events were all
+ * hinted wakes the relay within HINTED_RELAY_DELAY_MS rather than at once (docs/adr/0013, "Relays that wait for
+ * company"); any other event wakes it at once.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('outbox');
   private timer?: NodeJS.Timeout;
+  /** A relay woken for hinted events, waiting for company. */
+  private delayed?: NodeJS.Timeout;
   private flushing: Promise<void> | null = null;
   private again = false;
+  private againAtOnce = false;
   private readonly statements: BookkeepingStatements;
 
   constructor(
@@ -39,23 +50,44 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
+    // What waited for company goes now, not at the next start's sweep.
+    if (this.delayed) this.kick();
     await this.flushing;
   }
 
-  kick(): void {
+  /** Relays what was written, at once; `atOnce` false: within HINTED_RELAY_DELAY_MS. */
+  kick(atOnce = true): void {
     if (this.flushing) {
       this.again = true;
+      this.againAtOnce ||= atOnce;
       return;
     }
+    if (!atOnce) {
+      this.delayed ??= setTimeout(() => {
+        this.delayed = undefined;
+        this.kick();
+      }, HINTED_RELAY_DELAY_MS);
+      return;
+    }
+    clearTimeout(this.delayed);
+    this.delayed = undefined;
     this.flushing = this.flush()
       .catch((error: Error) => this.logger.warn(`outbox relay paused: ${error.message}`))
       .finally(() => {
         this.flushing = null;
         if (this.again) {
+          const atOnceAgain = this.againAtOnce;
           this.again = false;
-          this.kick();
+          this.againAtOnce = false;
+          this.kick(atOnceAgain);
         }
       });
+  }
+
+  /** Wakes the relay for the events a commit wrote: at once unless every one of them was hinted. */
+  written(events: readonly { subject: string }[]): void {
+    if (!events.length) return;
+    this.kick(events.some((event) => !HINTED_EVENTS.has(event.subject)));
   }
 
   private async flush(): Promise<void> {
