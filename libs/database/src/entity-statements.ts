@@ -90,9 +90,12 @@ export class EntityStatements<E extends ObjectLiteral> {
     this.insertManyText =
       `INSERT INTO ${table} (${this.columns.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
       `SELECT ${this.columns.map((c) => `r."${c.databaseName}"`).join(', ')} FROM ${rows} AS r`;
+    // The keys again as an array ($2), so the rows are found by the key's index: Postgres estimates a function's
+    // rows at 100 whatever it reads, and would sooner scan a table of a few thousand rows than look up 100 keys.
+    const keyType = dataSource.driver.normalizeType(this.primary);
     this.updateManyText =
       `UPDATE ${table} AS t SET ${this.mutable.map((c) => `"${c.databaseName}" = r."${c.databaseName}"`).join(', ')} ` +
-      `FROM ${rows} AS r WHERE t.${key} = r.${key}`;
+      `FROM ${rows} AS r WHERE t.${key} = ANY($2::${keyType}[]) AND t.${key} = r.${key}`;
   }
 
   /**
@@ -113,10 +116,10 @@ export class EntityStatements<E extends ObjectLiteral> {
     manager: EntityManager,
     alongside?: StatementPart,
   ): Promise<Map<unknown, E>> {
-    const rows = await preparedQuery<Record<string, unknown>>(
-      manager,
-      ...this.withPart(`${this.name}.lock-many`, this.selectManyLocked, [ids], alongside),
-    );
+    // Unnamed (planned for each call with its keys): as a named statement, `= ANY($1)` keeps the sequential scan
+    // planned while the table was small, as `updateMany` would.
+    const [, text, values] = this.withPart(`${this.name}.lock-many`, this.selectManyLocked, [ids], alongside);
+    const rows = await preparedQuery<Record<string, unknown>>(manager, undefined, text, values);
     const key = this.primary;
     return new Map(
       rows.map((row) => [transformFrom(key, row[key.databaseName]), this.entityOf(row, manager)]),
@@ -201,7 +204,7 @@ export class EntityStatements<E extends ObjectLiteral> {
   /**
    * Writes rows taken by `updateRow` in one statement, as one `update` each would. Rows of one key must not repeat
    * (one statement writes a row once): keep the last taken. With `alongside`, as in `updateWith`, whose parameters
-   * then start at `$2` (`$1` is the rows).
+   * then start at `$3` (`$1` is the rows, `$2` their keys).
    */
   async updateMany(
     rows: readonly UpdateRow[],
@@ -211,13 +214,16 @@ export class EntityStatements<E extends ObjectLiteral> {
     if (!rows.length) return;
     if (new Set(rows.map((r) => r.key)).size !== rows.length)
       throw new Error(`${this.name}: updateMany with a key twice`);
-    const values = [JSON.stringify(rows.map((r) => r.row)), ...(alongside?.values ?? [])];
-    if (!alongside) {
-      await writeBehind(manager, `${this.name}.update-many`, this.updateManyText, values);
-      return;
-    }
-    const text = `WITH ${alongside.sql(2)} ${this.updateManyText}`;
-    await writeBehind(manager, `${this.name}.update-many+${alongside.name}`, text, values);
+    const values = [
+      JSON.stringify(rows.map((r) => r.row)),
+      rows.map((r) => r.key),
+      ...(alongside?.values ?? []),
+    ];
+    // Unnamed, so planned for each call with its keys, at the table's size then: a named statement keeps the plan
+    // made when the table was small (a hash join over a sequential scan), which costs more with every row the table
+    // grows by until an ANALYZE, where the lone `update`'s key lookup is the plan at any size.
+    const text = alongside ? `WITH ${alongside.sql(3)} ${this.updateManyText}` : this.updateManyText;
+    await writeBehind(manager, undefined, text, values);
   }
 
   /** Writes every mutable column of `entity` (its primary key names the row). */

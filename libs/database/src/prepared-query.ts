@@ -1,18 +1,20 @@
 import type { EntityManager } from 'typeorm';
 
 interface PgClient {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /**
  * Runs one of the hot path's statements as a named prepared statement on the transaction's own connection (the pg
  * client under TypeORM's query runner): Postgres parses and plans it once per connection, and the call skips
  * TypeORM's query building and result mapping. Outside a transaction, or on another driver, it falls back to
- * `manager.query`. `name` must identify `text` (one text per name, for the life of the process).
+ * `manager.query`. `name` must identify `text` (one text per name, for the life of the process). Without a name
+ * the statement is parsed and planned for this call, with its values: for one whose best plan depends on them, or
+ * on how large its table has grown since a named statement's plan was made.
  */
 export async function preparedQuery<T>(
   manager: EntityManager,
-  name: string,
+  name: string | undefined,
   text: string,
   values: unknown[],
 ): Promise<T[]> {
@@ -23,7 +25,7 @@ export async function preparedQuery<T>(
       // Told to the data source's logger as TypeORM tells it its own queries, so whatever watches the statements
       // (query logging, the medium tests' statement counts) sees these too.
       manager.connection.logger.logQuery(text, values, manager.queryRunner);
-      const result = await client.query({ name, text, values });
+      const result = await client.query(name ? { name, text, values } : { text, values });
       return result.rows as T[];
     }
   }

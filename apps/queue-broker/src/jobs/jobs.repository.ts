@@ -85,11 +85,12 @@ export class JobsRepository {
     if (!closes.size) return this.statements.updateMany(rows, manager);
     return this.statements.updateMany(rows, manager, {
       name: 'close-attempts',
+      // By the open attempts' index, for the jobs named (as the rows, see EntityStatements.updateMany).
       sql: (first) =>
         `closed AS (UPDATE queue_broker.job_attempts AS a SET ended_at = $${first}, outcome = c.outcome ` +
-        `FROM json_to_recordset($${first + 1}::json) AS c(job_id text, outcome text) ` +
-        `WHERE a.job_id = c.job_id AND a.ended_at IS NULL)`,
-      values: [now, JSON.stringify([...closes].map(([jobId, outcome]) => ({ job_id: jobId, outcome })))],
+        `FROM unnest($${first + 1}::text[], $${first + 2}::text[]) AS c(job_id, outcome) ` +
+        `WHERE a.job_id = ANY($${first + 1}::text[]) AND a.ended_at IS NULL AND a.job_id = c.job_id)`,
+      values: [now, [...closes.keys()], [...closes.values()]],
     });
   }
 
