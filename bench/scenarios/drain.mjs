@@ -99,7 +99,11 @@ export default {
           podPrefix: `bench-drain-${warmup ? 'w' : round}`,
         });
         try {
-          await untilFinished(state.ctx.sql, ids, { timeoutMs: timeoutFor(count), intervalMs: 250 });
+          await untilFinished(state.ctx.sql, ids, {
+            timeoutMs: timeoutFor(count),
+            intervalMs: 250,
+            endpointId: state.endpoint.id,
+          });
         } finally {
           await Promise.all(workers.map((worker) => worker.stop()));
         }
