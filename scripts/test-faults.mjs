@@ -155,5 +155,10 @@ function printVerdicts(verdicts) {
     console.log(`    ${v.name.padEnd(width)}  ${verdict}  ${counts}`);
   }
   failedVerdicts = verdicts.filter((v) => !v.pass).length;
+  // Why each failing scenario failed, last: the end of the output is what a CI summary keeps.
+  for (const v of verdicts.filter((v) => !v.pass && v.detail?.length)) {
+    console.log(`    ${paint(v.name, 'red')}:`);
+    for (const line of v.detail) console.log(`      ${line}`);
+  }
   console.log(`    ${verdicts.length - failedVerdicts} of ${verdicts.length} scenario verdicts PASS`);
 }

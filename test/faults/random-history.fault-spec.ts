@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { describeRebuild, runRebuild } from './support/random-history/rebuild-report.js';
+import { describeRebuild, rebuildDetail, runRebuild } from './support/random-history/rebuild-report.js';
 import { runHistory } from './support/random-history/history-run.js';
 import { startHistorySystem } from './support/random-history/history-system.js';
 import { recordVerdict } from './support/verdict.js';
@@ -74,6 +74,7 @@ describe('randomized history, rebuilt from its recorded commands', () => {
             historySeconds: Math.round(historyMs / 1000),
             totalSeconds: Math.round((Date.now() - started) / 1000),
           },
+          ...(pass ? {} : { detail: rebuildDetail(seed, replicas, summary) }),
         });
         if (!pass) {
           console.error(

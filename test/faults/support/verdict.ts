@@ -16,7 +16,15 @@ export interface Verdict {
   pass: boolean;
   /** What the scenario counted; integers, printed as `key=value` in insertion order. */
   counts: Record<string, number>;
+  /**
+   * Why a failing scenario failed, a few lines (the first differences, say), printed after the table: the end of a
+   * run's output is the part a CI summary keeps. At most DETAIL_LINES lines of DETAIL_CHARS characters are kept.
+   */
+  detail?: string[];
 }
+
+export const DETAIL_LINES = 24;
+export const DETAIL_CHARS = 400;
 
 /** The file the runner reads the verdicts from (one JSON object a line), named by the runner. */
 export const VERDICTS_FILE_ENV = 'FAULT_VERDICTS_FILE';
@@ -35,10 +43,15 @@ export function recordVerdict(verdict: Verdict): void {
   for (const [key, value] of Object.entries(verdict.counts)) {
     if (!Number.isFinite(value)) throw new Error(`recordVerdict(${verdict.name}): count ${key} is ${value}`);
   }
+  if (verdict.detail && !verdict.detail.every((l) => typeof l === 'string')) {
+    throw new Error(`recordVerdict(${verdict.name}): detail must be lines of text`);
+  }
+  const detail = verdict.detail?.slice(0, DETAIL_LINES).map((l) => l.slice(0, DETAIL_CHARS));
   const line = JSON.stringify({
     name: verdict.name,
     pass: verdict.pass,
     counts: verdict.counts,
+    ...(detail?.length ? { detail } : {}),
     at: new Date().toISOString(),
   });
   // One write(2) of one line with O_APPEND: lines of concurrent writers never interleave.

@@ -70,3 +70,36 @@ export function describeRebuild(
     summary.stderr,
   ].join('\n');
 }
+
+/** The failing rebuild in a few short lines, for the fault verdict (printed at the end of the suite's output). */
+export function rebuildDetail(seed: number, replicas: number, summary: RebuildSummary): string[] {
+  const compact = (value: unknown) => JSON.stringify(value)?.slice(0, 160) ?? 'undefined';
+  const differences = summary.differences as {
+    table: string;
+    liveRows: number;
+    rebuiltRows: number;
+    onlyLive: string[];
+    onlyRebuilt: string[];
+    changed: { key: string; columns: Record<string, { live: unknown; rebuilt: unknown }> }[];
+  }[];
+  return [
+    `rerun: HISTORY_SEEDS=${seed} HISTORY_REPLICAS=${replicas} npm run test:faults -- --testPathPatterns random-history`,
+    `exit ${summary.code}, second pass applied ${summary.secondPass.applied}${summary.stderr ? `, stderr ${compact(summary.stderr.slice(-300))}` : ''}`,
+    ...summary.outcomeMismatches
+      .slice(0, 4)
+      .map(
+        (m) =>
+          `outcome #${m.seq} ${m.subject}: live ${m.live.slice(0, 150)} | rebuilt ${m.rebuilt.slice(0, 150)}`,
+      ),
+    ...differences.slice(0, 6).flatMap((d) => [
+      `table ${d.table}: ${d.liveRows} live, ${d.rebuiltRows} rebuilt; only live ${compact(d.onlyLive.slice(0, 2))}; ` +
+        `only rebuilt ${compact(d.onlyRebuilt.slice(0, 2))}`,
+      ...d.changed.slice(0, 2).map(
+        (c) =>
+          `  ${c.key}: ${Object.entries(c.columns)
+            .map(([column, v]) => `${column} live ${compact(v.live)} rebuilt ${compact(v.rebuilt)}`)
+            .join('; ')}`,
+      ),
+    ]),
+  ];
+}
