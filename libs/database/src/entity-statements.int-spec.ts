@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
+import pg from 'pg';
+import { Column, DataSource, Entity, PrimaryColumn, type EntityManager } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { EntityStatements } from './entity-statements.js';
 
@@ -304,5 +305,53 @@ describe('EntityStatements (Postgres)', () => {
         }),
       ),
     ).rejects.toThrow(/null value/);
+  });
+
+  it('a gated part locks its rows before the read locks its own; an ungated one after', async () => {
+    const tag = Math.random().toString(36).slice(2);
+    const [row, marker] = ['r', 'k'].map((n) => `g-${tag}-${n}`);
+    await dataSource.transaction(async (manager) => {
+      for (const id of [row, marker]) await statements.insert(thing(id, null), manager);
+    });
+    const part = (gated: boolean) => ({
+      name: gated ? 'bump-gated' : 'bump-ungated',
+      sql: (first: number) =>
+        `bumped AS (UPDATE statements_spec.things SET attempts = attempts + 1 WHERE id = $${first} RETURNING true AS done)`,
+      values: [marker],
+      ...(gated ? { gate: '(SELECT done FROM bumped)' } : {}),
+    });
+    const client = async () => {
+      const c = new pg.Client({ connectionString: database?.url });
+      await c.connect();
+      return c;
+    };
+    const [holder, checker] = [await client(), await client()];
+    try {
+      // With the part's row held elsewhere, the lock's statement waits on it; is the read's row locked meanwhile?
+      const rowLockedWhileWaiting = async (lock: (manager: EntityManager) => Promise<unknown>) => {
+        await holder.query('BEGIN');
+        await holder.query(`SELECT 1 FROM statements_spec.things WHERE id = $1 FOR UPDATE`, [marker]);
+        const waiting = dataSource.transaction(lock);
+        await new Promise((r) => setTimeout(r, 300));
+        const probe = await checker
+          .query(`SELECT 1 FROM statements_spec.things WHERE id = $1 FOR UPDATE NOWAIT`, [row])
+          .then(
+            () => false,
+            (error: Error) => /could not obtain lock/.test(error.message),
+          );
+        await holder.query('COMMIT');
+        await waiting;
+        return probe;
+      };
+      expect(await rowLockedWhileWaiting((m) => statements.lockById(row, m, part(true)))).toBe(false);
+      expect(await rowLockedWhileWaiting((m) => statements.lockByIds([row], m, part(true)))).toBe(false);
+      expect(await rowLockedWhileWaiting((m) => statements.lockById(row, m, part(false)))).toBe(true);
+      // The gated read still returns its row, and the part ran each time.
+      const read = await dataSource.transaction((m) => statements.lockById(row, m, part(true)));
+      expect(read).toEqual(thing(row, null));
+      expect((await dataSource.manager.findOneByOrFail(ThingEntity, { id: marker })).attempts).toBe(4);
+    } finally {
+      await Promise.all([holder.end(), checker.end()]);
+    }
   });
 });

@@ -44,15 +44,16 @@ export interface UpdateRow {
 export class EntityStatements<E extends ObjectLiteral> {
   private readonly columns: ColumnMetadata[];
   private readonly primary: ColumnMetadata;
-  private readonly selectLocked: string;
-  private readonly selectManyLocked: string;
+  /** The locking reads, with a part's gate (` AND …`) or none (''). */
+  private readonly selectLocked: (gate: string) => string;
+  private readonly selectManyLocked: (gate: string) => string;
   private readonly updateText: string;
   private readonly insertText: string;
   private readonly insertManyText: string;
   private readonly updateManyText: string;
   private readonly mutable: ColumnMetadata[];
   private readonly name: string;
-  /** Texts of statements with a part alongside, by name: one text per prepared statement name. */
+  /** Texts of the locking reads (with a part alongside or not), by name: one text per prepared statement name. */
   private readonly texts = new Map<string, string>();
 
   constructor(
@@ -71,10 +72,11 @@ export class EntityStatements<E extends ObjectLiteral> {
       ? `"${metadata.schema}"."${metadata.tableName}"`
       : `"${metadata.tableName}"`;
     const key = `"${this.primary.databaseName}"`;
-    this.selectLocked = `SELECT ${this.columns.map((c) => `"${c.databaseName}"`).join(', ')} FROM ${table} WHERE ${key} = $1 FOR UPDATE`;
+    const selected = `SELECT ${this.columns.map((c) => `"${c.databaseName}"`).join(', ')} FROM ${table}`;
+    this.selectLocked = (gate) => `${selected} WHERE ${key} = $1${gate} FOR UPDATE`;
     // In key order: two transactions locking overlapping sets lock them in the same order, so neither waits on the
     // other for a row it holds.
-    this.selectManyLocked = `SELECT ${this.columns.map((c) => `"${c.databaseName}"`).join(', ')} FROM ${table} WHERE ${key} = ANY($1) ORDER BY ${key} FOR UPDATE`;
+    this.selectManyLocked = (gate) => `${selected} WHERE ${key} = ANY($1)${gate} ORDER BY ${key} FOR UPDATE`;
     this.insertText =
       `INSERT INTO ${table} (${this.columns.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
       `VALUES (${this.columns.map((_c, i) => `$${i + 1}`).join(', ')})`;
@@ -100,7 +102,8 @@ export class EntityStatements<E extends ObjectLiteral> {
 
   /**
    * The row, locked for the rest of the transaction; null when there is none. With `alongside` (as in `updateWith`:
-   * a data-modifying CTE, its parameters from `$2`), that write goes in the same statement.
+   * a data-modifying CTE, its parameters from `$2`), that write goes in the same statement: before the row is locked
+   * when it has a `gate`, after it otherwise.
    */
   async lockById(id: unknown, manager: EntityManager, alongside?: StatementPart): Promise<E | null> {
     const rows = await preparedQuery<Record<string, unknown>>(
@@ -129,18 +132,18 @@ export class EntityStatements<E extends ObjectLiteral> {
   /** A statement's name, text and values, with `alongside` as a CTE before it (its parameters after `values`). */
   private withPart(
     name: string,
-    text: string,
+    text: (gate: string) => string,
     values: unknown[],
     alongside?: StatementPart,
   ): [string, string, unknown[]] {
-    if (!alongside) return [name, text, values];
-    const named = `${name}+${alongside.name}`;
+    const named = alongside ? `${name}+${alongside.name}` : name;
     let withText = this.texts.get(named);
     if (withText === undefined) {
-      withText = `WITH ${alongside.sql(values.length + 1)} ${text}`;
+      const gate = alongside?.gate ? ` AND ${alongside.gate}` : '';
+      withText = alongside ? `WITH ${alongside.sql(values.length + 1)} ${text(gate)}` : text('');
       this.texts.set(named, withText);
     }
-    return [named, withText, [...values, ...alongside.values]];
+    return [named, withText, alongside ? [...values, ...alongside.values] : values];
   }
 
   private entityOf(row: Record<string, unknown>, manager: EntityManager): E {

@@ -41,6 +41,13 @@ export interface StatementPart {
   name: string;
   sql: (first: number) => string;
   values: unknown[];
+  /**
+   * A condition on the part's own result (`(SELECT heard FROM touched)`, say) that a read embedding it adds to its
+   * WHERE, true whenever the part ran: Postgres evaluates it once before reading any row, so the part's write, and
+   * the locks it takes, come before the rows the read locks. Without it a part that the main statement does not
+   * read runs after it, taking its locks last.
+   */
+  gate?: string;
 }
 
 /** `sql` written with parameters `$1…`, numbered from `$first` instead (to embed it in another statement). */

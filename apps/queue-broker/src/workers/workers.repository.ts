@@ -69,7 +69,11 @@ export class WorkersRepository implements WorkerRoster {
     await writeBehind(manager, 'workers.touch', TOUCH, touchValues(endpointId, workerId, heardAt, options));
   }
 
-  /** `touch` as a part of another statement (one round trip for both): the job-done lock's. */
+  /**
+   * `touch` as a part of another statement (one round trip for both): the job-done lock's. Gated, so the worker's row
+   * is locked before the jobs are, as a take and the sweep's lost workers lock them (worker, then its jobs): a
+   * done that locked its job first could deadlock with a sweep marking its worker lost.
+   */
   touchPart(
     endpointId: string,
     workerId: string,
@@ -77,9 +81,10 @@ export class WorkersRepository implements WorkerRoster {
     options: { poll?: boolean; recycle?: boolean } = {},
   ): StatementPart {
     return {
-      name: 'workers.touch',
-      sql: (first) => `touched AS (${numberedFrom(TOUCH, first)})`,
+      name: 'workers.touch-first',
+      sql: (first) => `touched AS (${numberedFrom(TOUCH, first)} RETURNING true AS heard)`,
       values: touchValues(endpointId, workerId, heardAt, options),
+      gate: '(SELECT heard FROM touched)',
     };
   }
 

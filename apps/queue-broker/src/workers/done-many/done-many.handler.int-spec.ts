@@ -204,6 +204,43 @@ describe('worker.cmd.done-many', () => {
     expect(items[0].finished?.view).toMatchObject({ id: folded.ids[0], status: 'COMPLETED' });
   });
 
+  it("locks the worker's row before its jobs, as a take and the sweep's lost workers do (no deadlock between them)", async () => {
+    const many = await leased('lock-order-many', 1, 70);
+    const one = await leased('lock-order-one', 1, 70);
+    const holder = harness.dataSource.createQueryRunner();
+    const checker = harness.dataSource.createQueryRunner();
+    try {
+      // While the worker's row is held elsewhere, the done waits for it: its job is not locked meanwhile.
+      const jobLockedWhileWaiting = async (workerId: string, jobId: string, send: () => Promise<unknown>) => {
+        await holder.startTransaction();
+        await holder.query(`SELECT 1 FROM queue_broker.workers WHERE id = $1 FOR UPDATE`, [workerId]);
+        const sent = send();
+        await new Promise((r) => setTimeout(r, 300));
+        const locked = await checker
+          .query(`SELECT 1 FROM queue_broker.jobs WHERE id = $1 FOR UPDATE NOWAIT`, [jobId])
+          .then(
+            () => false,
+            (error: Error) => /could not obtain lock/.test(error.message),
+          );
+        await holder.commitTransaction();
+        return { locked, result: await sent };
+      };
+      expect(
+        await jobLockedWhileWaiting(many.worker.workerId, many.ids[0], () =>
+          harness.send(Subjects.worker.doneMany, { ...many.worker, dones: [post(many.ids[0])] }, at(72)),
+        ),
+      ).toEqual({ locked: false, result: { dones: [{ recorded: 'completed' }] } });
+      const { id: _id, ...alone } = post(one.ids[0]);
+      expect(
+        await jobLockedWhileWaiting(one.worker.workerId, one.ids[0], () =>
+          harness.send(Subjects.worker.done, { ...one.worker, ...alone }, at(72)),
+        ),
+      ).toEqual({ locked: false, result: { recorded: 'completed' } });
+    } finally {
+      await Promise.all([holder.release(), checker.release()]);
+    }
+  });
+
   it('leaves the rows the same posts sent one by one leave', async () => {
     const folded = await leased('folded', 3, 20);
     const single = await leased('single', 3, 20);

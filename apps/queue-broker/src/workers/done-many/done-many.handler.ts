@@ -35,7 +35,7 @@ export class DoneManyHandler {
     if (new Set(payload.dones.map((post) => post.id)).size !== payload.dones.length) {
       throw new DomainError(ErrorCode.ValidationFailed, 'the posts of a done-many must have distinct ids');
     }
-    // The worker is heard from in the jobs' locking statement: one statement for both.
+    // The worker is heard from in the jobs' locking statement (one statement for both), its row locked first.
     const touch = this.workers.touchPart(payload.endpointId, payload.workerId, now, {
       recycle: payload.dones.some((post) => post.stopPod),
     });

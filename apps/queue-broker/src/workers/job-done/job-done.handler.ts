@@ -20,7 +20,7 @@ export class JobDoneHandler {
   @CommandHandler(Subjects.worker.done)
   async handle(ctx: CommandContext<JobDoneCommand>): Promise<JobDoneResult> {
     const { payload, manager, now, envelope } = ctx;
-    // The worker is heard from in the job's locking statement: one statement for both.
+    // The worker is heard from in the job's locking statement (one statement for both), its row locked first.
     const touch = this.workers.touchPart(payload.endpointId, payload.workerId, now, {
       recycle: payload.stopPod,
     });
