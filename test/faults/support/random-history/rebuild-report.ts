@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { TableDifference } from '../../../../tools/replay/src/schema-compare.js';
 import { ROOT } from '../../../support/paths.js';
 
 const run = promisify(execFile);
@@ -13,7 +14,7 @@ export interface RebuildSummary {
   firstPass: { applied: number; failed: number; seconds?: number };
   secondPass: { applied: number; failed: number };
   outcomeMismatches: { seq: number; subject: string; live: string; rebuilt: string }[];
-  differences: unknown[];
+  differences: TableDifference[];
   later: { recorded: number; replayed: number; pendingLive: number };
   /** The tool's stderr when the report could not be read. */
   stderr: string;
@@ -35,7 +36,7 @@ export async function runRebuild(env: Record<string, string>): Promise<RebuildSu
   } catch {
     throw new Error(`the rebuild printed no report (exit ${code}):\n${stderr.slice(-4000)}`);
   }
-  const comparison = report.comparison as { differences: unknown[] };
+  const comparison = report.comparison as { differences: TableDifference[] };
   return {
     code,
     commands: report.commands as number,
@@ -74,14 +75,6 @@ export function describeRebuild(
 /** The failing rebuild in a few short lines, for the fault verdict (printed at the end of the suite's output). */
 export function rebuildDetail(seed: number, replicas: number, summary: RebuildSummary): string[] {
   const compact = (value: unknown) => JSON.stringify(value)?.slice(0, 160) ?? 'undefined';
-  const differences = summary.differences as {
-    table: string;
-    liveRows: number;
-    rebuiltRows: number;
-    onlyLive: string[];
-    onlyRebuilt: string[];
-    changed: { key: string; columns: Record<string, { live: unknown; rebuilt: unknown }> }[];
-  }[];
   return [
     `rerun: HISTORY_SEEDS=${seed} HISTORY_REPLICAS=${replicas} npm run test:faults -- --testPathPatterns random-history`,
     `exit ${summary.code}, second pass applied ${summary.secondPass.applied}${summary.stderr ? `, stderr ${compact(summary.stderr.slice(-300))}` : ''}`,
@@ -91,7 +84,7 @@ export function rebuildDetail(seed: number, replicas: number, summary: RebuildSu
         (m) =>
           `outcome #${m.seq} ${m.subject}: live ${m.live.slice(0, 150)} | rebuilt ${m.rebuilt.slice(0, 150)}`,
       ),
-    ...differences.slice(0, 6).flatMap((d) => [
+    ...summary.differences.slice(0, 6).flatMap((d) => [
       `table ${d.table}: ${d.liveRows} live, ${d.rebuiltRows} rebuilt; only live ${compact(d.onlyLive.slice(0, 2))}; ` +
         `only rebuilt ${compact(d.onlyRebuilt.slice(0, 2))}`,
       ...d.changed.slice(0, 2).map(
