@@ -351,6 +351,7 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
         name: `kill -9 ${describeVictims(victims)}${leader ? ` (leading ${leader.name})` : ''}`,
         pass,
         counts,
+        ...(webhooks.unexplainedDetail.length ? { detail: webhooks.unexplainedDetail } : {}),
       });
       if (members.details.length) {
         const logs = fs.system.logs('pod-lifecycle').split('\n');

@@ -62,16 +62,28 @@ export interface WebhookOutcomes {
   twiceIds: string[];
   /** Deliveries received again with the same id (at least once delivery after a crash mid-delivery). */
   redelivered: number;
-  /** Of those, redeliveries no kill explains: the first copy arrived after every queue-broker kill of the phase. */
+  /** Of those, redeliveries neither a recorded failed attempt nor a queue-broker kill of the phase explains. */
   redeliveredUnexplained: number;
+  /** One line per job with an unexplained redelivery: its copies, when they arrived, its recorded attempts. */
+  unexplainedDetail: string[];
   /** Deliveries whose body's status is not the one expected of the job. */
   wrongStatus: number;
 }
 
 /**
+ * How long after a kill is recorded a POST the killed replica had already sent may still be read by the receiver:
+ * it runs in this process, whose event loop also awaits the kill, so a request already in its socket can be handled
+ * just after `brokerKilledAt` is taken. A survivor cannot send the same delivery again that soon: the killed
+ * replica's claim holds it for WEBHOOK_TIMEOUT_MS + 5 s.
+ */
+const KILL_IN_FLIGHT_MS = 1000;
+
+/**
  * Checks the webhooks of `expected` (job id → the final status its webhook must carry). A same-id redelivery is
- * explained only by a queue-broker replica killed while that delivery was in flight: its first copy arrived
- * before `brokerKilledAt` (null: no broker was killed, so nothing is explained).
+ * explained by an attempt the broker recorded as failed although the receiver got it (a POST that timed out on a
+ * loaded machine: the row counts more than one attempt), or by a queue-broker replica killed while that delivery
+ * was in flight: its first copy arrived before `brokerKilledAt` (null: no broker was killed, so no kill explains
+ * anything), give or take KILL_IN_FLIGHT_MS. Any other copy is unexplained.
  */
 export async function webhookOutcomes(
   sql: pg.Pool,
@@ -80,11 +92,14 @@ export async function webhookOutcomes(
   brokerKilledAt: number | null,
 ): Promise<WebhookOutcomes> {
   const ids = [...expected.keys()];
-  const { rows } = await sql.query<{ job_id: string; n: string }>(
-    `SELECT job_id, count(*) AS n FROM queue_broker.webhook_deliveries WHERE job_id = ANY($1) GROUP BY job_id`,
+  const { rows } = await sql.query<{ job_id: string; n: string; attempts: number }>(
+    `SELECT job_id, count(*) AS n, max(attempts)::int AS attempts FROM queue_broker.webhook_deliveries
+      WHERE job_id = ANY($1) GROUP BY job_id`,
     [ids],
   );
   const outboxRows = new Map(rows.map((r) => [r.job_id, Number(r.n)]));
+  // Attempts the broker recorded before the one that succeeded: each may have reached the receiver.
+  const recordedRetries = new Map(rows.map((r) => [r.job_id, Math.max(0, r.attempts - 1)]));
   const outcomes: WebhookOutcomes = {
     jobs: ids.length,
     missing: 0,
@@ -92,6 +107,7 @@ export async function webhookOutcomes(
     twiceIds: [],
     redelivered: 0,
     redeliveredUnexplained: 0,
+    unexplainedDetail: [],
     wrongStatus: 0,
   };
   for (const [jobId, status] of expected) {
@@ -101,8 +117,18 @@ export async function webhookOutcomes(
     if (distinct.size > 1 || (outboxRows.get(jobId) ?? 0) > 1) outcomes.twiceIds.push(jobId);
     const again = deliveries.length - distinct.size;
     outcomes.redelivered += again;
-    if (again > 0 && !(brokerKilledAt !== null && deliveries[0].at <= brokerKilledAt))
-      outcomes.redeliveredUnexplained += again;
+    const killExplains =
+      brokerKilledAt !== null && again > 0 && deliveries[0].at <= brokerKilledAt + KILL_IN_FLIGHT_MS;
+    const unexplained = killExplains ? 0 : Math.max(0, again - (recordedRetries.get(jobId) ?? 0));
+    if (unexplained > 0) {
+      outcomes.redeliveredUnexplained += unexplained;
+      const since = (at: number) =>
+        brokerKilledAt === null ? `${at}` : `kill${at >= brokerKilledAt ? '+' : ''}${at - brokerKilledAt} ms`;
+      outcomes.unexplainedDetail.push(
+        `job ${jobId}: ${deliveries.length} copies (${distinct.size} id(s)) at ${deliveries.map((d) => since(d.at)).join(', ')}; ` +
+          `${(recordedRetries.get(jobId) ?? 0) + 1} attempt(s) recorded`,
+      );
+    }
     outcomes.wrongStatus += deliveries.filter((d) => d.status !== status).length;
   }
   outcomes.twice = outcomes.twiceIds.length;
