@@ -103,7 +103,10 @@ describe('replay tool: takes of several workers of one endpoint', () => {
     // The history is one the rebuild cannot reproduce by choosing again (hundreds of pairs on the test machine).
     expect(raced).toBeGreaterThan(0);
 
-    const { stdout, code } = await cli(['rebuild', '--json']);
+    const { stdout, stderr, code } = await cli(['rebuild', '--json']);
+    // A rebuild that printed no report says why on stderr: shown rather than a JSON syntax error.
+    if (!stdout.trim())
+      throw new Error(`the rebuild printed no report (exit ${code}):\n${stderr.slice(-4000)}`);
     const report = JSON.parse(stdout) as {
       firstPass: { applied: number; failed: number };
       outcomeMismatches: unknown[];
