@@ -74,7 +74,7 @@ describe('randomized history, rebuilt from its recorded commands', () => {
             historySeconds: Math.round(historyMs / 1000),
             totalSeconds: Math.round((Date.now() - started) / 1000),
           },
-          ...(pass ? {} : { detail: rebuildDetail(seed, replicas, summary) }),
+          ...(pass ? {} : { detail: rebuildDetail(seed, COMMANDS, replicas, summary) }),
         });
         if (!pass) {
           console.error(

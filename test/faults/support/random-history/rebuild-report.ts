@@ -73,10 +73,15 @@ export function describeRebuild(
 }
 
 /** The failing rebuild in a few short lines, for the fault verdict (printed at the end of the suite's output). */
-export function rebuildDetail(seed: number, replicas: number, summary: RebuildSummary): string[] {
+export function rebuildDetail(
+  seed: number,
+  commands: number,
+  replicas: number,
+  summary: RebuildSummary,
+): string[] {
   const compact = (value: unknown) => JSON.stringify(value)?.slice(0, 160) ?? 'undefined';
   return [
-    `rerun: HISTORY_SEEDS=${seed} HISTORY_REPLICAS=${replicas} npm run test:faults -- --testPathPatterns random-history`,
+    `rerun: HISTORY_SEEDS=${seed} HISTORY_REPLICAS=${replicas} HISTORY_COMMANDS=${commands} npm run test:faults -- --testPathPatterns random-history`,
     `exit ${summary.code}, second pass applied ${summary.secondPass.applied}${summary.stderr ? `, stderr ${compact(summary.stderr.slice(-300))}` : ''}`,
     ...summary.outcomeMismatches
       .slice(0, 4)
