@@ -11,14 +11,16 @@ const KEY = `cpk_${'a'.repeat(43)}`;
 function setup(ttl = 10_000) {
   const pending: (() => void)[] = [];
   const keys = {
-    findByHash: jest.fn(
+    findWithUserByHash: jest.fn(
       () =>
         new Promise((resolve) => {
-          pending.push(() => resolve({ id: 'k1', userId: 'u1', revokedAt: null }));
+          pending.push(() =>
+            resolve({ key: { id: 'k1', userId: 'u1', revokedAt: null }, user: { id: 'u1', name: 'alice' } }),
+          );
         }),
     ),
   };
-  const users = { findById: jest.fn(() => Promise.resolve({ id: 'u1', name: 'alice' })) };
+  const users = {};
   const cache = new PrincipalCache(ttl);
   const accounts = new AccountsService(
     users as unknown as UsersRepository,
@@ -30,7 +32,7 @@ function setup(ttl = 10_000) {
     pending.shift()!();
     for (let i = 0; i < 5; i++) await Promise.resolve();
   };
-  return { accounts, cache, lookups: () => keys.findByHash.mock.calls.length, answer };
+  return { accounts, cache, lookups: () => keys.findWithUserByHash.mock.calls.length, answer };
 }
 
 describe('AccountsService.authenticate', () => {

@@ -38,8 +38,8 @@ async function replica(ttlMs: number, withBus = true): Promise<Replica> {
   let queries = 0;
   const keys = new ApiKeysRepository(dataSource);
   const users = new UsersRepository(dataSource);
-  const findByHash = keys.findByHash.bind(keys);
-  keys.findByHash = (hash) => (queries++, findByHash(hash));
+  const findWithUserByHash = keys.findWithUserByHash.bind(keys);
+  keys.findWithUserByHash = (hash) => (queries++, findWithUserByHash(hash));
   const nats = withBus ? await NatsClient.connect(testEnv().natsUrl, natsPrefix, 'auth-cache-test') : null;
   if (nats) closers.push(() => nats.drain());
   const cache = new PrincipalCache(ttlMs);

@@ -179,11 +179,10 @@ export class AccountsService {
   }
 
   private async lookUp(keyHash: string): Promise<Authentication> {
-    const record = await this.keys.findByHash(keyHash);
-    if (!record) return 'unknown';
-    if (record.revokedAt) return 'revoked';
-    const user = await this.users.findById(record.userId);
-    return user ? { user, key: record } : 'unknown';
+    const found = await this.keys.findWithUserByHash(keyHash);
+    if (!found) return 'unknown';
+    if (found.key.revokedAt) return 'revoked';
+    return found.user ? { user: found.user, key: found.key } : 'unknown';
   }
 
   /** The key of an endpoint's workers (RUNPOD_AI_API_KEY): scope `worker`, bound to that one endpoint. */

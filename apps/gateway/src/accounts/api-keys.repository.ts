@@ -1,13 +1,49 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type Repository } from 'typeorm';
+import { preparedQuery } from '@app/database';
 import { ApiKeyEntity } from './api-key.entity.js';
+import type { ApiKeyScope } from './api-key-scope.js';
+import { UserEntity } from './user.entity.js';
+
+/** A key and its user as authentication reads them: the row of `principalStatement`. */
+interface PrincipalRow {
+  id: string;
+  user_id: string;
+  name: string;
+  key_prefix: string;
+  key_hash: string;
+  scope: ApiKeyScope;
+  endpoint_ids: string[];
+  created_at: Date;
+  revoked_at: Date | null;
+  /** The user's columns; null when the key's user is gone. */
+  u_id: string | null;
+  u_name: string | null;
+  u_rate_limit_exempt: boolean | null;
+  u_created_at: Date | null;
+}
+
+/** A presented key's record and its user (null if the user is gone). */
+export interface KeyWithUser {
+  key: ApiKeyEntity;
+  user: UserEntity | null;
+}
 
 @Injectable()
 export class ApiKeysRepository {
   private readonly repo: Repository<ApiKeyEntity>;
 
-  constructor(dataSource: DataSource) {
+  private readonly principalStatement: string;
+
+  constructor(private readonly dataSource: DataSource) {
     this.repo = dataSource.getRepository(ApiKeyEntity);
+    const keys = dataSource.getMetadata(ApiKeyEntity).tablePath;
+    const users = dataSource.getMetadata(UserEntity).tablePath;
+    this.principalStatement = `SELECT k.id, k.user_id, k.name, k.key_prefix, k.key_hash, k.scope, k.endpoint_ids,
+         k.created_at, k.revoked_at, u.id AS u_id, u.name AS u_name, u.rate_limit_exempt AS u_rate_limit_exempt,
+         u.created_at AS u_created_at
+       FROM ${keys} k LEFT JOIN ${users} u ON u.id = k.user_id
+      WHERE k.key_hash = $1`;
   }
 
   insert(key: ApiKeyEntity): Promise<unknown> {
@@ -34,8 +70,48 @@ export class ApiKeysRepository {
     });
   }
 
-  findByHash(keyHash: string): Promise<ApiKeyEntity | null> {
-    return this.repo.findOneBy({ keyHash });
+  /**
+   * The key with this hash and its user, as one named prepared statement on a pooled connection: what every
+   * authentication the cache cannot answer reads (a key's first request on a replica, one that comes after the
+   * cache's TTL, and the cache's renewals). Two ORM reads, the key then its user, cost two round trips and the
+   * ORM's query building and mapping: about 3 ms of a request's time on the development machine.
+   */
+  async findWithUserByHash(keyHash: string): Promise<KeyWithUser | null> {
+    const runner = this.dataSource.createQueryRunner();
+    let rows: PrincipalRow[];
+    try {
+      rows = await preparedQuery<PrincipalRow>(
+        runner.manager,
+        'accounts.key-with-user',
+        this.principalStatement,
+        [keyHash],
+      );
+    } finally {
+      await runner.release();
+    }
+    const row = rows[0];
+    if (!row) return null;
+    const key = Object.assign(new ApiKeyEntity(), {
+      id: row.id,
+      userId: row.user_id,
+      name: row.name,
+      keyPrefix: row.key_prefix,
+      keyHash: row.key_hash,
+      scope: row.scope,
+      endpointIds: row.endpoint_ids,
+      createdAt: row.created_at,
+      revokedAt: row.revoked_at,
+    });
+    const user =
+      row.u_id === null
+        ? null
+        : Object.assign(new UserEntity(), {
+            id: row.u_id,
+            name: row.u_name,
+            rateLimitExempt: row.u_rate_limit_exempt,
+            createdAt: row.u_created_at,
+          });
+    return { key, user };
   }
 
   list(userId?: string): Promise<ApiKeyEntity[]> {

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { appDataSourceOptions } from '@app/database';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database.js';
+import { DATA_SOURCE_SPEC } from '../data-source.js';
+import { AccountEvents } from './account-events.js';
+import { AccountsService, hashKey } from './accounts.service.js';
+import { ApiKeyEntity } from './api-key.entity.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
+import { PrincipalCache } from './principal-cache.js';
+import { UserEntity } from './user.entity.js';
+import { UsersRepository } from './users.repository.js';
+
+/**
+ * The one statement authentication reads a key and its user with (`findWithUserByHash`), on real Postgres with the
+ * gateway's migrations: it must answer exactly the entities the ORM reads of the same rows, or the cache would hold
+ * principals that differ from what the rest of the gateway reads.
+ */
+
+let db: TestDatabase;
+let admin: pg.Client;
+let dataSource: DataSource;
+let keys: ApiKeysRepository;
+let accounts: AccountsService;
+
+beforeAll(async () => {
+  db = await createTestDatabase('api_keys_repo', { apps: ['gateway'] });
+  admin = new pg.Client({ connectionString: db.url });
+  await admin.connect();
+  dataSource = new DataSource(appDataSourceOptions(DATA_SOURCE_SPEC, db.url, 2, 'api-keys-repo-test'));
+  await dataSource.initialize();
+  keys = new ApiKeysRepository(dataSource);
+  accounts = new AccountsService(
+    new UsersRepository(dataSource),
+    keys,
+    new PrincipalCache(0),
+    new AccountEvents(null),
+  );
+});
+
+afterAll(async () => {
+  await dataSource?.destroy();
+  await admin?.end();
+  await db?.drop();
+});
+
+/** What the ORM reads of the key with this hash and of its user. */
+async function readByOrm(keyHash: string) {
+  const key = await dataSource.getRepository(ApiKeyEntity).findOneByOrFail({ keyHash });
+  const user = await dataSource.getRepository(UserEntity).findOneBy({ id: key.userId });
+  return { key, user };
+}
+
+describe('ApiKeysRepository.findWithUserByHash', () => {
+  it('answers the key and its user exactly as the ORM reads them', async () => {
+    await accounts.createUser('ann', true);
+    const scoped = await accounts.createKey('ann', 'endpoints', 'two endpoints', ['ep-1', 'ep-2']);
+    const full = await accounts.createKey('ann', 'full', 'everything');
+    await accounts.revokeKey(full.record.id);
+    for (const issued of [scoped, full]) {
+      const found = await keys.findWithUserByHash(hashKey(issued.key));
+      expect(found).toStrictEqual(await readByOrm(hashKey(issued.key)));
+    }
+    const scopedFound = await keys.findWithUserByHash(hashKey(scoped.key));
+    expect(scopedFound?.key).toMatchObject({
+      scope: 'endpoints',
+      endpointIds: ['ep-1', 'ep-2'],
+      revokedAt: null,
+    });
+    expect(scopedFound?.user).toMatchObject({ name: 'ann', rateLimitExempt: true });
+    expect((await keys.findWithUserByHash(hashKey(full.key)))?.key.revokedAt).toBeInstanceOf(Date);
+  });
+
+  it('answers null for a hash no key has', async () => {
+    expect(await keys.findWithUserByHash(hashKey(`cpk_${'z'.repeat(43)}`))).toBeNull();
+  });
+
+  it('answers the key with no user when its user row is gone, which authentication refuses', async () => {
+    await accounts.createUser('gone');
+    const issued = await accounts.createKey('gone', 'full');
+    await admin.query(`DELETE FROM gateway.users WHERE name = 'gone'`);
+    const found = await keys.findWithUserByHash(hashKey(issued.key));
+    expect(found?.key.id).toBe(issued.record.id);
+    expect(found?.user).toBeNull();
+    expect(await accounts.authenticate(issued.key)).toBe('unknown');
+  });
+});
