@@ -29,6 +29,44 @@ function transformTo(column: ColumnMetadata, value: unknown): unknown {
   return out;
 }
 
+/**
+ * An entity's columns for a statement that reads it alongside others (a join): `select` lists them as
+ * `<alias>."<column>" AS "<prefix><column>"`, and `from` builds the entity back from such a row, through the same
+ * transformers TypeORM would apply, or null when the row has none of it (an outer join's missing side).
+ */
+export interface JoinedEntity<E> {
+  select: string;
+  from(row: Record<string, unknown>): E | null;
+}
+
+export function joinedEntity<E extends ObjectLiteral>(
+  dataSource: DataSource,
+  target: EntityTarget<E>,
+  alias: string,
+  prefix: string,
+): JoinedEntity<E> {
+  const metadata = dataSource.getMetadata(target);
+  const columns = metadata.columns;
+  const key = `${prefix}${metadata.primaryColumns[0].databaseName}`;
+  return {
+    select: columns.map((c) => `${alias}."${c.databaseName}" AS "${prefix}${c.databaseName}"`).join(', '),
+    from: (row) => (row[key] == null ? null : entityFromRow<E>(metadata.create() as E, columns, row, prefix)),
+  };
+}
+
+/** `entity` with every column read from `row` (named `<prefix><column>`), through the columns' transformers. */
+function entityFromRow<E>(
+  entity: E,
+  columns: ColumnMetadata[],
+  row: Record<string, unknown>,
+  prefix = '',
+): E {
+  const record = entity as Record<string, unknown>;
+  for (const column of columns)
+    record[column.propertyName] = transformFrom(column, row[`${prefix}${column.databaseName}`]);
+  return entity;
+}
+
 /** One row of `EntityStatements.updateMany`: its primary key, and its columns as written. */
 export interface UpdateRow {
   key: unknown;
@@ -147,11 +185,7 @@ export class EntityStatements<E extends ObjectLiteral> {
   }
 
   private entityOf(row: Record<string, unknown>, manager: EntityManager): E {
-    const entity: E = manager.create(this.target);
-    const record = entity as Record<string, unknown>;
-    for (const column of this.columns)
-      record[column.propertyName] = transformFrom(column, row[column.databaseName]);
-    return entity;
+    return entityFromRow(manager.create(this.target), this.columns, row);
   }
 
   /** Inserts the row: every column, so `entity` must have them all (no column default applies). */

@@ -1,27 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type Repository } from 'typeorm';
-import { preparedQuery } from '@app/database';
+import { joinedEntity, preparedQuery, type JoinedEntity } from '@app/database';
 import { ApiKeyEntity } from './api-key.entity.js';
-import type { ApiKeyScope } from './api-key-scope.js';
 import { UserEntity } from './user.entity.js';
-
-/** A key and its user as authentication reads them: the row of `principalStatement`. */
-interface PrincipalRow {
-  id: string;
-  user_id: string;
-  name: string;
-  key_prefix: string;
-  key_hash: string;
-  scope: ApiKeyScope;
-  endpoint_ids: string[];
-  created_at: Date;
-  revoked_at: Date | null;
-  /** The user's columns; null when the key's user is gone. */
-  u_id: string | null;
-  u_name: string | null;
-  u_rate_limit_exempt: boolean | null;
-  u_created_at: Date | null;
-}
 
 /** A presented key's record and its user (null if the user is gone). */
 export interface KeyWithUser {
@@ -33,15 +14,17 @@ export interface KeyWithUser {
 export class ApiKeysRepository {
   private readonly repo: Repository<ApiKeyEntity>;
 
-  private readonly principalStatement: string;
+  private readonly keyColumns: JoinedEntity<ApiKeyEntity>;
+  private readonly userColumns: JoinedEntity<UserEntity>;
+  private readonly keyWithUserStatement: string;
 
   constructor(private readonly dataSource: DataSource) {
     this.repo = dataSource.getRepository(ApiKeyEntity);
+    this.keyColumns = joinedEntity(dataSource, ApiKeyEntity, 'k', 'k_');
+    this.userColumns = joinedEntity(dataSource, UserEntity, 'u', 'u_');
     const keys = dataSource.getMetadata(ApiKeyEntity).tablePath;
     const users = dataSource.getMetadata(UserEntity).tablePath;
-    this.principalStatement = `SELECT k.id, k.user_id, k.name, k.key_prefix, k.key_hash, k.scope, k.endpoint_ids,
-         k.created_at, k.revoked_at, u.id AS u_id, u.name AS u_name, u.rate_limit_exempt AS u_rate_limit_exempt,
-         u.created_at AS u_created_at
+    this.keyWithUserStatement = `SELECT ${this.keyColumns.select}, ${this.userColumns.select}
        FROM ${keys} k LEFT JOIN ${users} u ON u.id = k.user_id
       WHERE k.key_hash = $1`;
   }
@@ -78,40 +61,16 @@ export class ApiKeysRepository {
    */
   async findWithUserByHash(keyHash: string): Promise<KeyWithUser | null> {
     const runner = this.dataSource.createQueryRunner();
-    let rows: PrincipalRow[];
+    let rows: Record<string, unknown>[];
     try {
-      rows = await preparedQuery<PrincipalRow>(
-        runner.manager,
-        'accounts.key-with-user',
-        this.principalStatement,
-        [keyHash],
-      );
+      rows = await preparedQuery(runner.manager, 'accounts.key-with-user', this.keyWithUserStatement, [
+        keyHash,
+      ]);
     } finally {
       await runner.release();
     }
-    const row = rows[0];
-    if (!row) return null;
-    const key = Object.assign(new ApiKeyEntity(), {
-      id: row.id,
-      userId: row.user_id,
-      name: row.name,
-      keyPrefix: row.key_prefix,
-      keyHash: row.key_hash,
-      scope: row.scope,
-      endpointIds: row.endpoint_ids,
-      createdAt: row.created_at,
-      revokedAt: row.revoked_at,
-    });
-    const user =
-      row.u_id === null
-        ? null
-        : Object.assign(new UserEntity(), {
-            id: row.u_id,
-            name: row.u_name,
-            rateLimitExempt: row.u_rate_limit_exempt,
-            createdAt: row.u_created_at,
-          });
-    return { key, user };
+    const key = rows[0] && this.keyColumns.from(rows[0]);
+    return key ? { key, user: this.userColumns.from(rows[0]) } : null;
   }
 
   list(userId?: string): Promise<ApiKeyEntity[]> {
