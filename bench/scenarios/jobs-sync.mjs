@@ -1,13 +1,18 @@
 // Job round trip, sequential: one client sends a job and waits for its result, again and again.
 //   ours      POST /v2/{endpoint}/runsync through the gateway (rate limiter on), the queue broker and an SDK echo
 //             worker (HTTP long-poll take, done), answered COMPLETED;
-//   baseline  POST to a bare Fastify route that does a bare NATS request-reply to a no-op responder process.
+//   baseline  POST to a bare Fastify route that does a bare NATS request-reply to a no-op responder process;
+//   floor     the same round trip as the shape fixed in DESIGN.md requires it and no more, written by hand
+//             (bench/lib/shape-floor.edge.mjs): JetStream-recorded commands, one owner statement per command with
+//             its processed and outbox rows, a long-polling HTTP worker. Its ratio to the baseline is what the
+//             shape costs; ours against it is what our implementation adds.
 // Besides the latencies, each side's CPU per request: the CPU time its processes, Postgres's backends and the
 // nats-server used over the round (not the client's), divided by its requests. Latency on two shared cores moves
 // with whatever else the machine does; the CPU a request costs moves less (still by up to a fifth between runs).
 import { latencySummary } from '../lib/stats.mjs';
 import { bareFastifyNats, jobsEndpoint } from '../lib/fixtures.mjs';
 import { natsTimeline } from '../lib/nats-timeline.mjs';
+import { floorRecord, shapeFloor } from '../lib/shape-floor.mjs';
 import { pidsNamed, withCpuPer } from '../lib/process-cpu.mjs';
 
 /**
@@ -59,6 +64,8 @@ export default {
       warmup: ctx.quick ? 10 : 50,
       endpoint: await jobsEndpoint(ctx),
       bare: await bareFastifyNats(ctx),
+      floor: await shapeFloor(ctx),
+      ctx,
       key: ctx.key,
       // The job path's apps (the endpoint's echo workers are added per round).
       jobPath: {
@@ -101,6 +108,30 @@ export default {
         );
       },
     },
+    floor: {
+      label:
+        "the shape by hand: Fastify edge → JetStream-recorded submit (carrying the poll's take) → owner statement with processed and outbox rows → HTTP long-poll worker → recorded done → owner statement → answer",
+      async run(state, { warmup }) {
+        const count = warmup ? state.warmup : state.samples;
+        const before = await floorRecord(state.ctx);
+        const result = await measured(
+          count,
+          (n) => postJson(`${state.floor.url}/runsync`, {}, { input: { n } }),
+          { floor: () => state.floor.pids },
+        );
+        // The floor did what it stands for: every job completed, each of its commands recorded and applied.
+        const after = await floorRecord(state.ctx);
+        const completed = after.completed - before.completed;
+        const processed = after.processed - before.processed;
+        const recorded = after.recorded - before.recorded;
+        if (completed !== count || processed < 2 * count || recorded !== processed) {
+          throw new Error(
+            `the shape's floor: ${count} requests, ${completed} jobs completed, ${processed} commands applied, ${recorded} recorded`,
+          );
+        }
+        return result;
+      },
+    },
   },
   comparisons: [
     {
@@ -123,6 +154,34 @@ export default {
       better: 'lower',
       ours: ['runsync', 'cpuMs'],
       baseline: ['fastify+nats', 'cpuMs'],
+    },
+    {
+      label: 'p50, the shape by hand vs the same baseline (what the shape costs)',
+      unit: 'ms',
+      better: 'lower',
+      ours: ['floor', 'p50'],
+      baseline: ['fastify+nats', 'p50'],
+    },
+    {
+      label: 'p99, the shape by hand vs the same baseline',
+      unit: 'ms',
+      better: 'lower',
+      ours: ['floor', 'p99'],
+      baseline: ['fastify+nats', 'p99'],
+    },
+    {
+      label: 'CPU per request, the shape by hand vs the same baseline',
+      unit: 'ms',
+      better: 'lower',
+      ours: ['floor', 'cpuMs'],
+      baseline: ['fastify+nats', 'cpuMs'],
+    },
+    {
+      label: 'p50, ours vs the shape by hand (what our implementation adds)',
+      unit: 'ms',
+      better: 'lower',
+      ours: ['runsync', 'p50'],
+      baseline: ['floor', 'p50'],
     },
   ],
   notes: (state) => [
