@@ -8,11 +8,13 @@
 //     with the command id as Nats-Msg-Id before it is applied, the edge waiting for JetStream's ack;
 //   - the owner applying it with the processed-command row and the outbox row in the effect's transaction, and
 //     answering over core NATS after the commit; the outbox relayed to an events stream;
-//   - the submit carrying the take of a waiting poll (as ours does); a take command when none waited.
+//   - the submit carrying the take of a waiting poll (as ours does); a take command when none waited;
+//   - submits, and job-done posts, folded while one of their kind is on its way (as ours folds them), each fold
+//     one recorded command; the owner applies what is buffered in one transaction, one statement a command.
 // What it leaves out, because the shape does not require it (and the bare baseline has none of it either): auth,
 // rate limits, validation, the rules checked in a handler before writing, retries, timeouts, metrics, logs.
 //
-//   HTTP_PORT=8097 NATS_URL=nats://127.0.0.1:4222 PREFIX=<prefix> node bench/lib/shape-floor.edge.mjs
+//   HTTP_PORT=8097 NATS_URL=nats://127.0.0.1:4222 SUBJECT_ROOT=<prefix>_floor_seq node bench/lib/shape-floor.edge.mjs
 import { randomBytes, randomUUID } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
 import { connect, headers } from '@nats-io/transport-node';
@@ -23,10 +25,11 @@ const COMMAND_TIMEOUT_MS = 30_000;
 
 const nc = await connect({ servers: process.env.NATS_URL.split(','), name: 'bench-floor-edge' });
 const js = jetstream(nc);
-const prefix = process.env.PREFIX;
+// Its subjects: <root>.cmd.<name> (recorded), <root>.outcome.<process>.<command id> (core NATS).
+const root = process.env.SUBJECT_ROOT;
 
 // This process's outcomes: one subscription, a waiter per command id.
-const inbox = `${prefix}_floor.outcome.${randomBytes(8).toString('hex')}`;
+const inbox = `${root}.outcome.${randomBytes(8).toString('hex')}`;
 const waiters = new Map();
 nc.subscribe(`${inbox}.*`, {
   callback: (error, msg) => {
@@ -52,7 +55,7 @@ async function command(subject, payload, commandId = randomUUID()) {
   });
   const h = headers();
   h.set('Outcome-To', inbox);
-  await js.publish(`${prefix}_floor.cmd.${subject}`, JSON.stringify(envelope), {
+  await js.publish(`${root}.cmd.${subject}`, JSON.stringify(envelope), {
     msgID: commandId,
     headers: h,
   });
@@ -87,25 +90,81 @@ const app = Fastify({ logger: false });
 
 app.get('/readyz', async () => ({ status: 'ok' }));
 
+/**
+ * Folds what arrives while a command of its kind is on its way into the next one, as ours folds submits and
+ * job-done posts (docs/adr/0013): `add(item)` resolves that item's part of the answer. `send(items)` records one
+ * command for all of them and resolves an answer per item (an Error: that item's request fails alone).
+ */
+function folder(send) {
+  let waiting = [];
+  let busy = false;
+  const flush = () => {
+    if (busy || waiting.length === 0) return;
+    const batch = waiting;
+    waiting = [];
+    busy = true;
+    send(batch.map((entry) => entry.item))
+      .then(
+        (answers) =>
+          batch.forEach((entry, n) =>
+            answers[n] instanceof Error ? entry.reject(answers[n]) : entry.resolve(answers[n]),
+          ),
+        (error) => batch.forEach((entry) => entry.reject(error)),
+      )
+      .finally(() => {
+        busy = false;
+        flush();
+      });
+  };
+  return (item) =>
+    new Promise((resolve, reject) => {
+      waiting.push({ item, resolve, reject });
+      flush();
+    });
+}
+
+/** Submits: each carries the take of the longest-waiting poll while polls wait; resolves {id, status} each. */
+const submit = folder(async (items) => {
+  const claimed = items.map(() => polls.shift());
+  let accepted;
+  try {
+    accepted = await command('submit', {
+      jobs: items.map(({ jobId, input }, n) => ({
+        id: jobId,
+        input,
+        ...(claimed[n] ? { workerId: claimed[n].workerId } : {}),
+      })),
+    });
+  } catch (error) {
+    polls.unshift(...claimed.filter(Boolean));
+    throw error;
+  }
+  items.forEach(({ jobId, input }, n) => {
+    if (claimed[n]) claimed[n].hand({ id: jobId, input });
+    else queued++;
+  });
+  serveQueued();
+  return accepted;
+});
+
+/** Job-done posts: resolves each post's job view, or throws for a job not leased to its worker. */
+const finish = folder(async (items) => {
+  const done = new Set(await command('done', { posts: items }));
+  return items.map(({ jobId, output }) => {
+    if (!done.has(jobId)) return new Error(`job ${jobId} is not leased to its worker`);
+    return { id: jobId, status: 'COMPLETED', output };
+  });
+});
+
+app.post('/run', (request) => submit({ jobId: randomUUID(), input: request.body.input }));
+
 app.post('/runsync', async (request) => {
   const jobId = randomUUID();
-  const poll = polls.shift();
   const finished = new Promise((resolve) => finishers.set(jobId, resolve));
   try {
-    const accepted = await command('submit', {
-      jobId,
-      input: request.body.input,
-      ...(poll ? { workerId: poll.workerId } : {}),
-    });
-    if (poll) poll.hand({ id: jobId, input: request.body.input });
-    else {
-      queued++;
-      serveQueued();
-    }
-    if (accepted.status !== 'IN_PROGRESS' && accepted.status !== 'IN_QUEUE') throw new Error(accepted.status);
+    await submit({ jobId, input: request.body.input });
   } catch (error) {
     finishers.delete(jobId);
-    if (poll) polls.unshift(poll);
     throw error;
   }
   return finished;
@@ -137,7 +196,7 @@ app.get('/take/:workerId', (request, reply) => {
 
 app.post('/done/:workerId/:jobId', async (request) => {
   const { workerId, jobId } = request.params;
-  const view = await command('done', { jobId, workerId, output: request.body.output });
+  const view = await finish({ jobId, workerId, output: request.body.output });
   finishers.get(jobId)?.(view);
   finishers.delete(jobId);
   return { ok: true };

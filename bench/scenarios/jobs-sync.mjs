@@ -12,7 +12,7 @@
 import { latencySummary } from '../lib/stats.mjs';
 import { bareFastifyNats, jobsEndpoint } from '../lib/fixtures.mjs';
 import { natsTimeline } from '../lib/nats-timeline.mjs';
-import { floorRecord, shapeFloor } from '../lib/shape-floor.mjs';
+import { checkFloorRound, floorRecord, shapeFloor } from '../lib/shape-floor.mjs';
 import { pidsNamed, withCpuPer } from '../lib/process-cpu.mjs';
 
 /**
@@ -64,7 +64,7 @@ export default {
       warmup: ctx.quick ? 10 : 50,
       endpoint: await jobsEndpoint(ctx),
       bare: await bareFastifyNats(ctx),
-      floor: await shapeFloor(ctx),
+      floor: await shapeFloor(ctx, 'seq'),
       ctx,
       key: ctx.key,
       // The job path's apps (the endpoint's echo workers are added per round).
@@ -113,22 +113,14 @@ export default {
         "the shape by hand: Fastify edge → JetStream-recorded submit (carrying the poll's take) → owner statement with processed and outbox rows → HTTP long-poll worker → recorded done → owner statement → answer",
       async run(state, { warmup }) {
         const count = warmup ? state.warmup : state.samples;
-        const before = await floorRecord(state.ctx);
+        const before = await floorRecord(state.ctx, state.floor);
         const result = await measured(
           count,
           (n) => postJson(`${state.floor.url}/runsync`, {}, { input: { n } }),
           { floor: () => state.floor.pids },
         );
         // The floor did what it stands for: every job completed, each of its commands recorded and applied.
-        const after = await floorRecord(state.ctx);
-        const completed = after.completed - before.completed;
-        const processed = after.processed - before.processed;
-        const recorded = after.recorded - before.recorded;
-        if (completed !== count || processed < 2 * count || recorded !== processed) {
-          throw new Error(
-            `the shape's floor: ${count} requests, ${completed} jobs completed, ${processed} commands applied, ${recorded} recorded`,
-          );
-        }
+        checkFloorRound(before, await floorRecord(state.ctx, state.floor), count);
         return result;
       },
     },

@@ -2,13 +2,18 @@
 //   ours      POST /v2/{endpoint}/run ×N (gateway with rate limiter, queue broker, JetStream, Postgres), SDK echo
 //             workers; done when the broker has every job COMPLETED;
 //   baseline  BullMQ on the local Redis: queue.add ×N from 32 concurrent callers, no-op worker processes (as many
-//             and as concurrent as ours); done when every job is completed.
+//             and as concurrent as ours); done when every job is completed;
+//   floor     the shape by hand (bench/lib/shape-floor.edge.mjs): POST /run ×N from the same clients to an edge that
+//             records each submit in JetStream, an owner applying what is buffered in one transaction, and as many
+//             long-polling node:http worker slots as ours; done when its table has every job COMPLETED. Its ratio
+//             to BullMQ is what the shape costs under this load, ours against it what our implementation adds.
 // jobs/s = N / (last job finished − first submit started); p99 = of each job's submit start → finished.
 // Besides, each side's CPU per job over the round (`cpuMs`, and `cpu:<role>`): its processes and servers, not the
 // submitting clients'; on this shared machine the figure to compare a change by.
-import { bullmq, jobsEndpoint } from '../lib/fixtures.mjs';
+import { WORKERS, WORKER_CONCURRENCY, bullmq, jobsEndpoint } from '../lib/fixtures.mjs';
 import { pool, sleep, submitJobs, throughputOf, untilFinished } from '../lib/jobs-load.mjs';
 import { pidsNamed, withCpuPer } from '../lib/process-cpu.mjs';
+import { checkFloorRound, floorRecord, shapeFloor, untilFloorFinished } from '../lib/shape-floor.mjs';
 
 const SUBMITTERS = 32;
 const DRAIN_TIMEOUT_MS = 120_000;
@@ -49,6 +54,8 @@ export default {
       jobs,
       endpoint: await jobsEndpoint(ctx),
       bull: await bullmq(ctx),
+      floor: await shapeFloor(ctx, 'load', { workers: WORKERS, slots: WORKER_CONCURRENCY }),
+      ctx,
       key: ctx.key,
       sql: ctx.sql,
       roles: {
@@ -90,6 +97,33 @@ export default {
         return withCpuPer(count, roles, () => runBull(queue, count));
       },
     },
+    floor: {
+      label: `the shape by hand: POST /run from ${SUBMITTERS} concurrent clients to a Fastify edge, JetStream-recorded commands applied a buffer per transaction, ${WORKERS} × ${WORKER_CONCURRENCY} node:http worker slots, until all COMPLETED`,
+      async run(state, { warmup }) {
+        const count = warmup ? 50 : state.jobs;
+        const { floor, ctx } = state;
+        const before = await floorRecord(ctx, floor);
+        const roles = {
+          floor: () => floor.pids,
+          postgres: state.roles.postgres,
+          nats: state.roles.nats,
+        };
+        const result = await withCpuPer(count, roles, async () => {
+          const submittedAt = await submitJobs({
+            bases: [floor.url],
+            key: '',
+            count,
+            submitters: SUBMITTERS,
+          });
+          const finishedAt = await untilFloorFinished(ctx, floor, [...submittedAt.keys()], {
+            timeoutMs: DRAIN_TIMEOUT_MS,
+          });
+          return throughputOf(count, submittedAt, finishedAt);
+        });
+        checkFloorRound(before, await floorRecord(ctx, floor), count);
+        return result;
+      },
+    },
   },
   comparisons: [
     {
@@ -112,6 +146,34 @@ export default {
       better: 'lower',
       ours: ['run', 'cpuMs'],
       baseline: ['bullmq', 'cpuMs'],
+    },
+    {
+      label: 'jobs/s, the shape by hand vs the same baseline (what the shape costs)',
+      unit: 'jobs/s',
+      better: 'higher',
+      ours: ['floor', 'jobsPerSec'],
+      baseline: ['bullmq', 'jobsPerSec'],
+    },
+    {
+      label: 'p99 submit → finished, the shape by hand vs the same baseline',
+      unit: 'ms',
+      better: 'lower',
+      ours: ['floor', 'p99'],
+      baseline: ['bullmq', 'p99'],
+    },
+    {
+      label: 'CPU per job, the shape by hand vs the same baseline',
+      unit: 'ms',
+      better: 'lower',
+      ours: ['floor', 'cpuMs'],
+      baseline: ['bullmq', 'cpuMs'],
+    },
+    {
+      label: 'jobs/s, ours vs the shape by hand (what our implementation adds)',
+      unit: 'jobs/s',
+      better: 'higher',
+      ours: ['run', 'jobsPerSec'],
+      baseline: ['floor', 'jobsPerSec'],
     },
   ],
   notes: (state) => [`${state.jobs} jobs per round and side, submitted by ${SUBMITTERS} concurrent clients`],
