@@ -12,7 +12,8 @@
 // gateway's proxy vs called directly).
 //
 //   npm run bench                        the full run (10 rounds; drain: 10,000 jobs a round, 5 rounds)
-//   npm run bench -- --quick             5 rounds of small samples (drain: 2,000 jobs a round)
+//   npm run bench -- --quick             small samples, 5 rounds (3 for drain, autoscaler, cold-start, placement,
+//                                        edge, lb and replay; drain: 1,000 jobs a round): under 3 minutes (issue 13)
 //   npm run bench -- --only jobs-sync,edge --rounds 7
 //   npm run bench -- --only drain --drain-jobs 500
 //
@@ -190,6 +191,7 @@ runMain(async () => {
       return {
         quick: args.quick,
         rounds,
+        roundsGiven: args.rounds !== undefined,
         drainJobs,
         runId,
         system,

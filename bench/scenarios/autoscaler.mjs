@@ -16,6 +16,7 @@
 // figures). Endpoints: workersMax 1, idleTimeout 1 s; before each measurement both are back at zero.
 import { endpointPods, saveEndpoint } from '../lib/api.mjs';
 import { echoTemplate } from '../lib/fixtures.mjs';
+import { quickRounds } from '../lib/rounds.mjs';
 
 const BURST = 4;
 const TICK_MS = 1000; // endpoint-autoscaler's AUTOSCALER_TICK_MS default, which the system runs with
@@ -149,6 +150,7 @@ async function burst(state, endpoint, { poll }) {
 export default {
   id: 'autoscaler',
   title: 'autoscaler',
+  rounds: (ctx) => quickRounds(ctx, 3),
   async setup(ctx) {
     const templateId = await echoTemplate(ctx);
     const options = { templateId, workersMin: 0, workersMax: 1, idleTimeout: 1 };

@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { ROOT } from '../../scripts/lib/infra.mjs';
 import { releaseJobsEndpoint } from '../lib/fixtures.mjs';
+import { quickRounds } from '../lib/rounds.mjs';
 import { median } from '../lib/stats.mjs';
 import { APP_NAMES } from '../lib/system.mjs';
 import { freePorts, startNode, untilReady } from '../lib/processes.mjs';
@@ -42,6 +43,7 @@ export default {
   id: 'cold-start',
   title: 'cold start',
   warmup: false,
+  rounds: (ctx) => quickRounds(ctx, 3),
   async setup(ctx) {
     await releaseJobsEndpoint();
     return { settings: { readyPollMs: 20 }, system: ctx.system };

@@ -13,6 +13,7 @@ import { defer } from '../lib/cleanup.mjs';
 import { benchEndpoint, bullConnection, startBullWorkers, startEchoWorkers } from '../lib/fixtures.mjs';
 import { pool, sleep, submitJobs, untilFinished } from '../lib/jobs-load.mjs';
 import { peakRssMb, resetPeakRss } from '../lib/processes.mjs';
+import { quickRounds } from '../lib/rounds.mjs';
 import { APP_NAMES } from '../lib/system.mjs';
 import { median, percentile } from '../lib/stats.mjs';
 
@@ -28,9 +29,9 @@ const MAX_ROUNDS = 5;
 
 const timeoutFor = (count) => TIMEOUT_BASE_MS + count * TIMEOUT_PER_JOB_MS;
 
-/** The jobs of a round: `--drain-jobs`, else 2,000 with --quick and 10,000 in the full run. */
+/** The jobs of a round: `--drain-jobs`, else 1,000 with --quick and 10,000 in the full run. */
 function jobsOf(ctx) {
-  return ctx.drainJobs ?? (ctx.quick ? 2_000 : 10_000);
+  return ctx.drainJobs ?? (ctx.quick ? 1_000 : 10_000);
 }
 
 /** Figures of one drained round from the broker's timestamps. */
@@ -51,7 +52,7 @@ async function brokerFigures(sql, ids) {
 export default {
   id: 'drain',
   title: 'backlog drain',
-  rounds: (ctx) => (ctx.quick ? ctx.rounds : Math.min(ctx.rounds, MAX_ROUNDS)),
+  rounds: (ctx) => (ctx.quick ? quickRounds(ctx, 3) : Math.min(ctx.rounds, MAX_ROUNDS)),
   async setup(ctx) {
     const jobs = jobsOf(ctx);
     const connection = bullConnection(ctx);

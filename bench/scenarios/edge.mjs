@@ -7,6 +7,7 @@
 import autocannon from 'autocannon';
 import { bareNest, jobsEndpoint } from '../lib/fixtures.mjs';
 import { cpuSeconds } from '../lib/process-cpu.mjs';
+import { quickRounds } from '../lib/rounds.mjs';
 
 const CONNECTIONS = 8;
 
@@ -40,6 +41,7 @@ async function rateLimitHeader(url, key) {
 export default {
   id: 'edge',
   title: 'edge: GET /status/{id}',
+  rounds: (ctx) => quickRounds(ctx, 3),
   async setup(ctx) {
     const seconds = ctx.quick ? 1 : 3;
     const endpoint = await jobsEndpoint(ctx);

@@ -17,6 +17,7 @@
 // the relays drained: bench/lib/quiesce.mjs), so the next measurement does not overlap that work, as the raw SQL
 // side overlaps none. Everything goes with the run's database.
 import { quiesce } from '../lib/quiesce.mjs';
+import { quickRounds } from '../lib/rounds.mjs';
 import { percentile } from '../lib/stats.mjs';
 
 const PODS = 250;
@@ -196,6 +197,7 @@ async function twentyCreates(state, { concurrent }) {
 export default {
   id: 'placement',
   title: 'cluster placement',
+  rounds: (ctx) => quickRounds(ctx, 3),
   async setup(ctx) {
     const creates = ctx.quick ? 1 : 4;
     return {

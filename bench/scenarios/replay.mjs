@@ -36,7 +36,7 @@ export default {
   warmup: false,
   rounds: (ctx) => (ctx.quick ? 3 : Math.min(ctx.rounds, 5)),
   async setup(ctx) {
-    const commands = ctx.quick ? 5_000 : 20_000;
+    const commands = ctx.quick ? 3_000 : 20_000;
     const recorded = await recordJobHistory({
       nc: ctx.nc,
       prefix: ctx.natsPrefix,

@@ -299,8 +299,12 @@ function buildOutputsExist() {
 }
 
 // Where the build reads from: the apps, libraries and tools, the scripts, the root's configuration files
-// (package.json, package-lock.json, tsconfig*.json, ...). Not test/, docs/, bench/ or deploy/.
+// (package.json, package-lock.json, tsconfig*.json, ...). Not test/, docs/, bench/ or deploy/, nor the root's
+// Markdown (README.md): editing the documentation does not make the next `npm start` or bench build again.
 const BUILD_INPUT_DIRS = new Set(['apps', 'libs', 'tools', 'scripts']);
+/** Whether a tracked file (its path from the repository's root, `/`-separated) is one of the build's inputs. */
+export const isBuildInput = (path) =>
+  path.includes('/') ? BUILD_INPUT_DIRS.has(path.split('/')[0]) : !path.endsWith('.md');
 
 /**
  * A sha256 over the build's inputs (path and content of every file git tracks or would track there), the installed
@@ -317,7 +321,7 @@ function buildStamp() {
   const files = listed.stdout
     .toString('utf8')
     .split('\0')
-    .filter((path) => path && (!path.includes('/') || BUILD_INPUT_DIRS.has(path.split('/')[0])))
+    .filter((path) => path && isBuildInput(path))
     .sort();
   const hash = createHash('sha256').update(`node ${process.version}\n`);
   for (const path of [...files, 'node_modules/.package-lock.json']) {
