@@ -1,7 +1,7 @@
-// The shape's floor: the sequential /runsync as the shape fixed in DESIGN.md requires it and no more, written by
-// hand in three small processes, so the job round trip's ratio to the bare Fastify + NATS baseline can be read in
-// two parts: what the shape itself costs (this side against the baseline) and what our implementation adds on
-// top of it (ours against this side). What it keeps, because the shape requires it:
+// The shape's floor: the job path (a sequential /runsync, and /run under load) as the shape fixed in DESIGN.md
+// requires it and no more, written by hand in a few small processes, so the jobs-sync and throughput scenarios'
+// ratios to their baselines read in two parts: what the shape itself costs (this side against the baseline) and
+// what our implementation adds on top of it (ours against this side). What it keeps, because the shape requires it:
 //   - an edge process apart from the owner of the jobs (this file), a worker that takes and finishes jobs over
 //     HTTP with a long poll (shape-floor.worker.mjs), the owner (shape-floor.owner.mjs);
 //   - every state change a command with an envelope (command id, time, subject), recorded in a JetStream stream
@@ -147,7 +147,7 @@ const submit = folder(async (items) => {
   return accepted;
 });
 
-/** Job-done posts: resolves each post's job view, or throws for a job not leased to its worker. */
+/** Job-done posts: resolves each post's job view; a post whose job is not leased to its worker fails alone. */
 const finish = folder(async (items) => {
   const done = new Set(await command('done', { posts: items }));
   return items.map(({ jobId, output }) => {
@@ -183,8 +183,10 @@ app.get('/take/:workerId', (request, reply) => {
     },
   };
   poll.timer = setTimeout(() => {
+    // Claimed by a submit or a take on its way: that one answers it.
     const at = polls.indexOf(poll);
-    if (at >= 0) polls.splice(at, 1);
+    if (at < 0) return;
+    polls.splice(at, 1);
     void reply.code(204).send();
   }, LONG_POLL_MS);
   if (queued > 0) {

@@ -90,7 +90,6 @@ async function start(ctx, name, workers, slots) {
     schema,
     stream,
     pids: [edge.pid, owner.pid, ...workerProcs.map((worker) => worker.pid)],
-    workerPids: workerProcs.map((worker) => worker.pid),
   };
 }
 
