@@ -15,39 +15,34 @@ export async function pool(count, concurrency, fn) {
   );
 }
 
-/** The submitters' connections: kept alive, as a real client's would be. */
+/** The submitters' connections (and a floor worker's, in its own process): kept alive, as a real client's would be. */
 const agent = new http.Agent({ keepAlive: true });
 
-/** POSTs `body` (JSON) to `url` with node:http; resolves { status, json }. */
-function postJson(url, key, body) {
+/**
+ * One request with node:http on the kept-alive agent, `body` (a string) sent as JSON; resolves { status, json },
+ * json null for an empty body. Rejects on a body that is not JSON.
+ */
+export function requestJson(url, { method = 'GET', headers = {}, body } = {}) {
   return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          authorization: key,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-        },
-      },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => (text += chunk));
-        response.on('error', reject);
-        response.on('end', () => {
-          try {
-            resolve({ status: response.statusCode, json: JSON.parse(text) });
-          } catch (error) {
-            reject(
-              new Error(`${url}: HTTP ${response.statusCode}, not JSON: ${text.slice(0, 200)} (${error})`),
-            );
-          }
-        });
-      },
-    );
+    const sent =
+      body === undefined
+        ? {}
+        : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const request = http.request(url, { method, agent, headers: { ...headers, ...sent } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (text += chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        try {
+          resolve({ status: response.statusCode, json: text ? JSON.parse(text) : null });
+        } catch (error) {
+          reject(
+            new Error(`${url}: HTTP ${response.statusCode}, not JSON: ${text.slice(0, 200)} (${error})`),
+          );
+        }
+      });
+    });
     request.on('error', reject);
     request.end(body);
   });
@@ -64,11 +59,11 @@ export async function submitJobs({ bases, key, count, submitters }) {
   const submittedAt = new Map();
   await pool(count, submitters, async (n) => {
     const started = Date.now();
-    const { status, json } = await postJson(
-      `${bases[n % bases.length]}/run`,
-      key,
-      JSON.stringify({ input: { n } }),
-    );
+    const { status, json } = await requestJson(`${bases[n % bases.length]}/run`, {
+      method: 'POST',
+      headers: { authorization: key },
+      body: JSON.stringify({ input: { n } }),
+    });
     if (status !== 200) throw new Error(`/run: HTTP ${status} ${JSON.stringify(json)}`);
     submittedAt.set(json.id, started);
   });
@@ -90,9 +85,14 @@ async function unfinishedOn(sql, endpointId, except = []) {
  * `intervalMs`; throws when one ended other than COMPLETED or after `timeoutMs`. Resolves a Map id → finished
  * (epoch ms). With `endpointId` (the jobs'), when the endpoint has no other job unfinished, the poll is the
  * endpoint's count of unfinished jobs (its status index), and the jobs are read by id once it is zero: polled by
- * id, 10,000 ids cost Postgres about 15 ms each time, CPU the system under test shares.
+ * id, 10,000 ids cost Postgres about 15 ms each time, CPU the system under test shares. `table`: where the jobs
+ * are (the shape's floor keeps its own, with the same id, status and finished_at columns).
  */
-export async function untilFinished(sql, ids, { timeoutMs, intervalMs = 100, endpointId }) {
+export async function untilFinished(
+  sql,
+  ids,
+  { timeoutMs, intervalMs = 100, endpointId, table = 'queue_broker.jobs' },
+) {
   const deadline = performance.now() + timeoutMs;
   const counted = endpointId !== undefined && (await unfinishedOn(sql, endpointId, ids)) === 0;
   for (;;) {
@@ -101,7 +101,7 @@ export async function untilFinished(sql, ids, { timeoutMs, intervalMs = 100, end
       const { rows } = await sql.query(
         `SELECT count(*)::int AS finished, count(*) FILTER (WHERE status <> 'COMPLETED')::int AS bad,
                 min(id) FILTER (WHERE status <> 'COMPLETED') AS bad_id
-           FROM queue_broker.jobs WHERE id = ANY($1::text[]) AND finished_at IS NOT NULL`,
+           FROM ${table} WHERE id = ANY($1::text[]) AND finished_at IS NOT NULL`,
         [ids],
       );
       const { finished, bad, bad_id: badId } = rows[0];
@@ -119,7 +119,7 @@ export async function untilFinished(sql, ids, { timeoutMs, intervalMs = 100, end
   }
   const { rows } = await sql.query(
     `SELECT id, (extract(epoch FROM finished_at) * 1000)::float8 AS finished
-       FROM queue_broker.jobs WHERE id = ANY($1::text[])`,
+       FROM ${table} WHERE id = ANY($1::text[])`,
     [ids],
   );
   return new Map(rows.map((row) => [row.id, row.finished]));

@@ -7,6 +7,14 @@ import { log, paint } from '../../scripts/lib/infra.mjs';
 import { spread, tidy } from './stats.mjs';
 
 /**
+ * A slow scenario's rounds: `n` (at most the run's) in a --quick run that did not ask for a number of rounds, which
+ * keeps --quick within issue 13's three minutes; the run's rounds otherwise.
+ */
+export function quickRounds(ctx, n) {
+  return ctx.quick && !ctx.roundsGiven ? Math.min(ctx.rounds, n) : ctx.rounds;
+}
+
+/**
  * A scenario module's default export:
  *   id, title                       names in the table and the JSON
  *   sides: { [name]: { label, run(state, { round, warmup }) → { [metric]: number } } }, measured in this order
@@ -17,14 +25,6 @@ import { spread, tidy } from './stats.mjs';
  *   notes(state, raw) → string[]     optional: what to know when reading the figures
  *   rounds(ctx) → number             optional: this scenario's rounds, when not the run's (`ctx.rounds`)
  */
-/**
- * A slow scenario's rounds: `n` (at most the run's) in a --quick run that did not ask for a number of rounds, which
- * keeps --quick within issue 13's three minutes; the run's rounds otherwise.
- */
-export function quickRounds(ctx, n) {
-  return ctx.quick && !ctx.roundsGiven ? Math.min(ctx.rounds, n) : ctx.rounds;
-}
-
 export async function runScenario(scenario, ctx) {
   const rounds = scenario.rounds?.(ctx) ?? ctx.rounds;
   const started = performance.now();

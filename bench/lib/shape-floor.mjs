@@ -122,28 +122,3 @@ export function checkFloorRound(before, after, jobs) {
     );
   }
 }
-
-/**
- * Waits until every job of `ids` is finished in the floor's table (polling every `intervalMs`); resolves a Map id →
- * finished (epoch ms), as untilFinished does for ours.
- */
-export async function untilFloorFinished(ctx, floor, ids, { timeoutMs, intervalMs = 100 }) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const { rows } = await ctx.sql.query(
-      `SELECT count(*)::int AS n FROM ${floor.schema}.jobs WHERE id = ANY($1::text[]) AND status = 'COMPLETED'`,
-      [ids],
-    );
-    if (rows[0].n === ids.length) break;
-    if (performance.now() > deadline) {
-      throw new Error(`the shape's floor: ${ids.length - rows[0].n} of ${ids.length} jobs not finished`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-  const { rows } = await ctx.sql.query(
-    `SELECT id, (extract(epoch FROM finished_at) * 1000)::float8 AS finished
-       FROM ${floor.schema}.jobs WHERE id = ANY($1::text[])`,
-    [ids],
-  );
-  return new Map(rows.map((row) => [row.id, row.finished]));
-}

@@ -13,7 +13,7 @@
 import { WORKERS, WORKER_CONCURRENCY, bullmq, jobsEndpoint } from '../lib/fixtures.mjs';
 import { pool, sleep, submitJobs, throughputOf, untilFinished } from '../lib/jobs-load.mjs';
 import { pidsNamed, withCpuPer } from '../lib/process-cpu.mjs';
-import { checkFloorRound, floorRecord, shapeFloor, untilFloorFinished } from '../lib/shape-floor.mjs';
+import { checkFloorRound, floorRecord, shapeFloor } from '../lib/shape-floor.mjs';
 
 const SUBMITTERS = 32;
 const DRAIN_TIMEOUT_MS = 120_000;
@@ -115,8 +115,9 @@ export default {
             count,
             submitters: SUBMITTERS,
           });
-          const finishedAt = await untilFloorFinished(ctx, floor, [...submittedAt.keys()], {
+          const finishedAt = await untilFinished(ctx.sql, [...submittedAt.keys()], {
             timeoutMs: DRAIN_TIMEOUT_MS,
+            table: `${floor.schema}.jobs`,
           });
           return throughputOf(count, submittedAt, finishedAt);
         });
