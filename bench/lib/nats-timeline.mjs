@@ -11,8 +11,9 @@ function kindOf(rest) {
   const parts = rest.split('.');
   if (parts[0] === 'hint') return `hint:${parts.at(-1)}`;
   if (parts[0] === 'outcome') return 'outcome';
-  if (parts[1] === 'cmd') return parts[2];
-  return null;
+  // Ours `<domain>.cmd.<name>`, the shape's floor `cmd.<name>`.
+  const cmd = parts.indexOf('cmd');
+  return cmd >= 0 && cmd <= 1 ? (parts[cmd + 1] ?? null) : null;
 }
 
 /**
@@ -20,9 +21,9 @@ function kindOf(rest) {
  * request's start and end (performance.now()), and `stop` resolves the lines to print: for each message of the
  * requests' usual sequence, the median time since its request started.
  */
-export function natsTimeline(ctx) {
+export function natsTimeline(ctx, root = ctx.natsPrefix) {
   if (!process.env.BENCH_TIMELINE) return null;
-  const prefix = `${ctx.natsPrefix}.`;
+  const prefix = `${root}.`;
   const seen = [];
   const samples = [];
   let sub = null;

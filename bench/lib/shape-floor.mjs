@@ -89,6 +89,7 @@ async function start(ctx, name, workers, slots) {
     url,
     schema,
     stream,
+    root,
     pids: [edge.pid, owner.pid, ...workerProcs.map((worker) => worker.pid)],
   };
 }

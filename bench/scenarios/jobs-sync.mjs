@@ -58,13 +58,14 @@ export default {
   title: 'job round trip, sequential',
   async setup(ctx) {
     const samples = ctx.quick ? 30 : 150;
+    const floor = await shapeFloor(ctx, 'seq');
     return {
       settings: { samplesPerRound: samples, warmupSamples: ctx.quick ? 10 : 50 },
       samples,
       warmup: ctx.quick ? 10 : 50,
       endpoint: await jobsEndpoint(ctx),
       bare: await bareFastifyNats(ctx),
-      floor: await shapeFloor(ctx, 'seq'),
+      floor,
       ctx,
       key: ctx.key,
       // The job path's apps (the endpoint's echo workers are added per round).
@@ -72,8 +73,10 @@ export default {
         gateway: () => [ctx.system.pid('gateway')],
         broker: () => [ctx.system.pid('queue-broker')],
       },
-      // BENCH_TIMELINE=1: each round's NATS timeline of the /runsync side (bench/lib/nats-timeline.mjs).
+      // BENCH_TIMELINE=1: each round's NATS timeline of the /runsync side and of the floor's
+      // (bench/lib/nats-timeline.mjs).
       timeline: natsTimeline(ctx),
+      floorTimeline: natsTimeline(ctx, floor.root),
     };
   },
   sides: {
@@ -113,12 +116,16 @@ export default {
         "the shape by hand: Fastify edge → JetStream-recorded submit (carrying the poll's take) → owner statement with processed and outbox rows → HTTP long-poll worker → recorded done → owner statement → answer",
       async run(state, { warmup }) {
         const count = warmup ? state.warmup : state.samples;
+        const timeline = warmup ? null : state.floorTimeline;
         const before = await floorRecord(state.ctx, state.floor);
+        await timeline?.start();
         const result = await measured(
           count,
           (n) => postJson(`${state.floor.url}/runsync`, {}, { input: { n } }),
           { floor: () => state.floor.pids },
+          timeline,
         );
+        for (const line of (await timeline?.stop()) ?? []) console.log(`    floor ${line}`);
         // The floor did what it stands for: every job completed, each of its commands recorded and applied.
         checkFloorRound(before, await floorRecord(state.ctx, state.floor), count);
         return result;

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { setImmediate } from 'node:timers/promises';
 import { HttpClient, type HttpRequestInit, type HttpResponse } from './http-client.js';
 import { readWorkerConfig, type WorkerConfig } from './worker-config.js';
 
@@ -228,11 +229,16 @@ export function startWorker(options: WorkerOptions): RunningWorker {
         await Promise.race(running);
         continue;
       }
-      for (const raw of await take(concurrency - active.size)) {
+      const taken = await take(concurrency - active.size);
+      for (const raw of taken) {
         if (typeof raw?.id !== 'string') continue;
         const job = run(raw).finally(() => running.delete(job));
         running.add(job);
       }
+      // The jobs just taken go first: a handler that answers at once has its job-done on the wire before the
+      // poll for the slots still free, which the platform would otherwise read, and start to hold, ahead of the
+      // result a caller waits for (issue 13: ~0.6 ms of each /runsync on a loaded two-core machine).
+      if (taken.length) await setImmediate();
     }
     await Promise.allSettled(running);
   }
