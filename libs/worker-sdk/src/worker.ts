@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import { setImmediate } from 'node:timers/promises';
-import { HttpClient, type HttpRequestInit, type HttpResponse } from './http-client.js';
+import { PlatformCalls, SDK_VERSION, sleep } from './platform-calls.js';
 import { readWorkerConfig, type WorkerConfig } from './worker-config.js';
 
-export const SDK_VERSION = 'gpucp-worker-sdk/0.1.0';
+export { SDK_VERSION };
 
 /** One job as the handler sees it. */
 export interface Job {
@@ -48,24 +48,6 @@ export interface RunningWorker {
   readonly stopped: Promise<void>;
 }
 
-const TAKE_TIMEOUT_MS = 95_000;
-/** The most jobs one job-take-batch may ask for (the platform's `batch_size` limit). */
-const MAX_BATCH = 64;
-const POST_ATTEMPTS = 8;
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
@@ -86,78 +68,10 @@ export function startWorker(options: WorkerOptions): RunningWorker {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const active = new Map<string, Active>();
   const polling = new AbortController();
-  const auth = { authorization: config.apiKey };
   let stopping: Promise<void> | null = null;
   let resolveStopped: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
-
-  const http = new HttpClient();
-  function request(url: string, init: HttpRequestInit = {}): Promise<HttpResponse> {
-    return http.request(url, { ...init, headers: { ...auth, ...init.headers } });
-  }
-
-  /** POSTs a result, retrying 5xx and network errors (a 4xx is final: logged, dropped). */
-  async function post(url: string, body: unknown): Promise<boolean> {
-    for (let attempt = 1; attempt <= POST_ATTEMPTS; attempt++) {
-      try {
-        const response = await request(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(60_000),
-        });
-        const text = response.body;
-        if (response.ok) return true;
-        if (response.status < 500 && response.status !== 429) {
-          log(`worker: POST ${url} answered ${response.status}: ${text.slice(0, 500)}; dropped`);
-          return false;
-        }
-        log(`worker: POST ${url} answered ${response.status} (attempt ${attempt}); retrying`);
-      } catch (error) {
-        log(`worker: POST ${url} failed (attempt ${attempt}): ${(error as Error).message}; retrying`);
-      }
-      await sleep(Math.min(500 * 2 ** attempt, 10_000));
-    }
-    return false;
-  }
-
-  const jobUrl = (template: string, jobId: string, isStream: boolean) => {
-    const url = template.replaceAll('$ID', encodeURIComponent(jobId));
-    return `${url}${url.includes('?') ? '&' : '?'}isStream=${isStream}`;
-  };
-
-  /**
-   * One long poll for up to `free` jobs: job-take when the worker runs one job at a time, job-take-batch with
-   * `batch_size` when it runs several (as the stock SDK does: one poll for every free slot, not one poll per slot).
-   */
-  async function take(free: number): Promise<Record<string, unknown>[]> {
-    const base = concurrency > 1 ? config.takeUrl.replace('/job-take/', '/job-take-batch/') : config.takeUrl;
-    const batch = concurrency > 1 ? `&batch_size=${Math.min(free, MAX_BATCH)}` : '';
-    const url = `${base}${base.includes('?') ? '&' : '?'}job_in_progress=${active.size ? 1 : 0}${batch}`;
-    try {
-      const response = await request(url, {
-        signal: AbortSignal.any([polling.signal, AbortSignal.timeout(TAKE_TIMEOUT_MS)]),
-      });
-      if (response.status === 204) return [];
-      if (response.status === 429) {
-        await sleep(5000, polling.signal);
-        return [];
-      }
-      if (!response.ok) {
-        log(`worker: job-take answered ${response.status}: ${response.body.slice(0, 300)}`);
-        await sleep(1000, polling.signal);
-        return [];
-      }
-      const body = JSON.parse(response.body) as Record<string, unknown> | Record<string, unknown>[];
-      return Array.isArray(body) ? body : [body];
-    } catch (error) {
-      if (!polling.signal.aborted) {
-        log(`worker: job-take failed: ${(error as Error).message}`);
-        await sleep(1000, polling.signal);
-      }
-      return [];
-    }
-  }
+  const platform = new PlatformCalls(config, concurrency, log);
 
   async function run(raw: Record<string, unknown>): Promise<void> {
     const id = String(raw.id);
@@ -172,7 +86,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
       signal: entry.controller.signal,
       progress: async (output: unknown) => {
         if (entry.stopped) return;
-        await post(jobUrl(config.doneUrlTemplate, id, false), { status: 'IN_PROGRESS', output });
+        await platform.post(platform.jobUrl('done', id, false), { status: 'IN_PROGRESS', output });
       },
     };
     try {
@@ -185,7 +99,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
         for await (const chunk of result) {
           if (entry.stopped) break;
           if (options.returnAggregateStream) chunks.push(chunk);
-          await post(jobUrl(config.streamUrlTemplate, id, false), { output: chunk });
+          await platform.post(platform.jobUrl('stream', id, false), { output: chunk });
         }
         body = options.returnAggregateStream ? { output: chunks } : {};
       } else {
@@ -199,14 +113,14 @@ export function startWorker(options: WorkerOptions): RunningWorker {
         log(`worker: job ${id} was stopped by the platform; no result posted`);
         return;
       }
-      await post(jobUrl(config.doneUrlTemplate, id, isStream), body);
+      await platform.post(platform.jobUrl('done', id, isStream), body);
     } catch (error) {
       if (entry.stopped) {
         log(`worker: job ${id} was stopped by the platform; no result posted`);
         return;
       }
       const err = error as Error;
-      await post(jobUrl(config.doneUrlTemplate, id, false), {
+      await platform.post(platform.jobUrl('done', id, false), {
         error: JSON.stringify({
           error_type: err?.name ?? 'Error',
           error_message: err?.message ?? String(error),
@@ -229,7 +143,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
         await Promise.race(running);
         continue;
       }
-      const taken = await take(concurrency - active.size);
+      const taken = await platform.take(concurrency - active.size, active.size, polling.signal);
       for (const raw of taken) {
         if (typeof raw?.id !== 'string') continue;
         const job = run(raw).finally(() => running.delete(job));
@@ -243,42 +157,17 @@ export function startWorker(options: WorkerOptions): RunningWorker {
     await Promise.allSettled(running);
   }
 
-  async function ping(unhealthy?: { check: string; reason: string }): Promise<void> {
-    const params = new URLSearchParams({ runpod_version: SDK_VERSION });
-    if (active.size) params.set('job_id', [...active.keys()].join(','));
-    if (unhealthy) {
-      params.set('status', 'unhealthy');
-      params.set('check', unhealthy.check);
-      params.set('reason', unhealthy.reason);
-    }
-    const url = `${config.pingUrl}${config.pingUrl.includes('?') ? '&' : '?'}${params.toString()}`;
-    try {
-      await request(url, { signal: AbortSignal.timeout(Math.max(config.pingIntervalMs, 5000)) });
-    } catch (error) {
-      log(`worker: ping failed: ${(error as Error).message}`);
-    }
-  }
+  const ping = () => platform.ping([...active.keys()]);
 
+  /** The job-stop long poll, again and again: a stopped job's `signal` aborts, and no result is posted for it. */
   async function watchStops(): Promise<void> {
     while (!polling.signal.aborted) {
-      try {
-        const response = await request(config.stopUrl, {
-          signal: AbortSignal.any([polling.signal, AbortSignal.timeout(TAKE_TIMEOUT_MS)]),
-        });
-        if (response.ok && response.status === 200) {
-          const { jobsToStop } = JSON.parse(response.body) as { jobsToStop?: string[] };
-          for (const id of jobsToStop ?? []) {
-            const entry = active.get(id);
-            if (!entry) continue;
-            log(`worker: job-stop for ${id}`);
-            entry.stopped = true;
-            entry.controller.abort(new Error(`job ${id} was stopped by the platform`));
-          }
-        } else {
-          await sleep(1000, polling.signal);
-        }
-      } catch {
-        await sleep(1000, polling.signal);
+      for (const id of await platform.stops(polling.signal)) {
+        const entry = active.get(id);
+        if (!entry) continue;
+        log(`worker: job-stop for ${id}`);
+        entry.stopped = true;
+        entry.controller.abort(new Error(`job ${id} was stopped by the platform`));
       }
     }
   }
@@ -305,7 +194,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
       // The last heartbeat lists only what still runs (nothing): the platform takes the rest back.
       await ping();
       await Promise.allSettled(loops);
-      http.close();
+      platform.close();
       resolveStopped();
     })();
     return stopping;
