@@ -1,71 +1,9 @@
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
+import { entityFromRow, transformFrom, transformTo, transformedTo } from './entity-columns.js';
 import { writeBehind } from './pipelined-transaction.js';
 import { preparedQuery, type StatementPart } from './prepared-query.js';
-
-function transformFrom(column: ColumnMetadata, value: unknown): unknown {
-  const transformer = column.transformer;
-  if (!transformer) return value;
-  return Array.isArray(transformer)
-    ? transformer.reduceRight((v, t) => t.from(v) as unknown, value)
-    : (transformer.from(value) as unknown);
-}
-
-/** The column's value as its transformer writes it (json columns still a JS value). */
-function transformedTo(column: ColumnMetadata, value: unknown): unknown {
-  const transformer = column.transformer;
-  if (!transformer) return value;
-  return Array.isArray(transformer)
-    ? transformer.reduce((v, t) => t.to(v) as unknown, value)
-    : (transformer.to(value) as unknown);
-}
-
-function transformTo(column: ColumnMetadata, value: unknown): unknown {
-  const out = transformedTo(column, value);
-  // pg would write a JS array as a Postgres array literal: json columns get their JSON text.
-  if ((column.type === 'jsonb' || column.type === 'json') && out !== null && out !== undefined) {
-    return JSON.stringify(out);
-  }
-  return out;
-}
-
-/**
- * An entity's columns for a statement that reads it alongside others (a join): `select` lists them as
- * `<alias>."<column>" AS "<prefix><column>"`, and `from` builds the entity back from such a row, through the same
- * transformers TypeORM would apply, or null when the row has none of it (an outer join's missing side).
- */
-export interface JoinedEntity<E> {
-  select: string;
-  from(row: Record<string, unknown>): E | null;
-}
-
-export function joinedEntity<E extends ObjectLiteral>(
-  dataSource: DataSource,
-  target: EntityTarget<E>,
-  alias: string,
-  prefix: string,
-): JoinedEntity<E> {
-  const metadata = dataSource.getMetadata(target);
-  const columns = metadata.columns;
-  const key = `${prefix}${metadata.primaryColumns[0].databaseName}`;
-  return {
-    select: columns.map((c) => `${alias}."${c.databaseName}" AS "${prefix}${c.databaseName}"`).join(', '),
-    from: (row) => (row[key] == null ? null : entityFromRow<E>(metadata.create() as E, columns, row, prefix)),
-  };
-}
-
-/** `entity` with every column read from `row` (named `<prefix><column>`), through the columns' transformers. */
-function entityFromRow<E>(
-  entity: E,
-  columns: ColumnMetadata[],
-  row: Record<string, unknown>,
-  prefix = '',
-): E {
-  const record = entity as Record<string, unknown>;
-  for (const column of columns)
-    record[column.propertyName] = transformFrom(column, row[`${prefix}${column.databaseName}`]);
-  return entity;
-}
+import { versionCheck, type RowVersion } from './row-version.js';
 
 /** One row of `EntityStatements.updateMany`: its primary key, and its columns as written. */
 export interface UpdateRow {
@@ -85,6 +23,7 @@ export class EntityStatements<E extends ObjectLiteral> {
   /** The locking reads, with a part's gate (` AND …`) or none (''). */
   private readonly selectLocked: (gate: string) => string;
   private readonly selectManyLocked: (gate: string) => string;
+  private readonly lockVersionText: (gate: string) => string;
   private readonly updateText: string;
   private readonly insertText: string;
   private readonly insertManyText: string;
@@ -115,6 +54,10 @@ export class EntityStatements<E extends ObjectLiteral> {
     // In key order: two transactions locking overlapping sets lock them in the same order, so neither waits on the
     // other for a row it holds.
     this.selectManyLocked = (gate) => `${selected} WHERE ${key} = ANY($1)${gate} ORDER BY ${key} FOR UPDATE`;
+    this.lockVersionText = (gate) =>
+      `locked AS (SELECT 1 FROM ${table} WHERE ${key} = $1${gate} AND xmin = $2::xid AND ctid = $3::tid ` +
+      `FOR UPDATE) SELECT ${versionCheck('found.n', 'CAST($1 AS text)')} AS checked ` +
+      `FROM (SELECT count(*)::int AS n FROM locked) AS found`;
     this.insertText =
       `INSERT INTO ${table} (${this.columns.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
       `VALUES (${this.columns.map((_c, i) => `$${i + 1}`).join(', ')})`;
@@ -165,6 +108,29 @@ export class EntityStatements<E extends ObjectLiteral> {
     return new Map(
       rows.map((row) => [transformFrom(key, row[key.databaseName]), this.entityOf(row, manager)]),
     );
+  }
+
+  /**
+   * What `lockById` does, for a row the caller holds a copy of, taken at `version` (rowVersionColumns): the row is
+   * locked for the rest of the transaction if it is still that version, and the transaction fails otherwise
+   * (isStaleRowVersion). Sent without waiting (writeBehind): the caller goes on with its copy, every decision it
+   * takes on it as sound as on a row just read, since the transaction commits only if the row was that version when
+   * locked. `alongside` as in `lockById` (its parameters from `$4`).
+   */
+  async lockVersion(
+    id: unknown,
+    version: RowVersion,
+    manager: EntityManager,
+    alongside?: StatementPart,
+  ): Promise<void> {
+    const name = alongside ? `${this.name}.lock-version+${alongside.name}` : `${this.name}.lock-version`;
+    let text = this.texts.get(name);
+    if (text === undefined) {
+      const gate = alongside?.gate ? ` AND ${alongside.gate}` : '';
+      text = `WITH ${alongside ? `${alongside.sql(4)}, ` : ''}${this.lockVersionText(gate)}`;
+      this.texts.set(name, text);
+    }
+    await writeBehind(manager, name, text, [id, version.xmin, version.ctid, ...(alongside?.values ?? [])]);
   }
 
   /** A statement's name, text and values, with `alongside` as a CTE before it (its parameters after `values`). */
