@@ -8,6 +8,7 @@ import { testEnv } from '../../../test/support/test-env.js';
 import { DATA_SOURCE_SPEC } from './data-source.js';
 import { CancelJobHandler } from './jobs/cancel-job/cancel-job.handler.js';
 import { JobLeasesRepository } from './jobs/job-leases.repository.js';
+import { LeasedCopies } from './jobs/leased-copies.js';
 import { JobLifecycle } from './jobs/job-lifecycle.js';
 import { JobTakes } from './jobs/job-takes.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
@@ -55,10 +56,11 @@ beforeAll(async () => {
   const payloads = new PayloadStore(nats, config);
   await payloads.onModuleInit();
   const { dataSource } = harness;
-  const jobs = new JobsRepository(dataSource);
+  const copies = new LeasedCopies(dataSource);
+  const jobs = new JobsRepository(dataSource, copies);
   const workers = new WorkersRepository(dataSource);
   const lifecycle = new JobLifecycle(jobs);
-  const takes = new JobTakes(new JobLeasesRepository(), workers, payloads, config);
+  const takes = new JobTakes(new JobLeasesRepository(copies), workers, payloads, config);
   harness.register(
     new SubmitJobHandler(jobs, lifecycle, takes, payloads, config),
     new CancelJobHandler(jobs, lifecycle),

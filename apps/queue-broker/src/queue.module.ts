@@ -9,6 +9,7 @@ import { JobSweeper } from './jobs/job-sweeper.js';
 import { JobLeasesRepository } from './jobs/job-leases.repository.js';
 import { JobTakes } from './jobs/job-takes.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
+import { LeasedCopies } from './jobs/leased-copies.js';
 import { PurgeQueueHandler } from './jobs/purge-queue/purge-queue.handler.js';
 import { QueueStatsHandler } from './jobs/queue-stats/queue-stats.handler.js';
 import { QueueStatsReader } from './jobs/queue-stats/queue-stats.reader.js';
@@ -41,6 +42,7 @@ import { WorkersRepository } from './workers/workers.repository.js';
   providers: [
     JobsRepository,
     JobLeasesRepository,
+    LeasedCopies,
     WorkersRepository,
     // jobs asks its questions about workers through WorkerRoster (jobs/worker-roster.ts); the workers answer.
     { provide: WorkerRoster, useExisting: WorkersRepository },

@@ -9,7 +9,7 @@ import {
   type CommandOutcome,
   type ErrorPayload,
 } from '@app/contracts';
-import { ProcessedCommandEntity, pipelinedTransaction } from '@app/database';
+import { ProcessedCommandEntity, isStaleRowVersion, pipelinedTransaction } from '@app/database';
 import { BookkeepingStatements, type OutboxRow, type ProcessedRow } from './bookkeeping-statements.js';
 import { FaultInjector } from './fault-injector.js';
 
@@ -189,11 +189,17 @@ export class MessageProcessor {
     return { code: ErrorCode.Internal, message };
   }
 
-  private async applyOne(item: BatchItem): Promise<ProcessResult> {
+  /**
+   * Applies one message in a transaction of its own. One whose effect went on from a copy of a row that turned out
+   * stale (a version check failed: row-version.ts) is applied again at once, its handler reading the row this time
+   * (a copy is handed out once), rather than left for the transport's redelivery.
+   */
+  private async applyOne(item: BatchItem, again = false): Promise<ProcessResult> {
     try {
       const [result] = await this.applyTogether([item]);
       return result;
     } catch (error) {
+      if (!again && isStaleRowVersion(error)) return this.applyOne(item, true);
       if (error instanceof Refusal) {
         return this.recordFailure(item.message, error.error.toPayload(), error.decidedAt);
       }

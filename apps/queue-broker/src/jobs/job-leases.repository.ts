@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { deriveId } from '@app/contracts';
 import { preparedQuery, writeBehind, type StatementPart } from '@app/database';
+import { LeasedCopies } from './leased-copies.js';
 
 /** What a take hands the worker, read back from the leasing statement. */
 export interface LeasedJob {
@@ -33,7 +34,7 @@ interface LeasedRow {
  * (attempt counted, IN_PROGRESS, leased to the worker, started and delayed as of the command's time). The worker's
  * touch (`touched`, its parameters from $5) is part of it: nothing is picked unless it answers `alive`.
  */
-const LEASE_QUEUED = (touch: StatementPart) => `
+const LEASE_QUEUED = (touch: StatementPart, returning: string) => `
   WITH touched AS (${touch.sql(5)}), picked AS (
     SELECT id FROM queue_broker.jobs
     WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND expires_at > $3 AND (SELECT alive FROM touched)
@@ -41,24 +42,27 @@ const LEASE_QUEUED = (touch: StatementPart) => `
     LIMIT $2
     FOR UPDATE SKIP LOCKED
   )
-  ${leasePicked()}`;
+  ${leasePicked(returning)}`;
 
 /**
  * A replayed take leases the jobs its live application leased (docs/adr/0028-recorded-take-decisions.md), those
  * of them that are still queued and unexpired for the endpoint: the rebuild never leases a job the live side did
  * not, and a job it cannot lease shows as a difference of the take's outcome. The worker's touch as above.
  */
-const LEASE_RECORDED = (touch: StatementPart) => `
+const LEASE_RECORDED = (touch: StatementPart, returning: string) => `
   WITH touched AS (${touch.sql(5)}), picked AS (
     SELECT id FROM queue_broker.jobs
     WHERE id = ANY($2::text[]) AND endpoint_id = $1 AND status = 'IN_QUEUE' AND expires_at > $3
       AND (SELECT alive FROM touched)
     FOR UPDATE
   )
-  ${leasePicked()}`;
+  ${leasePicked(returning)}`;
 
-/** The lease itself, of the jobs `picked` names ($3: the take's time, $4: the worker). */
-function leasePicked(): string {
+/**
+ * The lease itself, of the jobs `picked` names ($3: the take's time, $4: the worker), returning every column and the
+ * row's version (LeasedCopies.returning).
+ */
+function leasePicked(returning: string): string {
   return `UPDATE queue_broker.jobs j SET
     attempts = j.attempts + 1,
     status = 'IN_PROGRESS',
@@ -69,8 +73,7 @@ function leasePicked(): string {
     delay_time_ms = GREATEST(0, (EXTRACT(EPOCH FROM $3::timestamptz) - EXTRACT(EPOCH FROM j.queued_at)) * 1000)::int,
     stop_pending = false
   FROM picked WHERE j.id = picked.id
-  RETURNING j.id, j.input, j.webhook, j.s3_config, j.execution_timeout_ms, j.low_priority, j.ttl_ms, j.attempts,
-    j.retries, j.queued_at`;
+  RETURNING ${returning}`;
 }
 
 /** One attempt row per leased job, its id derived from the job, its retry and its attempt (stable on replay). */
@@ -88,6 +91,8 @@ export class JobLeasesRepository {
   /** The texts by the touch's name: one text per prepared statement name. */
   private readonly texts = new Map<string, string>();
 
+  constructor(private readonly copies: LeasedCopies) {}
+
   async leaseQueued(
     endpointId: string,
     limit: number,
@@ -100,7 +105,7 @@ export class JobLeasesRepository {
     const rows = await preparedQuery<LeasedRow & { queued_at: Date }>(
       manager,
       name,
-      this.text(name, () => LEASE_QUEUED(touch)),
+      this.text(name, () => LEASE_QUEUED(touch, this.copies.returning())),
       [endpointId, limit, now, workerId, ...touch.values],
     );
     if (!rows.length) return [];
@@ -127,7 +132,7 @@ export class JobLeasesRepository {
     const rows = await preparedQuery<LeasedRow>(
       manager,
       name,
-      this.text(name, () => LEASE_RECORDED(touch)),
+      this.text(name, () => LEASE_RECORDED(touch, this.copies.returning())),
       [endpointId, jobIds, now, workerId, ...touch.values],
     );
     const position = new Map(jobIds.map((id, i) => [id, i]));
@@ -149,6 +154,7 @@ export class JobLeasesRepository {
     manager: EntityManager,
   ): Promise<LeasedJob[]> {
     if (!rows.length) return [];
+    for (const row of rows) this.copies.remember(row as unknown as Record<string, unknown>);
     await writeBehind(manager, 'jobs.open-attempts', OPEN_ATTEMPTS, [
       rows.map((r) => deriveId(`${r.id}/${r.retries}/${r.attempts}`, 'attempt', 24)),
       rows.map((r) => r.id),

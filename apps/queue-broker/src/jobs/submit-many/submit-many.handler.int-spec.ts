@@ -6,6 +6,7 @@ import { DATA_SOURCE_SPEC } from '../../data-source.js';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
 import { JobLifecycle } from '../job-lifecycle.js';
 import { JobsRepository } from '../jobs.repository.js';
+import { LeasedCopies } from '../leased-copies.js';
 import { SubmitManyHandler } from './submit-many.handler.js';
 
 /**
@@ -20,7 +21,7 @@ let harness: HandlerHarness;
 
 beforeAll(async () => {
   harness = await HandlerHarness.start('queue_broker_submit_many', 'queue-broker', DATA_SOURCE_SPEC);
-  const jobs = new JobsRepository(harness.dataSource);
+  const jobs = new JobsRepository(harness.dataSource, new LeasedCopies(harness.dataSource));
   harness.register(new SubmitManyHandler(jobs, new JobLifecycle(jobs), new QueueBrokerConfig()));
 });
 

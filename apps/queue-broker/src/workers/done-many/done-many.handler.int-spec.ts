@@ -1,29 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  ErrorCode,
-  Subjects,
-  type DoneManyItem,
-  type JobChangedEvent,
-  type TakeResult,
-} from '@app/contracts';
-import { NatsClient } from '@app/messaging';
-import { HandlerHarness, type SendOptions } from '../../../../../test/support/handler-harness.js';
-import { deleteStreams } from '../../../../../test/support/system.js';
-import { testEnv } from '../../../../../test/support/test-env.js';
-import { DATA_SOURCE_SPEC } from '../../data-source.js';
-import { JobLeasesRepository } from '../../jobs/job-leases.repository.js';
-import { JobLifecycle } from '../../jobs/job-lifecycle.js';
-import { JobTakes } from '../../jobs/job-takes.js';
-import { JobsRepository } from '../../jobs/jobs.repository.js';
-import { newQueuedJob } from '../../jobs/new-job.js';
-import { PayloadStore } from '../../payloads/payload-store.js';
-import { QueueBrokerConfig } from '../../queue-broker.config.js';
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, Subjects, type DoneManyItem, type JobChangedEvent } from '@app/contracts';
+import type { HandlerHarness, SendOptions } from '../../../../../test/support/handler-harness.js';
+import { WorkerCommands } from '../../../../../test/support/queue-broker-workers.js';
 import { JobDoneHandler } from '../job-done/job-done.handler.js';
-import { JobResults } from '../job-results.js';
-import { RegisterWorkerHandler } from '../register-worker/register-worker.handler.js';
-import { TakeJobsHandler } from '../take-jobs/take-jobs.handler.js';
-import { WorkersRepository } from '../workers.repository.js';
 import { DoneManyHandler } from './done-many.handler.js';
 
 /**
@@ -31,38 +11,24 @@ import { DoneManyHandler } from './done-many.handler.js';
  * in order, in one transaction; the rows it leaves are those the posts sent one by one leave.
  */
 
-const prefix = `${testEnv().natsPrefix}dm${randomBytes(3).toString('hex')}`;
 const at = (second: number): SendOptions => ({
   issuedAt: new Date(Date.UTC(2026, 2, 1, 12, 0, second)).toISOString(),
 });
 
+let commands: WorkerCommands;
 let harness: HandlerHarness;
-let nats: NatsClient;
-let jobs: JobsRepository;
 
 beforeAll(async () => {
-  harness = await HandlerHarness.start('queue_broker_done_many', 'queue-broker', DATA_SOURCE_SPEC);
-  nats = await NatsClient.connect(testEnv().natsUrl, prefix, 'done-many-int-spec');
-  const config = new QueueBrokerConfig();
-  const payloads = new PayloadStore(nats, config);
-  await payloads.onModuleInit();
-  jobs = new JobsRepository(harness.dataSource);
-  const workers = new WorkersRepository(harness.dataSource);
-  const lifecycle = new JobLifecycle(jobs);
-  const takes = new JobTakes(new JobLeasesRepository(), workers, payloads, config);
-  const results = new JobResults(jobs, lifecycle, payloads);
-  harness.register(
-    new RegisterWorkerHandler(workers),
-    new TakeJobsHandler(takes),
+  commands = await WorkerCommands.start('done_many');
+  const { jobs, workers, results } = commands;
+  harness = commands.harness.register(
     new JobDoneHandler(jobs, workers, results),
     new DoneManyHandler(jobs, workers, results),
   );
 });
 
 afterAll(async () => {
-  await harness?.stop();
-  await nats?.drain();
-  await deleteStreams(prefix);
+  await commands?.stop();
 });
 
 const post = (jobId: string, extra: Partial<DoneManyItem> = {}): DoneManyItem => ({
@@ -76,34 +42,7 @@ const post = (jobId: string, extra: Partial<DoneManyItem> = {}): DoneManyItem =>
 });
 
 /** `count` jobs of a fresh endpoint, leased to its worker; the endpoint, the worker and the job ids. */
-async function leased(name: string, count: number, second: number) {
-  const worker = { endpointId: `ep-${name}`, workerId: `worker-${name}` };
-  await harness.send(Subjects.worker.register, worker, at(second));
-  const ids: string[] = [];
-  // Queued as a submit records a job (submits are the jobs feature's; only their rows matter here).
-  for (let n = 0; n < count; n += 1) {
-    const job = newQueuedJob(
-      {
-        id: `job-${name}-${n}`,
-        endpointId: worker.endpointId,
-        ownerId: 'user-alice',
-        sync: false,
-        input: { n },
-      },
-      new Date(at(second).issuedAt!),
-      60_000,
-    );
-    await jobs.insert(job, harness.dataSource.manager);
-    ids.push(job.id);
-  }
-  const taken = (await harness.send(
-    Subjects.worker.take,
-    { ...worker, batchSize: count },
-    at(second + 1),
-  )) as TakeResult;
-  expect(taken.jobs.map((j) => j.id).sort()).toEqual([...ids].sort());
-  return { worker, ids };
-}
+const leased = (name: string, count: number, second: number) => commands.leased(name, count, at, second);
 
 interface JobRow {
   id: string;
