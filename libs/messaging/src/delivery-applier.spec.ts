@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ErrorCode, Subjects, type CommandEnvelope, type ErrorPayload } from '@app/contracts';
 import { DeliveryApplier } from './delivery-applier.js';
-import { commandIdentity, type MessageIdentity } from './message-processor.js';
+import { commandIdentity, type MessageIdentity } from './applied-message.js';
 
 /** The parts of DeliveryApplier.commandWork a replayed refusal touches: the handler (never run) and recordFailure. */
 function applierWith(recorded: ErrorPayload[]): DeliveryApplier {

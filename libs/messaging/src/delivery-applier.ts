@@ -18,12 +18,12 @@ import { deadLetter } from './dead-letters.js';
 import type { CommandContext, EventContext, EventEnvelope } from './handler-context.js';
 import { HandlerRegistry } from './handler-registry.js';
 import {
-  MessageProcessor,
   commandIdentity,
   type BatchItem,
   type MessageIdentity,
   type ProcessResult,
-} from './message-processor.js';
+} from './applied-message.js';
+import { MessageProcessor } from './message-processor.js';
 import { MESSAGING_OPTIONS, type MessagingOptions } from './messaging.options.js';
 import { IssuerReplies } from './issuer-replies.js';
 import { NatsClient } from './nats-client.js';

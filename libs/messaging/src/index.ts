@@ -6,6 +6,7 @@ export * from './command-bus.js';
 export * from './outcome-inbox.js';
 export * from './query-bus.js';
 export * from './message-processor.js';
+export * from './applied-message.js';
 export * from './fault-injector.js';
 export * from './outbox-relay.service.js';
 export * from './messaging.module.js';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { HINTED_EVENTS, Subjects, hintSubject } from '@app/contracts';
 import { testEnv } from '../../../test/support/test-env.js';
 import { IssuerReplies } from './issuer-replies.js';
-import type { EmittedEvent } from './message-processor.js';
+import type { EmittedEvent } from './applied-message.js';
 import { NatsClient } from './nats-client.js';
 
 /**

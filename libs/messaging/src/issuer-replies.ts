@@ -10,7 +10,7 @@ import {
   type CommandOutcome,
 } from '@app/contracts';
 import type { EventEnvelope } from './handler-context.js';
-import type { EmittedEvent, MessageIdentity } from './message-processor.js';
+import type { EmittedEvent, MessageIdentity } from './applied-message.js';
 import type { NatsClient } from './nats-client.js';
 
 /**

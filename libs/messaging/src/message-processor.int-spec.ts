@@ -6,7 +6,8 @@ import { DomainError, ErrorCode, deriveId } from '@app/contracts';
 import { messagingDataSource } from '../../../test/support/messaging-data-source.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { FaultInjector } from './fault-injector.js';
-import { MessageProcessor, type Emit, type MessageIdentity } from './message-processor.js';
+import type { Emit, MessageIdentity } from './applied-message.js';
+import { MessageProcessor } from './message-processor.js';
 
 /**
  * MessageProcessor against real Postgres (queue-broker's schema, migrated by the app's own migrate.mjs): applied

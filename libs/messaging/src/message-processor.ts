@@ -1,70 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
-import {
-  DomainError,
-  ErrorCode,
-  deriveId,
-  type CommandEnvelope,
-  type CommandOutcome,
-  type ErrorPayload,
-} from '@app/contracts';
+import { DomainError, ErrorCode, deriveId, type CommandOutcome, type ErrorPayload } from '@app/contracts';
 import { ProcessedCommandEntity, isStaleRowVersion, pipelinedTransaction } from '@app/database';
+import type {
+  BatchItem,
+  Effect,
+  Emit,
+  EmittedEvent,
+  MessageIdentity,
+  ProcessResult,
+} from './applied-message.js';
 import { BookkeepingStatements, type OutboxRow, type ProcessedRow } from './bookkeeping-statements.js';
 import { FaultInjector } from './fault-injector.js';
-
-/** The identity of a message to apply once: a command (command id) or an event (event id). */
-export interface MessageIdentity {
-  id: string;
-  subject: string;
-  issuedAt: string;
-  correlationId: string;
-  actorUserId: string;
-}
-
-/** The identity of a command as delivered on `subject` (unprefixed). */
-export function commandIdentity(subject: string, command: CommandEnvelope): MessageIdentity {
-  return {
-    id: command.commandId,
-    subject,
-    issuedAt: command.issuedAt,
-    correlationId: command.correlationId,
-    actorUserId: command.actor?.userId ?? 'unknown',
-  };
-}
-
-export type Emit = (subject: string, payload: unknown, part?: string | number) => Promise<void>;
-export type Effect = (manager: EntityManager, emit: Emit) => Promise<unknown>;
-
-/** An event a committed message wrote to the outbox, as the relay will publish it. */
-export interface EmittedEvent {
-  id: string;
-  subject: string;
-  payload: unknown;
-  correlationId: string;
-  occurredAt: string;
-}
-
-export interface ProcessResult {
-  outcome: CommandOutcome;
-  /** True when the message had been applied before: nothing was changed this time. */
-  duplicate: boolean;
-  /** The events this application wrote to the outbox (none for a duplicate or a failure). */
-  events: EmittedEvent[];
-}
-
-/** One message of a batch: who it is and what applying it does. */
-export interface BatchItem {
-  message: MessageIdentity;
-  effect: Effect;
-  /**
-   * The transport's first delivery of the message: it is applied without looking for its record first (a round
-   * trip per command on the hot path). Should it have been applied after all (a client sending one command id
-   * twice), the processed row's primary key refuses the second, its effect is rolled back, and it is answered from
-   * the record, as a redelivery is.
-   */
-  fresh?: boolean;
-}
 
 function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));

@@ -19,12 +19,12 @@ import {
 import { BaseConfig } from '@app/config';
 import { DeliveryApplier } from './delivery-applier.js';
 import {
-  MessageProcessor,
   commandIdentity,
   type BatchItem,
   type MessageIdentity,
   type ProcessResult,
-} from './message-processor.js';
+} from './applied-message.js';
+import { MessageProcessor } from './message-processor.js';
 import { MESSAGING_OPTIONS, type MessagingOptions } from './messaging.options.js';
 import { NatsClient } from './nats-client.js';
 

@@ -1,0 +1,55 @@
+import type { EntityManager } from 'typeorm';
+import type { CommandEnvelope, CommandOutcome } from '@app/contracts';
+
+/** The identity of a message to apply once: a command (command id) or an event (event id). */
+export interface MessageIdentity {
+  id: string;
+  subject: string;
+  issuedAt: string;
+  correlationId: string;
+  actorUserId: string;
+}
+
+/** The identity of a command as delivered on `subject` (unprefixed). */
+export function commandIdentity(subject: string, command: CommandEnvelope): MessageIdentity {
+  return {
+    id: command.commandId,
+    subject,
+    issuedAt: command.issuedAt,
+    correlationId: command.correlationId,
+    actorUserId: command.actor?.userId ?? 'unknown',
+  };
+}
+
+export type Emit = (subject: string, payload: unknown, part?: string | number) => Promise<void>;
+export type Effect = (manager: EntityManager, emit: Emit) => Promise<unknown>;
+
+/** An event a committed message wrote to the outbox, as the relay will publish it. */
+export interface EmittedEvent {
+  id: string;
+  subject: string;
+  payload: unknown;
+  correlationId: string;
+  occurredAt: string;
+}
+
+export interface ProcessResult {
+  outcome: CommandOutcome;
+  /** True when the message had been applied before: nothing was changed this time. */
+  duplicate: boolean;
+  /** The events this application wrote to the outbox (none for a duplicate or a failure). */
+  events: EmittedEvent[];
+}
+
+/** One message of a batch: who it is and what applying it does. */
+export interface BatchItem {
+  message: MessageIdentity;
+  effect: Effect;
+  /**
+   * The transport's first delivery of the message: it is applied without looking for its record first (a round
+   * trip per command on the hot path). Should it have been applied after all (a client sending one command id
+   * twice), the processed row's primary key refuses the second, its effect is rolled back, and it is answered from
+   * the record, as a redelivery is.
+   */
+  fresh?: boolean;
+}
