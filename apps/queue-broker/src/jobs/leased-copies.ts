@@ -64,8 +64,4 @@ export class LeasedCopies {
   forget(jobIds: Iterable<string>): void {
     for (const id of jobIds) this.copies.delete(id);
   }
-
-  get size(): number {
-    return this.copies.size;
-  }
 }

@@ -142,4 +142,22 @@ describe('worker.cmd.done on the copy its lease left', () => {
     );
     expect(delivery.body.input).toEqual({ n: 0 });
   });
+
+  it('keeps at most 4,096 copies, dropping the oldest (results folded or sent to another replica leave theirs)', async () => {
+    const { ids } = await leased('bounded', 1, 50);
+    copies.forget(ids);
+    const [row] = await harness.dataSource.query<Record<string, unknown>[]>(
+      `SELECT *, xmin::text AS row_xmin, ctid::text AS row_ctid FROM queue_broker.jobs WHERE id = $1`,
+      [ids[0]],
+    );
+    for (let n = 0; n <= 4096; n += 1) copies.remember({ ...row, id: `bounded-${n}` });
+    expect(copies.take('bounded-0')).toBeUndefined();
+    expect(copies.take('bounded-1')?.job).toMatchObject({
+      id: 'bounded-1',
+      status: 'IN_PROGRESS',
+      input: undefined,
+    });
+    expect(copies.take('bounded-4096')?.version).toEqual({ xmin: row.row_xmin, ctid: row.row_ctid });
+    copies.forget(Array.from({ length: 4097 }, (_, n) => `bounded-${n}`));
+  });
 });
