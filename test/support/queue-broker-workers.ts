@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Subjects, type TakeResult } from '@app/contracts';
 import { NatsClient } from '@app/messaging';
 import { DATA_SOURCE_SPEC } from '../../apps/queue-broker/src/data-source.js';
+import { JobChunksRepository } from '../../apps/queue-broker/src/jobs/job-chunks.repository.js';
 import { JobLeasesRepository } from '../../apps/queue-broker/src/jobs/job-leases.repository.js';
 import { JobLifecycle } from '../../apps/queue-broker/src/jobs/job-lifecycle.js';
 import { JobTakes } from '../../apps/queue-broker/src/jobs/job-takes.js';
@@ -45,7 +46,7 @@ export class WorkerCommands {
     const copies = new LeasedCopies(harness.dataSource);
     const jobs = new JobsRepository(harness.dataSource, copies);
     const workers = new WorkersRepository(harness.dataSource);
-    const results = new JobResults(jobs, new JobLifecycle(jobs), payloads);
+    const results = new JobResults(jobs, new JobLifecycle(jobs, new JobChunksRepository()), payloads);
     const takes = new JobTakes(new JobLeasesRepository(copies), workers, payloads, config);
     harness.register(new RegisterWorkerHandler(workers), new TakeJobsHandler(takes));
     return new WorkerCommands(harness, nats, prefix, copies, jobs, workers, results);

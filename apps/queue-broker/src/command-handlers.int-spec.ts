@@ -7,6 +7,7 @@ import { deleteStreams } from '../../../test/support/system.js';
 import { testEnv } from '../../../test/support/test-env.js';
 import { DATA_SOURCE_SPEC } from './data-source.js';
 import { CancelJobHandler } from './jobs/cancel-job/cancel-job.handler.js';
+import { JobChunksRepository } from './jobs/job-chunks.repository.js';
 import { JobLeasesRepository } from './jobs/job-leases.repository.js';
 import { LeasedCopies } from './jobs/leased-copies.js';
 import { JobLifecycle } from './jobs/job-lifecycle.js';
@@ -59,7 +60,8 @@ beforeAll(async () => {
   const copies = new LeasedCopies(dataSource);
   const jobs = new JobsRepository(dataSource, copies);
   const workers = new WorkersRepository(dataSource);
-  const lifecycle = new JobLifecycle(jobs);
+  const chunks = new JobChunksRepository();
+  const lifecycle = new JobLifecycle(jobs, chunks);
   const takes = new JobTakes(new JobLeasesRepository(copies), workers, payloads, config);
   harness.register(
     new SubmitJobHandler(jobs, lifecycle, takes, payloads, config),
@@ -67,13 +69,13 @@ beforeAll(async () => {
     new RetryJobHandler(jobs, lifecycle),
     new PurgeQueueHandler(jobs, lifecycle),
     new SetJobTtlHandler(jobs),
-    new ReadStreamHandler(jobs, payloads),
+    new ReadStreamHandler(jobs, chunks, payloads),
     new SweepJobsHandler(jobs, workers, lifecycle, config),
     new RotateWebhookSecretHandler(new WebhookSecretsRepository(dataSource)),
     new RegisterWorkerHandler(workers),
     new TakeJobsHandler(takes),
     new JobDoneHandler(jobs, workers, new JobResults(jobs, lifecycle, payloads)),
-    new JobStreamHandler(jobs, workers, lifecycle, payloads),
+    new JobStreamHandler(jobs, chunks, workers, lifecycle, payloads),
     new PingWorkerHandler(jobs, workers, lifecycle, config),
     new CollectStopsHandler(jobs, workers),
   );

@@ -6,6 +6,7 @@ import { ListWorkersHandler } from './workers/list-workers/list-workers.handler.
 import { GetJobHandler } from './jobs/get-job/get-job.handler.js';
 import { JobLifecycle } from './jobs/job-lifecycle.js';
 import { JobSweeper } from './jobs/job-sweeper.js';
+import { JobChunksRepository } from './jobs/job-chunks.repository.js';
 import { JobLeasesRepository } from './jobs/job-leases.repository.js';
 import { JobTakes } from './jobs/job-takes.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
@@ -42,6 +43,7 @@ import { WorkersRepository } from './workers/workers.repository.js';
   providers: [
     JobsRepository,
     JobLeasesRepository,
+    JobChunksRepository,
     LeasedCopies,
     WorkersRepository,
     // jobs asks its questions about workers through WorkerRoster (jobs/worker-roster.ts); the workers answer.

@@ -14,6 +14,7 @@ import type { AttemptOutcome } from './job-attempt.entity.js';
 import type { JobEntity } from './job.entity.js';
 import type { JobWriteBatch } from './job-write-batch.js';
 import { elapsedMs, finishedExpiry, isFinal, lifetimeExpiry, toJobView, webhookBody } from './job.rules.js';
+import { JobChunksRepository } from './job-chunks.repository.js';
 import { JobsRepository } from './jobs.repository.js';
 
 /** A command's transaction; `writes`: a command that carries many jobs holds its job writes there (flushed by it). */
@@ -37,7 +38,10 @@ export interface FinishOptions {
  */
 @Injectable()
 export class JobLifecycle {
-  constructor(private readonly jobs: JobsRepository) {}
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly chunks: JobChunksRepository,
+  ) {}
 
   async finish(tx: Tx, job: JobEntity, status: FinalStatus, options: FinishOptions = {}): Promise<void> {
     const leasedTo = job.status === 'IN_PROGRESS' ? job.leaseWorkerId : null;
@@ -106,7 +110,7 @@ export class JobLifecycle {
     job.hasOutput = false;
     job.output = null;
     // The next attempt streams from the start: chunks not yet read are dropped.
-    await this.jobs.deleteChunks(job.id, tx.manager);
+    await this.chunks.deleteChunks(job.id, tx.manager);
     job.streamSeq = 0;
     job.streamRead = 0;
     await this.save(tx, job);
@@ -129,7 +133,7 @@ export class JobLifecycle {
     job.error = null;
     job.stopPending = false;
     job.expiresAt = lifetimeExpiry(tx.now, job.ttlMs);
-    await this.jobs.deleteChunks(job.id, tx.manager);
+    await this.chunks.deleteChunks(job.id, tx.manager);
     job.streamSeq = 0;
     job.streamRead = 0;
     await this.save(tx, job);

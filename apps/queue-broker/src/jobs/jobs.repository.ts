@@ -4,7 +4,6 @@ import { deriveId, type JobStatus } from '@app/contracts';
 import { EntityStatements, preparedQuery, type StatementPart, type UpdateRow } from '@app/database';
 import { IgnoredResultEntity } from './ignored-result.entity.js';
 import type { AttemptOutcome } from './job-attempt.entity.js';
-import { JobStreamChunkEntity } from './job-stream-chunk.entity.js';
 import { JobEntity } from './job.entity.js';
 import { LeasedCopies } from './leased-copies.js';
 
@@ -24,9 +23,9 @@ function closeOpenAttempt(first: number): string {
 }
 
 /**
- * Every statement on the jobs table and the rows that hang off a job (attempts, stream chunks, ignored results), so
- * that only this file knows their SQL. Over 300 lines for that reason; the stream chunks' and ignored results'
- * statements are the part to move out first if it grows.
+ * Every statement on the jobs table and the rows that hang off a job (attempts, ignored results; the stream chunks'
+ * are in job-chunks.repository.ts), so that only this file knows their SQL. Over 300 lines for that reason; the
+ * ignored results' statements are the part to move out next if it grows.
  */
 @Injectable()
 export class JobsRepository {
@@ -232,34 +231,6 @@ export class JobsRepository {
     manager: EntityManager,
   ): Promise<void> {
     await preparedQuery(manager, 'jobs.close-attempt', closeOpenAttempt(2), [jobId, now, outcome]);
-  }
-
-  // ---- stream chunks ----------------------------------------------------------------------------------------------
-
-  async appendChunks(job: JobEntity, outputs: unknown[], now: Date, manager: EntityManager): Promise<void> {
-    if (!outputs.length) return;
-    await manager.insert(
-      JobStreamChunkEntity,
-      outputs.map((output, i) => ({
-        jobId: job.id,
-        seq: job.streamSeq + i,
-        output,
-        createdAt: now,
-      })) as never,
-    );
-  }
-
-  readChunks(jobId: string, fromSeq: number, manager: EntityManager): Promise<JobStreamChunkEntity[]> {
-    return manager
-      .getRepository(JobStreamChunkEntity)
-      .createQueryBuilder('c')
-      .where('c.job_id = :jobId AND c.seq >= :fromSeq', { jobId, fromSeq })
-      .orderBy('c.seq', 'ASC')
-      .getMany();
-  }
-
-  deleteChunks(jobId: string, manager: EntityManager): Promise<unknown> {
-    return manager.delete(JobStreamChunkEntity, { jobId });
   }
 
   // ---- ignored results, counters ------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import { Subjects, type JobRefCommand, type Packed, type StreamRead } from '@app
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { PayloadStore } from '../../payloads/payload-store.js';
 import { visibleJob } from '../job.rules.js';
+import { JobChunksRepository } from '../job-chunks.repository.js';
 import { JobsRepository } from '../jobs.repository.js';
 
 /** GET /stream: the chunks not delivered before, in order; each chunk is handed out once. */
@@ -10,6 +11,7 @@ import { JobsRepository } from '../jobs.repository.js';
 export class ReadStreamHandler {
   constructor(
     private readonly jobs: JobsRepository,
+    private readonly chunks: JobChunksRepository,
     private readonly payloads: PayloadStore,
   ) {}
 
@@ -23,7 +25,7 @@ export class ReadStreamHandler {
       now,
     );
     const chunks =
-      job.streamRead < job.streamSeq ? await this.jobs.readChunks(job.id, job.streamRead, manager) : [];
+      job.streamRead < job.streamSeq ? await this.chunks.readChunks(job.id, job.streamRead, manager) : [];
     if (chunks.length) {
       job.streamRead = chunks[chunks.length - 1].seq + 1;
       await this.jobs.save(job, manager);

@@ -5,6 +5,7 @@ import { HandlerHarness } from '../../../../../test/support/handler-harness.js';
 import { DATA_SOURCE_SPEC } from '../../data-source.js';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
 import { JobLifecycle } from '../job-lifecycle.js';
+import { JobChunksRepository } from '../job-chunks.repository.js';
 import { JobsRepository } from '../jobs.repository.js';
 import { LeasedCopies } from '../leased-copies.js';
 import { SubmitManyHandler } from './submit-many.handler.js';
@@ -22,7 +23,9 @@ let harness: HandlerHarness;
 beforeAll(async () => {
   harness = await HandlerHarness.start('queue_broker_submit_many', 'queue-broker', DATA_SOURCE_SPEC);
   const jobs = new JobsRepository(harness.dataSource, new LeasedCopies(harness.dataSource));
-  harness.register(new SubmitManyHandler(jobs, new JobLifecycle(jobs), new QueueBrokerConfig()));
+  harness.register(
+    new SubmitManyHandler(jobs, new JobLifecycle(jobs, new JobChunksRepository()), new QueueBrokerConfig()),
+  );
 });
 
 afterAll(async () => {

@@ -10,6 +10,7 @@ import {
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { JobLifecycle } from '../../jobs/job-lifecycle.js';
 import { splitChunk } from '../../jobs/job.rules.js';
+import { JobChunksRepository } from '../../jobs/job-chunks.repository.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { PayloadStore } from '../../payloads/payload-store.js';
 import { WorkersRepository } from '../workers.repository.js';
@@ -19,6 +20,7 @@ import { WorkersRepository } from '../workers.repository.js';
 export class JobStreamHandler {
   constructor(
     private readonly jobs: JobsRepository,
+    private readonly chunks: JobChunksRepository,
     private readonly workers: WorkersRepository,
     private readonly lifecycle: JobLifecycle,
     private readonly payloads: PayloadStore,
@@ -51,7 +53,7 @@ export class JobStreamHandler {
     if (unstorable)
       return ignore(`the chunk contains ${describeUnstorable(unstorable)}, which cannot be stored`);
     const chunks = splitChunk(output ?? null);
-    await this.jobs.appendChunks(
+    await this.chunks.appendChunks(
       job,
       chunks.map((c) => c.output),
       now,
