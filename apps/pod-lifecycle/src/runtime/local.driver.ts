@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { PodStatus, type ObservedStatus } from '@app/contracts';
 import { LocalImageCatalog } from './local-image-catalog.js';
 import { localLbPorts, type LocalLbPorts } from './local-lb-ports.js';
+import { PodSerial } from './pod-serial.js';
 import { killLeftover, startLocalProcess, stopLocalProcess, type LocalProcess } from './local-process.js';
 import {
   containerEnv,
@@ -39,7 +40,7 @@ export class LocalDriver implements RuntimeDriver {
   readonly name = 'local';
   private readonly logger = new Logger('runtime:local');
   private readonly processes = new Map<string, LocalProcess>();
-  private readonly locks = new Map<string, Promise<void>>();
+  private readonly serial = new PodSerial();
   private readonly podsDir: string;
 
   constructor(
@@ -56,7 +57,7 @@ export class LocalDriver implements RuntimeDriver {
   ensureRunning(run: PodRun): Promise<void> {
     const image = this.catalog.lookup(run.image);
     if (!image) return this.simulated.ensureRunning(run);
-    return this.serialised(run.podId, async () => {
+    return this.serial.run(run.podId, async () => {
       const current = this.processes.get(run.podId);
       if (current?.generation === run.generation) return; // running, or ended and reported
       if (current) await stopLocalProcess(current);
@@ -70,7 +71,7 @@ export class LocalDriver implements RuntimeDriver {
 
   async stop(podId: string): Promise<void> {
     await this.simulated.stop(podId);
-    await this.serialised(podId, async () => {
+    await this.serial.run(podId, async () => {
       const current = this.processes.get(podId);
       if (current) await stopLocalProcess(current);
       else this.killLeftover(podId);
@@ -79,7 +80,7 @@ export class LocalDriver implements RuntimeDriver {
 
   async remove(podId: string): Promise<void> {
     await this.stop(podId);
-    await this.serialised(podId, () => {
+    await this.serial.run(podId, () => {
       this.processes.delete(podId);
       for (const path of [this.workdir(podId), ...this.sidecars(podId)])
         rmSync(path, { recursive: true, force: true });
@@ -112,18 +113,6 @@ export class LocalDriver implements RuntimeDriver {
 
   private sidecars(podId: string): string[] {
     return ['epoch', 'pid', 'log'].map((ext) => join(this.podsDir, `${podId}.${ext}`));
-  }
-
-  /** One operation per pod at a time. */
-  private serialised(podId: string, fn: () => Promise<void>): Promise<void> {
-    const previous = this.locks.get(podId) ?? Promise.resolve();
-    const next = previous.then(fn, fn);
-    const settled = next.catch(() => undefined);
-    this.locks.set(podId, settled);
-    void settled.then(() => {
-      if (this.locks.get(podId) === settled) this.locks.delete(podId);
-    });
-    return next;
   }
 
   /** Wipes the container disk when the pod's disk epoch changed (reset), and makes sure it exists. */

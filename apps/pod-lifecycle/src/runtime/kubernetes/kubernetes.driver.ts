@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { ApiException, type CoreV1Api, type V1Pod, type V1Secret } from '@kubernetes/client-node';
+import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { lbWorkerPorts, PodStatus } from '@app/contracts';
+import { PodSerial } from '../pod-serial.js';
 import type { LbWorkerAddress, ObservationSink, RuntimeDriver } from '../runtime-driver.js';
+import { isApiStatus } from './kubernetes-client.js';
 import {
   kubePodName,
-  LABEL_GENERATION,
   MANAGED_SELECTOR,
   observePod,
   podManifest,
@@ -15,7 +16,7 @@ import {
   type KubernetesPodRun,
 } from './kubernetes-pod.js';
 import type { KubernetesLogFollower } from './kubernetes-logs.js';
-import { envSecretManifest, imageRegistry, ownedByPatch, pullSecretManifest } from './kubernetes-secrets.js';
+import { KubernetesRunSecrets } from './kubernetes-run-secrets.js';
 
 export interface KubernetesDriverOptions extends KubernetesPodOptions {
   /** How often the driver lists its Kubernetes pods and reports what changed, in ms. */
@@ -36,10 +37,6 @@ interface Tracked {
   podIp: string | null;
 }
 
-function isStatus(error: unknown, code: number): boolean {
-  return error instanceof ApiException && error.code === code;
-}
-
 /**
  * One Kubernetes pod per run of a pod, in one namespace (docs/pods.md, "kubernetes"). `ensureRunning` creates the
  * Kubernetes pod of the run, and first its Secrets (the image pull secret; the secret variables, which the pod
@@ -52,7 +49,8 @@ export class KubernetesDriver implements RuntimeDriver {
   readonly name = 'kubernetes';
   private readonly logger = new Logger('runtime:kubernetes');
   private readonly tracked = new Map<string, Tracked>();
-  private readonly locks = new Map<string, Promise<void>>();
+  private readonly serial = new PodSerial();
+  private readonly secrets: KubernetesRunSecrets;
   private timer: NodeJS.Timeout | null = null;
   private polling: Promise<void> | null = null;
 
@@ -62,10 +60,12 @@ export class KubernetesDriver implements RuntimeDriver {
     private readonly sink: ObservationSink,
     /** Ships the containers' output (docs/adr/0020); none in tests of the pods alone. */
     private readonly logs: KubernetesLogFollower | null = null,
-  ) {}
+  ) {
+    this.secrets = new KubernetesRunSecrets(api, options, this.logger);
+  }
 
   ensureRunning(run: KubernetesPodRun): Promise<void> {
-    return this.serialised(run.podId, async () => {
+    return this.serial.run(run.podId, async () => {
       const namespace = this.options.namespace;
       const name = kubePodName(run.podId, run.generation);
       const existing = await this.api.listNamespacedPod({ namespace, labelSelector: podSelector(run.podId) });
@@ -74,7 +74,7 @@ export class KubernetesDriver implements RuntimeDriver {
         if (runGeneration(pod) === run.generation && pod.metadata?.name === name) current = pod;
         else await this.deletePod(pod.metadata?.name);
       }
-      await this.deleteSecrets(run.podId, run.generation);
+      await this.secrets.delete(run.podId, run.generation);
       const followed = this.tracked.get(run.podId);
       const tracked: Tracked =
         followed?.generation === run.generation
@@ -96,15 +96,17 @@ export class KubernetesDriver implements RuntimeDriver {
         this.startPolling();
         return;
       }
-      const secrets = this.secretsOf(run);
-      if (!secrets) return;
-      for (const secret of secrets) {
-        try {
-          await this.api.createNamespacedSecret({ namespace, body: secret });
-        } catch (error) {
-          if (!isStatus(error, 409)) throw error;
-        }
+      const opened = this.secrets.open(run);
+      if ('failure' in opened) {
+        this.sink.report({
+          podId: run.podId,
+          generation: run.generation,
+          status: PodStatus.Error,
+          reason: opened.failure,
+        });
+        return;
       }
+      await this.secrets.create(opened.secrets);
       try {
         const created = await this.api.createNamespacedPod({
           namespace,
@@ -113,9 +115,9 @@ export class KubernetesDriver implements RuntimeDriver {
         this.logger.log(`pod ${run.podId} run ${run.generation}: created ${namespace}/${name}`);
         this.tracked.set(run.podId, tracked);
         this.observe(tracked, created);
-        for (const secret of secrets) await this.ownSecret(secret, created);
+        await this.secrets.own(opened.secrets, created);
       } catch (error) {
-        if (!isStatus(error, 409)) throw error;
+        if (!isApiStatus(error, 409)) throw error;
         this.tracked.set(run.podId, tracked);
       }
       this.startPolling();
@@ -140,7 +142,7 @@ export class KubernetesDriver implements RuntimeDriver {
   }
 
   stop(podId: string): Promise<void> {
-    return this.serialised(podId, async () => {
+    return this.serial.run(podId, async () => {
       this.tracked.delete(podId);
       this.logs?.stop(podId);
       const pods = await this.api.listNamespacedPod({
@@ -148,7 +150,7 @@ export class KubernetesDriver implements RuntimeDriver {
         labelSelector: podSelector(podId),
       });
       for (const pod of pods.items) await this.deletePod(pod.metadata?.name);
-      await this.deleteSecrets(podId, null);
+      await this.secrets.delete(podId, null);
     });
   }
 
@@ -159,10 +161,10 @@ export class KubernetesDriver implements RuntimeDriver {
 
   /** The Kubernetes pods stay as they are: this process stops following them, their new owner follows them. */
   async release(leaving: (podId: string) => boolean): Promise<void> {
-    const podIds = new Set([...this.tracked.keys(), ...this.locks.keys()].filter(leaving));
+    const podIds = new Set([...this.tracked.keys(), ...this.serial.podIds()].filter(leaving));
     await Promise.all(
       [...podIds].map((podId) =>
-        this.serialised(podId, () => {
+        this.serial.run(podId, () => {
           this.tracked.delete(podId);
           this.logs?.stop(podId);
           return Promise.resolve();
@@ -205,7 +207,7 @@ export class KubernetesDriver implements RuntimeDriver {
     }
     const byName = new Map(items.map((pod) => [pod.metadata?.name, pod]));
     for (const tracked of [...this.tracked.values()]) {
-      if (this.locks.has(tracked.podId)) continue; // being changed: the next poll sees the result
+      if (this.serial.busy(tracked.podId)) continue; // being changed: the next poll sees the result
       const pod = byName.get(tracked.name);
       if (pod) this.observe(tracked, pod);
       else if (tracked.seen) {
@@ -253,84 +255,8 @@ export class KubernetesDriver implements RuntimeDriver {
       await this.api.deleteNamespacedPod({ name, namespace: this.options.namespace });
       this.logger.log(`deleted ${this.options.namespace}/${name}`);
     } catch (error) {
-      if (!isStatus(error, 404)) throw error;
+      if (!isApiStatus(error, 404)) throw error;
     }
-  }
-
-  /**
-   * The run's Secrets, their values opened now; null when one cannot be opened, which is reported as ERROR (the
-   * message names the credential or the variable and the key ring's problem, never a value).
-   */
-  private secretsOf(run: KubernetesPodRun): V1Secret[] | null {
-    const secrets: V1Secret[] = [];
-    let failure: string | null = null;
-    if (run.pullSecret) {
-      try {
-        secrets.push(pullSecretManifest(run, run.pullSecret, imageRegistry(run.image), this.options));
-      } catch (error) {
-        failure = `cannot pull ${run.image}: registry credential ${run.pullSecret.registryAuthId} cannot be opened (${(error as Error).message})`;
-      }
-    }
-    if (!failure && run.secretEnv.names.length) {
-      try {
-        secrets.push(envSecretManifest(run, this.options));
-      } catch (error) {
-        failure = `cannot start: ${(error as Error).message}`;
-      }
-    }
-    if (!failure) return secrets;
-    this.sink.report({
-      podId: run.podId,
-      generation: run.generation,
-      status: PodStatus.Error,
-      reason: failure,
-    });
-    return null;
-  }
-
-  /**
-   * Makes the Kubernetes pod the owner of a Secret of its run, so Kubernetes deletes the Secret with the pod even
-   * when someone else deletes the pod. Best effort: the driver deletes the run's Secrets itself anyway.
-   */
-  private async ownSecret(secret: V1Secret, pod: V1Pod): Promise<void> {
-    const name = secret.metadata?.name;
-    const patch = ownedByPatch(pod);
-    if (!name || !patch) return;
-    try {
-      await this.api.patchNamespacedSecret({ name, namespace: this.options.namespace, body: patch });
-    } catch (error) {
-      this.logger.warn(
-        `could not make ${pod.metadata?.name} the owner of secret ${name}: ${(error as Error).message}`,
-      );
-    }
-  }
-
-  /** Deletes the pod's Secrets (pull secrets, secret variables), but those of run `keepGeneration`. */
-  private async deleteSecrets(podId: string, keepGeneration: number | null): Promise<void> {
-    const namespace = this.options.namespace;
-    const secrets = await this.api.listNamespacedSecret({ namespace, labelSelector: podSelector(podId) });
-    for (const secret of secrets.items) {
-      const name = secret.metadata?.name;
-      const generation = secret.metadata?.labels?.[LABEL_GENERATION];
-      if (!name || (keepGeneration !== null && generation === String(keepGeneration))) continue;
-      try {
-        await this.api.deleteNamespacedSecret({ name, namespace });
-      } catch (error) {
-        if (!isStatus(error, 404)) throw error;
-      }
-    }
-  }
-
-  /** One operation per pod at a time. */
-  private serialised(podId: string, fn: () => Promise<void>): Promise<void> {
-    const previous = this.locks.get(podId) ?? Promise.resolve();
-    const next = previous.then(fn, fn);
-    const settled = next.catch(() => undefined);
-    this.locks.set(podId, settled);
-    void settled.then(() => {
-      if (this.locks.get(podId) === settled) this.locks.delete(podId);
-    });
-    return next;
   }
 }
 
