@@ -9,12 +9,8 @@ import { NetworkVolumesRepository } from '../volumes/network-volumes.repository.
 import { LiveOverlays } from './live-overlays.js';
 import { DEFAULT_PLUGINS } from './plugins/index.js';
 import { consideredDataCenters, place, type PlacementRequest } from './placement.js';
-import {
-  LostRaceError,
-  PlacementRepository,
-  type ClaimTerms,
-  type PodClaim,
-} from './placement.repository.js';
+import { PlacementRepository, type ClaimTerms } from './placement.repository.js';
+import { LostRaceError, type PodClaim } from './port-allocation.js';
 
 /** What to place and for whom: the pods of a cluster (ranks 0…n-1) or one standalone pod. */
 export interface PlacementOrder {

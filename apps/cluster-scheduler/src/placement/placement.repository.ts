@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { preparedQuery, writeBehind } from '@app/database';
 import type { DataCenterInfo, FleetSnapshot, HostCapacity, PlacementRequest } from './placement.js';
+import { allocatePorts, LostRaceError, type HostAddress, type PodClaim } from './port-allocation.js';
 import { ReservationEntity } from './reservation.entity.js';
 import { table } from '../schema.js';
 import type { PodsMountingVolume } from '../volumes/volume-mounts.js';
@@ -9,14 +10,6 @@ import type { PodsMountingVolume } from '../volumes/volume-mounts.js';
 /** The name of the placement ledger's advisory lock (lockLedger). */
 const PLACEMENT_LEDGER_LOCK = 'cluster_scheduler.placement-ledger';
 const LOCK_LEDGER = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
-
-/** Another transaction took some of the capacity this one planned on: plan again on a fresh snapshot. */
-export class LostRaceError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LostRaceError';
-  }
-}
 
 /** What every pod of one commit shares: whose the pods are, what each takes, and when. */
 export interface ClaimTerms {
@@ -31,19 +24,6 @@ export interface ClaimTerms {
   /** The port specs each pod maps publicly. */
   ports: readonly string[];
   createdAt: Date;
-}
-
-/** One pod's share of a plan: the host it takes its share of. */
-export interface PodClaim {
-  podId: string;
-  hostId: string;
-}
-
-export interface HostAddress {
-  id: string;
-  publicIp: string;
-  portStart: number;
-  portEnd: number;
 }
 
 /** A snapshot host as the snapshot statement encodes it (see `snapshot`). */
@@ -63,6 +43,18 @@ type HostTuple = [
 export interface Commitment {
   mappings: Map<string, Record<string, number>>;
   hosts: Map<string, HostAddress>;
+}
+
+/** A host's address as the statements return it. */
+interface HostAddressRow {
+  id: string;
+  public_ip: string;
+  port_start: number;
+  port_end: number;
+}
+
+function hostAddress(r: HostAddressRow): HostAddress {
+  return { id: r.id, publicIp: r.public_ip, portStart: r.port_start, portEnd: r.port_end };
 }
 
 /** TypeORM answers UPDATE/DELETE ... RETURNING with `[rows, rowCount]` and other statements with the rows. */
@@ -146,36 +138,30 @@ export class PlacementRepository implements PodsMountingVolume {
     // so it never locks one out of that order. A host changed by a transaction that committed while we waited is
     // re-checked against its newest version (READ COMMITTED re-evaluates the guards), hence the row count check.
     // Every pod takes the same share, so a host's take is its pod count times the share ($3, $4, $5).
-    const updated: { id: string; public_ip: string; port_start: number; port_end: number }[] =
-      await manager.query(
-        `WITH locked AS MATERIALIZED (
-           SELECT id FROM ${table('hosts')} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
-         )
-         UPDATE ${table('hosts')} h
-            SET free_gpus = h.free_gpus - v.pods * $3::int,
-                free_cpu_slots = h.free_cpu_slots - v.pods * $4::int,
-                free_ports = h.free_ports - v.pods * $5::int
-           FROM unnest($1::text[], $2::int[]) AS v(id, pods)
-           JOIN locked l ON l.id = v.id
-          WHERE h.id = v.id AND h.active
-            AND h.free_gpus >= v.pods * $3::int AND h.free_cpu_slots >= v.pods * $4::int
-            AND h.free_ports >= v.pods * $5::int
-         RETURNING h.id, h.public_ip, h.port_start, h.port_end`,
-        [hostIds, pods, terms.gpuCount, terms.cpuSlots, terms.ports.length],
-      );
+    const updated: HostAddressRow[] = await manager.query(
+      `WITH locked AS MATERIALIZED (
+         SELECT id FROM ${table('hosts')} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
+       )
+       UPDATE ${table('hosts')} h
+          SET free_gpus = h.free_gpus - v.pods * $3::int,
+              free_cpu_slots = h.free_cpu_slots - v.pods * $4::int,
+              free_ports = h.free_ports - v.pods * $5::int
+         FROM unnest($1::text[], $2::int[]) AS v(id, pods)
+         JOIN locked l ON l.id = v.id
+        WHERE h.id = v.id AND h.active
+          AND h.free_gpus >= v.pods * $3::int AND h.free_cpu_slots >= v.pods * $4::int
+          AND h.free_ports >= v.pods * $5::int
+       RETURNING h.id, h.public_ip, h.port_start, h.port_end`,
+      [hostIds, pods, terms.gpuCount, terms.cpuSlots, terms.ports.length],
+    );
     const rows = returningRows(updated);
     if (rows.length !== hostIds.length) {
       throw new LostRaceError(
         `${hostIds.length - rows.length} of ${hostIds.length} hosts no longer have the capacity`,
       );
     }
-    const hosts = new Map(
-      rows.map((r): [string, HostAddress] => [
-        r.id,
-        { id: r.id, publicIp: r.public_ip, portStart: r.port_start, portEnd: r.port_end },
-      ]),
-    );
-    const mappings = await this.allocatePorts(manager, terms.ports, claims, hosts);
+    const hosts = new Map(rows.map((r) => [r.id, hostAddress(r)]));
+    const mappings = allocatePorts(terms.ports, claims, hosts, await this.usedPorts(manager, terms, claims));
     // One statement for both tables (host_ports' foreign key to the reservation is checked at its end). What the
     // pods share goes once, as scalars; each pod's mappings go as ONE JSON array, matched to the pods by position:
     // as 250 elements of a jsonb[] (and 250 of each shared field), node-pg escaped every element into an array
@@ -211,43 +197,17 @@ export class PlacementRepository implements PodsMountingVolume {
     return { mappings, hosts };
   }
 
-  /** The lowest free ports of each (locked) host, in claim order. */
-  private async allocatePorts(
+  /** The ports the claims' (locked) hosts map already; none read when the pods map no port. */
+  private async usedPorts(
     manager: EntityManager,
-    ports: readonly string[],
+    terms: ClaimTerms,
     claims: readonly PodClaim[],
-    hosts: Map<string, HostAddress>,
-  ): Promise<Map<string, Record<string, number>>> {
-    const result = new Map<string, Record<string, number>>();
-    if (!ports.length) return result;
-    const needing = [...new Set(claims.map((c) => c.hostId))];
-    const used: { host_id: string; port: number }[] = await manager.query(
-      `SELECT host_id, port FROM ${table('host_ports')} WHERE host_id = ANY($1::text[])`,
-      [needing],
+  ): Promise<{ hostId: string; port: number }[]> {
+    if (!terms.ports.length) return [];
+    return manager.query(
+      `SELECT host_id AS "hostId", port FROM ${table('host_ports')} WHERE host_id = ANY($1::text[])`,
+      [[...new Set(claims.map((c) => c.hostId))]],
     );
-    const taken = new Map<string, Set<number>>();
-    for (const row of used) {
-      const set = taken.get(row.host_id) ?? new Set<number>();
-      set.add(row.port);
-      taken.set(row.host_id, set);
-    }
-    const cursor = new Map<string, number>();
-    for (const claim of claims) {
-      const host = hosts.get(claim.hostId)!;
-      const set = taken.get(host.id) ?? new Set<number>();
-      taken.set(host.id, set);
-      let next = cursor.get(host.id) ?? host.portStart;
-      const mapping: Record<string, number> = {};
-      for (const spec of ports) {
-        while (set.has(next)) next++;
-        if (next > host.portEnd) throw new LostRaceError(`host ${host.id} has run out of public ports`);
-        mapping[spec] = next;
-        set.add(next);
-      }
-      cursor.set(host.id, next);
-      result.set(claim.podId, mapping);
-    }
-    return result;
   }
 
   findReservation(
@@ -280,17 +240,11 @@ export class PlacementRepository implements PodsMountingVolume {
   }
 
   async hostAddresses(hostIds: readonly string[], manager: EntityManager): Promise<Map<string, HostAddress>> {
-    const rows: { id: string; public_ip: string; port_start: number; port_end: number }[] =
-      await manager.query(
-        `SELECT id, public_ip, port_start, port_end FROM ${table('hosts')} WHERE id = ANY($1::text[])`,
-        [[...new Set(hostIds)]],
-      );
-    return new Map(
-      rows.map((r) => [
-        r.id,
-        { id: r.id, publicIp: r.public_ip, portStart: r.port_start, portEnd: r.port_end },
-      ]),
+    const rows: HostAddressRow[] = await manager.query(
+      `SELECT id, public_ip, port_start, port_end FROM ${table('hosts')} WHERE id = ANY($1::text[])`,
+      [[...new Set(hostIds)]],
     );
+    return new Map(rows.map((r) => [r.id, hostAddress(r)]));
   }
 
   async hostExists(hostId: string, manager: EntityManager): Promise<boolean> {
@@ -336,10 +290,5 @@ export class PlacementRepository implements PodsMountingVolume {
       gpuCount: row.gpu_count as number,
       cpuSlots: row.cpu_slots as number,
     });
-  }
-
-  /** Pods holding a reservation with this network volume mounted. */
-  async countVolumeReservations(volumeId: string, manager: EntityManager): Promise<number> {
-    return manager.countBy(ReservationEntity, { networkVolumeId: volumeId });
   }
 }
