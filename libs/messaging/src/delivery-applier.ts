@@ -1,21 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { JsMsg } from '@nats-io/jetstream';
-import {
-  CommandPayloadClasses,
-  DomainError,
-  ErrorCode,
-  isRefusalDecision,
-  partitionKeyOf,
-  validatePlain,
-  type CommandEnvelope,
-  type CommandSubject,
-  type RecordedDecision,
-} from '@app/contracts';
+import { partitionKeyOf, type CommandEnvelope } from '@app/contracts';
 import { BaseConfig } from '@app/config';
 import { isDatabaseUnavailable } from '@app/database';
 import { busMetrics, requestContext } from '@app/observability';
 import { deadLetter } from './dead-letters.js';
-import type { CommandContext, EventContext, EventEnvelope } from './handler-context.js';
+import { CommandWork } from './command-work.js';
+import type { EventContext, EventEnvelope } from './handler-context.js';
 import { HandlerRegistry } from './handler-registry.js';
 import {
   commandIdentity,
@@ -66,6 +57,7 @@ export class DeliveryApplier {
     private readonly nats: NatsClient,
     private readonly registry: HandlerRegistry,
     private readonly processor: MessageProcessor,
+    private readonly commands: CommandWork,
     private readonly outbox: OutboxRelay,
     private readonly config: BaseConfig,
     @Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions,
@@ -191,59 +183,11 @@ export class DeliveryApplier {
           ),
       };
     }
-    const work = await this.commandWork(item.identity, item.body as CommandEnvelope);
+    const work = await this.commands.of(item.identity, item.body as CommandEnvelope);
     if ('effect' in work) return { ...work, fresh: !item.msg.redelivered };
     if (work instanceof Error) void this.failed('command', item.msg, item.identity, work);
     else this.settled(item, work);
     return null;
-  }
-
-  /**
-   * What applying a command does; or, when it cannot be applied, its answer (no handler: an error to retry; an
-   * invalid payload: the recorded ValidationFailed outcome). Shared with the replay feed (ReplayFeed), which
-   * passes what the live application decided (`decided`, CommandContext) when it knows it.
-   */
-  async commandWork(
-    identity: MessageIdentity,
-    envelope: CommandEnvelope,
-    decided?: RecordedDecision,
-  ): Promise<BatchItem | ProcessResult | Error> {
-    const subject = identity.subject;
-    const handler = this.registry.commands.get(subject);
-    const payloadClass = CommandPayloadClasses[subject as CommandSubject];
-    if (!handler || !payloadClass) {
-      return new DomainError(ErrorCode.Internal, `no handler for ${subject} in ${this.options.app}`);
-    }
-    // Refused live because a dependency did not answer: the same refusal, not a new try (ADR 11).
-    if (isRefusalDecision(decided)) {
-      return this.processor.recordFailure(identity, decided.refused).catch((error: Error) => error);
-    }
-    const validated = validatePlain(payloadClass as new () => object, envelope.payload);
-    if (!validated.ok) {
-      return this.processor
-        .recordFailure(identity, {
-          code: ErrorCode.ValidationFailed,
-          message: `invalid ${subject} command`,
-          errors: validated.errors,
-        })
-        .catch((error: Error) => error);
-    }
-    return {
-      message: identity,
-      effect: (manager, emit) => {
-        const context: CommandContext = {
-          envelope,
-          payload: validated.value,
-          manager,
-          now: new Date(envelope.issuedAt),
-          emit,
-          decided,
-        };
-        return requestContext.run({ correlationId: identity.correlationId }, () =>
-          Promise.resolve(handler(context as never)),
-        );
-      },
-    };
   }
 
   /** After a commit: a hint of each event written, and the outbox relay woken when any was. */

@@ -2,6 +2,7 @@ import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutd
 import { DiscoveryModule } from '@nestjs/core';
 import { BaseConfig } from '@app/config';
 import { CommandBus } from './command-bus.js';
+import { CommandWork } from './command-work.js';
 import { DeliveryApplier } from './delivery-applier.js';
 import { DurableConsumers } from './durable-consumers.service.js';
 import { FaultInjector } from './fault-injector.js';
@@ -52,6 +53,7 @@ export class MessagingModule {
         OutboxRelay,
         QueryBus,
         CommandBus,
+        CommandWork,
         DeliveryApplier,
         DurableConsumers,
         QueryServer,

@@ -17,6 +17,7 @@ import {
   type ReplayFeedResult,
 } from '@app/contracts';
 import { BaseConfig } from '@app/config';
+import { CommandWork } from './command-work.js';
 import { DeliveryApplier } from './delivery-applier.js';
 import {
   commandIdentity,
@@ -54,6 +55,7 @@ export class ReplayFeed implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly nats: NatsClient,
     private readonly processor: MessageProcessor,
     private readonly applier: DeliveryApplier,
+    private readonly commands: CommandWork,
     private readonly config: BaseConfig,
     @Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions,
   ) {}
@@ -142,7 +144,7 @@ export class ReplayFeed implements OnApplicationBootstrap, BeforeApplicationShut
     };
     for (const index of indices) {
       const { envelope, decided } = request.commands[index];
-      const work = await this.applier.commandWork(identities[index], envelope, decided);
+      const work = await this.commands.of(identities[index], envelope, decided);
       if ('effect' in work) {
         batch.push({ index, work });
         if (batch.length >= this.config.COMMAND_BATCH_MAX) await flush();

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { ErrorCode, Subjects, type CommandEnvelope, type ErrorPayload } from '@app/contracts';
-import { DeliveryApplier } from './delivery-applier.js';
+import { CommandWork } from './command-work.js';
 import { commandIdentity, type MessageIdentity } from './applied-message.js';
 
-/** The parts of DeliveryApplier.commandWork a replayed refusal touches: the handler (never run) and recordFailure. */
-function applierWith(recorded: ErrorPayload[]): DeliveryApplier {
+/** What CommandWork.of touches for a replayed refusal: the handler (never run) and recordFailure. */
+function workWith(recorded: ErrorPayload[]): CommandWork {
   const registry = {
     commands: new Map([
       [
@@ -21,18 +21,10 @@ function applierWith(recorded: ErrorPayload[]): DeliveryApplier {
       return Promise.resolve({ outcome: { ok: false, error }, duplicate: false, events: [] });
     },
   };
-  const nats = { subject: (s: string) => s };
-  return new DeliveryApplier(
-    nats as never,
-    registry as never,
-    processor as never,
-    {} as never,
-    {} as never,
-    { app: 'endpoint-autoscaler' } as never,
-  );
+  return new CommandWork(registry as never, processor as never, { app: 'endpoint-autoscaler' } as never);
 }
 
-describe('DeliveryApplier.commandWork, given a recorded DEPENDENCY_UNAVAILABLE refusal', () => {
+describe('CommandWork.of, given a recorded DEPENDENCY_UNAVAILABLE refusal', () => {
   const envelope: CommandEnvelope = {
     commandId: 'c1',
     issuedAt: '2026-11-24T12:00:00.000Z',
@@ -45,19 +37,15 @@ describe('DeliveryApplier.commandWork, given a recorded DEPENDENCY_UNAVAILABLE r
 
   it('records that refusal as the outcome without running the handler (a rebuild, ADR 28)', async () => {
     const recorded: ErrorPayload[] = [];
-    const work = await applierWith(recorded).commandWork(
-      commandIdentity(envelope.subject, envelope),
-      envelope,
-      {
-        refused,
-      },
-    );
+    const work = await workWith(recorded).of(commandIdentity(envelope.subject, envelope), envelope, {
+      refused,
+    });
     expect(work).toEqual({ outcome: { ok: false, error: refused }, duplicate: false, events: [] });
     expect(recorded).toEqual([refused]);
   });
 
   it('runs the handler as live when the decision is not such a refusal', async () => {
-    const work = await applierWith([]).commandWork(commandIdentity(envelope.subject, envelope), envelope, {
+    const work = await workWith([]).of(commandIdentity(envelope.subject, envelope), envelope, {
       refused: { code: ErrorCode.NotFound, message: 'x' },
     });
     // The payload is validated first (an endpoint save needs more than a name): the handler's path, not a refusal.
