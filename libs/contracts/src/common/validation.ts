@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
+import { restoreOpaque } from './opaque.js';
 import { cacheValidationMetadata } from './validation-metadata-cache.js';
 
 // Every process validating with class-validator imports this module: the gateway's pipes as much as the owners.
@@ -27,12 +28,16 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; errors: string[] };
 
-/** Turns a plain object into an instance of `cls` and validates it, rejecting unknown properties. */
+/**
+ * Turns a plain object into an instance of `cls` and validates it, rejecting unknown properties. Opaque properties
+ * (opaque.ts) keep the plain value itself.
+ */
 export function validatePlain<T extends object>(cls: Class<T>, plain: unknown): Validated<T> {
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     return { ok: false, errors: ['payload must be an object'] };
   }
   const value = plainToInstance(cls as new () => T, plain);
+  restoreOpaque(value, plain);
   const errors = validateSync(value, {
     whitelist: true,
     forbidNonWhitelisted: true,

@@ -1,6 +1,5 @@
 import { Type } from 'class-transformer';
 import {
-  Allow,
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
@@ -17,6 +16,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { Opaque } from '../common/opaque.js';
 import { JobLimits } from './job.model.js';
 import type { BlobRef } from './payload-blobs.js';
 import { IsWebhookUrl } from './webhook.contracts.js';
@@ -181,7 +181,7 @@ export class SubmitJobCommand extends JobSettings {
   @MaxLength(ID_MAX)
   endpointId: string;
 
-  @Allow()
+  @Opaque()
   input?: unknown;
 
   @IsOptional()
@@ -214,6 +214,7 @@ export class SubmitManyItem extends JobSettings {
 
   /** Required, null refused: as the edge requires of a request's input (RunJobDto). */
   @IsDefined()
+  @Opaque()
   input: unknown;
 }
 

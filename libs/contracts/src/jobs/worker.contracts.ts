@@ -1,6 +1,5 @@
 import { Type } from 'class-transformer';
 import {
-  Allow,
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
@@ -15,6 +14,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { Opaque } from '../common/opaque.js';
 import { LongPollScoped, WorkerScoped } from './job.contracts.js';
 import type { BlobRef } from './payload-blobs.js';
 
@@ -30,7 +30,7 @@ export class JobResult {
   @MaxLength(ID_MAX)
   jobId: string;
 
-  @Allow()
+  @Opaque()
   output?: unknown;
 
   @IsOptional()
@@ -116,7 +116,7 @@ export class JobStreamCommand extends WorkerScoped {
   @MaxLength(ID_MAX)
   jobId: string;
 
-  @Allow()
+  @Opaque()
   output?: unknown;
 
   @IsOptional()
