@@ -11,6 +11,7 @@ export * from './common/ids.js';
 export * from './registry-auth/registry-auth.dto.js';
 export * from './registry-auth/registry-auth.commands.js';
 export * from './common/validation.js';
+export { Opaque, OpaqueInBody, opaqueBodyKeys } from './common/opaque.js';
 export * from './common/storable-json.js';
 export * from './common/mask-env.js';
 export * from './pods/pod-status.js';

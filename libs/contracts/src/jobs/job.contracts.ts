@@ -16,7 +16,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { Opaque } from '../common/opaque.js';
+import { Opaque, OpaqueInBody } from '../common/opaque.js';
 import { JobLimits } from './job.model.js';
 import type { BlobRef } from './payload-blobs.js';
 import { IsWebhookUrl } from './webhook.contracts.js';
@@ -46,6 +46,7 @@ export class JobPolicy {
 export class RunJobDto {
   /** Required (null included): a missing input is refused with 422 rather than queued as an empty job. */
   @IsDefined()
+  @OpaqueInBody()
   input: unknown;
 
   @IsOptional()
