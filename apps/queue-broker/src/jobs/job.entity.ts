@@ -13,7 +13,12 @@ import type { JobStatus } from '@app/contracts';
 @Index('jobs_lease_idx', ['leaseWorkerId'], { where: 'lease_worker_id IS NOT NULL' })
 @Index('jobs_stop_idx', ['lastWorkerId'], { where: 'stop_pending' })
 @Index('jobs_expiry_idx', ['expiresAt'])
-@Index('jobs_endpoint_status_idx', ['endpointId', 'status'])
+// What counts an endpoint's queue (queueCounts) reads: its queued and running jobs only, so that a job leaves the
+// index when it finishes rather than being written into it once more, and the finished history kept for the
+// results' retention does not grow it.
+@Index('jobs_endpoint_active_idx', ['endpointId', 'status'], {
+  where: `status IN ('IN_QUEUE', 'IN_PROGRESS')`,
+})
 export class JobEntity {
   @PrimaryColumn({ type: 'text' })
   id: string;

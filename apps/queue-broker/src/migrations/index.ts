@@ -5,6 +5,7 @@ import { WebhookSecrets1795468977310 } from './1795468977310-webhook-secrets.js'
 import { EndpointMetrics1795492806244 } from './1795492806244-endpoint-metrics.js';
 import { MetricsRowVersion1795524209378 } from './1795524209378-metrics-row-version.js';
 import { OutboxJsonPayload1795927920408 } from './1795927920408-outbox-json-payload.js';
+import { JobsActiveIndex1796300008270 } from './1796300008270-jobs-active-index.js';
 
 export const MIGRATIONS = [
   Initial1795237761633,
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   EndpointMetrics1795492806244,
   MetricsRowVersion1795524209378,
   OutboxJsonPayload1795927920408,
+  JobsActiveIndex1796300008270,
 ];
