@@ -144,6 +144,8 @@ export interface SendOptions {
   issuedAt?: string;
   /** What a rebuild's replay feed passes (`ctx.decided`): the live application's recorded decision (ADR 28). */
   decided?: RecordedDecision;
+  /** false: the handler may not guess (`ctx.mayGuess`), as when its command is applied in a batch. */
+  mayGuess?: false;
 }
 
 /**
@@ -229,7 +231,7 @@ export class HandlerHarness {
           message: `invalid ${subject} command`,
           errors: validated.errors,
         })
-      : await this.processor.process(identity, (manager, emit) =>
+      : await this.processor.process(identity, (manager, emit, shape) =>
           Promise.resolve(
             handler({
               envelope,
@@ -238,6 +240,7 @@ export class HandlerHarness {
               now: new Date(envelope.issuedAt),
               emit,
               decided: options.decided,
+              mayGuess: shape.mayGuess && options.mayGuess !== false,
             }),
           ),
         );

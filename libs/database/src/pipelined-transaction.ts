@@ -154,3 +154,34 @@ export function writeBehind(
   send(tx, () => tx.client.query(name ? { name, text, values } : values.length ? { text, values } : text));
   return Promise.resolve();
 }
+
+/** Whether `manager` is a `pipelinedTransaction`'s: its `writeBehind` and `queryBehind` statements are not waited for. */
+export function sendsBehind(manager: EntityManager): boolean {
+  return manager.queryRunner !== undefined && open.has(manager.queryRunner);
+}
+
+/**
+ * A statement whose rows the caller needs only once the transaction has committed (what a guess sent: see
+ * CommandContext.mayGuess): inside `pipelinedTransaction` it is sent at once and not waited for, like a
+ * `writeBehind` write, and its rows arrive before the COMMIT's answer; its failure fails the transaction at its
+ * end, and then this promise rejects with it too. Elsewhere it is `preparedQuery`, awaited. `name` as there.
+ */
+export function queryBehind<T>(
+  manager: EntityManager,
+  name: string | undefined,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const tx = manager.queryRunner ? open.get(manager.queryRunner) : undefined;
+  if (!tx) return preparedQuery<T>(manager, name, text, values);
+  manager.connection.logger.logQuery(text, values, manager.queryRunner);
+  let rows!: Promise<T[]>;
+  send(tx, () => {
+    const sent = tx.client.query(name ? { name, text, values } : { text, values });
+    rows = sent.then((result) => result.rows as T[]);
+    // Its failure is the transaction's, thrown at its end (firstFailure): never an unhandled rejection here.
+    rows.catch(() => undefined);
+    return sent;
+  });
+  return rows;
+}

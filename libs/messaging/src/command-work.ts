@@ -58,7 +58,7 @@ export class CommandWork {
     }
     return {
       message: identity,
-      effect: (manager, emit) => {
+      effect: (manager, emit, shape) => {
         const context: CommandContext = {
           envelope,
           payload: validated.value,
@@ -66,6 +66,7 @@ export class CommandWork {
           now: new Date(envelope.issuedAt),
           emit,
           decided,
+          mayGuess: shape.mayGuess,
         };
         return requestContext.run({ correlationId: identity.correlationId }, () =>
           Promise.resolve(handler(context as never)),

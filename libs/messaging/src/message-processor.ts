@@ -4,6 +4,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { DomainError, ErrorCode, deriveId, type CommandOutcome, type ErrorPayload } from '@app/contracts';
 import { ProcessedCommandEntity, isStaleRowVersion, pipelinedTransaction } from '@app/database';
 import type {
+  ApplyShape,
   BatchItem,
   Effect,
   Emit,
@@ -138,13 +139,14 @@ export class MessageProcessor {
   }
 
   /**
-   * Applies one message in a transaction of its own. One whose effect went on from a copy of a row that turned out
-   * stale (a version check failed: row-version.ts) is applied again at once, its handler reading the row this time
-   * (a copy is handed out once), rather than left for the transport's redelivery.
+   * Applies one message in a transaction of its own. One whose effect went on from a copy of a row, or a guess, that
+   * turned out stale (a version check failed: row-version.ts) is applied again at once, its handler reading the rows
+   * this time (a copy is handed out once, and the second try may not guess), rather than left for the transport's
+   * redelivery.
    */
   private async applyOne(item: BatchItem, again = false): Promise<ProcessResult> {
     try {
-      const [result] = await this.applyTogether([item]);
+      const [result] = await this.applyTogether([item], { mayGuess: !again });
       return result;
     } catch (error) {
       if (!again && isStaleRowVersion(error)) return this.applyOne(item, true);
@@ -161,8 +163,14 @@ export class MessageProcessor {
     }
   }
 
-  /** Applies every item in one transaction; throws (everything rolled back) if any of them fails. */
-  private async applyTogether(items: BatchItem[]): Promise<ProcessResult[]> {
+  /**
+   * Applies every item in one transaction; throws (everything rolled back) if any of them fails. Only a message
+   * alone in its transaction may guess (`shape`): a guess that fails costs a retry of that message only.
+   */
+  private async applyTogether(
+    items: BatchItem[],
+    shape: ApplyShape = { mayGuess: false },
+  ): Promise<ProcessResult[]> {
     const results = await pipelinedTransaction(this.dataSource, async (manager) => {
       const outbox: OutboxRow[] = [];
       const processed: ProcessedRow[] = [];
@@ -193,7 +201,7 @@ export class MessageProcessor {
         };
         let value: unknown;
         try {
-          value = await effect(manager, emit);
+          value = await effect(manager, emit, shape);
         } catch (error) {
           if (error instanceof DomainError && items.length === 1) throw await this.refusal(manager, error);
           throw error;
