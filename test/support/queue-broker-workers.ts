@@ -34,6 +34,8 @@ export class WorkerCommands {
     readonly jobs: JobsRepository,
     readonly workers: WorkersRepository,
     readonly results: JobResults,
+    readonly takes: JobTakes,
+    readonly payloads: PayloadStore,
   ) {}
 
   static async start(label: string): Promise<WorkerCommands> {
@@ -49,7 +51,7 @@ export class WorkerCommands {
     const results = new JobResults(jobs, new JobLifecycle(jobs, new JobChunksRepository()), payloads);
     const takes = new JobTakes(new JobLeasesRepository(copies), workers, payloads, config);
     harness.register(new RegisterWorkerHandler(workers), new TakeJobsHandler(takes));
-    return new WorkerCommands(harness, nats, prefix, copies, jobs, workers, results);
+    return new WorkerCommands(harness, nats, prefix, copies, jobs, workers, results, takes, payloads);
   }
 
   /**

@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { deriveId } from '@app/contracts';
-import { preparedQuery, writeBehind, type StatementPart } from '@app/database';
+import {
+  preparedQuery,
+  queryBehind,
+  sendsBehind,
+  versionCheck,
+  writeBehind,
+  type StatementPart,
+} from '@app/database';
+import type { JobEntity } from './job.entity.js';
 import { LeasedCopies } from './leased-copies.js';
 
 /** What a take hands the worker, read back from the leasing statement. */
@@ -59,6 +67,30 @@ const LEASE_RECORDED = (touch: StatementPart, returning: string) => `
   ${leasePicked(returning)}`;
 
 /**
+ * A submit's take guessed (docs/adr/0013, "A take that rides on the submit, guessed"): it leases the job just
+ * inserted ($2), which is what LEASE_QUEUED leases when no other job of the endpoint is queued and the worker is
+ * alive, and fails the transaction (a version check) when either is not so, rather than lease anything else. What
+ * it checks for the others it reads without SKIP LOCKED: a queued job another transaction holds counts, so the
+ * guess is wrong (and the submit reads) whenever LEASE_QUEUED could have chosen otherwise.
+ */
+const LEASE_SUBMITTED = (touch: StatementPart, returning: string) => `
+  WITH touched AS (${touch.sql(5)}), others AS (
+    SELECT count(*)::int AS n FROM (
+      SELECT 1 FROM queue_broker.jobs
+      WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND expires_at > $3 AND id <> $2
+      LIMIT 1
+    ) AS queued
+  ), picked AS (
+    SELECT id FROM queue_broker.jobs
+    WHERE id = $2 AND endpoint_id = $1 AND status = 'IN_QUEUE' AND expires_at > $3
+      AND (SELECT alive FROM touched) AND (SELECT n FROM others) = 0
+    FOR UPDATE
+  ), leased AS (${leasePicked(returning)})
+  SELECT leased.*, found.checked FROM (
+    SELECT ${versionCheck('c.n', 'CAST($2 AS text)')} AS checked FROM (SELECT count(*)::int AS n FROM leased) AS c
+  ) AS found LEFT JOIN leased ON true`;
+
+/**
  * The lease itself, of the jobs `picked` names ($3: the take's time, $4: the worker), returning every column and the
  * row's version (LeasedCopies.returning).
  */
@@ -108,12 +140,11 @@ export class JobLeasesRepository {
       this.text(name, () => LEASE_QUEUED(touch, this.copies.returning())),
       [endpointId, limit, now, workerId, ...touch.values],
     );
-    if (!rows.length) return [];
     // RETURNING follows no order: hand them out oldest first, as they were picked.
     rows.sort(
       (a, b) => a.queued_at.getTime() - b.queued_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
     );
-    return this.openAttempts(rows, workerId, now, manager);
+    return this.leasedRows(rows, workerId, now, manager);
   }
 
   /**
@@ -137,7 +168,48 @@ export class JobLeasesRepository {
     );
     const position = new Map(jobIds.map((id, i) => [id, i]));
     rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
-    return this.openAttempts(rows, workerId, now, manager);
+    return this.leasedRows(rows, workerId, now, manager);
+  }
+
+  /**
+   * Leases the job a submit has just inserted to the worker whose take rides on it, without waiting: what a
+   * `leaseQueued` of the job's endpoint would lease when nothing else is queued there and the worker is alive
+   * (LEASE_SUBMITTED checks both, failing the transaction if either is not so). Its copy (LeasedCopies) is kept
+   * when the statement's rows arrive, before the transaction's COMMIT is answered.
+   */
+  async leaseSubmitted(
+    job: JobEntity,
+    workerId: string,
+    now: Date,
+    touch: StatementPart,
+    manager: EntityManager,
+  ): Promise<LeasedJob[]> {
+    const name = `jobs.lease-submitted+${touch.name}`;
+    const rows = queryBehind<LeasedRow>(
+      manager,
+      name,
+      this.text(name, () => LEASE_SUBMITTED(touch, this.copies.returning())),
+      [job.endpointId, job.id, now, workerId, ...touch.values],
+    );
+    // Outside a pipelined transaction nothing is sent behind: the check is awaited, as any statement there.
+    if (!sendsBehind(manager)) await rows;
+    rows.then(
+      (leased) => leased.forEach((row) => this.copies.remember(row as unknown as Record<string, unknown>)),
+      // Its failure fails the transaction, which throws it: nothing is kept.
+      () => undefined,
+    );
+    const leased = { id: job.id, attempts: job.attempts + 1, retries: job.retries };
+    return this.openAttempts([leased], workerId, now, manager, [
+      {
+        id: job.id,
+        input: job.input,
+        webhook: job.webhook,
+        s3Config: job.s3Config,
+        executionTimeoutMs: job.executionTimeoutMs,
+        lowPriority: job.lowPriority,
+        ttlMs: job.ttlMs,
+      },
+    ]);
   }
 
   private text(name: string, build: () => string): string {
@@ -146,15 +218,40 @@ export class JobLeasesRepository {
     return text;
   }
 
-  /** The attempt rows of the jobs just leased, and what the take hands out of them, in the order given. */
-  private async openAttempts(
+  /** The rows just leased: their copies kept, their attempts opened, and what the take hands out of them, in order. */
+  private leasedRows(
     rows: LeasedRow[],
     workerId: string,
     now: Date,
     manager: EntityManager,
   ): Promise<LeasedJob[]> {
-    if (!rows.length) return [];
     for (const row of rows) this.copies.remember(row as unknown as Record<string, unknown>);
+    return this.openAttempts(
+      rows,
+      workerId,
+      now,
+      manager,
+      rows.map((r) => ({
+        id: r.id,
+        input: r.input,
+        webhook: r.webhook,
+        s3Config: r.s3_config,
+        executionTimeoutMs: r.execution_timeout_ms,
+        lowPriority: r.low_priority,
+        ttlMs: r.ttl_ms === null ? null : Number(r.ttl_ms),
+      })),
+    );
+  }
+
+  /** The attempt rows of the jobs just leased (`rows`: their attempt counts), and what the take hands out of them. */
+  private async openAttempts(
+    rows: readonly Pick<LeasedRow, 'id' | 'attempts' | 'retries'>[],
+    workerId: string,
+    now: Date,
+    manager: EntityManager,
+    handedOut: LeasedJob[],
+  ): Promise<LeasedJob[]> {
+    if (!rows.length) return [];
     await writeBehind(manager, 'jobs.open-attempts', OPEN_ATTEMPTS, [
       rows.map((r) => deriveId(`${r.id}/${r.retries}/${r.attempts}`, 'attempt', 24)),
       rows.map((r) => r.id),
@@ -162,14 +259,6 @@ export class JobLeasesRepository {
       workerId,
       now,
     ]);
-    return rows.map((r) => ({
-      id: r.id,
-      input: r.input,
-      webhook: r.webhook,
-      s3Config: r.s3_config,
-      executionTimeoutMs: r.execution_timeout_ms,
-      lowPriority: r.low_priority,
-      ttlMs: r.ttl_ms === null ? null : Number(r.ttl_ms),
-    }));
+    return handedOut;
   }
 }

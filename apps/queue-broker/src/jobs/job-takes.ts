@@ -10,10 +10,12 @@ import {
   type TakeResult,
   type TakenJob,
 } from '@app/contracts';
+import type { StatementPart } from '@app/database';
 import type { CommandContext } from '@app/messaging';
 import { PayloadStore } from '../payloads/payload-store.js';
 import { QueueBrokerConfig } from '../queue-broker.config.js';
 import { JobLeasesRepository, type LeasedJob } from './job-leases.repository.js';
+import type { JobEntity } from './job.entity.js';
 import { workerCallTime } from './job.rules.js';
 import { WorkerRoster } from './worker-roster.js';
 
@@ -45,10 +47,8 @@ export class JobTakes {
     decided: RecordedDecision | undefined,
   ): Promise<TakeResult | TakeBlobRef> {
     const { manager, now } = ctx;
-    const heardAt = workerCallTime(take.requestedAt, now);
-    const lostBefore = new Date(now.getTime() - this.config.WORKER_LOST_AFTER_MS);
     // One statement: the worker's touch, and the lease only if that found it alive.
-    const touch = this.workers.pollingTouch(take.endpointId, take.workerId, heardAt, lostBefore);
+    const touch = this.touchOf(take, now);
     const taken =
       decided === undefined
         ? await this.leases.leaseQueued(take.endpointId, take.batchSize, take.workerId, now, touch, manager)
@@ -60,6 +60,37 @@ export class JobTakes {
             touch,
             manager,
           );
+    return this.answer(ctx, taken);
+  }
+
+  /**
+   * A submit's take, live and alone in its transaction (CommandContext.mayGuess), guessed: it leases the job just
+   * submitted, `job`, which is what `take` leases when nothing else of the endpoint is queued and the worker is
+   * alive, and answers without waiting for the lease; its statement fails the transaction when that guess was
+   * wrong, and the submit is applied again with `take` (docs/adr/0013, "A take that rides on the submit, guessed").
+   * The job handed out is the one inserted, its input the submit's own value (not read back from jsonb).
+   */
+  async takeSubmitted(
+    ctx: Pick<CommandContext, 'envelope' | 'manager' | 'now'>,
+    take: TakeJobsCommand,
+    job: JobEntity,
+  ): Promise<TakeResult | TakeBlobRef> {
+    const { manager, now } = ctx;
+    const touch = this.touchOf(take, now);
+    return this.answer(ctx, await this.leases.leaseSubmitted(job, take.workerId, now, touch, manager));
+  }
+
+  /** The worker's touch as its take makes it (WorkerRoster.pollingTouch): heard at its call, alive unless lost. */
+  private touchOf(take: TakeJobsCommand, now: Date): StatementPart {
+    const heardAt = workerCallTime(take.requestedAt, now);
+    const lostBefore = new Date(now.getTime() - this.config.WORKER_LOST_AFTER_MS);
+    return this.workers.pollingTouch(take.endpointId, take.workerId, heardAt, lostBefore);
+  }
+
+  private async answer(
+    ctx: Pick<CommandContext, 'envelope'>,
+    taken: LeasedJob[],
+  ): Promise<TakeResult | TakeBlobRef> {
     if (!taken.length) return { jobs: [] };
     const result: TakeResult = { jobs: taken.map(toTakenJob) };
     const packed = await this.payloads.pack(`take-${ctx.envelope.commandId}`, result);

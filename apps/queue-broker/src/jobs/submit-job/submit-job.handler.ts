@@ -22,7 +22,9 @@ import { QueueBrokerConfig } from '../../queue-broker.config.js';
  * /run and /runsync: the job row is committed before the edge answers 200 (the command waits for it). A submit may
  * carry a take for a worker poll that was waiting at the edge (`take`): it is applied here, after the insert, as
  * the worker's own take would have been (the oldest queued jobs first), and saves that take its own command, its
- * transaction and the queued signal's round (docs/adr/0013, "A take that rides on the submit").
+ * transaction and the queued signal's round (docs/adr/0013, "A take that rides on the submit"). Alone in its
+ * transaction, it guesses that the take leases the job it submits, and its transaction is one round trip
+ * (docs/adr/0013, "A take that rides on the submit, guessed").
  */
 @Injectable()
 export class SubmitJobHandler {
@@ -69,7 +71,12 @@ export class SubmitJobHandler {
       await this.lifecycle.queued(ctx, job);
       return { id, status: 'IN_QUEUE' };
     }
-    const taken = await this.takes.take(ctx, payload.take, ctx.decided);
+    // Alone in its transaction and live, the take is guessed to lease this job: it answers without waiting for the
+    // lease, and the submit is applied again, reading, should that be wrong (another job queued, the worker lost).
+    const taken =
+      ctx.mayGuess && ctx.decided === undefined
+        ? await this.takes.takeSubmitted(ctx, payload.take, job)
+        : await this.takes.take(ctx, payload.take, ctx.decided);
     // Leased at once: nobody else need be woken for it. Left queued (older jobs went first): as any submit.
     if (!takenJobIds(taken).includes(id)) await this.lifecycle.queued(ctx, job);
     return { id, status: 'IN_QUEUE', taken };
