@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { appDataSourceOptions } from './data-source.js';
-import { pipelinedTransaction, writeBehind } from './pipelined-transaction.js';
+import { pipelinedTransaction, queryBehind, writeBehind } from './pipelined-transaction.js';
 
 let database: TestDatabase | undefined;
 let dataSource: DataSource;
@@ -130,5 +131,59 @@ describe('writeBehind outside a pipelined transaction', () => {
       }),
     ).rejects.toMatchObject({ code: '23505' });
     expect(await ids()).toEqual(['existing']);
+  });
+});
+
+describe('queryBehind', () => {
+  const RETURNING = 'INSERT INTO pipelined_spec.things (id, n) VALUES ($1, $2) RETURNING id, n';
+  const insertReturning = (manager: EntityManager, id: string) =>
+    queryBehind<{ id: string; n: number }>(manager, 'pipelined-spec.insert-returning', RETURNING, [id, 7]);
+
+  it('answers at once in a pipelined transaction, its rows arriving before the commit is answered', async () => {
+    // Another session holds the lock the statement asks for: the work goes on only if it does not wait for it.
+    const holder = new pg.Client({ connectionString: database!.url });
+    await holder.connect();
+    let held = true;
+    try {
+      await holder.query('SELECT pg_advisory_lock(4242)');
+      let arrived: unknown;
+      const committed = pipelinedTransaction(dataSource, async (manager) => {
+        const { rows } = await queryBehind<{ id: string }>(
+          manager,
+          undefined,
+          `SELECT pg_advisory_xact_lock(4242), 'q' AS id`,
+        );
+        expect(held).toBe(true);
+        void rows.then((r) => (arrived = r.map((row) => row.id)));
+        await insert(manager, 'q');
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(arrived).toBeUndefined();
+      held = false;
+      await holder.query('SELECT pg_advisory_unlock(4242)');
+      await committed;
+      expect(arrived).toEqual(['q']);
+      expect(await ids()).toEqual(['existing', 'q']);
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it("fails the transaction with the statement's error, and its rows reject with it", async () => {
+    let rows: Promise<unknown[]> | undefined;
+    const attempt = pipelinedTransaction(dataSource, async (manager) => {
+      await insert(manager, 'a');
+      ({ rows } = await insertReturning(manager, 'existing'));
+      return 'answered';
+    });
+    await expect(attempt).rejects.toMatchObject({ code: '23505' });
+    await expect(rows).rejects.toMatchObject({ code: '23505' });
+    expect(await ids()).toEqual(['existing']);
+  });
+
+  it('is awaited outside a pipelined transaction: its failure is its caller’s', async () => {
+    await expect(insertReturning(dataSource.manager, 'existing')).rejects.toMatchObject({ code: '23505' });
+    const { rows } = await insertReturning(dataSource.manager, 'z');
+    expect(await rows).toEqual([{ id: 'z', n: 7 }]);
   });
 });

@@ -155,25 +155,26 @@ export function writeBehind(
   return Promise.resolve();
 }
 
-/** Whether `manager` is a `pipelinedTransaction`'s: its `writeBehind` and `queryBehind` statements are not waited for. */
-export function sendsBehind(manager: EntityManager): boolean {
-  return manager.queryRunner !== undefined && open.has(manager.queryRunner);
+/** A statement's rows to come, as `queryBehind` hands them (wrapped: a promise resolving to one would be flattened). */
+export interface RowsBehind<T> {
+  rows: Promise<T[]>;
 }
 
 /**
  * A statement whose rows the caller needs only once the transaction has committed (what a guess sent: see
- * CommandContext.mayGuess): inside `pipelinedTransaction` it is sent at once and not waited for, like a
- * `writeBehind` write, and its rows arrive before the COMMIT's answer; its failure fails the transaction at its
- * end, and then this promise rejects with it too. Elsewhere it is `preparedQuery`, awaited. `name` as there.
+ * CommandContext.mayGuess). Inside `pipelinedTransaction` it is sent at once and not waited for, like a
+ * `writeBehind` write: this resolves at once, and its rows arrive before the COMMIT's answer; its failure fails the
+ * transaction at its end, and then `rows` rejects with it too. Elsewhere it is `preparedQuery`, awaited before this
+ * resolves (so a failure throws here, as any statement's). `name` as there.
  */
-export function queryBehind<T>(
+export async function queryBehind<T>(
   manager: EntityManager,
   name: string | undefined,
   text: string,
   values: unknown[] = [],
-): Promise<T[]> {
+): Promise<RowsBehind<T>> {
   const tx = manager.queryRunner ? open.get(manager.queryRunner) : undefined;
-  if (!tx) return preparedQuery<T>(manager, name, text, values);
+  if (!tx) return { rows: Promise.resolve(await preparedQuery<T>(manager, name, text, values)) };
   manager.connection.logger.logQuery(text, values, manager.queryRunner);
   let rows!: Promise<T[]>;
   send(tx, () => {
@@ -183,5 +184,5 @@ export function queryBehind<T>(
     rows.catch(() => undefined);
     return sent;
   });
-  return rows;
+  return { rows };
 }

@@ -1,14 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { deriveId } from '@app/contracts';
-import {
-  preparedQuery,
-  queryBehind,
-  sendsBehind,
-  versionCheck,
-  writeBehind,
-  type StatementPart,
-} from '@app/database';
+import { preparedQuery, queryBehind, versionCheck, writeBehind, type StatementPart } from '@app/database';
 import type { JobEntity } from './job.entity.js';
 import { LeasedCopies } from './leased-copies.js';
 
@@ -185,14 +178,12 @@ export class JobLeasesRepository {
     manager: EntityManager,
   ): Promise<LeasedJob[]> {
     const name = `jobs.lease-submitted+${touch.name}`;
-    const rows = queryBehind<LeasedRow>(
+    const { rows } = await queryBehind<LeasedRow>(
       manager,
       name,
       this.text(name, () => LEASE_SUBMITTED(touch, this.copies.returning())),
       [job.endpointId, job.id, now, workerId, ...touch.values],
     );
-    // Outside a pipelined transaction nothing is sent behind: the check is awaited, as any statement there.
-    if (!sendsBehind(manager)) await rows;
     rows.then(
       (leased) => leased.forEach((row) => this.copies.remember(row as unknown as Record<string, unknown>)),
       // Its failure fails the transaction, which throws it: nothing is kept.
