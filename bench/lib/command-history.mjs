@@ -45,6 +45,8 @@ export async function recordJobHistory({
       correlationId: commandId,
       subject,
       payload,
+      // COMMAND_FORMAT (libs/contracts/src/messaging/envelope.ts): replay refuses a history without it.
+      format: 2,
     };
     const outcome = new Promise((resolve) => waiting.set(commandId, resolve));
     const h = headers();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream, type JetStreamClient, type PubAck } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import {
+  COMMAND_FORMAT,
   Headers,
   type Actor,
   type CommandEnvelope,
@@ -56,6 +57,7 @@ export function commandEnvelope<P>(
     correlationId: `test-${randomUUID()}`,
     subject,
     payload,
+    format: COMMAND_FORMAT,
     ...overrides,
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, type Logger } from 'typeorm';
 import { BaseConfig } from '@app/config';
 import {
+  COMMAND_FORMAT,
   CommandPayloadClasses,
   DomainError,
   ErrorCode,
@@ -144,8 +145,6 @@ export interface SendOptions {
   issuedAt?: string;
   /** What a rebuild's replay feed passes (`ctx.decided`): the live application's recorded decision (ADR 28). */
   decided?: RecordedDecision;
-  /** false: the handler may not guess (`ctx.mayGuess`), as when its command is applied in a batch. */
-  mayGuess?: false;
 }
 
 /**
@@ -221,6 +220,7 @@ export class HandlerHarness {
       correlationId: `corr-${randomUUID()}`,
       subject,
       payload,
+      format: COMMAND_FORMAT,
     };
     const identity = commandIdentity(subject, envelope);
     const validated = validatePlain(CommandPayloadClasses[subject] as new () => object, payload);
@@ -231,7 +231,7 @@ export class HandlerHarness {
           message: `invalid ${subject} command`,
           errors: validated.errors,
         })
-      : await this.processor.process(identity, (manager, emit, shape) =>
+      : await this.processor.process(identity, (manager, emit) =>
           Promise.resolve(
             handler({
               envelope,
@@ -240,7 +240,6 @@ export class HandlerHarness {
               now: new Date(envelope.issuedAt),
               emit,
               decided: options.decided,
-              mayGuess: shape.mayGuess && options.mayGuess !== false,
             }),
           ),
         );

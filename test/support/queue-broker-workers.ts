@@ -8,7 +8,6 @@ import { JobLeasesRepository } from '../../apps/queue-broker/src/jobs/job-leases
 import { JobLifecycle } from '../../apps/queue-broker/src/jobs/job-lifecycle.js';
 import { JobTakes } from '../../apps/queue-broker/src/jobs/job-takes.js';
 import { JobsRepository } from '../../apps/queue-broker/src/jobs/jobs.repository.js';
-import { LeasedCopies } from '../../apps/queue-broker/src/jobs/leased-copies.js';
 import { newQueuedJob, type SubmittedJob } from '../../apps/queue-broker/src/jobs/new-job.js';
 import { PayloadStore } from '../../apps/queue-broker/src/payloads/payload-store.js';
 import { QueueBrokerConfig } from '../../apps/queue-broker/src/queue-broker.config.js';
@@ -30,7 +29,6 @@ export class WorkerCommands {
     readonly harness: HandlerHarness,
     private readonly nats: NatsClient,
     private readonly prefix: string,
-    readonly copies: LeasedCopies,
     readonly jobs: JobsRepository,
     readonly workers: WorkersRepository,
     readonly results: JobResults,
@@ -45,13 +43,12 @@ export class WorkerCommands {
     const config = new QueueBrokerConfig();
     const payloads = new PayloadStore(nats, config);
     await payloads.onModuleInit();
-    const copies = new LeasedCopies(harness.dataSource);
-    const jobs = new JobsRepository(harness.dataSource, copies);
+    const jobs = new JobsRepository(harness.dataSource);
     const workers = new WorkersRepository(harness.dataSource);
     const results = new JobResults(jobs, new JobLifecycle(jobs, new JobChunksRepository()), payloads);
-    const takes = new JobTakes(new JobLeasesRepository(copies), workers, payloads, config);
+    const takes = new JobTakes(new JobLeasesRepository(), workers, payloads, config);
     harness.register(new RegisterWorkerHandler(workers), new TakeJobsHandler(takes));
-    return new WorkerCommands(harness, nats, prefix, copies, jobs, workers, results, takes, payloads);
+    return new WorkerCommands(harness, nats, prefix, jobs, workers, results, takes, payloads);
   }
 
   /**

@@ -9,7 +9,6 @@ import { DATA_SOURCE_SPEC } from './data-source.js';
 import { CancelJobHandler } from './jobs/cancel-job/cancel-job.handler.js';
 import { JobChunksRepository } from './jobs/job-chunks.repository.js';
 import { JobLeasesRepository } from './jobs/job-leases.repository.js';
-import { LeasedCopies } from './jobs/leased-copies.js';
 import { JobLifecycle } from './jobs/job-lifecycle.js';
 import { JobTakes } from './jobs/job-takes.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
@@ -18,6 +17,7 @@ import { ReadStreamHandler } from './jobs/read-stream/read-stream.handler.js';
 import { RetryJobHandler } from './jobs/retry-job/retry-job.handler.js';
 import { SetJobTtlHandler } from './jobs/set-job-ttl/set-job-ttl.handler.js';
 import { SubmitJobHandler } from './jobs/submit-job/submit-job.handler.js';
+import { SubmitJobs } from './jobs/submit-jobs.js';
 import { SweepJobsHandler } from './jobs/sweep-jobs/sweep-jobs.handler.js';
 import { PayloadStore } from './payloads/payload-store.js';
 import { QueueBrokerConfig } from './queue-broker.config.js';
@@ -57,14 +57,13 @@ beforeAll(async () => {
   const payloads = new PayloadStore(nats, config);
   await payloads.onModuleInit();
   const { dataSource } = harness;
-  const copies = new LeasedCopies(dataSource);
-  const jobs = new JobsRepository(dataSource, copies);
+  const jobs = new JobsRepository(dataSource);
   const workers = new WorkersRepository(dataSource);
   const chunks = new JobChunksRepository();
   const lifecycle = new JobLifecycle(jobs, chunks);
-  const takes = new JobTakes(new JobLeasesRepository(copies), workers, payloads, config);
+  const takes = new JobTakes(new JobLeasesRepository(), workers, payloads, config);
   harness.register(
-    new SubmitJobHandler(jobs, lifecycle, takes, payloads, config),
+    new SubmitJobHandler(new SubmitJobs(jobs, lifecycle, takes), payloads, config),
     new CancelJobHandler(jobs, lifecycle),
     new RetryJobHandler(jobs, lifecycle),
     new PurgeQueueHandler(jobs, lifecycle),

@@ -10,7 +10,6 @@ import { JobChunksRepository } from './jobs/job-chunks.repository.js';
 import { JobLeasesRepository } from './jobs/job-leases.repository.js';
 import { JobTakes } from './jobs/job-takes.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
-import { LeasedCopies } from './jobs/leased-copies.js';
 import { PurgeQueueHandler } from './jobs/purge-queue/purge-queue.handler.js';
 import { QueueStatsHandler } from './jobs/queue-stats/queue-stats.handler.js';
 import { QueueStatsReader } from './jobs/queue-stats/queue-stats.reader.js';
@@ -18,6 +17,7 @@ import { ReadStreamHandler } from './jobs/read-stream/read-stream.handler.js';
 import { RetryJobHandler } from './jobs/retry-job/retry-job.handler.js';
 import { SetJobTtlHandler } from './jobs/set-job-ttl/set-job-ttl.handler.js';
 import { SubmitJobHandler } from './jobs/submit-job/submit-job.handler.js';
+import { SubmitJobs } from './jobs/submit-jobs.js';
 import { SubmitManyHandler } from './jobs/submit-many/submit-many.handler.js';
 import { SweepJobsHandler } from './jobs/sweep-jobs/sweep-jobs.handler.js';
 import { WorkerRoster } from './jobs/worker-roster.js';
@@ -44,7 +44,6 @@ import { WorkersRepository } from './workers/workers.repository.js';
     JobsRepository,
     JobLeasesRepository,
     JobChunksRepository,
-    LeasedCopies,
     WorkersRepository,
     // jobs asks its questions about workers through WorkerRoster (jobs/worker-roster.ts); the workers answer.
     { provide: WorkerRoster, useExisting: WorkersRepository },
@@ -58,6 +57,7 @@ import { WorkersRepository } from './workers/workers.repository.js';
     WebhookSecretsRepository,
     RotateWebhookSecretHandler,
     GetWebhookSecretHandler,
+    SubmitJobs,
     SubmitJobHandler,
     SubmitManyHandler,
     CancelJobHandler,

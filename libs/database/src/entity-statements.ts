@@ -3,7 +3,6 @@ import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { entityFromRow, transformFrom, transformTo, transformedTo } from './entity-columns.js';
 import { writeBehind } from './pipelined-transaction.js';
 import { preparedQuery, type StatementPart } from './prepared-query.js';
-import { versionCheck, type RowVersion } from './row-version.js';
 
 /** One row of `EntityStatements.updateMany`: its primary key, and its columns as written. */
 export interface UpdateRow {
@@ -23,7 +22,6 @@ export class EntityStatements<E extends ObjectLiteral> {
   /** The locking reads, with a part's gate (` AND …`) or none (''). */
   private readonly selectLocked: (gate: string) => string;
   private readonly selectManyLocked: (gate: string) => string;
-  private readonly lockVersionText: (gate: string) => string;
   private readonly updateText: string;
   private readonly insertText: string;
   private readonly insertManyText: string;
@@ -54,10 +52,6 @@ export class EntityStatements<E extends ObjectLiteral> {
     // In key order: two transactions locking overlapping sets lock them in the same order, so neither waits on the
     // other for a row it holds.
     this.selectManyLocked = (gate) => `${selected} WHERE ${key} = ANY($1)${gate} ORDER BY ${key} FOR UPDATE`;
-    this.lockVersionText = (gate) =>
-      `locked AS (SELECT 1 FROM ${table} WHERE ${key} = $1${gate} AND xmin = $2::xid AND ctid = $3::tid ` +
-      `FOR UPDATE) SELECT ${versionCheck('found.n', 'CAST($1 AS text)')} AS checked ` +
-      `FROM (SELECT count(*)::int AS n FROM locked) AS found`;
     this.insertText =
       `INSERT INTO ${table} (${this.columns.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
       `VALUES (${this.columns.map((_c, i) => `$${i + 1}`).join(', ')})`;
@@ -108,29 +102,6 @@ export class EntityStatements<E extends ObjectLiteral> {
     return new Map(
       rows.map((row) => [transformFrom(key, row[key.databaseName]), this.entityOf(row, manager)]),
     );
-  }
-
-  /**
-   * What `lockById` does, for a row the caller holds a copy of, taken at `version` (rowVersionColumns): the row is
-   * locked for the rest of the transaction if it is still that version, and the transaction fails otherwise
-   * (isStaleRowVersion). Sent without waiting (writeBehind): the caller goes on with its copy, every decision it
-   * takes on it as sound as on a row just read, since the transaction commits only if the row was that version when
-   * locked. `alongside` as in `lockById` (its parameters from `$4`).
-   */
-  async lockVersion(
-    id: unknown,
-    version: RowVersion,
-    manager: EntityManager,
-    alongside?: StatementPart,
-  ): Promise<void> {
-    const name = alongside ? `${this.name}.lock-version+${alongside.name}` : `${this.name}.lock-version`;
-    let text = this.texts.get(name);
-    if (text === undefined) {
-      const gate = alongside?.gate ? ` AND ${alongside.gate}` : '';
-      text = `WITH ${alongside ? `${alongside.sql(4)}, ` : ''}${this.lockVersionText(gate)}`;
-      this.texts.set(name, text);
-    }
-    await writeBehind(manager, name, text, [id, version.xmin, version.ctid, ...(alongside?.values ?? [])]);
   }
 
   /** A statement's name, text and values, with `alongside` as a CTE before it (its parameters after `values`). */

@@ -7,7 +7,6 @@ export * from './prepared-query.js';
 export * from './pipelined-transaction.js';
 export * from './entity-statements.js';
 export { joinedEntity, type JoinedEntity } from './entity-columns.js';
-export * from './row-version.js';
 export * from './advisory-leadership.js';
 export * from './advisory-partitions.js';
 export * from './numeric-column.js';

@@ -22,14 +22,7 @@ export function commandIdentity(subject: string, command: CommandEnvelope): Mess
 }
 
 export type Emit = (subject: string, payload: unknown, part?: string | number) => Promise<void>;
-/**
- * How the message is being applied, for its effect: `mayGuess` when it is alone in its transaction and applied there
- * for the first time (CommandContext.mayGuess says what a handler may do with it).
- */
-export interface ApplyShape {
-  mayGuess: boolean;
-}
-export type Effect = (manager: EntityManager, emit: Emit, shape: ApplyShape) => Promise<unknown>;
+export type Effect = (manager: EntityManager, emit: Emit) => Promise<unknown>;
 
 /** An event a committed message wrote to the outbox, as the relay will publish it. */
 export interface EmittedEvent {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import {
   DomainError,
+  COMMAND_FORMAT,
   DomainOwner,
   ErrorCode,
   deriveId,
@@ -73,6 +74,7 @@ export class CommandBus implements OnApplicationShutdown {
       correlationId: requestContext.correlationId(),
       subject,
       payload,
+      format: COMMAND_FORMAT,
     };
   }
 

@@ -58,7 +58,7 @@ export class CommandWork {
     }
     return {
       message: identity,
-      effect: (manager, emit, shape) => {
+      effect: (manager, emit) => {
         const context: CommandContext = {
           envelope,
           payload: validated.value,
@@ -66,7 +66,6 @@ export class CommandWork {
           now: new Date(envelope.issuedAt),
           emit,
           decided,
-          mayGuess: shape.mayGuess,
         };
         return requestContext.run({ correlationId: identity.correlationId }, () =>
           Promise.resolve(handler(context as never)),

@@ -27,14 +27,6 @@ export interface CommandContext<P = unknown> {
    * follows it instead of choosing. Undefined live: nothing is looked up for it.
    */
   decided?: RecordedDecision;
-  /**
-   * True when the command is alone in its transaction and applied there for the first time. Its handler may then
-   * guess what a read would find and go on without waiting for it, sending with its writes a statement that checks
-   * the guess and fails the transaction if it was wrong (a version check: row-version.ts); the command is then
-   * applied once more at once, with `mayGuess` false, and reads. In a batch a wrong guess would cost every command
-   * of it a retry, so there it is false.
-   */
-  mayGuess?: boolean;
 }
 
 export interface QueryContext<P = unknown> {

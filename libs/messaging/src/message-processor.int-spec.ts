@@ -3,11 +3,10 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { BaseConfig } from '@app/config';
 import { DomainError, ErrorCode, deriveId } from '@app/contracts';
-import { versionCheck } from '@app/database';
 import { messagingDataSource } from '../../../test/support/messaging-data-source.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { FaultInjector } from './fault-injector.js';
-import type { ApplyShape, Emit, MessageIdentity } from './applied-message.js';
+import type { Emit, MessageIdentity } from './applied-message.js';
 import { MessageProcessor } from './message-processor.js';
 
 /**
@@ -448,36 +447,6 @@ describe('MessageProcessor (Postgres)', () => {
         [{ ok: true, value: { seen: 1 } }, true],
       ]);
       expect(await footprint(fresh)).toEqual({ effects: 1, outbox: 1, processed: 1 });
-    });
-
-    it('lets only a message alone in its transaction, on its first try there, guess; a wrong guess is tried again at once', async () => {
-      const probe = `probe-${randomUUID()}`;
-      const shapes: boolean[] = [];
-      /** Guesses when it may, and its guess is wrong: the check fails the transaction (a version check's error). */
-      const guessing =
-        (msg: MessageIdentity) => async (manager: EntityManager, emit: Emit, shape: ApplyShape) => {
-          shapes.push(shape.mayGuess);
-          if (shape.mayGuess) await manager.query(`SELECT ${versionCheck('0', "'the guess'")}`);
-          return counting(msg, probe)(manager, emit);
-        };
-      const alone = message();
-      expect(await processor.process(alone, guessing(alone))).toMatchObject({
-        outcome: { ok: true, value: { seen: 0 } },
-        duplicate: false,
-      });
-      expect(shapes).toEqual([true, false]);
-      expect(await footprint(alone)).toEqual({ effects: 1, outbox: 1, processed: 1 });
-      shapes.length = 0;
-      const [a, b] = [message(), message()];
-      const results = await processor.processBatch([
-        { message: a, effect: guessing(a) },
-        { message: b, effect: guessing(b) },
-      ]);
-      expect(results.map((r) => (r instanceof Error ? r : r.outcome))).toEqual([
-        { ok: true, value: { seen: 1 } },
-        { ok: true, value: { seen: 2 } },
-      ]);
-      expect(shapes).toEqual([false, false]);
     });
   });
 });

@@ -2,9 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { DomainError, ErrorCode, deriveId, type CommandOutcome, type ErrorPayload } from '@app/contracts';
-import { ProcessedCommandEntity, isStaleRowVersion, pipelinedTransaction } from '@app/database';
+import { ProcessedCommandEntity, pipelinedTransaction } from '@app/database';
 import type {
-  ApplyShape,
   BatchItem,
   Effect,
   Emit,
@@ -138,18 +137,12 @@ export class MessageProcessor {
     return { code: ErrorCode.Internal, message };
   }
 
-  /**
-   * Applies one message in a transaction of its own. One whose effect went on from a copy of a row, or a guess, that
-   * turned out stale (a version check failed: row-version.ts) is applied again at once, its handler reading the rows
-   * this time (a copy is handed out once, and the second try may not guess), rather than left for the transport's
-   * redelivery.
-   */
-  private async applyOne(item: BatchItem, again = false): Promise<ProcessResult> {
+  /** Applies one message in a transaction of its own; a refusal is recorded as its outcome. */
+  private async applyOne(item: BatchItem): Promise<ProcessResult> {
     try {
-      const [result] = await this.applyTogether([item], { mayGuess: !again });
+      const [result] = await this.applyTogether([item]);
       return result;
     } catch (error) {
-      if (!again && isStaleRowVersion(error)) return this.applyOne(item, true);
       if (error instanceof Refusal) {
         return this.recordFailure(item.message, error.error.toPayload(), error.decidedAt);
       }
@@ -163,14 +156,8 @@ export class MessageProcessor {
     }
   }
 
-  /**
-   * Applies every item in one transaction; throws (everything rolled back) if any of them fails. Only a message
-   * alone in its transaction may guess (`shape`): a guess that fails costs a retry of that message only.
-   */
-  private async applyTogether(
-    items: BatchItem[],
-    shape: ApplyShape = { mayGuess: false },
-  ): Promise<ProcessResult[]> {
+  /** Applies every item in one transaction; throws (everything rolled back) if any of them fails. */
+  private async applyTogether(items: BatchItem[]): Promise<ProcessResult[]> {
     const results = await pipelinedTransaction(this.dataSource, async (manager) => {
       const outbox: OutboxRow[] = [];
       const processed: ProcessedRow[] = [];
@@ -201,7 +188,7 @@ export class MessageProcessor {
         };
         let value: unknown;
         try {
-          value = await effect(manager, emit, shape);
+          value = await effect(manager, emit);
         } catch (error) {
           if (error instanceof DomainError && items.length === 1) throw await this.refusal(manager, error);
           throw error;

@@ -1,5 +1,10 @@
 import { DeliverPolicy, type JsMsg, type OrderedConsumerOptions } from '@nats-io/jetstream';
-import { Streams, type CommandEnvelope } from '@app/contracts';
+import {
+  OLDEST_REPLAYABLE_COMMAND_FORMAT,
+  Streams,
+  commandFormatOf,
+  type CommandEnvelope,
+} from '@app/contracts';
 import type { NatsClient } from '@app/messaging';
 import { matches, type RecordedCommand, type Selection } from './selection.js';
 
@@ -13,6 +18,21 @@ export interface CommandLogState {
   firstSeq: number;
   lastSeq: number;
 }
+
+/** The command, if this build can replay its format; else the replay stops here, saying which command and why. */
+function replayable(command: RecordedCommand): RecordedCommand {
+  const format = commandFormatOf(command.envelope);
+  if (format >= OLDEST_REPLAYABLE_COMMAND_FORMAT) return command;
+  throw new UnsupportedHistoryError(
+    `command ${command.seq} (${command.subject}, ${command.envelope.commandId}) was recorded in command format ` +
+      `${format}; this build replays format ${OLDEST_REPLAYABLE_COMMAND_FORMAT} and later only, so it cannot ` +
+      `rebuild this history the way it was applied. Replay it with the build that recorded it, or select only ` +
+      `the commands recorded since the upgrade (--from-seq or --since).`,
+  );
+}
+
+/** A recorded command older than the oldest command format this build replays: the replay stops, saying which. */
+export class UnsupportedHistoryError extends Error {}
 
 /** The deployment's commands stream (`<prefix>_COMMANDS`), read in order. */
 export class CommandLog {
@@ -63,7 +83,7 @@ export class CommandLog {
         received++;
         if (msg.seq > end) return;
         const command = this.decode(msg);
-        if (command && matches(selection, command)) yield command;
+        if (command && matches(selection, command)) yield replayable(command);
         if (msg.seq >= end || msg.info.pending === 0) return;
       }
       if (received === 0) return;
@@ -74,13 +94,14 @@ export class CommandLog {
   async get(seq: number): Promise<RecordedCommand | null> {
     const stored = await this.nats.jsm.streams.getMessage(this.stream, { seq }).catch(() => null);
     if (!stored) return null;
-    return this.toRecorded(
+    const command = this.toRecorded(
       seq,
       stored.subject,
       stored.time,
       () => stored.json<CommandEnvelope>(),
       stored.header?.get(REPLAY_OF_HEADER),
     );
+    return command && replayable(command);
   }
 
   private decode(msg: JsMsg): RecordedCommand | null {

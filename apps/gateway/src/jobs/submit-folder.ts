@@ -35,7 +35,7 @@ export class SubmitFolder {
         return { id: accepted.id, status: accepted.status };
       },
       folded: async ({ endpointId, actor }, jobs) =>
-        (await commands.execute(Subjects.job.submitMany, { endpointId, jobs, foldEvents: true }, actor)).jobs,
+        (await commands.execute(Subjects.job.submitMany, { endpointId, jobs }, actor)).jobs,
     });
   }
 

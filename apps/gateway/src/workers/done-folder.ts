@@ -37,12 +37,9 @@ export class DoneFolder {
         }),
       folded: async ({ endpointId, workerId, actor }, dones) =>
         (
-          await commands.execute(
-            Subjects.worker.doneMany,
-            { endpointId, workerId, dones, foldEvents: true },
-            actor,
-            { timeoutMs },
-          )
+          await commands.execute(Subjects.worker.doneMany, { endpointId, workerId, dones }, actor, {
+            timeoutMs,
+          })
         ).dones,
     });
   }

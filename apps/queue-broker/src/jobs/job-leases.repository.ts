@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { deriveId } from '@app/contracts';
-import { preparedQuery, queryBehind, versionCheck, writeBehind, type StatementPart } from '@app/database';
-import type { JobEntity } from './job.entity.js';
-import { LeasedCopies } from './leased-copies.js';
+import { preparedQuery, writeBehind, type StatementPart } from '@app/database';
 
 /** What a take hands the worker, read back from the leasing statement. */
 export interface LeasedJob {
@@ -35,7 +33,7 @@ interface LeasedRow {
  * (attempt counted, IN_PROGRESS, leased to the worker, started and delayed as of the command's time). The worker's
  * touch (`touched`, its parameters from $5) is part of it: nothing is picked unless it answers `alive`.
  */
-const LEASE_QUEUED = (touch: StatementPart, returning: string) => `
+const LEASE_QUEUED = (touch: StatementPart) => `
   WITH touched AS (${touch.sql(5)}), picked AS (
     SELECT id FROM queue_broker.jobs
     WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND expires_at > $3 AND (SELECT alive FROM touched)
@@ -43,52 +41,24 @@ const LEASE_QUEUED = (touch: StatementPart, returning: string) => `
     LIMIT $2
     FOR UPDATE SKIP LOCKED
   )
-  ${leasePicked(returning)}`;
+  ${LEASE_PICKED}`;
 
 /**
  * A replayed take leases the jobs its live application leased (docs/adr/0028-recorded-take-decisions.md), those
  * of them that are still queued and unexpired for the endpoint: the rebuild never leases a job the live side did
  * not, and a job it cannot lease shows as a difference of the take's outcome. The worker's touch as above.
  */
-const LEASE_RECORDED = (touch: StatementPart, returning: string) => `
+const LEASE_RECORDED = (touch: StatementPart) => `
   WITH touched AS (${touch.sql(5)}), picked AS (
     SELECT id FROM queue_broker.jobs
     WHERE id = ANY($2::text[]) AND endpoint_id = $1 AND status = 'IN_QUEUE' AND expires_at > $3
       AND (SELECT alive FROM touched)
     FOR UPDATE
   )
-  ${leasePicked(returning)}`;
+  ${LEASE_PICKED}`;
 
-/**
- * A submit's take guessed (docs/adr/0013, "A take that rides on the submit, guessed"): it leases the job just
- * inserted ($2), which is what LEASE_QUEUED leases when no other job of the endpoint is queued and the worker is
- * alive, and fails the transaction (a version check) when either is not so, rather than lease anything else. What
- * it checks for the others it reads without SKIP LOCKED: a queued job another transaction holds counts, so the
- * guess is wrong (and the submit reads) whenever LEASE_QUEUED could have chosen otherwise.
- */
-const LEASE_SUBMITTED = (touch: StatementPart, returning: string) => `
-  WITH touched AS (${touch.sql(5)}), others AS (
-    SELECT count(*)::int AS n FROM (
-      SELECT 1 FROM queue_broker.jobs
-      WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND expires_at > $3 AND id <> $2
-      LIMIT 1
-    ) AS queued
-  ), picked AS (
-    SELECT id FROM queue_broker.jobs
-    WHERE id = $2 AND endpoint_id = $1 AND status = 'IN_QUEUE' AND expires_at > $3
-      AND (SELECT alive FROM touched) AND (SELECT n FROM others) = 0
-    FOR UPDATE
-  ), leased AS (${leasePicked(returning)})
-  SELECT leased.*, found.checked FROM (
-    SELECT ${versionCheck('c.n', 'CAST($2 AS text)')} AS checked FROM (SELECT count(*)::int AS n FROM leased) AS c
-  ) AS found LEFT JOIN leased ON true`;
-
-/**
- * The lease itself, of the jobs `picked` names ($3: the take's time, $4: the worker), returning every column and the
- * row's version (LeasedCopies.returning).
- */
-function leasePicked(returning: string): string {
-  return `UPDATE queue_broker.jobs j SET
+/** The lease itself, of the jobs `picked` names ($3: the take's time, $4: the worker), returning what it hands out. */
+const LEASE_PICKED = `UPDATE queue_broker.jobs j SET
     attempts = j.attempts + 1,
     status = 'IN_PROGRESS',
     lease_worker_id = $4,
@@ -98,8 +68,8 @@ function leasePicked(returning: string): string {
     delay_time_ms = GREATEST(0, (EXTRACT(EPOCH FROM $3::timestamptz) - EXTRACT(EPOCH FROM j.queued_at)) * 1000)::int,
     stop_pending = false
   FROM picked WHERE j.id = picked.id
-  RETURNING ${returning}`;
-}
+  RETURNING j.id, j.input, j.webhook, j.s3_config, j.execution_timeout_ms, j.low_priority, j.ttl_ms, j.attempts,
+    j.retries, j.queued_at`;
 
 /** One attempt row per leased job, its id derived from the job, its retry and its attempt (stable on replay). */
 const OPEN_ATTEMPTS = `
@@ -116,8 +86,6 @@ export class JobLeasesRepository {
   /** The texts by the touch's name: one text per prepared statement name. */
   private readonly texts = new Map<string, string>();
 
-  constructor(private readonly copies: LeasedCopies) {}
-
   async leaseQueued(
     endpointId: string,
     limit: number,
@@ -130,7 +98,7 @@ export class JobLeasesRepository {
     const rows = await preparedQuery<LeasedRow & { queued_at: Date }>(
       manager,
       name,
-      this.text(name, () => LEASE_QUEUED(touch, this.copies.returning())),
+      this.text(name, () => LEASE_QUEUED(touch)),
       [endpointId, limit, now, workerId, ...touch.values],
     );
     // RETURNING follows no order: hand them out oldest first, as they were picked.
@@ -156,51 +124,12 @@ export class JobLeasesRepository {
     const rows = await preparedQuery<LeasedRow>(
       manager,
       name,
-      this.text(name, () => LEASE_RECORDED(touch, this.copies.returning())),
+      this.text(name, () => LEASE_RECORDED(touch)),
       [endpointId, jobIds, now, workerId, ...touch.values],
     );
     const position = new Map(jobIds.map((id, i) => [id, i]));
     rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
     return this.leasedRows(rows, workerId, now, manager);
-  }
-
-  /**
-   * Leases the job a submit has just inserted to the worker whose take rides on it, without waiting: what a
-   * `leaseQueued` of the job's endpoint would lease when nothing else is queued there and the worker is alive
-   * (LEASE_SUBMITTED checks both, failing the transaction if either is not so). Its copy (LeasedCopies) is kept
-   * when the statement's rows arrive, before the transaction's COMMIT is answered.
-   */
-  async leaseSubmitted(
-    job: JobEntity,
-    workerId: string,
-    now: Date,
-    touch: StatementPart,
-    manager: EntityManager,
-  ): Promise<LeasedJob[]> {
-    const name = `jobs.lease-submitted+${touch.name}`;
-    const { rows } = await queryBehind<LeasedRow>(
-      manager,
-      name,
-      this.text(name, () => LEASE_SUBMITTED(touch, this.copies.returning())),
-      [job.endpointId, job.id, now, workerId, ...touch.values],
-    );
-    rows.then(
-      (leased) => leased.forEach((row) => this.copies.remember(row as unknown as Record<string, unknown>)),
-      // Its failure fails the transaction, which throws it: nothing is kept.
-      () => undefined,
-    );
-    const leased = { id: job.id, attempts: job.attempts + 1, retries: job.retries };
-    return this.openAttempts([leased], workerId, now, manager, [
-      {
-        id: job.id,
-        input: job.input,
-        webhook: job.webhook,
-        s3Config: job.s3Config,
-        executionTimeoutMs: job.executionTimeoutMs,
-        lowPriority: job.lowPriority,
-        ttlMs: job.ttlMs,
-      },
-    ]);
   }
 
   private text(name: string, build: () => string): string {
@@ -209,14 +138,13 @@ export class JobLeasesRepository {
     return text;
   }
 
-  /** The rows just leased: their copies kept, their attempts opened, and what the take hands out of them, in order. */
+  /** The rows just leased: their attempts opened, and what the take hands out of them, in order. */
   private leasedRows(
     rows: LeasedRow[],
     workerId: string,
     now: Date,
     manager: EntityManager,
   ): Promise<LeasedJob[]> {
-    for (const row of rows) this.copies.remember(row as unknown as Record<string, unknown>);
     return this.openAttempts(
       rows,
       workerId,

@@ -15,7 +15,6 @@ import type { CommandContext } from '@app/messaging';
 import { PayloadStore } from '../payloads/payload-store.js';
 import { QueueBrokerConfig } from '../queue-broker.config.js';
 import { JobLeasesRepository, type LeasedJob } from './job-leases.repository.js';
-import type { JobEntity } from './job.entity.js';
 import { workerCallTime } from './job.rules.js';
 import { WorkerRoster } from './worker-roster.js';
 
@@ -25,7 +24,7 @@ import { WorkerRoster } from './worker-roster.js';
  * (lost, or silent for WORKER_LOST_AFTER_MS: the edge still asks for its long poll, but a frozen or vanished worker
  * would never run the job). Two statements, and one more when it leases anything (job-leases.repository.ts).
  *
- * Two commands take: `worker.cmd.take` (a poll asking) and `job.cmd.submit` with a take riding on it (a poll that
+ * Two commands take: `worker.cmd.take` (a poll asking) and `job.cmd.submit` with a piggy-backed take (a poll that
  * was waiting when the job came). Which jobs a take leases depends on the takes of other workers running in other
  * lanes at the same time, so it is a decision the commands' order does not determine: a replay gives the handler
  * the jobs the live take leased (`decided`, read from its recorded outcome) and it leases exactly those. An answer
@@ -63,24 +62,7 @@ export class JobTakes {
     return this.answer(ctx, taken);
   }
 
-  /**
-   * A submit's take, live and alone in its transaction (CommandContext.mayGuess), guessed: it leases the job just
-   * submitted, `job`, which is what `take` leases when nothing else of the endpoint is queued and the worker is
-   * alive, and answers without waiting for the lease; its statement fails the transaction when that guess was
-   * wrong, and the submit is applied again with `take` (docs/adr/0013, "A take that rides on the submit, guessed").
-   * The job handed out is the one inserted, its input the submit's own value (not read back from jsonb).
-   */
-  async takeSubmitted(
-    ctx: Pick<CommandContext, 'envelope' | 'manager' | 'now'>,
-    take: TakeJobsCommand,
-    job: JobEntity,
-  ): Promise<TakeResult | TakeBlobRef> {
-    const { manager, now } = ctx;
-    const touch = this.touchOf(take, now);
-    return this.answer(ctx, await this.leases.leaseSubmitted(job, take.workerId, now, touch, manager));
-  }
-
-  /** The worker's touch as its take makes it (WorkerRoster.pollingTouch): heard at its call, alive unless lost. */
+  /** The worker's touch as its take makes it (WorkerRoster.pollingTouch): a heartbeat at its call, alive unless lost. */
   private touchOf(take: TakeJobsCommand, now: Date): StatementPart {
     const heardAt = workerCallTime(take.requestedAt, now);
     const lostBefore = new Date(now.getTime() - this.config.WORKER_LOST_AFTER_MS);

@@ -5,7 +5,6 @@ import { EntityStatements, preparedQuery, type StatementPart, type UpdateRow } f
 import { IgnoredResultEntity } from './ignored-result.entity.js';
 import type { AttemptOutcome } from './job-attempt.entity.js';
 import { JobEntity } from './job.entity.js';
-import { LeasedCopies } from './leased-copies.js';
 
 export interface QueueCounts {
   inQueue: number;
@@ -32,10 +31,7 @@ export class JobsRepository {
   /** Read-locked and written back by nearly every command: prepared once (entity-statements.ts). */
   private readonly statements: EntityStatements<JobEntity>;
 
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly copies: LeasedCopies,
-  ) {
+  constructor(private readonly dataSource: DataSource) {
     this.statements = new EntityStatements(dataSource, JobEntity, [
       'input',
       'endpointId',
@@ -49,25 +45,9 @@ export class JobsRepository {
     return manager.findOneBy(JobEntity, { id });
   }
 
-  /**
-   * Reads the job and locks its row for the rest of the transaction; `alongside`: a write in the same statement. The
-   * copy its lease left (if any) is dropped: the caller may change the row.
-   */
+  /** Reads the job and locks its row for the rest of the transaction; `alongside`: a write in the same statement. */
   lockById(id: string, manager: EntityManager, alongside?: StatementPart): Promise<JobEntity | null> {
-    this.copies.forget([id]);
     return this.statements.lockById(id, manager, alongside);
-  }
-
-  /**
-   * `lockById` for a job-done: from the copy of the row its lease left in this process when there is one (the row
-   * locked and asserted to be that version in a statement not waited for: EntityStatements.lockVersion), else read.
-   * The copy has no input (leased-copies.ts).
-   */
-  async lockLeased(id: string, manager: EntityManager, alongside?: StatementPart): Promise<JobEntity | null> {
-    const copy = this.copies.take(id);
-    if (!copy) return this.statements.lockById(id, manager, alongside);
-    await this.statements.lockVersion(id, copy.version, manager, alongside);
-    return copy.job;
   }
 
   /**
@@ -79,7 +59,6 @@ export class JobsRepository {
     manager: EntityManager,
     alongside?: StatementPart,
   ): Promise<Map<string, JobEntity>> {
-    this.copies.forget(ids);
     return (await this.statements.lockByIds(ids, manager, alongside)) as Map<string, JobEntity>;
   }
 

@@ -192,7 +192,7 @@ export class SubmitJobCommand extends JobSettings {
   /**
    * A job-take long poll of the issuing gateway that was waiting for a job of this endpoint: the submit leases to it
    * in its own transaction, as that take would have (oldest queued jobs first, so possibly not this one), and
-   * answers what it leased in `taken` (docs/adr/0013, "A take that rides on the submit"). Same endpoint only.
+   * answers what it leased in `taken` (docs/adr/0013, "Piggy-backed take"). Same endpoint only.
    */
   @IsOptional()
   @ValidateNested()
@@ -200,7 +200,7 @@ export class SubmitJobCommand extends JobSettings {
   take?: TakeJobsCommand;
 }
 
-/** The most jobs one `job.cmd.submit-many` carries (the gateway folds at most this many submits into one). */
+/** The most jobs one `job.cmd.submit-many` carries (the gateway batches at most this many submits into one). */
 export const SUBMIT_MANY_MAX = 128;
 
 /**
@@ -220,8 +220,8 @@ export class SubmitManyItem extends JobSettings {
 }
 
 /**
- * `job.cmd.submit-many`: the submits of concurrent requests to one endpoint by one caller, folded by a gateway into
- * one recorded command (docs/adr/0013, "Submits folded"). Applied as that many submits, in order, in one
+ * `job.cmd.submit-many`: the submits of concurrent requests to one endpoint by one caller, batched by a gateway into
+ * one recorded command (docs/adr/0013, "Batched submits"). Applied as that many submits, in order, in one
  * transaction; answered with each job's `{id, status}` in the same order.
  */
 export class SubmitManyCommand extends EndpointScoped {
@@ -231,13 +231,4 @@ export class SubmitManyCommand extends EndpointScoped {
   @ValidateNested({ each: true })
   @Type(() => SubmitManyItem)
   jobs: SubmitManyItem[];
-
-  /**
-   * The jobs' `job.evt.queued` go as one `job.evt.queued-many` (docs/adr/0013, "Events that carry many jobs"); set by
-   * every gateway since. A command recorded without it (an older gateway's) is applied, and rebuilt, with one event
-   * per job, as it was then.
-   */
-  @IsOptional()
-  @IsBoolean()
-  foldEvents?: boolean;
 }

@@ -88,8 +88,8 @@ export class DoneManyItem extends JobResult {
 }
 
 /**
- * `worker.cmd.done-many`: the job-done posts of one worker that came while one of its posts was on its way, folded by
- * a gateway into one recorded command (docs/adr/0013, "Results folded"). Applied as that many `worker.cmd.done`, in
+ * `worker.cmd.done-many`: the job-done posts of one worker that came while one of its posts was on its way, batched
+ * by a gateway into one recorded command (docs/adr/0013, "Batched results"). Applied as that many `worker.cmd.done`, in
  * order, in one transaction; answered with each post's result in the same order.
  */
 export class JobDoneManyCommand extends WorkerScoped {
@@ -99,14 +99,6 @@ export class JobDoneManyCommand extends WorkerScoped {
   @ValidateNested({ each: true })
   @Type(() => DoneManyItem)
   dones: DoneManyItem[];
-
-  /**
-   * The finished jobs' `job.evt.changed` go as one `job.evt.changed-many` (docs/adr/0013, "Events that carry many
-   * jobs"); set by every gateway since. A command recorded without it is applied, and rebuilt, with one event per job.
-   */
-  @IsOptional()
-  @IsBoolean()
-  foldEvents?: boolean;
 }
 
 /** `worker.cmd.stream` (job-stream): one chunk of a streaming job's output. */

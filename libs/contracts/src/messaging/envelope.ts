@@ -8,6 +8,21 @@ export interface Actor {
 }
 
 /**
+ * The format of the commands this build records (`CommandEnvelope.format`). Raised when the meaning of a recorded
+ * command changes, so that a replay of a history recorded before can tell and refuse it rather than rebuild
+ * something else. 2: a batched submit or result is always announced in one event (`job.evt.queued-many`,
+ * `job.evt.changed-many`); before it (1, an envelope without `format`) that was a per-command option.
+ */
+export const COMMAND_FORMAT = 2;
+/** The oldest command format this build can replay (tools/replay refuses a history with an older command). */
+export const OLDEST_REPLAYABLE_COMMAND_FORMAT = 2;
+
+/** A recorded envelope's command format: 1 for one recorded before the envelope carried it. */
+export function commandFormatOf(envelope: Pick<CommandEnvelope, 'format'>): number {
+  return typeof envelope.format === 'number' ? envelope.format : 1;
+}
+
+/**
  * Every state-changing command that crosses the bus travels in this envelope. Resource ids and timestamps are
  * derived from `commandId` and `issuedAt`, never from the handler's clock, so a replay rebuilds the same rows.
  */
@@ -20,6 +35,8 @@ export interface CommandEnvelope<P = unknown> {
   /** The unprefixed subject, e.g. `registry-auth.cmd.create`. */
   subject: string;
   payload: P;
+  /** The command format it was recorded in (COMMAND_FORMAT); absent on commands recorded before it existed. */
+  format?: number;
 }
 
 /** The recorded answer to a command: the same for the first delivery and for every redelivery or replay. */

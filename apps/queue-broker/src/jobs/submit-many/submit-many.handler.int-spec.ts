@@ -1,35 +1,34 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, Subjects, jobIdFor, type SubmitManyItem } from '@app/contracts';
-import { HandlerHarness } from '../../../../../test/support/handler-harness.js';
-import { DATA_SOURCE_SPEC } from '../../data-source.js';
+import type { HandlerHarness } from '../../../../../test/support/handler-harness.js';
+import { WorkerCommands } from '../../../../../test/support/queue-broker-workers.js';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
 import { JobLifecycle } from '../job-lifecycle.js';
 import { JobChunksRepository } from '../job-chunks.repository.js';
-import { JobsRepository } from '../jobs.repository.js';
-import { LeasedCopies } from '../leased-copies.js';
+import { SubmitJobs } from '../submit-jobs.js';
 import { SubmitManyHandler } from './submit-many.handler.js';
 
 /**
  * `job.cmd.submit-many` over queue-broker's real schema: each job recorded as its own submit would record it, a
- * queued event each, in order; a command with one bad job refused whole, writing nothing (the gateway then sends
+ * all announced in one event, in order; a command with one bad job refused whole, writing nothing (the gateway then sends
  * each job alone).
  */
 
 const ENDPOINT = 'ep-submit-many';
 
+let commands: WorkerCommands;
 let harness: HandlerHarness;
 
 beforeAll(async () => {
-  harness = await HandlerHarness.start('queue_broker_submit_many', 'queue-broker', DATA_SOURCE_SPEC);
-  const jobs = new JobsRepository(harness.dataSource, new LeasedCopies(harness.dataSource));
-  harness.register(
-    new SubmitManyHandler(jobs, new JobLifecycle(jobs, new JobChunksRepository()), new QueueBrokerConfig()),
-  );
+  commands = await WorkerCommands.start('submit_many');
+  const { jobs, takes } = commands;
+  const submits = new SubmitJobs(jobs, new JobLifecycle(jobs, new JobChunksRepository()), takes);
+  harness = commands.harness.register(new SubmitManyHandler(submits, new QueueBrokerConfig()));
 });
 
 afterAll(async () => {
-  await harness?.stop();
+  await commands?.stop();
 });
 
 const item = (input: unknown, extra: Partial<SubmitManyItem> = {}): SubmitManyItem => ({
@@ -64,13 +63,13 @@ async function jobRows(ids: string[]): Promise<JobRow[]> {
 }
 
 describe('job.cmd.submit-many', () => {
-  it("records each job as its own submit would, in order, with a queued event each, and answers each job's id", async () => {
+  it("records each job as its own submit would, in order, announced in one job.evt.queued-many, and answers each job's id", async () => {
     const items = [
       item({ n: 0 }),
       item('text', { sync: true, waitMs: 120_000 }),
       item({ n: 2 }, { webhook: 'https://hooks.example.com/a', policy: { ttl: 60_000, lowPriority: true } }),
     ];
-    const before = (await harness.events(Subjects.job.queued)).length;
+    const before = (await harness.events()).length;
     const result = await harness.send(Subjects.job.submitMany, { endpointId: ENDPOINT, jobs: items });
     // The ids each job's own submit (command id = the item's id) would have given it.
     const ids = items.map((i) => jobIdFor(i.id, i.sync));
@@ -96,22 +95,7 @@ describe('job.cmd.submit-many', () => {
     });
     expect(rows[0]).toMatchObject({ webhook: null, ttl_ms: null, low_priority: false });
 
-    const queued = (await harness.events(Subjects.job.queued)).slice(before).map((e) => e.payload);
-    expect(queued).toEqual(ids.map((jobId) => ({ endpointId: ENDPOINT, jobId })));
-  });
-
-  it('announces the jobs in one job.evt.queued-many when the command folds its events, each item what its own event said', async () => {
-    const items = [item({ n: 0 }), item({ n: 1 }), item({ n: 2 })];
-    const before = (await harness.events()).length;
-    const result = await harness.send(Subjects.job.submitMany, {
-      endpointId: ENDPOINT,
-      jobs: items,
-      foldEvents: true,
-    });
-    const ids = items.map((i) => jobIdFor(i.id, i.sync));
-    expect(result).toEqual({ jobs: ids.map((id) => ({ id, status: 'IN_QUEUE' })) });
-    expect((await jobRows(ids)).map((r) => r.status)).toEqual(['IN_QUEUE', 'IN_QUEUE', 'IN_QUEUE']);
-    // One event in the outbox for the three jobs, none of them announced a second time on its own.
+    // One event in the outbox for the three jobs, each item what its own job.evt.queued would have said.
     expect((await harness.events()).slice(before)).toEqual([
       {
         subject: Subjects.job.queuedMany,
@@ -133,11 +117,8 @@ describe('job.cmd.submit-many', () => {
     const together = items('together');
     const alone = items('alone');
     const sent = async (jobs: SubmitManyItem[]) =>
-      (
-        await harness.statements(() =>
-          harness.send(Subjects.job.submitMany, { endpointId: ENDPOINT, jobs, foldEvents: true }),
-        )
-      ).statements;
+      (await harness.statements(() => harness.send(Subjects.job.submitMany, { endpointId: ENDPOINT, jobs })))
+        .statements;
     const forFive = await sent(together);
     expect(
       await sent([...together, ...items('more'), ...items('most')].map((i) => ({ ...i, id: randomUUID() }))),

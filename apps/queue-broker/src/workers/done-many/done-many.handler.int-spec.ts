@@ -63,7 +63,7 @@ async function jobRows(ids: string[]): Promise<JobRow[]> {
 describe('worker.cmd.done-many', () => {
   it("applies each post as its own done would, in order, and answers each post's result", async () => {
     const { worker, ids } = await leased('mixed', 3, 10);
-    const before = (await harness.events(Subjects.job.changed)).length;
+    const before = (await harness.events()).length;
     const dones = [
       post(ids[2], { output: 'progress', progress: true }),
       post(ids[0]),
@@ -90,9 +90,9 @@ describe('worker.cmd.done-many', () => {
       ['FAILED', null, 'boom', null],
       ['COMPLETED', 'final', null, null],
     ]);
-    const changed = (await harness.events(Subjects.job.changed))
-      .slice(before)
-      .map((e) => e.payload as JobChangedEvent);
+    const events = (await harness.events()).slice(before);
+    expect(events.map((e) => e.subject)).toEqual([Subjects.job.changedMany]);
+    const changed = (events[0].payload as { jobs: JobChangedEvent[] }).jobs;
     expect(changed.map((c) => [c.jobId, c.status])).toEqual([
       [ids[0], 'COMPLETED'],
       [ids[1], 'FAILED'],
@@ -109,8 +109,8 @@ describe('worker.cmd.done-many', () => {
     ]);
   });
 
-  it('announces the finished jobs in one job.evt.changed-many when the command folds its events, each item as its own event', async () => {
-    const folded = await leased('events-folded', 3, 50);
+  it('announces the finished jobs in one job.evt.changed-many, each item what a batch of one announces', async () => {
+    const batched = await leased('events-batched', 3, 50);
     const single = await leased('events-single', 3, 50);
     const posts = (ids: string[]) => [
       post(ids[0]),
@@ -119,28 +119,26 @@ describe('worker.cmd.done-many', () => {
       post(ids[2]),
     ];
     const before = (await harness.events()).length;
-    await harness.send(
-      Subjects.worker.doneMany,
-      { ...folded.worker, dones: posts(folded.ids), foldEvents: true },
-      at(52),
-    );
+    await harness.send(Subjects.worker.doneMany, { ...batched.worker, dones: posts(batched.ids) }, at(52));
     const events = (await harness.events()).slice(before);
     expect(events.map((e) => e.subject)).toEqual([Subjects.job.changedMany]);
     const items = (events[0].payload as { jobs: JobChangedEvent[] }).jobs;
     expect(items.map((c) => [c.jobId, c.status])).toEqual([
-      [folded.ids[0], 'COMPLETED'],
-      [folded.ids[1], 'FAILED'],
-      [folded.ids[2], 'COMPLETED'],
+      [batched.ids[0], 'COMPLETED'],
+      [batched.ids[1], 'FAILED'],
+      [batched.ids[2], 'COMPLETED'],
     ]);
-    // Each item is what the same command without folding announces for its job: the finished view, the timing.
+    // Each item is what the same post sent alone announces for its job: the finished view, the timing.
     const middle = (await harness.events()).length;
-    await harness.send(Subjects.worker.doneMany, { ...single.worker, dones: posts(single.ids) }, at(52));
+    for (const alone of posts(single.ids)) {
+      await harness.send(Subjects.worker.doneMany, { ...single.worker, dones: [alone] }, at(52));
+    }
     const singles = (await harness.events()).slice(middle);
     expect(singles.map((e) => e.subject)).toEqual(Array(3).fill(Subjects.job.changed));
     const renamed = (e: JobChangedEvent) =>
-      JSON.parse(JSON.stringify(e).replaceAll('events-single', 'events-folded')) as JobChangedEvent;
+      JSON.parse(JSON.stringify(e).replaceAll('events-single', 'events-batched')) as JobChangedEvent;
     expect(singles.map((e) => renamed(e.payload as JobChangedEvent))).toEqual(items);
-    expect(items[0].finished?.view).toMatchObject({ id: folded.ids[0], status: 'COMPLETED' });
+    expect(items[0].finished?.view).toMatchObject({ id: batched.ids[0], status: 'COMPLETED' });
   });
 
   it("locks the worker's row before its jobs, as a take and the sweep's lost workers do (no deadlock between them)", async () => {
@@ -181,7 +179,7 @@ describe('worker.cmd.done-many', () => {
   });
 
   it('leaves the rows the same posts sent one by one leave', async () => {
-    const folded = await leased('folded', 3, 20);
+    const batched = await leased('batched', 3, 20);
     const single = await leased('single', 3, 20);
     const posts = (ids: string[]) => [
       post(ids[1], { output: { n: 1 } }),
@@ -189,7 +187,7 @@ describe('worker.cmd.done-many', () => {
       post(ids[0], { hasOutput: false, output: undefined, error: 'boom' }),
       post(ids[2], { output: { n: 2, text: 'say "done"' } }),
     ];
-    await harness.send(Subjects.worker.doneMany, { ...folded.worker, dones: posts(folded.ids) }, at(22));
+    await harness.send(Subjects.worker.doneMany, { ...batched.worker, dones: posts(batched.ids) }, at(22));
     for (const { id: _id, ...alone } of posts(single.ids)) {
       await harness.send(Subjects.worker.done, { ...single.worker, ...alone }, at(22));
     }
@@ -202,13 +200,13 @@ describe('worker.cmd.done-many', () => {
           WHERE j.id = ANY($1) ORDER BY j.input->>'n'`,
         [ids],
       );
-    const rows = await shape(folded.ids);
+    const rows = await shape(batched.ids);
     expect(rows).toHaveLength(3);
     expect(rows.map((r) => r.status)).toEqual(['FAILED', 'COMPLETED', 'COMPLETED']);
     expect(rows).toEqual(await shape(single.ids));
     const heard = await harness.dataSource.query<{ id: string; last_seen_at: Date }[]>(
       `SELECT id, last_seen_at FROM queue_broker.workers WHERE id = ANY($1) ORDER BY id`,
-      [[folded.worker.workerId, single.worker.workerId]],
+      [[batched.worker.workerId, single.worker.workerId]],
     );
     expect(heard.map((w) => w.last_seen_at.toISOString())).toEqual([at(22).issuedAt, at(22).issuedAt]);
   });
@@ -219,11 +217,7 @@ describe('worker.cmd.done-many', () => {
     const sent = async ({ worker, ids }: { worker: object; ids: string[] }) =>
       (
         await harness.statements(() =>
-          harness.send(
-            Subjects.worker.doneMany,
-            { ...worker, dones: ids.map((id) => post(id)), foldEvents: true },
-            at(62),
-          ),
+          harness.send(Subjects.worker.doneMany, { ...worker, dones: ids.map((id) => post(id)) }, at(62)),
         )
       ).statements;
     const forTwo = await sent(two);

@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Subjects, type JobChangedEvent } from '@app/contracts';
 import type { HandlerHarness, SendOptions } from '../../../../../test/support/handler-harness.js';
 import { WorkerCommands } from '../../../../../test/support/queue-broker-workers.js';
-import type { LeasedCopies } from '../../jobs/leased-copies.js';
 import { JobDoneHandler } from './job-done.handler.js';
 
 /**
- * `worker.cmd.done` on the copy of its job's row that the lease left in this process (leased-copies.ts), over
- * queue-broker's real schema: what it leaves is what a done that reads its job leaves, and a copy gone stale behind
- * the process's back (another replica's command) never decides anything.
+ * `worker.cmd.done` over queue-broker's real schema: what a final result leaves on the job, its attempt, its event
+ * and the worker's heartbeat, and that a job another replica ended meanwhile keeps its end.
  */
 
 const at = (second: number): SendOptions => ({
@@ -17,13 +15,11 @@ const at = (second: number): SendOptions => ({
 
 let commands: WorkerCommands;
 let harness: HandlerHarness;
-let copies: LeasedCopies;
 
 beforeAll(async () => {
   commands = await WorkerCommands.start('job_done');
   const { jobs, workers, results } = commands;
   harness = commands.harness.register(new JobDoneHandler(jobs, workers, results));
-  copies = commands.copies;
 });
 
 afterAll(async () => {
@@ -67,33 +63,33 @@ async function leftBehind(jobId: string) {
   };
 }
 
-describe('worker.cmd.done on the copy its lease left', () => {
-  it('finishes the job from the copy, leaving exactly what a done that reads the job leaves', async () => {
-    const copied = await leased('copied', 1, 10);
-    const read = await leased('read', 1, 10);
-    copies.forget(read.ids);
-    const take = jest.spyOn(copies, 'take');
-    try {
-      expect(await done(copied.worker, copied.ids[0], 12)).toEqual({ recorded: 'completed' });
-      expect(await done(read.worker, read.ids[0], 12)).toEqual({ recorded: 'completed' });
-      expect(take.mock.results.map((r) => r.value !== undefined)).toEqual([true, false]);
-    } finally {
-      take.mockRestore();
-    }
-    const behind = await leftBehind(copied.ids[0]);
+describe('worker.cmd.done', () => {
+  it('finishes the job: its output, its closed attempt, its event and the worker heartbeat', async () => {
+    const { worker, ids } = await leased('finished', 1, 10);
+    expect(await done(worker, ids[0], 12)).toEqual({ recorded: 'completed' });
+    const behind = await leftBehind(ids[0]);
     expect(behind.columns).toMatchObject({ status: 'COMPLETED', output: { echo: 1 }, lease_worker_id: null });
-    expect(behind).toEqual(await leftBehind(read.ids[0]));
-    // The worker was heard from in the version check's statement, as in the read's.
+    expect(behind.attempts).toEqual([
+      {
+        attempt: 1,
+        worker_id: '',
+        started_at: new Date(at(11).issuedAt!),
+        ended_at: new Date(at(12).issuedAt!),
+        outcome: 'COMPLETED',
+      },
+    ]);
+    expect(behind.events.map((e) => e.status)).toEqual(['COMPLETED']);
+    // The worker's heartbeat went in the job's locking statement.
     const seen = await harness.dataSource.query<{ last_seen_at: Date }[]>(
-      `SELECT last_seen_at FROM queue_broker.workers WHERE id = ANY($1) ORDER BY id`,
-      [[copied.worker.workerId, read.worker.workerId]],
+      `SELECT last_seen_at FROM queue_broker.workers WHERE id = $1`,
+      [worker.workerId],
     );
-    expect(seen.map((w) => w.last_seen_at.toISOString())).toEqual(Array(2).fill(at(12).issuedAt));
+    expect(seen.map((w) => w.last_seen_at.toISOString())).toEqual([at(12).issuedAt]);
   });
 
-  it("decides nothing on a copy that went stale: another replica's cancel stands, and the post is ignored", async () => {
+  it("lets another replica's cancel stand: the post is ignored, with its reason", async () => {
     const { worker, ids } = await leased('cancelled-elsewhere', 1, 20);
-    // What a cancel applied by another replica leaves (this process still holds the lease's copy).
+    // What a cancel applied by another replica leaves.
     await harness.dataSource.query(
       `UPDATE queue_broker.jobs SET status = 'CANCELLED', lease_worker_id = NULL, finished_at = $2 WHERE id = $1`,
       [ids[0], new Date(at(21).issuedAt!)],
@@ -111,53 +107,13 @@ describe('worker.cmd.done on the copy its lease left', () => {
     expect(ignored).toEqual([{ reason: 'the job is CANCELLED' }]);
   });
 
-  it('applies a done whose copy went stale harmlessly (the row rewritten unchanged) once, from a read', async () => {
-    const { worker, ids } = await leased('rewritten', 1, 30);
-    await harness.dataSource.query(`UPDATE queue_broker.jobs SET stream_read = stream_read WHERE id = $1`, [
-      ids[0],
-    ]);
-    const before = await harness.events(Subjects.job.changed);
-    expect(await done(worker, ids[0], 32)).toEqual({ recorded: 'completed' });
-    const changed = (await harness.events(Subjects.job.changed)).slice(before.length);
-    expect(changed.map((e) => (e.payload as JobChangedEvent).status)).toEqual(['COMPLETED']);
-    const attempts = await harness.dataSource.query<{ outcome: string }[]>(
-      `SELECT outcome FROM queue_broker.job_attempts WHERE job_id = $1`,
-      [ids[0]],
-    );
-    expect(attempts).toEqual([{ outcome: 'COMPLETED' }]);
-  });
-
-  it('keeps no copy of a job with a webhook (its body carries the input, which a copy leaves out)', async () => {
+  it("queues the webhook delivery, its body carrying the job's input", async () => {
     const { worker, ids } = await leased('webhook', 1, 40, 'https://hooks.example.com/done');
-    const take = jest.spyOn(copies, 'take');
-    try {
-      expect(await done(worker, ids[0], 42)).toEqual({ recorded: 'completed' });
-      expect(take.mock.results.map((r) => r.value)).toEqual([undefined]);
-    } finally {
-      take.mockRestore();
-    }
+    expect(await done(worker, ids[0], 42)).toEqual({ recorded: 'completed' });
     const [delivery] = await harness.dataSource.query<{ body: { input: unknown } }[]>(
       `SELECT body FROM queue_broker.webhook_deliveries WHERE job_id = $1`,
       [ids[0]],
     );
     expect(delivery.body.input).toEqual({ n: 0 });
-  });
-
-  it('keeps at most 4,096 copies, dropping the oldest (results folded or sent to another replica leave theirs)', async () => {
-    const { ids } = await leased('bounded', 1, 50);
-    copies.forget(ids);
-    const [row] = await harness.dataSource.query<Record<string, unknown>[]>(
-      `SELECT *, xmin::text AS row_xmin, ctid::text AS row_ctid FROM queue_broker.jobs WHERE id = $1`,
-      [ids[0]],
-    );
-    for (let n = 0; n <= 4096; n += 1) copies.remember({ ...row, id: `bounded-${n}` });
-    expect(copies.take('bounded-0')).toBeUndefined();
-    expect(copies.take('bounded-1')?.job).toMatchObject({
-      id: 'bounded-1',
-      status: 'IN_PROGRESS',
-      input: undefined,
-    });
-    expect(copies.take('bounded-4096')?.version).toEqual({ xmin: row.row_xmin, ctid: row.row_ctid });
-    copies.forget(Array.from({ length: 4097 }, (_, n) => `bounded-${n}`));
   });
 });

@@ -20,12 +20,11 @@ export class JobDoneHandler {
   @CommandHandler(Subjects.worker.done)
   async handle(ctx: CommandContext<JobDoneCommand>): Promise<JobDoneResult> {
     const { payload, manager, now, envelope } = ctx;
-    // The worker is heard from in the job's locking statement (one statement for both), its row locked first. The
-    // job as its lease left it when this process leased it: the done is then one round trip (leased-copies.ts).
+    // The worker's heartbeat goes in the job's locking statement (one statement for both), its row locked first.
     const touch = this.workers.touchPart(payload.endpointId, payload.workerId, now, {
       recycle: payload.stopPod,
     });
-    const job = await this.jobs.lockLeased(payload.jobId, manager, touch);
+    const job = await this.jobs.lockById(payload.jobId, manager, touch);
     return this.results.apply(ctx, payload, payload, job, envelope.commandId);
   }
 }

@@ -7,25 +7,25 @@ import {
 } from '@app/contracts';
 import type { Tx } from './job-lifecycle.js';
 
-/** The most jobs one folded event carries. */
-export const FOLDED_EVENT_MAX_JOBS = 128;
-/** The JSON bytes of the changed items one folded event carries at most (a finished job's view is up to 4 KB). */
-export const FOLDED_EVENT_MAX_BYTES = 128 * 1024;
+/** The most jobs one batched event carries. */
+export const BATCHED_EVENT_MAX_JOBS = 128;
+/** The JSON bytes of the changed items one batched event carries at most (a finished job's view is up to 4 KB). */
+export const BATCHED_EVENT_MAX_BYTES = 128 * 1024;
 
 type Run =
   | { subject: typeof Subjects.job.queued; jobs: JobQueuedEvent[] }
   | { subject: typeof Subjects.job.changed; jobs: JobChangedEvent[] };
 
 /**
- * Folds the job events of one command that carries many jobs (docs/adr/0013, "Events that carry many jobs"): a run
+ * Batches the job events of one command that carries many jobs (docs/adr/0013, "Events that carry many jobs"): a run
  * of `job.evt.queued` emitted one after another goes to the outbox as one `job.evt.queued-many`, a run of
  * `job.evt.changed` as one `job.evt.changed-many`, each item what its own event would have said, in order. A run
  * of one goes as the single event it was. Any other event, or one of the other job subject, ends the run first, so
- * the outbox keeps every event in the order it was emitted; so does a run that reached FOLDED_EVENT_MAX_JOBS or
- * FOLDED_EVENT_MAX_BYTES. Hand `tx` to what emits, then `flush()` before the handler returns.
+ * the outbox keeps every event in the order it was emitted; so does a run that reached BATCHED_EVENT_MAX_JOBS or
+ * BATCHED_EVENT_MAX_BYTES. Hand `tx` to what emits, then `flush()` before the handler returns.
  */
-export class JobEventFolder {
-  /** The command's transaction, its job events folded. */
+export class JobEventBatch {
+  /** The command's transaction, its job events batched. */
   readonly tx: Tx;
   private run: Run | null = null;
   private bytes = 0;
@@ -57,9 +57,9 @@ export class JobEventFolder {
     part?: string | number,
   ): Promise<void> {
     // An event given a part of its own is told apart by it: it goes as it is.
-    const foldable =
+    const batchable =
       part === undefined && (subject === Subjects.job.queued || subject === Subjects.job.changed);
-    if (!foldable) {
+    if (!batchable) {
       await this.flush();
       return this.inner.emit(subject, payload, part);
     }
@@ -70,8 +70,8 @@ export class JobEventFolder {
     if (
       run &&
       (run.subject !== subject ||
-        run.jobs.length >= FOLDED_EVENT_MAX_JOBS ||
-        this.bytes + bytes > FOLDED_EVENT_MAX_BYTES)
+        run.jobs.length >= BATCHED_EVENT_MAX_JOBS ||
+        this.bytes + bytes > BATCHED_EVENT_MAX_BYTES)
     ) {
       await this.flush();
     }
