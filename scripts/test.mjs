@@ -39,8 +39,8 @@ if (!jestArgs.some((arg) => arg.startsWith('--selectProjects'))) {
 // Two test files at a time at least, where jest would run one on two cores (its default is one worker fewer than
 // the cores): an e2e file spends most of its time waiting (for its apps to start, for polls and timers), and the
 // other file uses that time. On the idle 2-core machine the whole jest stage took about half as long
-// (docs/adr/0032-ci-duration.md, "Later"). Every file has a database and a NATS prefix of its own, so files run side
-// by side as they would in separate runs. `--maxWorkers`/`-w`/`--runInBand`/`-i` given here win.
+// (docs/adr/0032-ci-duration.md, "Two jest workers"). Every file has a database and a NATS prefix of its own, so
+// files run side by side as they would in separate runs. `--maxWorkers`/`-w`/`--runInBand`/`-i` given here win.
 const WORKER_ARGS = /^(--maxWorkers|-w|--runInBand|-i)(=|$)/;
 if (!jestArgs.some((arg) => WORKER_ARGS.test(arg))) {
   jestArgs.push(`--maxWorkers=${Math.max(2, availableParallelism() - 1)}`);

@@ -132,7 +132,7 @@ describe('queue-based endpoints: the job API', () => {
       expect(await until('qb', id, 'COMPLETED')).toMatchObject({ output: { folded: n } });
     }
     // Each submit-many's jobs were announced in one job.evt.queued-many, in the command's order, and in no
-    // job.evt.queued of their own (docs/adr/0013, "Events that carry many jobs"); the worker was woken by it.
+    // job.evt.queued of their own (docs/adr/0013, "Batched job events"); the worker was woken by it.
     const announced = await jobs.sql.query<{ subject: string; ids: string[] }>(
       `SELECT subject, CASE WHEN subject = 'job.evt.queued-many'
                             THEN ARRAY(SELECT j->>'jobId' FROM jsonb_array_elements(payload::jsonb->'jobs') j)

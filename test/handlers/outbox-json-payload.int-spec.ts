@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
 /**
  * Every app's outbox payload column is `json` (the text as written) after its migrations, and the migration that
  * made it so converts in place: an event not yet relayed at the upgrade keeps its payload, both ways (the
- * `OutboxJsonPayload` migrations; docs/adr/0013, "the outbox's payload as json").
+ * `OutboxJsonPayload` migrations; docs/adr/0013, "Bookkeeping statements").
  */
 
 const SPECS: AppDataSourceSpec[] = [GATEWAY, BROKER, PODS, SCHEDULER, AUTOSCALER];

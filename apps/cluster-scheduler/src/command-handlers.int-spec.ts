@@ -53,8 +53,9 @@ const DC = 'US-TX-3';
  * included (the command's own bookkeeping, the catalog checks, the snapshot, the claims and ports, a cluster's
  * overlay and rows, the rates, the event): as many as before the placement had one applier (measured on main: 14
  * and 15), one more since every placement takes the ledger's advisory lock (PlacementRepository.lockLedger), and
- * one fewer for a create since a command's outbox rows and processed row are one statement (docs/adr/0013), and
- * one more for a reserve, which takes the ledger before it reads what the pod holds (and again to place it).
+ * one fewer for a create since a command's outbox rows and processed row are one statement (docs/adr/0013,
+ * "Bookkeeping statements"), and one more for a reserve, which takes the ledger before it reads what the pod holds
+ * (and again to place it).
  */
 const CLUSTER_CREATE_STATEMENTS = 14;
 const RESERVE_STATEMENTS = 17;

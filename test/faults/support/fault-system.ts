@@ -37,7 +37,7 @@ export const LOAD_TIMINGS = {
     LEASE_CONFIRM_GRACE_MS: '12000',
     SWEEP_INTERVAL_MS: '250',
   },
-  // A take's jobs reach the worker well within that grace, or not at all (ADR 8, "the two ends of that window").
+  // A take's jobs reach the worker well within that grace, or not at all (ADR 8, "The lease window's two ends").
   gateway: { JOB_TAKE_LONG_POLL_MS: '10000', JOB_POLL_RECHECK_MS: '2000', JOB_TAKE_HAND_OUT_MS: '8000' },
 } as const;
 

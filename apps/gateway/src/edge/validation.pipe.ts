@@ -5,8 +5,7 @@ import { DomainError, ErrorCode, flattenValidationErrors, opaqueBodyKeys } from 
  * Nest's ValidationPipe, but for a DTO's OpaqueInBody properties (a job's input): the body is validated with a
  * stand-in of the same kind in each one's place, and the instance handed to the controller gets the value itself.
  * Nest's pipe walks and class-transformer copies every value key by key: for a 660 KB input 56–72 ms of the
- * gateway's event loop (medians), where a small body takes 5 µs (docs/adr/0013, "A job's input and a worker's output
- * passed on, not copied").
+ * gateway's event loop (medians), where a small body takes 5 µs (docs/adr/0013, "Opaque payloads").
  */
 class OpaqueAwareValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {

@@ -6,7 +6,7 @@ type MembersSubject = typeof Subjects.pod.createClusterMembers | typeof Subjects
 /**
  * Answers the scheduler's `cluster.evt.created` / `deleted` with the recorded command that creates or terminates the
  * members (an id derived from the event, its time; none in REPLAY_MODE), so a rebuild applies it where the live side
- * did (docs/adr/0006, addendum).
+ * did (docs/adr/0006, "Cluster members by recorded commands").
  */
 export function recordMembersCommand<S extends MembersSubject>(
   commands: CommandBus,

@@ -85,7 +85,7 @@ export class JobEventsFolder {
 
 /**
  * Adds one job event to a batch's deltas, and to `observed` what it counts in Prometheus once the batch committed. A
- * `-many` event (a command's jobs in one; docs/adr/0013, "Events that carry many jobs") counts each of its jobs as
+ * `-many` event (a command's jobs in one; docs/adr/0013, "Batched job events") counts each of its jobs as
  * its own event would.
  */
 function foldEvent(
