@@ -10,7 +10,7 @@ import { JobViews } from './job-views.js';
 import { JobsEdgeConfig } from './jobs-edge.config.js';
 import { JobsController } from './jobs.controller.js';
 import { JobsService } from './jobs.service.js';
-import { SubmitFolder } from './submit-folder.js';
+import { SubmitBatcher } from './submit-batcher.js';
 import { WebhookSecretsController } from './webhook-secrets.controller.js';
 import { WebhookSecretsService } from './webhook-secrets.service.js';
 
@@ -29,7 +29,7 @@ import { WebhookSecretsService } from './webhook-secrets.service.js';
     JobViews,
     JobsService,
     JobReads,
-    SubmitFolder,
+    SubmitBatcher,
     WebhookSecretsService,
   ],
   exports: [EndpointAccess, GatewayPayloads, JobSignals, JobsEdgeConfig],

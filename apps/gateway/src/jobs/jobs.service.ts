@@ -22,7 +22,7 @@ import { JobSignals } from './job-signals.js';
 import type { ClaimedTake, Watcher } from './watchers.js';
 import { JobViews } from './job-views.js';
 import { JobsEdgeConfig } from './jobs-edge.config.js';
-import { FOLD_INPUT_MAX_BYTES, SubmitFolder } from './submit-folder.js';
+import { BATCH_INPUT_MAX_BYTES, SubmitBatcher } from './submit-batcher.js';
 import { WebhookSecretsService } from './webhook-secrets.service.js';
 
 /** The queue routes: thin translations into the broker's commands and queries, plus the sync waits. */
@@ -38,7 +38,7 @@ export class JobsService {
     private readonly signals: JobSignals,
     private readonly views: JobViews,
     private readonly webhookSecrets: WebhookSecretsService,
-    private readonly folder: SubmitFolder,
+    private readonly batcher: SubmitBatcher,
     @Inject(JobsEdgeConfig) private readonly config: JobsEdgeConfig,
   ) {}
 
@@ -176,8 +176,8 @@ export class JobsService {
     // A job-take poll of the endpoint waiting on this gateway: its take rides on the submit (docs/adr/0013).
     const claim = this.signals.claimTake(endpointId);
     const bytes = claim || !packed.inline ? Infinity : Buffer.byteLength(json);
-    if (bytes <= FOLD_INPUT_MAX_BYTES) {
-      // No take to carry and a small input: it may travel folded with concurrent submits (docs/adr/0013).
+    if (bytes <= BATCH_INPUT_MAX_BYTES) {
+      // No take to carry and a small input: it may travel batched with concurrent submits (docs/adr/0013).
       const item: SubmitManyItem = {
         id: commandId,
         sync,
@@ -187,7 +187,7 @@ export class JobsService {
         ...(dto.policy ? { policy: { ...dto.policy } } : {}),
         ...(waitMs !== undefined ? { waitMs } : {}),
       };
-      return this.folder.submit(endpointId, actor, item, bytes);
+      return this.batcher.submit(endpointId, actor, item, bytes);
     }
     const payload: SubmitJobCommand = {
       endpointId,

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { JobsModule } from '../jobs/jobs.module.js';
-import { DoneFolder } from './done-folder.js';
+import { DoneBatcher } from './done-batcher.js';
 import { EmptyQueues } from './empty-queues.js';
 import { WorkersController } from './workers.controller.js';
 import { WorkersService } from './workers.service.js';
@@ -13,6 +13,6 @@ import { WorkersService } from './workers.service.js';
 @Module({
   imports: [JobsModule],
   controllers: [WorkersController],
-  providers: [DoneFolder, EmptyQueues, WorkersService],
+  providers: [DoneBatcher, EmptyQueues, WorkersService],
 })
 export class WorkersModule {}

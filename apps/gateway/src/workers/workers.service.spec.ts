@@ -6,7 +6,7 @@ import type { EndpointAccess } from '../jobs/endpoint-access.js';
 import type { GatewayPayloads } from '../jobs/gateway-payloads.js';
 import { JobSignals } from '../jobs/job-signals.js';
 import { JobsEdgeConfig } from '../jobs/jobs-edge.config.js';
-import { DoneFolder } from './done-folder.js';
+import { DoneBatcher } from './done-batcher.js';
 import { EmptyQueues } from './empty-queues.js';
 import { WorkersService } from './workers.service.js';
 
@@ -44,7 +44,7 @@ function service(...answers: (() => TakenJob[])[]) {
     { take: <T>(value: T) => Promise.resolve(value) } as unknown as GatewayPayloads,
     signals,
     new EmptyQueues(signals),
-    new DoneFolder(commands as unknown as CommandBus, config),
+    new DoneBatcher(commands as unknown as CommandBus, config),
     config,
   );
   const take = () => workers.take('ep', 'worker-1', 1, undefined, ACTOR, poll.signal);

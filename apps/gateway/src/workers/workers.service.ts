@@ -18,7 +18,7 @@ import { GatewayPayloads } from '../jobs/gateway-payloads.js';
 import { JobSignals } from '../jobs/job-signals.js';
 import { JobsEdgeConfig } from '../jobs/jobs-edge.config.js';
 import type { TakeOffer } from '../jobs/watchers.js';
-import { DoneFolder } from './done-folder.js';
+import { DoneBatcher } from './done-batcher.js';
 import { EmptyQueues } from './empty-queues.js';
 import { jsonBody, parseDoneBody } from './worker-body.js';
 
@@ -47,7 +47,7 @@ export class WorkersService {
     private readonly payloads: GatewayPayloads,
     private readonly signals: JobSignals,
     private readonly emptyQueues: EmptyQueues,
-    private readonly dones: DoneFolder,
+    private readonly dones: DoneBatcher,
     @Inject(JobsEdgeConfig) private readonly config: JobsEdgeConfig,
   ) {}
 
@@ -160,7 +160,7 @@ export class WorkersService {
       stopPod: parsed.stopPod,
       ...(parsed.error !== undefined ? { error: parsed.error } : {}),
     };
-    // What the post carries inline (the folder's byte cap counts it): an oversize output or a blob travels as a
+    // What the post carries inline (the batcher's byte cap counts it): an oversize output or a blob travels as a
     // size or a reference.
     let bytes = 0;
     if (parsed.hasOutput) {
@@ -176,7 +176,7 @@ export class WorkersService {
         } else post.outputBlob = packed.ref;
       }
     }
-    // Folded with the worker's other posts while one is on its way (docs/adr/0013, "Results folded").
+    // Batched with the worker's other posts while one is on its way (docs/adr/0013, "Batched results").
     return this.dones.done({ endpointId, workerId, actor }, post, bytes);
   }
 

@@ -3,23 +3,23 @@ import { DomainError, ErrorCode, type Actor } from '@app/contracts';
 import { requestContext, type RequestContext } from '@app/observability';
 
 /**
- * How one kind of command is folded (docs/adr/0013): `alone` sends one item as the command of its own it would be
- * unfolded; `folded` sends several as one command and answers each, in order.
+ * How one kind of command is batched (docs/adr/0013): `alone` sends one item as the command of its own it would be
+ * unbatched; `batched` sends several as one command and answers each, in order.
  */
-export interface FoldPlan<Line, Item, Answer> {
-  /** The most items one folded command carries. */
+export interface BatchPlan<Line, Item, Answer> {
+  /** The most items one batched command carries. */
   maxItems: number;
-  /** The most bytes of items one folded command carries (its first item goes whatever its size). */
+  /** The most bytes of items one batched command carries (its first item goes whatever its size). */
   maxBytes: number;
   alone(line: Line, item: Item): Promise<Answer>;
-  folded(line: Line, items: Item[]): Promise<Answer[]>;
+  batched(line: Line, items: Item[]): Promise<Answer[]>;
 }
 
 /**
  * How long the items of a line wait for the command on its way before they go anyway: a command the broker is slow
  * to answer (a replica killed while it held it, its redelivery pending) holds the others no longer than this.
  */
-export const FOLD_HOLD_MS = 50;
+export const BATCH_HOLD_MS = 50;
 
 interface Waiting<Item, Answer> {
   item: Item;
@@ -36,7 +36,7 @@ interface Lane<Line, Item, Answer> {
   waiting: Waiting<Item, Answer>[];
 }
 
-/** A caller as part of a line's key: its kind, user and key, so two callers' commands never fold together. */
+/** A caller as part of a line's key: its kind, user and key, so two callers' commands never batch together. */
 export function callerKey(actor: Actor): string {
   return `${actor.kind}\u0000${actor.userId}\u0000${actor.keyId ?? ''}`;
 }
@@ -45,24 +45,24 @@ export function callerKey(actor: Actor): string {
 const UNDECIDED = new Set<string>([ErrorCode.OwnerUnavailable, ErrorCode.DependencyUnavailable]);
 
 /**
- * Folds the commands of concurrent requests of one line (an endpoint and caller, say) into fewer recorded commands
+ * Batches the commands of concurrent requests of one line (an endpoint and caller, say) into fewer recorded commands
  * (docs/adr/0013). While a command of a line is on its way, the next items of that line wait, and go together as one
- * folded command when it returns: one JetStream message, delivery, outcome and processed row for all of them. An
+ * batched command when it returns: one JetStream message, delivery, outcome and processed row for all of them. An
  * item with nothing before it goes at once and alone, so a lone request waits for nothing. Each request is answered
  * only once its command is committed, with its own answer.
  *
- * The items that wait do so for at most FOLD_HOLD_MS: when the command on its way takes longer, they go without it,
+ * The items that wait do so for at most BATCH_HOLD_MS: when the command on its way takes longer, they go without it,
  * so a stuck command never holds up its line.
  *
- * A folded command the broker refuses is sent again as one command per item, each with the id it had in the folded
+ * A batched command the broker refuses is sent again as one command per item, each with the id it had in the batched
  * command, so each request gets its own answer and a bad item costs the others only a retry. When the outcome is
  * not known (the broker did not answer in time, JetStream did not take it), every request of it gets that answer,
  * as its own command would have.
  */
-export class CommandFolder<Line, Item, Answer> {
+export class CommandBatcher<Line, Item, Answer> {
   private readonly lanes = new Map<string, Lane<Line, Item, Answer>>();
 
-  constructor(private readonly plan: FoldPlan<Line, Item, Answer>) {}
+  constructor(private readonly plan: BatchPlan<Line, Item, Answer>) {}
 
   /** Sends `item` of the line `key` (described by `line`, which the first item of a lane gives). */
   send(key: string, line: Line, item: Item, bytes: number): Promise<Answer> {
@@ -80,14 +80,14 @@ export class CommandFolder<Line, Item, Answer> {
   }
 
   /**
-   * Sends a batch, then the next one of its lane once it is answered (or FOLD_HOLD_MS has passed), until nothing
+   * Sends a batch, then the next one of its lane once it is answered (or BATCH_HOLD_MS has passed), until nothing
    * waits. A batch still on its way when the lane ends goes on alone, answering its own requests.
    */
   private async drain(key: string, lane: Lane<Line, Item, Answer>, batch: Waiting<Item, Answer>[]) {
     for (;;) {
       await settledWithin(
-        batch.length === 1 ? this.alone(lane.line, batch[0]) : this.folded(lane.line, batch),
-        FOLD_HOLD_MS,
+        batch.length === 1 ? this.alone(lane.line, batch[0]) : this.batched(lane.line, batch),
+        BATCH_HOLD_MS,
       );
       if (!lane.waiting.length) {
         this.lanes.delete(key);
@@ -108,12 +108,12 @@ export class CommandFolder<Line, Item, Answer> {
     return lane.waiting.splice(0, n);
   }
 
-  private async folded(line: Line, batch: Waiting<Item, Answer>[]): Promise<void> {
+  private async batched(line: Line, batch: Waiting<Item, Answer>[]): Promise<void> {
     // Its own correlation id: the command is none of the requests' alone.
-    const correlationId = `fold-${randomUUID()}`;
+    const correlationId = `batch-${randomUUID()}`;
     try {
       const answers = await requestContext.run({ correlationId }, () =>
-        this.plan.folded(
+        this.plan.batched(
           line,
           batch.map((w) => w.item),
         ),

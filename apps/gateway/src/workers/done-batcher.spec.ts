@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { DomainError, ErrorCode, Subjects, type Actor, type DoneManyItem } from '@app/contracts';
 import type { CommandBus, ExecuteOptions } from '@app/messaging';
 import { JobsEdgeConfig } from '../jobs/jobs-edge.config.js';
-import { DoneFolder } from './done-folder.js';
+import { DoneBatcher } from './done-batcher.js';
 
 const KEY: Actor = { userId: 'alice', kind: 'user', keyId: 'key-1' };
 const TIMEOUT_MS = 4321;
@@ -16,14 +16,14 @@ interface Sent {
 }
 
 /** A command bus that records what is sent and answers only when the test says so. */
-function folder(): { dones: DoneFolder; sent: Sent[] } {
+function batcher(): { dones: DoneBatcher; sent: Sent[] } {
   const sent: Sent[] = [];
   const bus = {
     execute: (subject: string, payload: Sent['payload'], _actor: Actor, options?: ExecuteOptions) =>
       new Promise((answer, fail) => sent.push({ subject, payload, options, answer, fail })),
   } as unknown as CommandBus;
   const config = Object.assign(new JobsEdgeConfig(), { WORKER_COMMAND_TIMEOUT_MS: TIMEOUT_MS });
-  return { dones: new DoneFolder(bus, config), sent };
+  return { dones: new DoneBatcher(bus, config), sent };
 }
 
 const post = (n: number, extra: Partial<DoneManyItem> = {}): DoneManyItem => ({
@@ -38,9 +38,9 @@ const post = (n: number, extra: Partial<DoneManyItem> = {}): DoneManyItem => ({
 const line = (workerId = 'w1') => ({ endpointId: 'ep', workerId, actor: KEY });
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('DoneFolder', () => {
+describe('DoneBatcher', () => {
   it('sends a lone post at once as worker.cmd.done, with its own command id and the worker timeout', async () => {
-    const { dones, sent } = folder();
+    const { dones, sent } = batcher();
     const answer = dones.done(line(), post(1), 10);
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({
@@ -53,8 +53,8 @@ describe('DoneFolder', () => {
     await expect(answer).resolves.toEqual({ recorded: 'completed' });
   });
 
-  it("folds a worker's posts that came while one was on its way into one done-many, in order, answering each its own", async () => {
-    const { dones, sent } = folder();
+  it("batches a worker's posts that came while one was on its way into one done-many, in order, answering each its own", async () => {
+    const { dones, sent } = batcher();
     const first = dones.done(line(), post(1), 10);
     const later = [post(2, { progress: true }), post(2), post(3, { error: 'boom' })].map((p) =>
       dones.done(line(), p, 10),
@@ -68,7 +68,6 @@ describe('DoneFolder', () => {
         endpointId: 'ep',
         workerId: 'w1',
         dones: [post(2, { progress: true }), post(2), post(3, { error: 'boom' })],
-        foldEvents: true,
       },
       options: { timeoutMs: TIMEOUT_MS },
     });
@@ -77,8 +76,8 @@ describe('DoneFolder', () => {
     await expect(Promise.all(later)).resolves.toEqual(answers);
   });
 
-  it('never folds the posts of different workers', () => {
-    const { dones, sent } = folder();
+  it('never batches the posts of different workers', () => {
+    const { dones, sent } = batcher();
     void dones.done(line('w1'), post(1), 10);
     void dones.done(line('w2'), post(2), 10);
     void dones.done({ ...line('w1'), endpointId: 'other' }, post(3), 10);
@@ -86,7 +85,7 @@ describe('DoneFolder', () => {
   });
 
   it('sends every post of a refused done-many on its own, with its id', async () => {
-    const { dones, sent } = folder();
+    const { dones, sent } = batcher();
     void dones.done(line(), post(1), 10);
     const later = [2, 3].map((n) => dones.done(line(), post(n), 10));
     sent[0].answer({ recorded: 'completed' });
