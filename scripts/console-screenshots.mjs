@@ -1,6 +1,6 @@
-// Screenshots of the web console's pages into docs/console/ (the README shows one): runs the console's browser
-// test (test/e2e/console.e2e-spec.ts) through `npm test`'s runner with CONSOLE_SCREENSHOTS set, so the pictures
-// are of the real apps, with the data that test creates.
+// Screenshots of the web console's pages into docs/console/ (docs/operations.md shows two): runs the console's
+// browser test (test/e2e/console.e2e-spec.ts) through `npm test`'s runner with CONSOLE_SCREENSHOTS set, so the
+// pictures are of the real apps, with the data that test creates.
 //   node scripts/console-screenshots.mjs
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

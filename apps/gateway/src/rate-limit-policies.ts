@@ -73,7 +73,7 @@ export const POLICY_VARIABLES: Readonly<Record<RateLimitPolicyName, string>> = {
   lb: 'RATE_LIMIT_LB',
 };
 
-/** Default quotas `minute,hour,day` of each policy (the values documented in the README and the ADR). */
+/** Default quotas `minute,hour,day` of each policy (documented in docs/api.md, "Rate limits", and ADR 4). */
 export const DEFAULT_QUOTAS: Readonly<Record<RateLimitPolicyName, string>> = {
   rest: '300,6000,50000',
   // Counted in cost units (GRAPHQL_COST_PER_UNIT): endpoint management is rare, a typical query is one unit.
