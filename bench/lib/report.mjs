@@ -1,4 +1,4 @@
-// The benchmark's outputs: the table on stdout (and as Markdown for the README), and the JSON document.
+// The benchmark's outputs: the table on stdout (and as Markdown for bench/README.md), and the JSON document.
 import { execFileSync } from 'node:child_process';
 import { cpus, release, totalmem, type } from 'node:os';
 import { ROOT } from '../../scripts/lib/infra.mjs';

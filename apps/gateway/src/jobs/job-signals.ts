@@ -97,7 +97,7 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /**
-   * The longest-waiting job-take poll of the endpoint on this gateway, claimed for a submit: its take rides on the
+   * The longest-waiting job-take poll of the endpoint on this gateway, claimed for a submit: its take is piggy-backed on the
    * submit (SubmitJobCommand.take), and the poll waits for what that take leased instead of asking itself. Null
    * when no poll of the endpoint waits here. The caller must `deliver` or `release` what it claimed.
    */

@@ -173,7 +173,7 @@ export class JobsService {
     const webhook = dto.webhook ?? dto.webhookV2;
     // Its delivery will be signed: the endpoint gets its secret before the first job that needs it.
     if (webhook) await this.webhookSecrets.ensure(endpointId, actor);
-    // A job-take poll of the endpoint waiting on this gateway: its take rides on the submit (docs/adr/0013).
+    // A job-take poll of the endpoint waiting on this gateway: its take is piggy-backed on the submit (docs/adr/0013, "Piggy-backed take").
     const claim = this.signals.claimTake(endpointId);
     const bytes = claim || !packed.inline ? Infinity : Buffer.byteLength(json);
     if (bytes <= BATCH_INPUT_MAX_BYTES) {

@@ -16,7 +16,7 @@ export abstract class WorkerRoster {
   /**
    * Records a take's call of the worker made at `heardAt` (it polls, so it has started and is healthy), as a part
    * of the take's leasing statement: a data-modifying statement answering one row whose `alive` says whether the
-   * worker is alive (not lost, and heard from since `lostBefore`): nothing is leased to one that is not.
+   * worker is alive (not lost, and a heartbeat since `lostBefore`): nothing is leased to one that is not.
    */
   abstract pollingTouch(endpointId: string, workerId: string, heardAt: Date, lostBefore: Date): StatementPart;
   /** Marks lost the workers not seen since `lostBefore`; their ids. */

@@ -89,7 +89,7 @@ export class WorkersRepository implements WorkerRoster {
   }
 
   /**
-   * `touch` of a worker asking for jobs, answering whether it is alive afterwards: not marked lost, and heard from
+   * `touch` of a worker asking for jobs, answering whether it is alive afterwards: not marked lost, and a heartbeat
    * since `lostBefore` (a long poll's call can be older than that: the edge kept asking for it). A part of the take's
    * leasing statement (job-leases.repository.ts), which leases nothing unless `alive`.
    */

@@ -33,7 +33,7 @@ export type ReplayFeedResult =
   { outcome: CommandOutcome; applied: boolean } | { outcome: null; applied: false } | { error: string };
 
 /**
- * A `worker.cmd.take`'s decision (and a submit's with a take riding on it): the jobs it leased, in the order it handed
+ * A `worker.cmd.take`'s decision (and a submit's with a piggy-backed take): the jobs it leased, in the order it handed
  * them out. Live, takes of different workers of one endpoint run in parallel lanes and pick queued jobs with FOR UPDATE SKIP LOCKED, so which take
  * gets which job is decided by which transaction locked first, something no order of the commands reproduces.
  */
@@ -103,7 +103,7 @@ export function recordedDecisionOf(
   }
   if (!outcome?.ok) return undefined;
   if (subject === Subjects.worker.take) return takeDecisionOf(outcome.value);
-  // A submit with a take riding on it (SubmitJobCommand.take) decided that take's jobs as a take does.
+  // A submit with a piggy-backed take (SubmitJobCommand.take) decided that take's jobs as a take does.
   if (subject === Subjects.job.submit) {
     const taken = (outcome.value as { taken?: unknown } | null)?.taken;
     return taken === undefined ? undefined : takeDecisionOf(taken);

@@ -1,89 +1,35 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
 import { ErrorCode, Subjects, type Actor, type TakeResult } from '@app/contracts';
-import { NatsClient } from '@app/messaging';
-import { HandlerHarness, type SendOptions } from '../../../test/support/handler-harness.js';
-import { deleteStreams } from '../../../test/support/system.js';
-import { testEnv } from '../../../test/support/test-env.js';
-import { DATA_SOURCE_SPEC } from './data-source.js';
-import { CancelJobHandler } from './jobs/cancel-job/cancel-job.handler.js';
-import { JobChunksRepository } from './jobs/job-chunks.repository.js';
-import { JobLeasesRepository } from './jobs/job-leases.repository.js';
-import { JobLifecycle } from './jobs/job-lifecycle.js';
-import { JobTakes } from './jobs/job-takes.js';
-import { JobsRepository } from './jobs/jobs.repository.js';
-import { PurgeQueueHandler } from './jobs/purge-queue/purge-queue.handler.js';
-import { ReadStreamHandler } from './jobs/read-stream/read-stream.handler.js';
-import { RetryJobHandler } from './jobs/retry-job/retry-job.handler.js';
-import { SetJobTtlHandler } from './jobs/set-job-ttl/set-job-ttl.handler.js';
-import { SubmitJobHandler } from './jobs/submit-job/submit-job.handler.js';
-import { SubmitJobs } from './jobs/submit-jobs.js';
-import { SweepJobsHandler } from './jobs/sweep-jobs/sweep-jobs.handler.js';
-import { PayloadStore } from './payloads/payload-store.js';
-import { QueueBrokerConfig } from './queue-broker.config.js';
-import { RotateWebhookSecretHandler } from './webhooks/rotate-webhook-secret/rotate-webhook-secret.handler.js';
-import { WebhookSecretsRepository } from './webhooks/webhook-secrets.repository.js';
-import { CollectStopsHandler } from './workers/collect-stops/collect-stops.handler.js';
-import { JobDoneHandler } from './workers/job-done/job-done.handler.js';
-import { JobResults } from './workers/job-results.js';
-import { JobStreamHandler } from './workers/job-stream/job-stream.handler.js';
-import { PingWorkerHandler } from './workers/ping-worker/ping-worker.handler.js';
-import { RegisterWorkerHandler } from './workers/register-worker/register-worker.handler.js';
-import { TakeJobsHandler } from './workers/take-jobs/take-jobs.handler.js';
-import { WorkersRepository } from './workers/workers.repository.js';
+import { WorkersRepository } from '../workers/workers.repository.js';
+import type { HandlerHarness, SendOptions } from '../../../../test/support/handler-harness.js';
+import {
+  startQueueBrokerCommands,
+  type QueueBrokerCommands,
+} from '../../../../test/support/queue-broker-commands.js';
 
 /**
- * queue-broker's job and worker command handlers over its real schema (its migrations), an in-process bus, and
- * the payload store on the run's NATS (its own prefix): a job's life from submit to take, stream and done, and
- * each handler's main refusal.
+ * queue-broker's job commands over its real schema, an in-process bus and the payload store on the run's NATS:
+ * a job's life from submit to take, stream and done, each command's main refusal, and the sweep.
  */
 
 const SYSTEM: Actor = { userId: 'system', kind: 'system' };
 const ENDPOINT = 'ep-handlers';
 const WORKER = 'worker-1';
-const prefix = `${testEnv().natsPrefix}qb${randomBytes(3).toString('hex')}`;
 /** Commands a step apart, as the live side sends them (a job's times come from its commands). */
 const at = (second: number): SendOptions => ({
   issuedAt: new Date(Date.UTC(2026, 2, 1, 12, 0, second)).toISOString(),
 });
 
+let commands: QueueBrokerCommands;
 let harness: HandlerHarness;
-let nats: NatsClient;
 
 beforeAll(async () => {
-  harness = await HandlerHarness.start('queue_broker_handlers', 'queue-broker', DATA_SOURCE_SPEC);
-  nats = await NatsClient.connect(testEnv().natsUrl, prefix, 'queue-broker-handlers-int-spec');
-  const config = new QueueBrokerConfig();
-  const payloads = new PayloadStore(nats, config);
-  await payloads.onModuleInit();
-  const { dataSource } = harness;
-  const jobs = new JobsRepository(dataSource);
-  const workers = new WorkersRepository(dataSource);
-  const chunks = new JobChunksRepository();
-  const lifecycle = new JobLifecycle(jobs, chunks);
-  const takes = new JobTakes(new JobLeasesRepository(), workers, payloads, config);
-  harness.register(
-    new SubmitJobHandler(new SubmitJobs(jobs, lifecycle, takes), payloads, config),
-    new CancelJobHandler(jobs, lifecycle),
-    new RetryJobHandler(jobs, lifecycle),
-    new PurgeQueueHandler(jobs, lifecycle),
-    new SetJobTtlHandler(jobs),
-    new ReadStreamHandler(jobs, chunks, payloads),
-    new SweepJobsHandler(jobs, workers, lifecycle, config),
-    new RotateWebhookSecretHandler(new WebhookSecretsRepository(dataSource)),
-    new RegisterWorkerHandler(workers),
-    new TakeJobsHandler(takes),
-    new JobDoneHandler(jobs, workers, new JobResults(jobs, lifecycle, payloads)),
-    new JobStreamHandler(jobs, chunks, workers, lifecycle, payloads),
-    new PingWorkerHandler(jobs, workers, lifecycle, config),
-    new CollectStopsHandler(jobs, workers),
-  );
+  commands = await startQueueBrokerCommands('jobs');
+  harness = commands.harness;
 });
 
 afterAll(async () => {
-  await harness?.stop();
-  await nats?.drain();
-  await deleteStreams(prefix);
+  await commands?.stop();
 });
 
 const submit = (input: unknown, second = 0) =>
@@ -349,73 +295,6 @@ describe('job commands', () => {
   });
 });
 
-describe('what the worker and queue commands refuse or ignore', () => {
-  const OTHER = 'ep-refusals';
-  /** Later than every command above (the sweep above ran at 13:00), so these see only their own endpoint's jobs. */
-  const late = (minute: number, second = 0): SendOptions => ({
-    issuedAt: new Date(Date.UTC(2026, 2, 1, 14, minute, second)).toISOString(),
-  });
-  const onOther = (workerId: string) => ({ endpointId: OTHER, workerId });
-
-  it("refuses to read the stream of another endpoint's job (404), writing nothing", async () => {
-    const accepted = await harness.send(
-      Subjects.job.submit,
-      { endpointId: OTHER, sync: false, input: 1 },
-      late(0),
-    );
-    const read = () =>
-      harness.send(Subjects.job.readStream, { endpointId: ENDPOINT, jobId: accepted.id }, late(1));
-    expect(await harness.refusal(read)).toMatchObject({ code: ErrorCode.NotFound, wrote: [] });
-  });
-
-  it('ignores a chunk from a worker the job is not leased to: recorded as ignored, the job and outbox untouched', async () => {
-    await harness.send(Subjects.worker.register, onOther('worker-a'), late(2));
-    const taken = await harness.send(Subjects.worker.take, { ...onOther('worker-a'), batchSize: 5 }, late(3));
-    const [job] = (taken as TakeResult).jobs;
-    const stream = () =>
-      harness.send(Subjects.worker.stream, { ...onOther('worker-b'), jobId: job.id, output: 'x' }, late(4));
-    const { result, wrote } = await harness.wrote(stream);
-    expect(result).toMatchObject({ recorded: false, reason: 'the job is leased to worker worker-a' });
-    expect(wrote).toEqual(['ignored_results', 'workers']);
-  });
-
-  it('purges only what waits: a job a worker runs stays (none removed, nothing written)', async () => {
-    const { result, wrote } = await harness.wrote(() =>
-      harness.send(Subjects.job.purge, { endpointId: OTHER }, late(5)),
-    );
-    expect(result).toMatchObject({ removed: 0 });
-    expect(wrote).toEqual([]);
-  });
-
-  it('a worker the sweep declared lost takes nothing from a long poll it made before (the job stays queued)', async () => {
-    await harness.send(Subjects.worker.register, onOther('worker-lost'), late(10));
-    await harness.send(Subjects.job.submit, { endpointId: OTHER, sync: false, input: 2 }, late(10, 1));
-    await harness.send(Subjects.job.sweep, { detectLostWorkers: true }, { ...late(59), actor: SYSTEM });
-    const take = () =>
-      harness.send(
-        Subjects.worker.take,
-        { ...onOther('worker-lost'), batchSize: 5, requestedAt: late(30).issuedAt },
-        late(59, 1),
-      );
-    const { result, wrote } = await harness.wrote(take);
-    expect(result).toEqual({ jobs: [] });
-    expect(wrote).not.toContain('jobs');
-    expect(wrote).not.toContain('outbox');
-  });
-
-  it('refuses malformed register, ping, stop-collecting and sweep commands (422), writing nothing', async () => {
-    const malformed = [
-      () => harness.send(Subjects.worker.register, { endpointId: OTHER }),
-      () => harness.send(Subjects.worker.ping, { ...onOther('worker-a'), jobIds: [] }),
-      () => harness.send(Subjects.worker.collectStops, { ...onOther('worker-a'), requestedAt: 'yesterday' }),
-      () => harness.send(Subjects.job.sweep, {}, { actor: SYSTEM }),
-    ];
-    for (const send of malformed) {
-      expect(await harness.refusal(send)).toMatchObject({ code: ErrorCode.ValidationFailed, wrote: [] });
-    }
-  });
-});
-
 describe('the sweep and rows other commands hold', () => {
   const ENDPOINT_LOCKED = 'ep-sweep-lock';
   const at15 = (minute: number): SendOptions => ({
@@ -448,90 +327,5 @@ describe('the sweep and rows other commands hold', () => {
     expect(await sweep).toMatchObject({ outlived: 1 });
     const changes = (await harness.events(Subjects.job.changed)).map((event) => event.payload);
     expect(changes).toContainEqual(expect.objectContaining({ jobId: accepted.id, status: 'TIMED_OUT' }));
-  });
-});
-
-/** After every block above (their commands are dated up to 15:01). */
-describe('a take riding on a submit (a worker poll waiting at the edge)', () => {
-  const RIDE = 'ep-ride';
-  const rider = { endpointId: RIDE, workerId: 'worker-ride' };
-  const at17 = (minute: number, second = 0): SendOptions => ({
-    issuedAt: new Date(Date.UTC(2026, 2, 1, 17, minute, second)).toISOString(),
-  });
-  const submitTaking = (input: unknown, when: SendOptions, take: object = { ...rider, batchSize: 1 }) =>
-    harness.send(Subjects.job.submit, { endpointId: RIDE, sync: true, input, take }, when);
-
-  it('leases the job it submits in its own transaction, and queues no signal for it', async () => {
-    await harness.send(Subjects.worker.register, rider, at17(0));
-    const queuedBefore = (await harness.events(Subjects.job.queued)).length;
-    const { result, wrote } = await harness.wrote(() => submitTaking({ n: 1 }, at17(1)));
-    expect(result).toMatchObject({
-      status: 'IN_QUEUE',
-      taken: { jobs: [{ id: result.id, input: { n: 1 } }] },
-    });
-    expect(wrote).toEqual(expect.arrayContaining(['jobs', 'job_attempts', 'workers']));
-    expect((await harness.events(Subjects.job.queued)).length).toBe(queuedBefore);
-    // It runs: the worker finishes it as any leased job.
-    const done = await harness.send(
-      Subjects.worker.done,
-      { ...rider, jobId: result.id, output: 2, hasOutput: true, progress: false, stopPod: false },
-      at17(2),
-    );
-    expect(done).toEqual({ recorded: 'completed' });
-  });
-
-  it('leases the oldest queued jobs first; the new job, left queued, is signalled as any submit', async () => {
-    const older = await harness.send(
-      Subjects.job.submit,
-      { endpointId: RIDE, sync: false, input: 'old' },
-      at17(3),
-    );
-    const result = await submitTaking('new', at17(4));
-    expect(result.taken).toEqual({ jobs: [expect.objectContaining({ id: older.id })] });
-    const queued = (await harness.events(Subjects.job.queued)).at(-1)?.payload;
-    expect(queued).toEqual({ endpointId: RIDE, jobId: result.id });
-    const next = await harness.send(Subjects.worker.take, { ...rider, batchSize: 5 }, at17(5));
-    expect((next as TakeResult).jobs.map((job) => job.id)).toEqual([result.id]);
-  });
-
-  it('replayed with its recorded decision, leases exactly what it leased live', async () => {
-    const older = await harness.send(
-      Subjects.job.submit,
-      { endpointId: RIDE, sync: false, input: 'a' },
-      at17(10),
-    );
-    // Live, another worker's take had locked the older job: this submit's take leased only its own.
-    const result = await harness.send(
-      Subjects.job.submit,
-      { endpointId: RIDE, sync: false, input: 'b', take: { ...rider, batchSize: 2 } },
-      { ...at17(11), decided: { jobIds: [] } },
-    );
-    expect(result.taken).toEqual({ jobs: [] });
-    const rest = await harness.send(Subjects.worker.take, { ...rider, batchSize: 5 }, at17(12));
-    expect((rest as TakeResult).jobs.map((job) => job.id)).toEqual([older.id, result.id]);
-  });
-
-  it('leases nothing to a worker that is not alive; refuses a take for another endpoint (422), writing nothing', async () => {
-    // A poll the worker made longer than WORKER_LOST_AFTER_MS ago, and nothing heard from it since.
-    const lost = await submitTaking('x', at17(50, 1), {
-      endpointId: RIDE,
-      workerId: 'worker-silent',
-      batchSize: 1,
-      requestedAt: at17(20).issuedAt,
-    });
-    expect(lost.taken).toEqual({ jobs: [] });
-    expect((await harness.events(Subjects.job.queued)).at(-1)?.payload).toEqual({
-      endpointId: RIDE,
-      jobId: lost.id,
-    });
-    expect(
-      await harness.refusal(() =>
-        submitTaking('y', at17(51), { ...rider, endpointId: ENDPOINT, batchSize: 1 }),
-      ),
-    ).toMatchObject({ code: ErrorCode.ValidationFailed, wrote: [] });
-    expect(
-      await harness.refusal(() => submitTaking('y', at17(51), { ...rider, batchSize: 0 })),
-    ).toMatchObject({ code: ErrorCode.ValidationFailed, wrote: [] });
-    await harness.send(Subjects.job.purge, { endpointId: RIDE }, at17(52));
   });
 });
