@@ -67,7 +67,7 @@ export class BookkeepingStatements {
     // insert is a data-modifying CTE: it runs to completion whether or not the main statement reads it.
     // The payloads and outcomes travel as one JSON array each, split by Postgres, rather than as `json[]` arrays:
     // node-pg writes an array literal by escaping every quote and backslash of every element, which for a large
-    // event (a 250-pod cluster's) cost more than the insert (docs/adr/0013, "Payloads as one JSON array").
+    // event (a 250-pod cluster's) cost more than the insert (docs/adr/0013, "Bookkeeping statements").
     this.recordText =
       `WITH events AS (INSERT INTO ${outboxTable} (id, subject, payload, correlation_id, occurred_at) ` +
       `SELECT e.id, e.subject, p.value, e.correlation_id, e.occurred_at FROM unnest($1::text[], $2::text[], ` +

@@ -23,8 +23,8 @@ export const HINTED_RELAY_DELAY_MS = 20;
  * the stream acknowledged them; the event id is the `Nats-Msg-Id`, so a row published twice is stored once.
  * The sweep counts the unpublished rows first (one statement, also the `bus_outbox_pending` gauge) and relays only
  * when there are some: an idle app opened a transaction a second to find nothing. A commit whose events were all
- * hinted wakes the relay within HINTED_RELAY_DELAY_MS rather than at once (docs/adr/0013, "Relays that wait for
- * company"); any other event wakes it at once.
+ * hinted wakes the relay within HINTED_RELAY_DELAY_MS rather than at once (docs/adr/0013, "The outbox
+ * relay"); any other event wakes it at once.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {

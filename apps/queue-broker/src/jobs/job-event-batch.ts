@@ -17,7 +17,7 @@ type Run =
   | { subject: typeof Subjects.job.changed; jobs: JobChangedEvent[] };
 
 /**
- * Batches the job events of one command that carries many jobs (docs/adr/0013, "Events that carry many jobs"): a run
+ * Batches the job events of one command that carries many jobs (docs/adr/0013, "Batched job events"): a run
  * of `job.evt.queued` emitted one after another goes to the outbox as one `job.evt.queued-many`, a run of
  * `job.evt.changed` as one `job.evt.changed-many`, each item what its own event would have said, in order. A run
  * of one goes as the single event it was. Any other event, or one of the other job subject, ends the run first, so

@@ -6,7 +6,7 @@ import type { JobsRepository } from './jobs.repository.js';
 
 /**
  * The job writes of one command that carries many jobs (done-many), held and sent at `flush()` as one statement
- * rather than one per job (docs/adr/0013, "Writes that carry many jobs"). Each `save` takes the job's columns as
+ * rather than one per job (docs/adr/0013, "Set-based writes"). Each `save` takes the job's columns as
  * they are then, so the statement writes what the last `save` of each job would have written. Only for a command
  * that reads no job after writing one: a held write is not yet in the table.
  */

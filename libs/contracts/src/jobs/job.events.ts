@@ -31,7 +31,7 @@ export interface JobChangedEvent {
 
 /**
  * The jobs of one command that were queued one after another (a folded submit's), as one event: each item is what
- * its own `job.evt.queued` would have said, in order (docs/adr/0013, "Events that carry many jobs").
+ * its own `job.evt.queued` would have said, in order (docs/adr/0013, "Batched job events").
  */
 export interface JobQueuedManyEvent {
   jobs: JobQueuedEvent[];
