@@ -9,7 +9,7 @@
 //   - the owner applying it with the processed-command row and the outbox row in the effect's transaction, and
 //     answering over core NATS after the commit; the outbox relayed to an events stream;
 //   - the submit carrying the take of a waiting poll (as ours does); a take command when none waited;
-//   - submits, and job-done posts, folded while one of their kind is on its way (as ours folds them), each fold
+//   - submits, and job-done posts, batched while one of their kind is on its way (as ours batches them), each batch
 //     one recorded command; the owner applies what is buffered in one transaction, one statement a command.
 // What it leaves out, because the shape does not require it (and the bare baseline has none of it either): auth,
 // rate limits, validation, the rules checked in a handler before writing, retries, timeouts, metrics, logs.
@@ -91,11 +91,11 @@ const app = Fastify({ logger: false });
 app.get('/readyz', async () => ({ status: 'ok' }));
 
 /**
- * Folds what arrives while a command of its kind is on its way into the next one, as ours folds submits and
+ * Batches what arrives while a command of its kind is on its way into the next one, as ours batches submits and
  * job-done posts (docs/adr/0013): `add(item)` resolves that item's part of the answer. `send(items)` records one
  * command for all of them and resolves an answer per item (an Error: that item's request fails alone).
  */
-function folder(send) {
+function batcher(send) {
   let waiting = [];
   let busy = false;
   const flush = () => {
@@ -124,7 +124,7 @@ function folder(send) {
 }
 
 /** Submits: each carries the take of the longest-waiting poll while polls wait; resolves {id, status} each. */
-const submit = folder(async (items) => {
+const submit = batcher(async (items) => {
   const claimed = items.map(() => polls.shift());
   let accepted;
   try {
@@ -148,7 +148,7 @@ const submit = folder(async (items) => {
 });
 
 /** Job-done posts: resolves each post's job view; a post whose job is not leased to its worker fails alone. */
-const finish = folder(async (items) => {
+const finish = batcher(async (items) => {
   const done = new Set(await command('done', { posts: items }));
   return items.map(({ jobId, output }) => {
     if (!done.has(jobId)) return new Error(`job ${jobId} is not leased to its worker`);

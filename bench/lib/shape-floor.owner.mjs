@@ -31,7 +31,7 @@ const stream = process.env.STREAM;
 const events = process.env.EVENTS;
 
 // Each statement answers the command's outcome; ON CONFLICT on the processed row makes a redelivery a no-op. A
-// submit and a done carry many jobs (the edge folds them), each written by one statement for all of its jobs.
+// submit and a done carry many jobs (the edge batches them), each written by one statement for all of its jobs.
 const STATEMENTS = {
   // Submitted jobs: each queued or (a poll was waiting) leased to that worker at once; one event for all.
   submit: {

@@ -45,7 +45,7 @@ describe('queue-based endpoints: the job API', () => {
 
   beforeAll(async () => {
     jobs = await startJobsSystem('jobs', {
-      endpoints: ['sleep', 'stream', 'fail', 'slow', 'manual', 'batch', 'fold'],
+      endpoints: ['sleep', 'stream', 'fail', 'slow', 'manual', 'batch', 'batched'],
       gateway: { JOB_TAKE_LONG_POLL_MS: '3000', JOB_STOP_LONG_POLL_MS: '3000' },
     });
     workers.push(
@@ -107,9 +107,9 @@ describe('queue-based endpoints: the job API', () => {
     expect(attempts.rows).toEqual([{ worker_id: 'echo-1' }]);
   });
 
-  it('folds concurrent submits into fewer recorded commands, each job in exactly one, each run by the worker', async () => {
+  it('batches concurrent submits into fewer recorded commands, each job in exactly one, each run by the worker', async () => {
     const replies = await Promise.all(
-      Array.from({ length: 20 }, (_, n) => call('POST', url('qb', '/run'), key(), { input: { folded: n } })),
+      Array.from({ length: 20 }, (_, n) => call('POST', url('qb', '/run'), key(), { input: { batched: n } })),
     );
     expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
     const ids = replies.map((r) => (r.body as Json).id as string);
@@ -129,7 +129,7 @@ describe('queue-based endpoints: the job API', () => {
     expect(recorded.rows.map((r) => r.subject)).toContain('job.cmd.submit-many');
     expect(recorded.rows.flatMap((r) => r.ids).sort()).toEqual([...ids].sort());
     for (const [n, id] of ids.entries()) {
-      expect(await until('qb', id, 'COMPLETED')).toMatchObject({ output: { folded: n } });
+      expect(await until('qb', id, 'COMPLETED')).toMatchObject({ output: { batched: n } });
     }
     // Each submit-many's jobs were announced in one job.evt.queued-many, in the command's order, and in no
     // job.evt.queued of their own (docs/adr/0013, "Batched job events"); the worker was woken by it.
@@ -409,35 +409,35 @@ describe('queue-based endpoints: the job API', () => {
     await worker.kill('SIGTERM');
   });
 
-  it("folds a worker's concurrent job-done posts into fewer recorded commands, each answered with its own result", async () => {
-    const wkey = jobs.workerKeys[ep('fold')];
+  it("batches a worker's concurrent job-done posts into fewer recorded commands, each answered with its own result", async () => {
+    const wkey = jobs.workerKeys[ep('batched')];
     const ids: string[] = [];
-    for (let n = 0; n < 8; n++) ids.push(await run('fold', { input: { n } }));
-    const taken = await call('GET', url('fold', '/job-take-batch/f1?batch_size=8&job_in_progress=0'), wkey);
+    for (let n = 0; n < 8; n++) ids.push(await run('batched', { input: { n } }));
+    const taken = await call('GET', url('batched', '/job-take-batch/f1?batch_size=8&job_in_progress=0'), wkey);
     expect(taken.status).toBe(200);
     const leased = taken.body as unknown as { id: string; input: { n: number } }[];
     expect(leased.map((j) => j.id).sort()).toEqual([...ids].sort());
     const [{ t0 }] = (await jobs.sql.query<{ t0: Date }>('SELECT now() AS t0')).rows;
     const posts = await Promise.all(
       leased.map((job) =>
-        call('POST', url('fold', `/job-done/f1/${job.id}`), wkey, { output: { twice: job.input.n * 2 } }),
+        call('POST', url('batched', `/job-done/f1/${job.id}`), wkey, { output: { twice: job.input.n * 2 } }),
       ),
     );
     expect(posts.map((p) => [p.status, p.body])).toEqual(Array(8).fill([200, { recorded: 'completed' }]));
     for (const [n, id] of ids.entries()) {
-      expect(await status('fold', id)).toMatchObject({ status: 'COMPLETED', output: { twice: n * 2 } });
+      expect(await status('batched', id)).toMatchObject({ status: 'COMPLETED', output: { twice: n * 2 } });
     }
     // The first went alone while the others waited for it; they went together, as one worker.cmd.done-many (no
     // other worker of this system posts several results at once).
-    const folded = await jobs.sql.query<{ posts: number }>(
+    const batched = await jobs.sql.query<{ posts: number }>(
       `SELECT jsonb_array_length(outcome->'value'->'dones') AS posts FROM queue_broker.processed_commands
         WHERE subject = 'worker.cmd.done-many' AND processed_at >= $1`,
       [t0],
     );
-    expect(folded.rows.length).toBeGreaterThan(0);
-    expect(folded.rows.every((r) => r.posts >= 2)).toBe(true);
-    expect(folded.rows.reduce((sum, r) => sum + r.posts, 0)).toBeLessThanOrEqual(7);
-    // What the folded posts finished was announced in job.evt.changed-many events, each job once in all.
+    expect(batched.rows.length).toBeGreaterThan(0);
+    expect(batched.rows.every((r) => r.posts >= 2)).toBe(true);
+    expect(batched.rows.reduce((sum, r) => sum + r.posts, 0)).toBeLessThanOrEqual(7);
+    // What the batched posts finished was announced in job.evt.changed-many events, each job once in all.
     const announced = await jobs.sql.query<{ subject: string; ids: string[] }>(
       `SELECT subject, CASE WHEN subject = 'job.evt.changed-many'
                             THEN ARRAY(SELECT j->>'jobId' FROM jsonb_array_elements(payload::jsonb->'jobs') j)

@@ -203,12 +203,12 @@ describe('replay tool', () => {
       ),
     );
     expect(jobs.every((j) => j.status === 200)).toBe(true);
-    // Sent at once, most of them travel folded into one job.cmd.submit-many: the rebuild below replays that too.
-    const folded = await sql(
+    // Sent at once, most of them travel batched into one job.cmd.submit-many: the rebuild below replays that too.
+    const batched = await sql(
       db.url,
       "SELECT 1 FROM queue_broker.processed_commands WHERE subject = 'job.cmd.submit-many'",
     );
-    expect(folded.length).toBeGreaterThan(0);
+    expect(batched.length).toBeGreaterThan(0);
     const sync = await api<{ status: string }>('POST', `/v2/${endpoint}/runsync?wait=60000`, {
       input: { sync: true },
     });

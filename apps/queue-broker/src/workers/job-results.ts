@@ -21,7 +21,7 @@ export interface Poster {
 }
 
 /**
- * What a job-done post does to its job, whether it came alone (`worker.cmd.done`) or folded with others of its worker
+ * What a job-done post does to its job, whether it came alone (`worker.cmd.done`) or batched with others of its worker
  * (`worker.cmd.done-many`): the final result (COMPLETED, or FAILED with the handler's error, keeping any output), or
  * a progress update. Never a refusal: a result for a job no longer leased to this worker (finished already,
  * cancelled, timed out, taken back) changes nothing, is recorded in `ignored_results`, and is answered 200, so a

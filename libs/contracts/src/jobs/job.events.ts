@@ -30,14 +30,14 @@ export interface JobChangedEvent {
 }
 
 /**
- * The jobs of one command that were queued one after another (a folded submit's), as one event: each item is what
+ * The jobs of one command that were queued one after another (a batched submit's), as one event: each item is what
  * its own `job.evt.queued` would have said, in order (docs/adr/0013, "Batched job events").
  */
 export interface JobQueuedManyEvent {
   jobs: JobQueuedEvent[];
 }
 
-/** The jobs of one command that changed one after another (a folded job-done's), as one event, in order. */
+/** The jobs of one command that changed one after another (a batched job-done's), as one event, in order. */
 export interface JobChangedManyEvent {
   jobs: JobChangedEvent[];
 }

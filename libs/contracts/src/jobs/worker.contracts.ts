@@ -73,7 +73,7 @@ export class JobDoneCommand extends JobResult {
   workerId: string;
 }
 
-/** The most results one `worker.cmd.done-many` carries (the gateway folds at most this many posts into one). */
+/** The most results one `worker.cmd.done-many` carries (the gateway batches at most this many posts into one). */
 export const DONE_MANY_MAX = 128;
 
 /**

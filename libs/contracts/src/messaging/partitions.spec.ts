@@ -6,7 +6,7 @@ describe('partitionKeyOf', () => {
   it.each([
     [Subjects.worker.take, { endpointId: 'ep', workerId: 'w1', batchSize: 1 }, 'w1'],
     [Subjects.worker.done, { endpointId: 'ep', workerId: 'w1', jobId: 'j1' }, 'w1'],
-    // The folded posts of one worker: its lane, as each post's own command would be.
+    // The batched posts of one worker: its lane, as each post's own command would be.
     [Subjects.worker.doneMany, { endpointId: 'ep', workerId: 'w1', dones: [] }, 'w1'],
     [Subjects.job.cancel, { endpointId: 'ep', jobId: 'j1' }, 'j1'],
     [Subjects.job.setTtl, { endpointId: 'ep', jobId: 'j1', ttlMs: 60_000 }, 'j1'],
