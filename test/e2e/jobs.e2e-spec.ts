@@ -413,7 +413,11 @@ describe('queue-based endpoints: the job API', () => {
     const wkey = jobs.workerKeys[ep('batched')];
     const ids: string[] = [];
     for (let n = 0; n < 8; n++) ids.push(await run('batched', { input: { n } }));
-    const taken = await call('GET', url('batched', '/job-take-batch/f1?batch_size=8&job_in_progress=0'), wkey);
+    const taken = await call(
+      'GET',
+      url('batched', '/job-take-batch/f1?batch_size=8&job_in_progress=0'),
+      wkey,
+    );
     expect(taken.status).toBe(200);
     const leased = taken.body as unknown as { id: string; input: { n: number } }[];
     expect(leased.map((j) => j.id).sort()).toEqual([...ids].sort());
