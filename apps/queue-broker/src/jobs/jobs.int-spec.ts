@@ -2,10 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ErrorCode, Subjects, type Actor, type TakeResult } from '@app/contracts';
 import { WorkersRepository } from '../workers/workers.repository.js';
 import type { HandlerHarness, SendOptions } from '../../../../test/support/handler-harness.js';
-import {
-  startQueueBrokerCommands,
-  type QueueBrokerCommands,
-} from '../../../../test/support/queue-broker-commands.js';
+import { startQueueBrokerCommands } from '../../../../test/support/queue-broker-commands.js';
+import type { WorkerCommands } from '../../../../test/support/queue-broker-workers.js';
 
 /**
  * queue-broker's job commands over its real schema, an in-process bus and the payload store on the run's NATS:
@@ -20,7 +18,7 @@ const at = (second: number): SendOptions => ({
   issuedAt: new Date(Date.UTC(2026, 2, 1, 12, 0, second)).toISOString(),
 });
 
-let commands: QueueBrokerCommands;
+let commands: WorkerCommands;
 let harness: HandlerHarness;
 
 beforeAll(async () => {

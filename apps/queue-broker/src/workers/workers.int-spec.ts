@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ErrorCode, Subjects, type Actor, type TakeResult } from '@app/contracts';
 import type { HandlerHarness, SendOptions } from '../../../../test/support/handler-harness.js';
-import {
-  startQueueBrokerCommands,
-  type QueueBrokerCommands,
-} from '../../../../test/support/queue-broker-commands.js';
+import { startQueueBrokerCommands } from '../../../../test/support/queue-broker-commands.js';
+import type { WorkerCommands } from '../../../../test/support/queue-broker-workers.js';
 
 /**
  * What the worker and queue commands refuse or ignore, over queue-broker's real schema: each refusal writes
@@ -14,7 +12,7 @@ import {
 const SYSTEM: Actor = { userId: 'system', kind: 'system' };
 const ENDPOINT = 'ep-handlers';
 
-let commands: QueueBrokerCommands;
+let commands: WorkerCommands;
 let harness: HandlerHarness;
 
 beforeAll(async () => {
