@@ -5,11 +5,13 @@ import {
   CommandPayloadClasses,
   DomainError,
   ErrorCode,
+  QueryPayloadClasses,
   deriveId,
   validatePlain,
   type Actor,
   type AppName,
   type CommandEnvelope,
+  type CommandPayload,
   type CommandResult,
   type CommandSubject,
   type QueryPayload,
@@ -23,12 +25,14 @@ import {
   EVENT_HANDLER,
   FaultInjector,
   MessageProcessor,
+  QUERY_HANDLER,
   commandIdentity,
   type CommandBus,
   type CommandContext,
   type EventContext,
   type OutboxTableRow,
   type QueryBus,
+  type QueryContext,
 } from '@app/messaging';
 import { SchemaWrites } from './schema-writes.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -124,6 +128,49 @@ export class InProcessCommands {
   }
 }
 
+type Reply<S extends CommandSubject> = (payload: CommandPayload<S>, actor: Actor) => CommandResult<S>;
+
+/**
+ * Another app's answers to the commands a handler issues and waits for (the scheduler's `placement.cmd.reserve`,
+ * say), where a test of one app stands in for the other: what the test registered, and OWNER_UNAVAILABLE (as from
+ * the bus when the owner is down) for the rest. A DomainError thrown by an answer is the command's refusal.
+ */
+export class StandInCommands {
+  private readonly replies = new Map<string, (payload: never, actor: Actor) => unknown>();
+  /** Every command issued, in order. */
+  readonly issued: { subject: string; payload: unknown; actor: Actor }[] = [];
+
+  answer<S extends CommandSubject>(subject: S, reply: Reply<S>): this {
+    this.replies.set(subject, reply);
+    return this;
+  }
+
+  /** The payloads of the commands issued on `subject`, in order. */
+  sent<S extends CommandSubject>(subject: S): CommandPayload<S>[] {
+    return this.issued.filter((c) => c.subject === subject).map((c) => c.payload as CommandPayload<S>);
+  }
+
+  execute<S extends CommandSubject>(subject: S, payload: unknown, actor: Actor): Promise<CommandResult<S>> {
+    this.issued.push({ subject, payload, actor });
+    const reply = this.replies.get(subject);
+    if (!reply) {
+      return Promise.reject(
+        new DomainError(ErrorCode.OwnerUnavailable, `no answer for ${subject} in this test`),
+      );
+    }
+    try {
+      return Promise.resolve(reply(payload as never, actor) as CommandResult<S>);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Typed as the CommandBus a handler takes: only `execute` is offered (a test needing more uses InProcessCommands). */
+  asBus(): CommandBus {
+    return this as unknown as CommandBus;
+  }
+}
+
 /** Counts the statements the data source sends (its only log), so a test can pin what a command costs. */
 class StatementCounter implements Logger {
   count = 0;
@@ -158,6 +205,7 @@ export interface SendOptions {
 export class HandlerHarness {
   private readonly handlers = new Map<string, (ctx: CommandContext) => unknown>();
   private readonly eventHandlers = new Map<string, (ctx: EventContext) => unknown>();
+  private readonly queryHandlers = new Map<string, (ctx: QueryContext) => unknown>();
   /** Per source harness: the outbox sequence delivered up to. */
   private readonly delivered = new Map<HandlerHarness, string>();
   private readonly processor: MessageProcessor;
@@ -190,7 +238,7 @@ export class HandlerHarness {
     return new HandlerHarness(database, dataSource, spec.schema, counter);
   }
 
-  /** Registers the @CommandHandler and @EventHandler methods of these handler instances. */
+  /** Registers the @CommandHandler, @EventHandler and @QueryHandler methods of these handler instances. */
   register(...instances: object[]): this {
     for (const instance of instances) {
       const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
@@ -201,6 +249,8 @@ export class HandlerHarness {
         if (command) this.handlers.set(command, (method as (ctx: CommandContext) => unknown).bind(instance));
         const event = Reflect.getMetadata(EVENT_HANDLER, method) as string | undefined;
         if (event) this.eventHandlers.set(event, (method as (ctx: EventContext) => unknown).bind(instance));
+        const query = Reflect.getMetadata(QUERY_HANDLER, method) as string | undefined;
+        if (query) this.queryHandlers.set(query, (method as (ctx: QueryContext) => unknown).bind(instance));
       }
     }
     return this;
@@ -246,6 +296,30 @@ export class HandlerHarness {
         );
     if (!result.outcome.ok) throw DomainError.fromPayload(result.outcome.error);
     return result.outcome.value as CommandResult<S>;
+  }
+
+  /**
+   * Asks a query as the app's query server answers it: the payload validated against the contract map (422
+   * otherwise), the handler called with the actor, and the answer as the asker gets it over NATS (JSON: dates as
+   * strings, undefined fields gone), or the DomainError it was refused with.
+   */
+  async ask<S extends QuerySubject>(
+    subject: S,
+    payload: unknown,
+    options: { actor?: Actor } = {},
+  ): Promise<QueryResult<S>> {
+    const handler = this.queryHandlers.get(subject);
+    if (!handler) throw new Error(`no query handler registered for ${subject}`);
+    const validated = validatePlain(QueryPayloadClasses[subject] as new () => object, payload ?? {});
+    if (!validated.ok) {
+      throw new DomainError(ErrorCode.ValidationFailed, `invalid ${subject} query`, validated.errors);
+    }
+    const value = await handler({
+      actor: options.actor ?? ALICE,
+      correlationId: `corr-${randomUUID()}`,
+      payload: validated.value,
+    });
+    return JSON.parse(JSON.stringify(value ?? null)) as QueryResult<S>;
   }
 
   /** What `work` answers, and how many statements (transaction control included) it sent to Postgres. */
