@@ -7,49 +7,49 @@ import {
   type ClusterCreatedEvent,
   type PodView,
 } from '@app/contracts';
-import { CatalogChecks } from '../../apps/cluster-scheduler/src/catalog/catalog.checks.js';
-import { CatalogRepository } from '../../apps/cluster-scheduler/src/catalog/catalog.repository.js';
-import { FleetLoader } from '../../apps/cluster-scheduler/src/catalog/fleet.loader.js';
-import { ClusterSchedulerConfig } from '../../apps/cluster-scheduler/src/cluster-scheduler.config.js';
-import { ClustersRepository } from '../../apps/cluster-scheduler/src/clusters/clusters.repository.js';
-import { FollowPodStatusHandler } from '../../apps/cluster-scheduler/src/clusters/follow-pod-status/follow-pod-status.handler.js';
-import { DATA_SOURCE_SPEC as SCHEDULER_SPEC } from '../../apps/cluster-scheduler/src/data-source.js';
-import { PlacementApplier } from '../../apps/cluster-scheduler/src/placement/placement.applier.js';
-import { PlacementRepository } from '../../apps/cluster-scheduler/src/placement/placement.repository.js';
-import { ReleasePodHandler } from '../../apps/cluster-scheduler/src/placement/release-pod/release-pod.handler.js';
-import { ReservePodHandler } from '../../apps/cluster-scheduler/src/placement/reserve-pod/reserve-pod.handler.js';
-import { NetworkVolumesRepository } from '../../apps/cluster-scheduler/src/volumes/network-volumes.repository.js';
-import { DATA_SOURCE_SPEC as POD_SPEC } from '../../apps/pod-lifecycle/src/data-source.js';
-import { PodLifecycleConfig } from '../../apps/pod-lifecycle/src/pod-lifecycle.config.js';
-import { CreateClusterMembersHandler } from '../../apps/pod-lifecycle/src/pods/create-cluster-members/create-cluster-members.handler.js';
-import { CreatePodHandler } from '../../apps/pod-lifecycle/src/pods/create-pod/create-pod.handler.js';
-import { DeletedClustersRepository } from '../../apps/pod-lifecycle/src/pods/deleted-clusters/deleted-clusters.repository.js';
-import { HostFailedHandler } from '../../apps/pod-lifecycle/src/pods/host-failed/host-failed.handler.js';
-import { ObservePodHandler } from '../../apps/pod-lifecycle/src/pods/observe-pod/observe-pod.handler.js';
-import { PodTransitions } from '../../apps/pod-lifecycle/src/pods/pod-transitions.js';
-import { PodRepository } from '../../apps/pod-lifecycle/src/pods/pod.repository.js';
-import { ResetPodHandler } from '../../apps/pod-lifecycle/src/pods/reset-pod/reset-pod.handler.js';
-import { SealPodEnvHandler } from '../../apps/pod-lifecycle/src/pods/seal-pod-env/seal-pod-env.handler.js';
-import { StartPodHandler } from '../../apps/pod-lifecycle/src/pods/start-pod/start-pod.handler.js';
-import { StopPodHandler } from '../../apps/pod-lifecycle/src/pods/stop-pod/stop-pod.handler.js';
-import { TerminateClusterMembersHandler } from '../../apps/pod-lifecycle/src/pods/terminate-cluster-members/terminate-cluster-members.handler.js';
-import { TerminatePodHandler } from '../../apps/pod-lifecycle/src/pods/terminate-pod/terminate-pod.handler.js';
-import { UpdatePodHandler } from '../../apps/pod-lifecycle/src/pods/update-pod/update-pod.handler.js';
-import { PodUsageRepository } from '../../apps/pod-lifecycle/src/pods/usage/pod-usage.repository.js';
-import { PodUsage } from '../../apps/pod-lifecycle/src/pods/usage/pod-usage.service.js';
-import { RegistryAuthRepository } from '../../apps/pod-lifecycle/src/registry-auth/registry-auth.repository.js';
-import { SpendLedger } from '../../apps/pod-lifecycle/src/spend/spend-ledger.service.js';
-import { SpendLimitsRepository } from '../../apps/pod-lifecycle/src/spend/spend-limits.repository.js';
-import { CatalogTemplates } from '../../apps/pod-lifecycle/src/templates/catalog-templates.js';
-import { TemplateRepository } from '../../apps/pod-lifecycle/src/templates/template.repository.js';
+import { CatalogChecks } from '../../../cluster-scheduler/src/catalog/catalog.checks.js';
+import { CatalogRepository } from '../../../cluster-scheduler/src/catalog/catalog.repository.js';
+import { FleetLoader } from '../../../cluster-scheduler/src/catalog/fleet.loader.js';
+import { ClusterSchedulerConfig } from '../../../cluster-scheduler/src/cluster-scheduler.config.js';
+import { ClustersRepository } from '../../../cluster-scheduler/src/clusters/clusters.repository.js';
+import { FollowPodStatusHandler } from '../../../cluster-scheduler/src/clusters/follow-pod-status/follow-pod-status.handler.js';
+import { DATA_SOURCE_SPEC as SCHEDULER_SPEC } from '../../../cluster-scheduler/src/data-source.js';
+import { PlacementApplier } from '../../../cluster-scheduler/src/placement/placement.applier.js';
+import { PlacementRepository } from '../../../cluster-scheduler/src/placement/placement.repository.js';
+import { ReleasePodHandler } from '../../../cluster-scheduler/src/placement/release-pod/release-pod.handler.js';
+import { ReservePodHandler } from '../../../cluster-scheduler/src/placement/reserve-pod/reserve-pod.handler.js';
+import { NetworkVolumesRepository } from '../../../cluster-scheduler/src/volumes/network-volumes.repository.js';
+import { DATA_SOURCE_SPEC as POD_SPEC } from '../data-source.js';
+import { PodLifecycleConfig } from '../pod-lifecycle.config.js';
+import { CreateClusterMembersHandler } from './create-cluster-members/create-cluster-members.handler.js';
+import { CreatePodHandler } from './create-pod/create-pod.handler.js';
+import { DeletedClustersRepository } from './deleted-clusters/deleted-clusters.repository.js';
+import { HostFailedHandler } from './host-failed/host-failed.handler.js';
+import { ObservePodHandler } from './observe-pod/observe-pod.handler.js';
+import { PodTransitions } from './pod-transitions.js';
+import { PodRepository } from './pod.repository.js';
+import { ResetPodHandler } from './reset-pod/reset-pod.handler.js';
+import { SealPodEnvHandler } from './seal-pod-env/seal-pod-env.handler.js';
+import { StartPodHandler } from './start-pod/start-pod.handler.js';
+import { StopPodHandler } from './stop-pod/stop-pod.handler.js';
+import { TerminateClusterMembersHandler } from './terminate-cluster-members/terminate-cluster-members.handler.js';
+import { TerminatePodHandler } from './terminate-pod/terminate-pod.handler.js';
+import { UpdatePodHandler } from './update-pod/update-pod.handler.js';
+import { PodUsageRepository } from './usage/pod-usage.repository.js';
+import { PodUsage } from './usage/pod-usage.service.js';
+import { RegistryAuthRepository } from '../registry-auth/registry-auth.repository.js';
+import { SpendLedger } from '../spend/spend-ledger.service.js';
+import { SpendLimitsRepository } from '../spend/spend-limits.repository.js';
+import { CatalogTemplates } from '../templates/catalog-templates.js';
+import { TemplateRepository } from '../templates/template.repository.js';
 import {
   ALICE,
   BOB,
   HandlerHarness,
   InProcessCommands,
   InProcessQueries,
-} from '../support/handler-harness.js';
-import { whileHeld } from '../support/while-held.js';
+} from '../../../../test/support/handler-harness.js';
+import { whileHeld } from '../../../../test/support/while-held.js';
 
 /**
  * pod-lifecycle's pod commands over its real schema, with the scheduler's real placement handlers (its schema, the

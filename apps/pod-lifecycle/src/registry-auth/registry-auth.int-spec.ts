@@ -1,21 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ErrorCode, Subjects, type RegistryAuthView, type TemplateView } from '@app/contracts';
-import { ALICE, BOB, HandlerHarness } from '../../../test/support/handler-harness.js';
-import { whileHeld } from '../../../test/support/while-held.js';
-import { DATA_SOURCE_SPEC } from './data-source.js';
-import { PodLifecycleConfig } from './pod-lifecycle.config.js';
-import { CreateRegistryAuthHandler } from './registry-auth/create-registry-auth/create-registry-auth.handler.js';
-import { DeleteRegistryAuthHandler } from './registry-auth/delete-registry-auth/delete-registry-auth.handler.js';
-import { RegistryAuthRepository } from './registry-auth/registry-auth.repository.js';
-import { UpdateRegistryAuthHandler } from './registry-auth/update-registry-auth/update-registry-auth.handler.js';
-import { PodRepository } from './pods/pod.repository.js';
-import { SetSpendLimitHandler } from './spend/set-spend-limit/set-spend-limit.handler.js';
-import { SpendLimitsRepository } from './spend/spend-limits.repository.js';
-import { CatalogTemplates } from './templates/catalog-templates.js';
-import { CreateTemplateHandler } from './templates/create-template/create-template.handler.js';
-import { DeleteTemplateHandler } from './templates/delete-template/delete-template.handler.js';
-import { TemplateRepository } from './templates/template.repository.js';
-import { UpdateTemplateHandler } from './templates/update-template/update-template.handler.js';
+import { ALICE, BOB, HandlerHarness } from '../../../../test/support/handler-harness.js';
+import { whileHeld } from '../../../../test/support/while-held.js';
+import { DATA_SOURCE_SPEC } from '../data-source.js';
+import { PodLifecycleConfig } from '../pod-lifecycle.config.js';
+import { CreateRegistryAuthHandler } from './create-registry-auth/create-registry-auth.handler.js';
+import { DeleteRegistryAuthHandler } from './delete-registry-auth/delete-registry-auth.handler.js';
+import { RegistryAuthRepository } from './registry-auth.repository.js';
+import { UpdateRegistryAuthHandler } from './update-registry-auth/update-registry-auth.handler.js';
+import { PodRepository } from '../pods/pod.repository.js';
+import { SetSpendLimitHandler } from '../spend/set-spend-limit/set-spend-limit.handler.js';
+import { SpendLimitsRepository } from '../spend/spend-limits.repository.js';
+import { CatalogTemplates } from '../templates/catalog-templates.js';
+import { CreateTemplateHandler } from '../templates/create-template/create-template.handler.js';
+import { DeleteTemplateHandler } from '../templates/delete-template/delete-template.handler.js';
+import { TemplateRepository } from '../templates/template.repository.js';
+import { UpdateTemplateHandler } from '../templates/update-template/update-template.handler.js';
 
 /**
  * pod-lifecycle's credential, template and spend-limit command handlers over its real schema (its migrations)
