@@ -51,7 +51,8 @@ import { ListCatalogTemplatesHandler } from '../../apps/pod-lifecycle/src/templa
 import { ListTemplatesHandler } from '../../apps/pod-lifecycle/src/templates/list-templates/list-templates.handler.js';
 import { TemplateRepository } from '../../apps/pod-lifecycle/src/templates/template.repository.js';
 import { UpdateTemplateHandler } from '../../apps/pod-lifecycle/src/templates/update-template/update-template.handler.js';
-import { HandlerHarness, InProcessQueries, StandInCommands, type SendOptions } from './handler-harness.js';
+import { HandlerHarness, InProcessQueries, type SendOptions } from './handler-harness.js';
+import { StandInCommands } from './stand-in-commands.js';
 
 /** The GPU type the scheduler's stand-in places; any other it refuses as the scheduler refuses an unknown one. */
 export const GPU = 'NVIDIA A100 80GB PCIe';
