@@ -15,31 +15,31 @@ import {
   HandlerHarness,
   InProcessCommands,
   InProcessQueries,
-} from '../../../test/support/handler-harness.js';
-import { whileHeld } from '../../../test/support/while-held.js';
-import { CatalogChecks } from './catalog/catalog.checks.js';
-import { CatalogRepository } from './catalog/catalog.repository.js';
-import { FleetLoader } from './catalog/fleet.loader.js';
-import { ClusterSchedulerConfig } from './cluster-scheduler.config.js';
-import { ClusterMemberEntity } from './clusters/cluster-member.entity.js';
-import { toClusterMemberView } from './clusters/cluster.mapper.js';
-import { ClustersRepository } from './clusters/clusters.repository.js';
-import { parseCidr } from './overlay/overlay.js';
-import { CreateClusterHandler } from './clusters/create-cluster/create-cluster.handler.js';
-import { DeleteClusterHandler } from './clusters/delete-cluster/delete-cluster.handler.js';
-import { FollowPodStatusHandler } from './clusters/follow-pod-status/follow-pod-status.handler.js';
-import { DATA_SOURCE_SPEC } from './data-source.js';
-import { PlacementApplier } from './placement/placement.applier.js';
-import { PlacementRepository } from './placement/placement.repository.js';
-import { ReleasePodHandler } from './placement/release-pod/release-pod.handler.js';
-import { ReservePodHandler } from './placement/reserve-pod/reserve-pod.handler.js';
-import { ReservationEntity } from './placement/reservation.entity.js';
-import { NetworkVolumeEntity } from './volumes/network-volume.entity.js';
-import { CreateNetworkVolumeHandler } from './volumes/create-network-volume/create-network-volume.handler.js';
-import { DeleteNetworkVolumeHandler } from './volumes/delete-network-volume/delete-network-volume.handler.js';
-import { NetworkVolumesRepository } from './volumes/network-volumes.repository.js';
-import { UpdateNetworkVolumeHandler } from './volumes/update-network-volume/update-network-volume.handler.js';
-import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.js';
+} from '../../../../test/support/handler-harness.js';
+import { whileHeld } from '../../../../test/support/while-held.js';
+import { CatalogChecks } from '../catalog/catalog.checks.js';
+import { CatalogRepository } from '../catalog/catalog.repository.js';
+import { FleetLoader } from '../catalog/fleet.loader.js';
+import { ClusterSchedulerConfig } from '../cluster-scheduler.config.js';
+import { ClusterMemberEntity } from './cluster-member.entity.js';
+import { toClusterMemberView } from './cluster.mapper.js';
+import { ClustersRepository } from './clusters.repository.js';
+import { parseCidr } from '../overlay/overlay.js';
+import { CreateClusterHandler } from './create-cluster/create-cluster.handler.js';
+import { DeleteClusterHandler } from './delete-cluster/delete-cluster.handler.js';
+import { FollowPodStatusHandler } from './follow-pod-status/follow-pod-status.handler.js';
+import { DATA_SOURCE_SPEC } from '../data-source.js';
+import { PlacementApplier } from '../placement/placement.applier.js';
+import { PlacementRepository } from '../placement/placement.repository.js';
+import { ReleasePodHandler } from '../placement/release-pod/release-pod.handler.js';
+import { ReservePodHandler } from '../placement/reserve-pod/reserve-pod.handler.js';
+import { ReservationEntity } from '../placement/reservation.entity.js';
+import { NetworkVolumeEntity } from '../volumes/network-volume.entity.js';
+import { CreateNetworkVolumeHandler } from '../volumes/create-network-volume/create-network-volume.handler.js';
+import { DeleteNetworkVolumeHandler } from '../volumes/delete-network-volume/delete-network-volume.handler.js';
+import { NetworkVolumesRepository } from '../volumes/network-volumes.repository.js';
+import { UpdateNetworkVolumeHandler } from '../volumes/update-network-volume/update-network-volume.handler.js';
+import { VolumeUsageRepository } from '../volumes/usage/volume-usage.repository.js';
 
 /**
  * cluster-scheduler's command handlers over its real schema (its migrations, the default fleet loaded) and an
