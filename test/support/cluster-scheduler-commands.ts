@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Subjects, type ClusterView, type NetworkVolumeView, type SpendStatus } from '@app/contracts';
+import { CatalogChecks } from '../../apps/cluster-scheduler/src/catalog/catalog.checks.js';
+import { CatalogRepository } from '../../apps/cluster-scheduler/src/catalog/catalog.repository.js';
+import { FleetLoader } from '../../apps/cluster-scheduler/src/catalog/fleet.loader.js';
+import { ClusterSchedulerConfig } from '../../apps/cluster-scheduler/src/cluster-scheduler.config.js';
+import { ClustersRepository } from '../../apps/cluster-scheduler/src/clusters/clusters.repository.js';
+import { CreateClusterHandler } from '../../apps/cluster-scheduler/src/clusters/create-cluster/create-cluster.handler.js';
+import { DeleteClusterHandler } from '../../apps/cluster-scheduler/src/clusters/delete-cluster/delete-cluster.handler.js';
+import { DATA_SOURCE_SPEC } from '../../apps/cluster-scheduler/src/data-source.js';
+import { PlacementApplier } from '../../apps/cluster-scheduler/src/placement/placement.applier.js';
+import { PlacementRepository } from '../../apps/cluster-scheduler/src/placement/placement.repository.js';
+import { ReleasePodHandler } from '../../apps/cluster-scheduler/src/placement/release-pod/release-pod.handler.js';
+import { ReservePodHandler } from '../../apps/cluster-scheduler/src/placement/reserve-pod/reserve-pod.handler.js';
+import { CreateNetworkVolumeHandler } from '../../apps/cluster-scheduler/src/volumes/create-network-volume/create-network-volume.handler.js';
+import { DeleteNetworkVolumeHandler } from '../../apps/cluster-scheduler/src/volumes/delete-network-volume/delete-network-volume.handler.js';
+import { NetworkVolumesRepository } from '../../apps/cluster-scheduler/src/volumes/network-volumes.repository.js';
+import { UpdateNetworkVolumeHandler } from '../../apps/cluster-scheduler/src/volumes/update-network-volume/update-network-volume.handler.js';
+import { VolumeUsageRepository } from '../../apps/cluster-scheduler/src/volumes/usage/volume-usage.repository.js';
+import { ALICE, HandlerHarness, InProcessQueries, type SendOptions } from './handler-harness.js';
+
+/** A GPU type and a data center of the default fleet. */
+export const GPU = 'NVIDIA A100 80GB PCIe';
+export const DC = 'US-TX-3';
+
+/** pod-lifecycle's answer to the spend check: no limit for anyone. */
+export function noLimit(userId: string, at: string): SpendStatus {
+  return {
+    userId,
+    operatorLimit: null,
+    userLimit: null,
+    monthlyLimit: null,
+    month: at.slice(0, 7),
+    startTime: `${at.slice(0, 7)}-01T00:00:00.000Z`,
+    endTime: at,
+    spend: 0,
+    reached: false,
+  };
+}
+
+/** A reserve of a one-GPU pod of ALICE's exposing 8888/http. */
+export const reserveOneGpu = (podId: string) => ({
+  podId,
+  ownerId: ALICE.userId,
+  gpuTypeId: GPU,
+  gpuCount: 1,
+  ports: ['8888/http'],
+});
+
+/**
+ * cluster-scheduler's command handlers over its real schema (HandlerHarness), for its medium tests: the fleet
+ * loaded (the default one, or the one given), the repositories and the placement applier as the app wires them,
+ * every volume, cluster and placement command registered. A test registers the query or event handler it is about
+ * on `harness`. Shared here because a feature's tests may not import another feature's use cases (the boundary
+ * lint), and the volumes' tests reserve pods, the placement's create clusters.
+ */
+export class SchedulerCommands {
+  private constructor(
+    readonly harness: HandlerHarness,
+    readonly config: ClusterSchedulerConfig,
+    readonly catalog: CatalogRepository,
+    readonly volumes: NetworkVolumesRepository,
+    readonly usage: VolumeUsageRepository,
+    readonly placement: PlacementRepository,
+    readonly clusters: ClustersRepository,
+  ) {}
+
+  /** `fleet`: a fleet file's content, loaded in place of the default fleet. */
+  static async start(label: string, options: { fleet?: object } = {}): Promise<SchedulerCommands> {
+    const harness = await HandlerHarness.start(label, 'cluster-scheduler', DATA_SOURCE_SPEC);
+    try {
+      const { dataSource } = harness;
+      const config = new ClusterSchedulerConfig();
+      const catalog = new CatalogRepository(dataSource);
+      await loadFleet(config, catalog, options.fleet);
+      const checks = new CatalogChecks(catalog);
+      const volumes = new NetworkVolumesRepository(dataSource);
+      const usage = new VolumeUsageRepository(dataSource);
+      const placement = new PlacementRepository(dataSource);
+      const clusters = new ClustersRepository(dataSource);
+      const applier = new PlacementApplier(placement, volumes, clusters, config);
+      const queries = new InProcessQueries().answer(Subjects.spend.status, ({ at }, actor) =>
+        noLimit(actor.userId, at ?? '2026-03-01T12:00:00.000Z'),
+      );
+      harness.register(
+        new CreateNetworkVolumeHandler(volumes, checks, usage),
+        new UpdateNetworkVolumeHandler(volumes, usage),
+        new DeleteNetworkVolumeHandler(volumes, usage, clusters, placement, {
+          lock: (manager) => placement.lockLedger(manager),
+        }),
+        new CreateClusterHandler(clusters, applier, checks, catalog, config, queries.asBus()),
+        new DeleteClusterHandler(clusters, placement),
+        new ReservePodHandler(placement, applier, checks, clusters, catalog),
+        new ReleasePodHandler(placement),
+      );
+      return new SchedulerCommands(harness, config, catalog, volumes, usage, placement, clusters);
+    } catch (error) {
+      await harness.stop();
+      throw error;
+    }
+  }
+
+  /** A 10 GB volume of the actor's (ALICE by default) in `dataCenterId`. */
+  createVolume(name: string, dataCenterId = DC, options: SendOptions = {}): Promise<NetworkVolumeView> {
+    return this.harness.send(Subjects.volume.create, { name, size: 10, dataCenterId }, options);
+  }
+
+  /** A TRAINING cluster of `podCount` pods with `gpuCountPerPod` GPUs each, in the one data center. */
+  createCluster(
+    name: string,
+    podCount = 2,
+    gpuCountPerPod = 8,
+    options: SendOptions = {},
+  ): Promise<ClusterView> {
+    return this.harness.send(
+      Subjects.cluster.create,
+      { name, type: 'TRAINING', compute: { gpuTypeId: GPU, gpuCountPerPod, podCount }, dataCenterIds: [DC] },
+      options,
+    );
+  }
+
+  stop(): Promise<void> {
+    return this.harness.stop();
+  }
+}
+
+/** The default fleet (FLEET_FILE's default), or `fleet` written to a file of its own and loaded from there. */
+async function loadFleet(config: ClusterSchedulerConfig, catalog: CatalogRepository, fleet?: object) {
+  if (!fleet) {
+    await new FleetLoader(config, catalog).load();
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'scheduler-fleet-'));
+  try {
+    const file = join(dir, 'fleet.json');
+    writeFileSync(file, JSON.stringify(fleet));
+    await new FleetLoader(Object.assign(new ClusterSchedulerConfig(), { FLEET_FILE: file }), catalog).load();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
