@@ -6,6 +6,7 @@ import {
   DomainError,
   ErrorCode,
   deriveId,
+  QueryPayloadClasses,
   validatePlain,
   type Actor,
   type AppName,
@@ -23,12 +24,14 @@ import {
   EVENT_HANDLER,
   FaultInjector,
   MessageProcessor,
+  QUERY_HANDLER,
   commandIdentity,
   type CommandBus,
   type CommandContext,
   type EventContext,
   type OutboxTableRow,
   type QueryBus,
+  type QueryContext,
 } from '@app/messaging';
 import { SchemaWrites } from './schema-writes.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -153,11 +156,13 @@ export interface SendOptions {
  * own migrations, and an in-process bus in place of NATS, which does what the app's consumer does with a
  * delivered command: validates the payload against the contract map, builds the CommandContext and applies the
  * handler through the real MessageProcessor (one transaction with the processed-commands row and the outbox, a
- * DomainError recorded as the answer and its writes rolled back).
+ * DomainError recorded as the answer and its writes rolled back). Its query handlers answer as the app's query
+ * server does (`query`).
  */
 export class HandlerHarness {
   private readonly handlers = new Map<string, (ctx: CommandContext) => unknown>();
   private readonly eventHandlers = new Map<string, (ctx: EventContext) => unknown>();
+  private readonly queryHandlers = new Map<string, (ctx: QueryContext) => unknown>();
   /** Per source harness: the outbox sequence delivered up to. */
   private readonly delivered = new Map<HandlerHarness, string>();
   private readonly processor: MessageProcessor;
@@ -190,7 +195,7 @@ export class HandlerHarness {
     return new HandlerHarness(database, dataSource, spec.schema, counter);
   }
 
-  /** Registers the @CommandHandler and @EventHandler methods of these handler instances. */
+  /** Registers the @CommandHandler, @QueryHandler and @EventHandler methods of these handler instances. */
   register(...instances: object[]): this {
     for (const instance of instances) {
       const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
@@ -201,6 +206,8 @@ export class HandlerHarness {
         if (command) this.handlers.set(command, (method as (ctx: CommandContext) => unknown).bind(instance));
         const event = Reflect.getMetadata(EVENT_HANDLER, method) as string | undefined;
         if (event) this.eventHandlers.set(event, (method as (ctx: EventContext) => unknown).bind(instance));
+        const query = Reflect.getMetadata(QUERY_HANDLER, method) as string | undefined;
+        if (query) this.queryHandlers.set(query, (method as (ctx: QueryContext) => unknown).bind(instance));
       }
     }
     return this;
@@ -246,6 +253,30 @@ export class HandlerHarness {
         );
     if (!result.outcome.ok) throw DomainError.fromPayload(result.outcome.error);
     return result.outcome.value as CommandResult<S>;
+  }
+
+  /**
+   * Asks a query as the app's query server answers it (QueryServer): the payload validated against the contract
+   * map (422 if it fails), the handler's answer as it crosses the wire (through JSON), or the DomainError it
+   * refused with.
+   */
+  async query<S extends QuerySubject>(
+    subject: S,
+    payload: unknown,
+    options: { actor?: Actor } = {},
+  ): Promise<QueryResult<S>> {
+    const handler = this.queryHandlers.get(subject);
+    if (!handler) throw new Error(`no query handler registered for ${subject}`);
+    const validated = validatePlain(QueryPayloadClasses[subject] as new () => object, payload ?? {});
+    if (!validated.ok) {
+      throw new DomainError(ErrorCode.ValidationFailed, `invalid ${subject} query`, validated.errors);
+    }
+    const answer = await handler({
+      actor: options.actor ?? ALICE,
+      correlationId: `corr-${randomUUID()}`,
+      payload: validated.value,
+    });
+    return JSON.parse(JSON.stringify(answer ?? null)) as QueryResult<S>;
   }
 
   /** What `work` answers, and how many statements (transaction control included) it sent to Postgres. */
