@@ -1,7 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Subjects, type ClusterView, type NetworkVolumeView, type SpendStatus } from '@app/contracts';
+import {
+  Subjects,
+  type ClusterView,
+  type NetworkVolumeView,
+  type PodStatus,
+  type PodStatusChangedEvent,
+  type SpendStatus,
+} from '@app/contracts';
+import type { EventEnvelope } from '@app/messaging';
 import { CatalogChecks } from '../../apps/cluster-scheduler/src/catalog/catalog.checks.js';
 import { CatalogRepository } from '../../apps/cluster-scheduler/src/catalog/catalog.repository.js';
 import { FleetLoader } from '../../apps/cluster-scheduler/src/catalog/fleet.loader.js';
@@ -9,6 +17,7 @@ import { ClusterSchedulerConfig } from '../../apps/cluster-scheduler/src/cluster
 import { ClustersRepository } from '../../apps/cluster-scheduler/src/clusters/clusters.repository.js';
 import { CreateClusterHandler } from '../../apps/cluster-scheduler/src/clusters/create-cluster/create-cluster.handler.js';
 import { DeleteClusterHandler } from '../../apps/cluster-scheduler/src/clusters/delete-cluster/delete-cluster.handler.js';
+import { FollowPodStatusHandler } from '../../apps/cluster-scheduler/src/clusters/follow-pod-status/follow-pod-status.handler.js';
 import { DATA_SOURCE_SPEC } from '../../apps/cluster-scheduler/src/data-source.js';
 import { PlacementApplier } from '../../apps/cluster-scheduler/src/placement/placement.applier.js';
 import { PlacementRepository } from '../../apps/cluster-scheduler/src/placement/placement.repository.js';
@@ -19,7 +28,13 @@ import { DeleteNetworkVolumeHandler } from '../../apps/cluster-scheduler/src/vol
 import { NetworkVolumesRepository } from '../../apps/cluster-scheduler/src/volumes/network-volumes.repository.js';
 import { UpdateNetworkVolumeHandler } from '../../apps/cluster-scheduler/src/volumes/update-network-volume/update-network-volume.handler.js';
 import { VolumeUsageRepository } from '../../apps/cluster-scheduler/src/volumes/usage/volume-usage.repository.js';
-import { ALICE, HandlerHarness, InProcessQueries, type SendOptions } from './handler-harness.js';
+import {
+  ALICE,
+  HandlerHarness,
+  InProcessCommands,
+  InProcessQueries,
+  type SendOptions,
+} from './handler-harness.js';
 
 /** A GPU type and a data center of the default fleet. */
 export const GPU = 'NVIDIA A100 80GB PCIe';
@@ -49,14 +64,44 @@ export const reserveOneGpu = (podId: string) => ({
   ports: ['8888/http'],
 });
 
+/** pod-lifecycle's status event of one of ALICE's pods, at `at`. */
+export function statusEvent(
+  podId: string,
+  status: PodStatus,
+  previousStatus: PodStatus | null,
+  at: Date,
+): EventEnvelope<PodStatusChangedEvent> {
+  return {
+    eventId: `evt-${podId}-${status}-${at.getTime()}`,
+    subject: Subjects.pod.statusChanged,
+    occurredAt: at.toISOString(),
+    correlationId: `corr-${podId}`,
+    payload: {
+      podId,
+      ownerId: ALICE.userId,
+      clusterId: null,
+      rank: 0,
+      status,
+      previousStatus,
+      hostId: null,
+      publicIp: null,
+      portMappings: {},
+      at: at.toISOString(),
+    },
+  };
+}
+
 /**
  * cluster-scheduler's command handlers over its real schema (HandlerHarness), for its medium tests: the fleet
  * loaded (the default one, or the one given), the repositories and the placement applier as the app wires them,
- * every volume, cluster and placement command registered. A test registers the query or event handler it is about
+ * every volume, cluster and placement command registered, pod status events followed (`follow`). A test registers the query or event handler it is about
  * on `harness`. Shared here because a feature's tests may not import another feature's use cases (the boundary
  * lint), and the volumes' tests reserve pods, the placement's create clusters.
  */
 export class SchedulerCommands {
+  /** The handler of pod-lifecycle's status events, its releases applied at once on `harness`. */
+  readonly followPodStatus: FollowPodStatusHandler;
+
   private constructor(
     readonly harness: HandlerHarness,
     readonly config: ClusterSchedulerConfig,
@@ -65,7 +110,13 @@ export class SchedulerCommands {
     readonly usage: VolumeUsageRepository,
     readonly placement: PlacementRepository,
     readonly clusters: ClustersRepository,
-  ) {}
+  ) {
+    this.followPodStatus = new FollowPodStatusHandler(
+      clusters,
+      placement,
+      new InProcessCommands(harness).asBus(),
+    );
+  }
 
   /** `fleet`: a fleet file's content, loaded in place of the default fleet. */
   static async start(label: string, options: { fleet?: object } = {}): Promise<SchedulerCommands> {
@@ -118,6 +169,13 @@ export class SchedulerCommands {
       Subjects.cluster.create,
       { name, type: 'TRAINING', compute: { gpuTypeId: GPU, gpuCountPerPod, podCount }, dataCenterIds: [DC] },
       options,
+    );
+  }
+
+  /** Handles a status event as cluster-scheduler's event consumer does: in a transaction of its own. */
+  follow(event: EventEnvelope<PodStatusChangedEvent>): Promise<void> {
+    return this.harness.dataSource.transaction((manager) =>
+      this.followPodStatus.handle({ event, manager, emit: () => Promise.resolve() }),
     );
   }
 

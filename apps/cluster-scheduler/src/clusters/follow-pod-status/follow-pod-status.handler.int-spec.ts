@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PodStatus, Subjects, type PodStatusChangedEvent } from '@app/contracts';
+import { PodStatus, type PodStatusChangedEvent } from '@app/contracts';
 import type { EventEnvelope } from '@app/messaging';
-import {
-  ALICE,
-  InProcessCommands,
-  type HandlerHarness,
-} from '../../../../../test/support/handler-harness.js';
-import { SchedulerCommands } from '../../../../../test/support/cluster-scheduler-commands.js';
+import type { HandlerHarness } from '../../../../../test/support/handler-harness.js';
+import { SchedulerCommands, statusEvent } from '../../../../../test/support/cluster-scheduler-commands.js';
 import { whileHeld } from '../../../../../test/support/while-held.js';
 import { ClusterMemberEntity } from '../cluster-member.entity.js';
-import { FollowPodStatusHandler } from './follow-pod-status.handler.js';
 
 /**
  * A cluster member's status events (pod-lifecycle's `pod.evt.status-changed`) over cluster-scheduler's real schema:
@@ -18,16 +13,10 @@ import { FollowPodStatusHandler } from './follow-pod-status.handler.js';
 
 let scheduler: SchedulerCommands;
 let harness: HandlerHarness;
-let followPodStatus: FollowPodStatusHandler;
 
 beforeAll(async () => {
   scheduler = await SchedulerCommands.start('scheduler_follow_pods');
   harness = scheduler.harness;
-  followPodStatus = new FollowPodStatusHandler(
-    scheduler.clusters,
-    scheduler.placement,
-    new InProcessCommands(harness).asBus(),
-  );
 });
 
 afterAll(async () => {
@@ -37,38 +26,8 @@ afterAll(async () => {
 const createCluster = (name: string, podCount: number, gpuCountPerPod: number) =>
   scheduler.createCluster(name, podCount, gpuCountPerPod);
 
-/** pod-lifecycle's status event of a pod, at `at`. */
-function statusEvent(
-  podId: string,
-  status: PodStatus,
-  previousStatus: PodStatus | null,
-  at: Date,
-): EventEnvelope<PodStatusChangedEvent> {
-  return {
-    eventId: `evt-${podId}-${status}-${at.getTime()}`,
-    subject: Subjects.pod.statusChanged,
-    occurredAt: at.toISOString(),
-    correlationId: `corr-${podId}`,
-    payload: {
-      podId,
-      ownerId: ALICE.userId,
-      clusterId: null,
-      rank: 0,
-      status,
-      previousStatus,
-      hostId: null,
-      publicIp: null,
-      portMappings: {},
-      at: at.toISOString(),
-    },
-  };
-}
-
-/** Handles `event` as cluster-scheduler's event consumer does: in a transaction of its own. */
-const follow = (event: EventEnvelope<PodStatusChangedEvent>) =>
-  harness.dataSource.transaction((tx) =>
-    followPodStatus.handle({ event, manager: tx, emit: () => Promise.resolve() }),
-  );
+/** Handles `event` with the app's FollowPodStatusHandler (SchedulerCommands), in a transaction of its own. */
+const follow = (event: EventEnvelope<PodStatusChangedEvent>) => scheduler.follow(event);
 
 describe("a cluster member's status events in two replicas at once", () => {
   it('an older event handled beside a newer one waits for it and leaves the newer status', async () => {
