@@ -40,6 +40,76 @@ import {
 export const GPU = 'NVIDIA A100 80GB PCIe';
 export const DC = 'US-TX-3';
 
+const host = (
+  id: string,
+  dataCenterId: string,
+  gpu: [string, number] | null,
+  cpu: [string, number] | null,
+) => ({
+  id,
+  dataCenterId,
+  gpuTypeId: gpu?.[0] ?? null,
+  gpuCount: gpu?.[1] ?? 0,
+  cpuTypeId: cpu?.[0] ?? null,
+  cpuSlots: cpu?.[1] ?? 0,
+  publicIp: '203.0.113.10',
+  portRange: [20000, 20099],
+});
+
+/**
+ * A fleet small enough to state its catalog exactly (for `SchedulerCommands.start(…, { fleet })`): three GPU types
+ * (two of 24 GB, one with no host; the L4 at the default price of 24 × 0.0125), two CPU types (cpu5c with no host, at
+ * the default price of 8 × 2 × 0.01), two data centers, L4 hosts of 4 and 2 GPUs in Texas and of 8 in Romania, an A40
+ * host of 4 in Romania, cpu3g hosts of 2 slots in Texas and 4 in Romania. Listed out of order on purpose.
+ */
+export const SMALL_FLEET = {
+  version: 1,
+  gpuTypes: [
+    {
+      id: 'NVIDIA A40',
+      displayName: 'A40',
+      manufacturer: 'Nvidia',
+      memoryInGb: 48,
+      maxCount: 4,
+      tier: 'AMPERE_48',
+      pricePerHr: 0.5,
+    },
+    {
+      id: 'NVIDIA RTX 4090',
+      displayName: 'RTX 4090',
+      manufacturer: 'Nvidia',
+      memoryInGb: 24,
+      maxCount: 8,
+      tier: 'ADA_24',
+      pricePerHr: 0.4,
+    },
+    {
+      id: 'NVIDIA L4',
+      displayName: 'L4',
+      manufacturer: 'Nvidia',
+      memoryInGb: 24,
+      maxCount: 8,
+      tier: 'ADA_24',
+    },
+  ],
+  cpuTypes: [
+    { id: 'cpu5c', displayName: 'Compute-Optimized', cores: 8, threadsPerCore: 2 },
+    { id: 'cpu3g', displayName: 'General Purpose', cores: 4, threadsPerCore: 2, pricePerHr: 0.1 },
+  ],
+  dataCenters: [
+    { id: 'US-TX-3', name: 'Texas 3', region: 'US' },
+    { id: 'EU-RO-1', name: 'Romania 1', region: 'RO' },
+  ],
+  hosts: [
+    host('tx-l4-1', 'US-TX-3', ['NVIDIA L4', 4], null),
+    host('tx-l4-2', 'US-TX-3', ['NVIDIA L4', 2], null),
+    host('tx-cpu-1', 'US-TX-3', null, ['cpu3g', 2]),
+    host('ro-l4-1', 'EU-RO-1', ['NVIDIA L4', 8], null),
+    host('ro-a40-1', 'EU-RO-1', ['NVIDIA A40', 4], null),
+    host('ro-cpu-1', 'EU-RO-1', null, ['cpu3g', 4]),
+  ],
+};
+
 /** pod-lifecycle's answer to the spend check: no limit for anyone. */
 export function noLimit(userId: string, at: string): SpendStatus {
   return {
