@@ -155,7 +155,8 @@ export interface SendOptions {
  * own migrations, and an in-process bus in place of NATS, which does what the app's consumer does with a
  * delivered command: validates the payload against the contract map, builds the CommandContext and applies the
  * handler through the real MessageProcessor (one transaction with the processed-commands row and the outbox, a
- * DomainError recorded as the answer and its writes rolled back).
+ * DomainError recorded as the answer and its writes rolled back). Its query handlers answer as the app's query
+ * server does (`query`).
  */
 export class HandlerHarness {
   private readonly handlers = new Map<string, (ctx: CommandContext) => unknown>();
@@ -193,7 +194,7 @@ export class HandlerHarness {
     return new HandlerHarness(database, dataSource, spec.schema, counter);
   }
 
-  /** Registers the @CommandHandler, @EventHandler and @QueryHandler methods of these handler instances. */
+  /** Registers the @CommandHandler, @QueryHandler and @EventHandler methods of these handler instances. */
   register(...instances: object[]): this {
     for (const instance of instances) {
       const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
@@ -254,11 +255,11 @@ export class HandlerHarness {
   }
 
   /**
-   * Asks a query as the app's query server answers it: the payload validated against the contract map (422
-   * otherwise), the handler called with the actor, and the answer as the asker gets it over NATS (JSON: dates as
-   * strings, undefined fields gone), or the DomainError it was refused with.
+   * Asks a query as the app's query server answers it (QueryServer): the payload validated against the contract
+   * map (422 if it fails), the handler's answer as it crosses the wire (through JSON), or the DomainError it
+   * refused with.
    */
-  async ask<S extends QuerySubject>(
+  async query<S extends QuerySubject>(
     subject: S,
     payload: unknown,
     options: { actor?: Actor } = {},
@@ -269,12 +270,12 @@ export class HandlerHarness {
     if (!validated.ok) {
       throw new DomainError(ErrorCode.ValidationFailed, `invalid ${subject} query`, validated.errors);
     }
-    const value = await handler({
+    const answer = await handler({
       actor: options.actor ?? ALICE,
       correlationId: `corr-${randomUUID()}`,
       payload: validated.value,
     });
-    return JSON.parse(JSON.stringify(value ?? null)) as QueryResult<S>;
+    return JSON.parse(JSON.stringify(answer ?? null)) as QueryResult<S>;
   }
 
   /** What `work` answers, and how many statements (transaction control included) it sent to Postgres. */

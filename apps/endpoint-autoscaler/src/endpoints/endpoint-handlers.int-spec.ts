@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DomainError, ErrorCode, Subjects, type EndpointView, type TemplateView } from '@app/contracts';
-import { ALICE, BOB, HandlerHarness, InProcessQueries } from '../../../../test/support/handler-harness.js';
-import { DATA_SOURCE_SPEC } from '../data-source.js';
-import { DeleteEndpointHandler } from './delete-endpoint/delete-endpoint.handler.js';
-import { EndpointReferences } from './endpoint-references.js';
-import { EndpointsRepository } from './endpoints.repository.js';
-import { RemoveEndpointHandler } from './remove-endpoint/remove-endpoint.handler.js';
-import { SaveEndpointHandler } from './save-endpoint/save-endpoint.handler.js';
+import { ErrorCode, Subjects, type EndpointView } from '@app/contracts';
+import { EndpointCommands, findTemplate } from '../../../../test/support/endpoint-autoscaler-commands.js';
+import {
+  ALICE,
+  BOB,
+  type HandlerHarness,
+  type InProcessQueries,
+} from '../../../../test/support/handler-harness.js';
 
 /**
  * endpoint-autoscaler's endpoint commands over its real schema (its migrations) and an in-process bus, with
@@ -14,85 +14,20 @@ import { SaveEndpointHandler } from './save-endpoint/save-endpoint.handler.js';
  * in for those apps: the rules the save command checks itself, whichever surface sent it.
  */
 
+let commands: EndpointCommands;
 let harness: HandlerHarness;
 let queries: InProcessQueries;
 
-function template(id: string, isServerless: boolean): TemplateView {
-  return {
-    id,
-    name: id,
-    imageName: 'worker:1',
-    dockerArgs: '',
-    env: {},
-    ports: [],
-    containerDiskInGb: 20,
-    volumeMountPath: null,
-    isServerless,
-    containerRegistryAuthId: null,
-    readme: '',
-    userId: ALICE.userId,
-    isPublic: false,
-    createdAt: '2026-01-01T00:00:00.000Z',
-  };
-}
-
-const TEMPLATES = new Map([
-  ['tpl-worker', template('tpl-worker', true)],
-  ['tpl-pod', template('tpl-pod', false)],
-]);
-
-function findTemplate({ id }: { id: string }): TemplateView {
-  const found = TEMPLATES.get(id);
-  if (!found) throw DomainError.notFound('template', id);
-  return found;
-}
-
 beforeAll(async () => {
-  harness = await HandlerHarness.start('endpoint_handlers', 'endpoint-autoscaler', DATA_SOURCE_SPEC);
-  queries = new InProcessQueries()
-    .answer(Subjects.template.get, findTemplate)
-    .answer(Subjects.volume.get, ({ id }) => ({
-      id,
-      name: 'models',
-      size: 50,
-      dataCenterId: 'EU-RO-1',
-      createdAt: '2026-01-01T00:00:00.000Z',
-    }))
-    .answer(Subjects.catalog.dataCenters, () => [
-      { id: 'EU-RO-1', name: 'Romania 1', region: 'RO', gpuAvailability: [], cpuAvailability: [] },
-      { id: 'US-TX-3', name: 'Texas 3', region: 'US', gpuAvailability: [], cpuAvailability: [] },
-    ])
-    .answer(Subjects.spend.status, ({ at }, actor) => ({
-      userId: actor.userId,
-      operatorLimit: null,
-      userLimit: null,
-      monthlyLimit: null,
-      month: '2026-03',
-      startTime: '2026-03-01T00:00:00.000Z',
-      endTime: at ?? '2026-03-01T12:00:00.000Z',
-      spend: 0,
-      reached: false,
-    }));
-  const endpoints = new EndpointsRepository(harness.dataSource);
-  harness.register(
-    new SaveEndpointHandler(endpoints, new EndpointReferences(queries.asBus()), queries.asBus()),
-    new DeleteEndpointHandler(endpoints),
-    new RemoveEndpointHandler(endpoints),
-  );
+  commands = await EndpointCommands.start('endpoint_handlers');
+  ({ harness, queries } = commands);
 });
 
 afterAll(async () => {
-  await harness?.stop();
+  await commands?.stop();
 });
 
-const create = (fields: Record<string, unknown> = {}): Promise<EndpointView> =>
-  harness.send(Subjects.endpoint.save, {
-    name: 'inference',
-    templateId: 'tpl-worker',
-    gpuIds: ['ADA_24'],
-    aiKeySealed: 'v1.test-key.c2VhbGVk',
-    ...fields,
-  });
+const create = (fields: Record<string, unknown> = {}): Promise<EndpointView> => commands.create(fields);
 
 describe('saving an endpoint', () => {
   it('creates an endpoint with its defaults, and emits endpoint.evt.saved without the sealed key', async () => {

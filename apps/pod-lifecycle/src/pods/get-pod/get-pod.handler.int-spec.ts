@@ -21,12 +21,12 @@ afterAll(async () => {
 
 describe('pod.qry.get', () => {
   it('answers the pod as its create answered it (secret-looking values masked), then as its commands left it', async () => {
-    const found = await pods.ask(Subjects.pod.get, { podId: pod.id });
+    const found = await pods.query(Subjects.pod.get, { podId: pod.id });
     expect(found).toEqual(pod);
     expect(found.env.API_TOKEN).toBe(MASK);
     await pods.send(Subjects.pod.update, { podId: pod.id, name: 'renamed' });
     await pods.send(Subjects.pod.stop, { podId: pod.id });
-    await expect(pods.ask(Subjects.pod.get, { podId: pod.id })).resolves.toMatchObject({
+    await expect(pods.query(Subjects.pod.get, { podId: pod.id })).resolves.toMatchObject({
       id: pod.id,
       name: 'renamed',
       desiredStatus: PodStatus.Exited,
@@ -34,16 +34,16 @@ describe('pod.qry.get', () => {
   });
 
   it("refuses another user's pod (403), and shows it to the platform", async () => {
-    expect(await refusalOf(pods.ask(Subjects.pod.get, { podId: pod.id }, { actor: BOB }))).toMatchObject({
+    expect(await refusalOf(pods.query(Subjects.pod.get, { podId: pod.id }, { actor: BOB }))).toMatchObject({
       code: ErrorCode.Forbidden,
     });
-    await expect(pods.ask(Subjects.pod.get, { podId: pod.id }, { actor: SYSTEM })).resolves.toMatchObject({
+    await expect(pods.query(Subjects.pod.get, { podId: pod.id }, { actor: SYSTEM })).resolves.toMatchObject({
       id: pod.id,
     });
   });
 
   it('answers 404 for a pod nobody created', async () => {
-    expect(await refusalOf(pods.ask(Subjects.pod.get, { podId: 'no-such-pod' }))).toMatchObject({
+    expect(await refusalOf(pods.query(Subjects.pod.get, { podId: 'no-such-pod' }))).toMatchObject({
       code: ErrorCode.NotFound,
     });
   });

@@ -15,7 +15,7 @@ let app: PodLifecycleHandlers;
 let pods: HandlerHarness;
 
 const list = (clusterId: string, actor = ALICE) =>
-  pods.ask(Subjects.pod.listByCluster, { clusterId }, { actor });
+  pods.query(Subjects.pod.listByCluster, { clusterId }, { actor });
 
 beforeAll(async () => {
   app = await PodLifecycleHandlers.start('list_pods_by_cluster');
@@ -37,7 +37,7 @@ describe('pod.qry.list-by-cluster', () => {
       [members[1], 1, 'node'],
       [members[2], 2, 'node'],
     ]);
-    expect(listed[1]).toEqual(await pods.ask(Subjects.pod.get, { podId: members[1] }));
+    expect(listed[1]).toEqual(await pods.query(Subjects.pod.get, { podId: members[1] }));
   });
 
   it('keeps the members once terminated (the scheduler decides what to show)', async () => {

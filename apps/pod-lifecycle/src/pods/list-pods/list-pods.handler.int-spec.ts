@@ -18,7 +18,7 @@ let terminated: PodView;
 const at = (hour: number) => ({ issuedAt: new Date(Date.UTC(2026, 2, 1, hour)).toISOString() });
 
 const ids = async (payload: object, actor = ALICE): Promise<string[]> =>
-  (await pods.ask(Subjects.pod.list, payload, { actor })).map((pod) => pod.id);
+  (await pods.query(Subjects.pod.list, payload, { actor })).map((pod) => pod.id);
 
 beforeAll(async () => {
   app = await PodLifecycleHandlers.start('list_pods');
@@ -40,8 +40,8 @@ describe('pod.qry.list', () => {
   it("answers the caller's live pods oldest first, cluster members included, and nobody else's", async () => {
     const members = ['cluster-of-alice-pod-0', 'cluster-of-alice-pod-1'];
     expect(await ids({})).toEqual([first.id, second.id, ...members]);
-    const listed = await pods.ask(Subjects.pod.list, {});
-    expect(listed[0]).toEqual(await pods.ask(Subjects.pod.get, { podId: first.id }));
+    const listed = await pods.query(Subjects.pod.list, {});
+    expect(listed[0]).toEqual(await pods.query(Subjects.pod.get, { podId: first.id }));
   });
 
   it('adds the terminated pods when asked, and leaves the cluster members out when asked', async () => {
@@ -56,7 +56,7 @@ describe('pod.qry.list', () => {
   });
 
   it('answers another user their own pods only, and a user without pods an empty list', async () => {
-    const [bobs] = await pods.ask(Subjects.pod.list, {}, { actor: BOB });
+    const [bobs] = await pods.query(Subjects.pod.list, {}, { actor: BOB });
     expect(bobs).toMatchObject({ name: 'of-bob', userId: BOB.userId });
     expect(await ids({ includeTerminated: true }, BOB)).toHaveLength(1);
     expect(await ids({}, { userId: 'user-without-pods', kind: 'user' })).toEqual([]);

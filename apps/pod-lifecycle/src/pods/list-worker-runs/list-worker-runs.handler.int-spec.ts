@@ -28,7 +28,7 @@ const worker = (name: string, endpointId: string, hour: number) =>
   );
 
 const runs = (endpointId: string, actor: Actor = ALICE) =>
-  pods.ask(Subjects.pod.listWorkerRuns, { endpointId }, { actor });
+  pods.query(Subjects.pod.listWorkerRuns, { endpointId }, { actor });
 
 beforeAll(async () => {
   app = await PodLifecycleHandlers.start('list_worker_runs');

@@ -12,7 +12,7 @@ let app: PodLifecycleHandlers;
 let harness: HandlerHarness;
 let credential: RegistryAuthView;
 
-const get = (id: string, actor = {}) => harness.ask(Subjects.registryAuth.get, { id }, actor);
+const get = (id: string, actor = {}) => harness.query(Subjects.registryAuth.get, { id }, actor);
 
 beforeAll(async () => {
   app = await PodLifecycleHandlers.start('get_registry_auth');

@@ -13,7 +13,7 @@ let harness: HandlerHarness;
 
 const at = (hour: number) => ({ issuedAt: new Date(Date.UTC(2026, 2, 1, hour)).toISOString() });
 const names = async (actor = {}) =>
-  (await harness.ask(Subjects.registryAuth.list, {}, actor)).map((credential) => credential.name);
+  (await harness.query(Subjects.registryAuth.list, {}, actor)).map((credential) => credential.name);
 
 beforeAll(async () => {
   app = await PodLifecycleHandlers.start('list_registry_auth');
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 describe('registry-auth.qry.list', () => {
   it("answers the caller's credentials oldest first, a deleted one gone, without their passwords", async () => {
-    const listed = await harness.ask(Subjects.registryAuth.list, {});
+    const listed = await harness.query(Subjects.registryAuth.list, {});
     expect(listed.map((credential) => credential.name)).toEqual(['older', 'newer']);
     expect(listed.every((credential) => Object.keys(credential).sort().join() === 'id,name')).toBe(true);
     expect(JSON.stringify(listed)).not.toContain(SEALED);

@@ -20,7 +20,7 @@ let app: PodLifecycleHandlers;
 let harness: HandlerHarness;
 
 const status = (payload: { at?: string; check?: boolean }, actor: Actor = ALICE) =>
-  harness.ask(Subjects.spend.status, payload, { actor });
+  harness.query(Subjects.spend.status, payload, { actor });
 
 beforeAll(async () => {
   app = await PodLifecycleHandlers.start('spend_status');

@@ -16,7 +16,7 @@ let harness: HandlerHarness;
 let template: TemplateView;
 
 const get = (payload: { id: string; change?: boolean }, actor = {}) =>
-  harness.ask(Subjects.template.get, payload, actor);
+  harness.query(Subjects.template.get, payload, actor);
 
 beforeAll(async () => {
   app = await PodLifecycleHandlers.start('get_template');

@@ -25,7 +25,7 @@ let directory: string;
 let app: PodLifecycleHandlers;
 let harness: HandlerHarness;
 
-const catalog = (source: string, actor = {}) => harness.ask(Subjects.template.catalog, { source }, actor);
+const catalog = (source: string, actor = {}) => harness.query(Subjects.template.catalog, { source }, actor);
 const ids = async (source: TemplateSource) => (await catalog(source)).map((template) => template.id);
 
 beforeAll(async () => {

@@ -32,13 +32,13 @@ afterAll(async () => {
 
 describe('template.qry.list', () => {
   it("answers the caller's templates oldest first, as their commands answered them, a deleted one gone", async () => {
-    await expect(harness.ask(Subjects.template.list, {})).resolves.toEqual([older, newer]);
+    await expect(harness.query(Subjects.template.list, {})).resolves.toEqual([older, newer]);
   });
 
   it("answers another user their own only, and a user without templates an empty list (the catalog's are not theirs)", async () => {
-    const bobs = await harness.ask(Subjects.template.list, {}, { actor: BOB });
+    const bobs = await harness.query(Subjects.template.list, {}, { actor: BOB });
     expect(bobs.map((template) => template.name)).toEqual(['of-bob']);
     const none = { actor: { userId: 'user-without-templates', kind: 'user' as const } };
-    await expect(harness.ask(Subjects.template.list, {}, none)).resolves.toEqual([]);
+    await expect(harness.query(Subjects.template.list, {}, none)).resolves.toEqual([]);
   });
 });

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ErrorCode, Subjects } from '@app/contracts';
+import { ALICE, type HandlerHarness } from '../../../../test/support/handler-harness.js';
+import {
+  DC,
+  GPU,
+  SchedulerCommands,
+  reserveOneGpu,
+} from '../../../../test/support/cluster-scheduler-commands.js';
+import { PlacementRepository } from './placement.repository.js';
+
+/**
+ * The placement commands (reserve, release) over cluster-scheduler's real schema (its migrations, the default fleet
+ * loaded) and an in-process bus: what a reserve places and what it costs, its refusals, and a release.
+ */
+
+/**
+ * What one pod reserve sends to Postgres, transaction control and prepared statements included (the command's own
+ * bookkeeping, the catalog checks, the snapshot, the claims and ports, the rates): as many as before the placement
+ * had one applier (measured on main: 15), one more since every placement takes the ledger's advisory
+ * lock (PlacementRepository.lockLedger), and one more since a reserve takes the ledger before it reads what the pod
+ * holds (and again to place it).
+ */
+const RESERVE_STATEMENTS = 17;
+
+let scheduler: SchedulerCommands;
+let harness: HandlerHarness;
+let placementRepository: PlacementRepository;
+
+beforeAll(async () => {
+  scheduler = await SchedulerCommands.start('scheduler_placement');
+  ({ harness, placement: placementRepository } = scheduler);
+});
+
+afterAll(async () => {
+  await scheduler?.stop();
+});
+
+describe('placement', () => {
+  it('reserves a GPU pod with public ports on a host of the fleet, and gives the same reservation back', async () => {
+    const command = {
+      podId: 'pod-reserved',
+      ownerId: ALICE.userId,
+      gpuTypeId: GPU,
+      gpuCount: 2,
+      ports: ['8888/http', '22/tcp'],
+      dataCenterIds: [DC],
+    };
+    const first = await harness.send(Subjects.placement.reserve, command);
+    expect(first).toMatchObject({ podId: 'pod-reserved', dataCenterId: DC, gpuTypeId: GPU, gpuCount: 2 });
+    expect(first.publicIp).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(Object.keys(first.portMappings).sort()).toEqual(['22/tcp', '8888/http']);
+    expect(first.rates).toBeDefined();
+    const again = await harness.send(Subjects.placement.reserve, command);
+    expect(again).toMatchObject({
+      hostId: first.hostId,
+      publicIp: first.publicIp,
+      portMappings: first.portMappings,
+    });
+  });
+
+  it("a resume that finds the pod's reservation held keeps it from the release of the stop before it", async () => {
+    // A stop's release is recorded by the scheduler when it hears the stop (FollowPodStatusHandler), so a start
+    // right after the stop can reach the reserve first and find the reservation still held.
+    const command = reserveOneGpu('pod-stopped-started');
+    const created = await harness.send(Subjects.placement.reserve, command, {
+      issuedAt: '2026-03-01T12:00:00.000Z',
+    });
+    await harness.send(
+      Subjects.placement.reserve,
+      { ...command, hostId: created.hostId, reassignPorts: true },
+      { issuedAt: '2026-03-01T12:05:00.000Z' },
+    );
+    await harness.send(Subjects.placement.release, {
+      podId: 'pod-stopped-started',
+      notAfter: '2026-03-01T12:04:00.000Z',
+    });
+    expect(await placementRepository.findReservation('pod-stopped-started')).toMatchObject({
+      hostId: created.hostId,
+      portMappings: created.portMappings,
+    });
+    // A release after the resume takes it as before.
+    await harness.send(Subjects.placement.release, {
+      podId: 'pod-stopped-started',
+      notAfter: '2026-03-01T12:06:00.000Z',
+    });
+    expect(await placementRepository.findReservation('pod-stopped-started')).toBeNull();
+  });
+
+  it('refuses more GPUs than the type allows per pod (422)', async () => {
+    const reserve = harness.send(Subjects.placement.reserve, {
+      podId: 'pod-too-big',
+      ownerId: ALICE.userId,
+      gpuTypeId: GPU,
+      gpuCount: 9,
+      ports: [],
+    });
+    expect(await harness.refusal(() => reserve)).toMatchObject({
+      wrote: [],
+      code: ErrorCode.ValidationFailed,
+      errors: [expect.stringContaining('gpuCount must not be greater than 8')],
+    });
+  });
+
+  it('reserves a pod in a fixed number of statements', async () => {
+    const { statements } = await harness.statements(() =>
+      harness.send(Subjects.placement.reserve, {
+        podId: 'pod-counted',
+        ownerId: ALICE.userId,
+        gpuTypeId: GPU,
+        gpuCount: 1,
+        ports: ['22/tcp'],
+      }),
+    );
+    expect(statements).toBe(RESERVE_STATEMENTS);
+  });
+
+  it('refuses a release without a pod id (422), and releasing a pod that holds nothing writes nothing', async () => {
+    expect(await harness.refusal(() => harness.send(Subjects.placement.release, {}))).toMatchObject({
+      code: ErrorCode.ValidationFailed,
+      wrote: [],
+    });
+    const release = () => harness.send(Subjects.placement.release, { podId: 'pod-never-placed' });
+    expect(await harness.wrote(release)).toEqual({ result: null, wrote: [] });
+  });
+
+  it('releases a reservation, twice harmlessly', async () => {
+    await harness.send(Subjects.placement.reserve, {
+      podId: 'pod-released',
+      ownerId: ALICE.userId,
+      gpuTypeId: GPU,
+      gpuCount: 1,
+      ports: [],
+    });
+    await expect(harness.send(Subjects.placement.release, { podId: 'pod-released' })).resolves.toBeNull();
+    await expect(harness.send(Subjects.placement.release, { podId: 'pod-released' })).resolves.toBeNull();
+  });
+});
