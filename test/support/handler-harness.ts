@@ -7,14 +7,12 @@ import {
   DomainError,
   ErrorCode,
   QueryPayloadClasses,
-  deriveId,
   validatePlain,
   type Actor,
   type AppName,
   type CommandEnvelope,
   type CommandResult,
   type CommandSubject,
-  type QueryPayload,
   type QueryResult,
   type QuerySubject,
   type RecordedDecision,
@@ -22,16 +20,11 @@ import {
 import { appDataSourceOptions, type AppDataSourceSpec } from '@app/database';
 import {
   COMMAND_HANDLER,
-  EVENT_HANDLER,
   FaultInjector,
   MessageProcessor,
   QUERY_HANDLER,
   commandIdentity,
-  type CommandBus,
   type CommandContext,
-  type EventContext,
-  type OutboxTableRow,
-  type QueryBus,
   type QueryContext,
 } from '@app/messaging';
 import { SchemaWrites } from './schema-writes.js';
@@ -41,92 +34,7 @@ import { createTestDatabase, type TestDatabase } from './test-database.js';
 export const ALICE: Actor = { userId: 'user-alice', kind: 'user' };
 export const BOB: Actor = { userId: 'user-bob', kind: 'user' };
 
-type Answer<S extends QuerySubject> = (payload: QueryPayload<S>, actor: Actor) => QueryResult<S>;
-
-/**
- * Another app's answers to the queries a handler asks (a template, a volume, the spend status), for the handlers
- * that ask any: what the test registered, and OWNER_UNAVAILABLE (as from the bus when nobody answers) for the rest.
- * Only the other app is stood in for; the handler, its repositories, Postgres and the transaction are real.
- */
-export class InProcessQueries {
-  private readonly answers = new Map<string, (payload: never, actor: Actor) => unknown>();
-  /** Every query asked, in order. */
-  readonly asked: { subject: string; payload: unknown; actor: Actor }[] = [];
-
-  answer<S extends QuerySubject>(subject: S, answer: Answer<S>): this {
-    this.answers.set(subject, answer);
-    return this;
-  }
-
-  /** From now on nobody answers `subject` (OWNER_UNAVAILABLE), as when its owner is down. */
-  forget(subject: QuerySubject): this {
-    this.answers.delete(subject);
-    return this;
-  }
-
-  query<S extends QuerySubject>(subject: S, payload: QueryPayload<S>, actor: Actor): Promise<QueryResult<S>> {
-    this.asked.push({ subject, payload, actor });
-    const answer = this.answers.get(subject);
-    if (!answer) {
-      return Promise.reject(
-        new DomainError(ErrorCode.OwnerUnavailable, `no answer for ${subject} in this test`),
-      );
-    }
-    try {
-      return Promise.resolve(answer(payload as never, actor) as QueryResult<S>);
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-  }
-
-  /** Typed as the QueryBus a handler takes: only `query` is ever called by the handlers tested this way. */
-  asBus(): QueryBus {
-    return this as unknown as QueryBus;
-  }
-}
-
-/**
- * The bus a handler issues another app's commands on (pod-lifecycle's `placement.cmd.reserve`, say), delivering
- * them to that app's real handlers in its own harness, with the command id and time the issuer chose, as the
- * owner's consumer would.
- */
-export class InProcessCommands {
-  constructor(private readonly owner: HandlerHarness) {}
-
-  execute<S extends CommandSubject>(
-    subject: S,
-    payload: unknown,
-    actor: Actor,
-    options: { commandId?: string; issuedAt?: string } = {},
-  ): Promise<CommandResult<S>> {
-    return this.owner.send(subject, payload, { actor, ...options });
-  }
-
-  /**
-   * What CommandBus.recordReaction does, and the owner's consumer after it: the command (its id derived from the
-   * event's) is applied at once, in a transaction of its own; a refusal is the command's outcome, not an error.
-   */
-  async recordReaction(
-    event: { eventId: string; occurredAt: string },
-    part: string,
-    subject: CommandSubject,
-    payload: unknown,
-    userId: string,
-  ): Promise<void> {
-    await this.owner
-      .send(subject, payload, {
-        actor: { userId, kind: 'system' },
-        commandId: deriveId(event.eventId, part),
-        issuedAt: event.occurredAt,
-      })
-      .catch(() => undefined);
-  }
-
-  /** Typed as the CommandBus a handler takes: `execute` and `recordReaction` are what it offers. */
-  asBus(): CommandBus {
-    return this as unknown as CommandBus;
-  }
-}
+export { InProcessCommands, InProcessQueries } from './in-process-buses.js';
 
 /** Counts the statements the data source sends (its only log), so a test can pin what a command costs. */
 class StatementCounter implements Logger {
@@ -160,10 +68,7 @@ export interface SendOptions {
  */
 export class HandlerHarness {
   private readonly handlers = new Map<string, (ctx: CommandContext) => unknown>();
-  private readonly eventHandlers = new Map<string, (ctx: EventContext) => unknown>();
   private readonly queryHandlers = new Map<string, (ctx: QueryContext) => unknown>();
-  /** Per source harness: the outbox sequence delivered up to. */
-  private readonly delivered = new Map<HandlerHarness, string>();
   private readonly processor: MessageProcessor;
   private readonly writes: SchemaWrites;
 
@@ -194,7 +99,7 @@ export class HandlerHarness {
     return new HandlerHarness(database, dataSource, spec.schema, counter);
   }
 
-  /** Registers the @CommandHandler, @QueryHandler and @EventHandler methods of these handler instances. */
+  /** Registers the @CommandHandler and @QueryHandler methods of these handler instances. */
   register(...instances: object[]): this {
     for (const instance of instances) {
       const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
@@ -203,8 +108,6 @@ export class HandlerHarness {
         if (typeof method !== 'function') continue;
         const command = Reflect.getMetadata(COMMAND_HANDLER, method) as string | undefined;
         if (command) this.handlers.set(command, (method as (ctx: CommandContext) => unknown).bind(instance));
-        const event = Reflect.getMetadata(EVENT_HANDLER, method) as string | undefined;
-        if (event) this.eventHandlers.set(event, (method as (ctx: EventContext) => unknown).bind(instance));
         const query = Reflect.getMetadata(QUERY_HANDLER, method) as string | undefined;
         if (query) this.queryHandlers.set(query, (method as (ctx: QueryContext) => unknown).bind(instance));
       }
@@ -283,45 +186,6 @@ export class HandlerHarness {
     const before = this.counter.count;
     const result = await work();
     return { result, statements: this.counter.count - before };
-  }
-
-  /**
-   * Delivers the events `source` committed since the last delivery to this app's event handlers, in order, each
-   * applied once as the app's event consumer applies it (its processed row keyed by the event id and the app).
-   * The number applied.
-   */
-  async deliverFrom(source: HandlerHarness): Promise<number> {
-    const after = this.delivered.get(source) ?? '0';
-    const rows = await source.dataSource.query<OutboxTableRow[]>(
-      `SELECT id, seq, subject, payload, correlation_id, occurred_at FROM "${source.schema}".outbox
-       WHERE seq > $1 ORDER BY seq`,
-      [after],
-    );
-    let applied = 0;
-    for (const row of rows) {
-      this.delivered.set(source, row.seq);
-      const handler = this.eventHandlers.get(row.subject);
-      if (!handler) continue;
-      const event = {
-        eventId: row.id,
-        subject: row.subject,
-        occurredAt: row.occurred_at.toISOString(),
-        correlationId: row.correlation_id,
-        payload: row.payload,
-      };
-      const identity = {
-        id: `evt:${row.id}:${this.schema}`,
-        subject: row.subject,
-        issuedAt: event.occurredAt,
-        correlationId: row.correlation_id,
-        actorUserId: 'system',
-      };
-      const result = await this.processor.process(identity, (manager, emit) =>
-        Promise.resolve(handler({ event, manager, emit })),
-      );
-      if (!result.duplicate) applied += 1;
-    }
-    return applied;
   }
 
   /**
