@@ -42,7 +42,7 @@ function metadataOf<T>(key: unknown, targets: object[]): T | undefined {
   return undefined;
 }
 
-interface RouteFacts {
+export interface RouteFacts {
   auth: AuthRule | undefined;
   isPublic: boolean;
   rateLimit: RateLimitPolicyRule | undefined;

@@ -7,7 +7,16 @@ import { loadConfig } from '@app/config';
 import { AppModule } from '../app.module.js';
 import { GatewayConfig } from '../gateway.config.js';
 import { OPENAPI_INTERFACES, type OpenApiInterface } from './openapi-files.js';
-import { buildOperation, operationMetadataName, routeFacts, type RouteSource } from './openapi-operations.js';
+import { JOB_READ_POLICY, JOB_READ_ROUTES, type JobReadRoute } from '../jobs/job-read-routes.setup.js';
+import { QUEUE_AUTH_RULE, QUEUE_JOBS_TAG } from '../jobs/jobs.controller.js';
+import { intQuerySchema } from './openapi.decorators.js';
+import {
+  buildOperation,
+  operationMetadataName,
+  routeFacts,
+  type RouteFacts,
+  type RouteSource,
+} from './openapi-operations.js';
 import {
   collectRefs,
   requestBodySchemas,
@@ -167,6 +176,42 @@ async function scanGateway(): Promise<{
   }
 }
 
+/**
+ * A job read (registered on Fastify, not by a controller: jobs/job-read-routes.setup.ts) as swagger's scan would
+ * have seen it, and the facts its metadata would have given.
+ */
+function jobReadOperation(
+  route: JobReadRoute,
+  config: GatewayConfig,
+): { path: string; scanned: Json; facts: RouteFacts } {
+  const pathParameters = [...route.url.matchAll(/:(\w+)/g)].map(([, name]) => ({
+    name,
+    required: true,
+    in: 'path',
+    schema: { type: 'string' },
+  }));
+  const { name, limits, description } = route.query;
+  return {
+    path: route.url.replace(/:(\w+)/g, '{$1}'),
+    scanned: {
+      operationId: route.operationId,
+      tags: [QUEUE_JOBS_TAG],
+      parameters: [
+        ...pathParameters,
+        { name, required: false, in: 'query', description, schema: intQuerySchema(limits) },
+      ],
+      responses: { 200: { description: '' } },
+    },
+    facts: {
+      auth: QUEUE_AUTH_RULE,
+      isPublic: false,
+      rateLimit: { policy: JOB_READ_POLICY },
+      bodyLimit: config.MAX_BODY_BYTES,
+      meta: route.operation,
+    },
+  };
+}
+
 /** `/v2/...` → v2; every documented path belongs to exactly one interface. */
 function interfaceOf(path: string): OpenApiInterface {
   const iface = OPENAPI_INTERFACES.find((name) => path.startsWith(`/${name}/`));
@@ -198,6 +243,11 @@ export async function generateOpenApiDocuments(
         routeFacts(source, operationId, config),
       );
     }
+  }
+
+  for (const route of JOB_READ_ROUTES) {
+    const { path, scanned: operation, facts } = jobReadOperation(route, config);
+    (paths[interfaceOf(path)][path] ??= {}).get = buildOperation(path, operation, facts);
   }
 
   const bodySchemas = requestBodySchemas();
