@@ -432,8 +432,9 @@ async function startLocalPostgres() {
     }
     await aptInstall('postgresql');
     versions = debianClusterVersions();
-    if (versions.length === 0)
+    if (versions.length === 0) {
       throw new InfraError('apt-get installed postgresql but created no cluster in /etc/postgresql');
+    }
     installed = true;
   }
   const version = versions[0];
@@ -596,8 +597,9 @@ export async function ensureNats(natsUrl = process.env.NATS_URL) {
   if (result.error && !(await isListening(NATS_PORT))) {
     const server = await startLocalNats();
     result = await poll(async () => {
-      if (server.exited)
+      if (server.exited) {
         return { error: new InfraError('nats-server exited right after starting (see .local/nats.log)') };
+      }
       const attempt = await readNatsInfo(address);
       return attempt.info ? attempt : undefined;
     }, 20_000);
@@ -689,8 +691,9 @@ export async function waitForReady(url, timeoutMs, { signal } = {}) {
       return undefined;
     }
   }, timeoutMs);
-  if (!ready)
+  if (!ready) {
     throw new InfraError(`${url}/readyz did not answer 200 within ${Math.round(timeoutMs / 1000)} s`);
+  }
 }
 
 /**

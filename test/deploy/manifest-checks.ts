@@ -515,8 +515,9 @@ function checkSecurity(workload: Workload, findings: Finding[]): void {
     const add = (message: string) => findings.push({ check: 'security', object: where, message });
     if (context.runAsNonRoot !== true) add('runAsNonRoot is not true');
     if (context.runAsUser === 0) add('runs as user 0');
-    if (container.securityContext?.allowPrivilegeEscalation !== false)
+    if (container.securityContext?.allowPrivilegeEscalation !== false) {
       add('allowPrivilegeEscalation is not false');
+    }
     if (container.securityContext?.readOnlyRootFilesystem !== true) add('readOnlyRootFilesystem is not true');
     if (container.securityContext?.privileged === true) add('is privileged');
     if (!container.securityContext?.capabilities?.drop?.includes('ALL')) add('capabilities do not drop ALL');
@@ -529,8 +530,9 @@ function checkSecurity(workload: Workload, findings: Finding[]): void {
     }
     if (container.securityContext?.readOnlyRootFilesystem === true) {
       const tmp = container.volumeMounts?.find((mount) => mount.mountPath === '/tmp');
-      if (!tmp || !volumes.get(tmp.name)?.emptyDir)
+      if (!tmp || !volumes.get(tmp.name)?.emptyDir) {
         add('read-only root filesystem without an emptyDir on /tmp');
+      }
     }
   }
 }
@@ -836,13 +838,15 @@ function checkScaling(objects: K8sObject[], loads: Workload[], ctx: CheckContext
       const t = spec<{ scaleTargetRef: { kind: string; name: string } }>(hpa).scaleTargetRef;
       return t.kind === 'Deployment' && t.name === deployment.object.metadata.name;
     });
-    if (!scaled)
+    if (!scaled) {
       findings.push({ check: 'scaling', object: deployment.id, message: 'no HorizontalPodAutoscaler' });
+    }
     const budget = pdbs.some((pdb) =>
       selectorMatches(spec<{ selector: Selector }>(pdb).selector, deployment.labels),
     );
-    if (!budget)
+    if (!budget) {
       findings.push({ check: 'scaling', object: deployment.id, message: 'no PodDisruptionBudget' });
+    }
   }
 }
 
@@ -913,8 +917,9 @@ export function checkManifests(objects: K8sObject[], ctx: CheckContext): Finding
         message: `no Deployment runs ${app.entry}`,
       });
     }
-    for (const { workload, container } of runners)
+    for (const { workload, container } of runners) {
       checkAppContainer(app, workload, container, objects, ctx, findings);
+    }
   }
   for (const workload of loads) checkSecurity(workload, findings);
   checkMigration(objects, loads, ctx, findings);

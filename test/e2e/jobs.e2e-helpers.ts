@@ -308,8 +308,9 @@ export async function eventually<T>(
     } catch (error) {
       last = error as Error;
     }
-    if (Date.now() > deadline)
+    if (Date.now() > deadline) {
       throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${last.message}` : ''}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -360,10 +360,11 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
         );
         console.warn(`${target}: member pods not settled:\n${[...members.details, ...about].join('\n')}`);
       }
-      if (notCompleted > 0)
+      if (notCompleted > 0) {
         console.warn(
           `${target}: ${notCompleted} accepted job(s) not COMPLETED:\n${await explainNotCompleted(fs, accepted)}`,
         );
+      }
 
       expect(accepted.length).toBeGreaterThan(JOBS_PER_PHASE / 2);
       expect({

@@ -252,8 +252,9 @@ function judge(
   if (reply.status === 0) return `no answer (${reply.error ?? 'connection closed'})`;
   if (reply.status >= 500) return `${reply.status}`;
   if (reply.status < 400) return `accepted (${reply.status})`;
-  if (!reply.contentType.startsWith('application/problem+json'))
+  if (!reply.contentType.startsWith('application/problem+json')) {
     return `not problem+json (${reply.contentType})`;
+  }
   let body: unknown;
   try {
     body = JSON.parse(reply.text);
@@ -262,8 +263,9 @@ function judge(
   }
   const errors = validate({ $ref: '#/components/schemas/Problem' }, body);
   if (errors.length) return `not the problem shape: ${errors.join('; ')}`;
-  if ((body as { status: number }).status !== reply.status)
+  if ((body as { status: number }).status !== reply.status) {
     return 'problem status differs from the HTTP status';
+  }
   const [method, path] = fuzz.operation.split(' ');
   const responses = document.paths[path][method.toLowerCase()].responses;
   if (!(String(reply.status) in responses)) return `undocumented status ${reply.status}`;

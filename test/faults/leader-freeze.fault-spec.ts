@@ -62,8 +62,9 @@ describe('the sweeper leader frozen (SIGSTOP) in the middle of load', () => {
       const led = await Promise.all(others.map((r) => leads(fs.system, 'queue-broker', r, NAME)));
       samples++;
       if (whileFrozen && led.some(Boolean)) otherLedWhileFrozen++;
-      if (!whileFrozen && led.some(Boolean) && (await leads(fs.system, 'queue-broker', frozen!, NAME)))
+      if (!whileFrozen && led.some(Boolean) && (await leads(fs.system, 'queue-broker', frozen!, NAME))) {
         bothLeading++;
+      }
     };
 
     const accepted: string[] = [];

@@ -170,8 +170,9 @@ describe('NATS server killed and restarted during load', () => {
       pass,
       counts,
     });
-    if (notCompleted > 0)
+    if (notCompleted > 0) {
       console.warn(`${notCompleted} accepted job(s) not COMPLETED:\n${await explainNotCompleted(fs, all)}`);
+    }
 
     expect(ready).toBe(true);
     expect(exited).toEqual([]);

@@ -95,8 +95,9 @@ async function attempts(ids: string[]) {
 async function completedTwice(ids: string[]): Promise<number> {
   const rows = await attempts(ids);
   const completions = new Map<string, number>();
-  for (const r of rows)
+  for (const r of rows) {
     if (r.outcome === 'COMPLETED') completions.set(r.job_id, (completions.get(r.job_id) ?? 0) + 1);
+  }
   return [...completions.values()].filter((n) => n > 1).length;
 }
 

@@ -477,8 +477,9 @@ export async function freePorts(count: number): Promise<number[]> {
   try {
     const ports: number[] = [];
     for (let tried = 0; ports.length < count; tried++) {
-      if (tried >= PORT_BLOCK)
+      if (tried >= PORT_BLOCK) {
         throw new Error(`no ${count} free ports in ${portBlock}–${portBlock + PORT_BLOCK - 1}`);
+      }
       const port = portBlock + (nextPort++ % PORT_BLOCK);
       const server = await holdPort(port);
       if (!server) continue;

@@ -80,8 +80,9 @@ const READY_TIMEOUT_MS = 90_000;
  * instead (to tell whether a failure needs replicas).
  */
 const REPLICAS = Number(process.env.FAULT_REPLICAS || 2);
-if (!Number.isInteger(REPLICAS) || REPLICAS < 1)
+if (!Number.isInteger(REPLICAS) || REPLICAS < 1) {
   throw new Error(`FAULT_REPLICAS=${process.env.FAULT_REPLICAS}`);
+}
 export const REPLICATED = {
   gateway: REPLICAS,
   'queue-broker': REPLICAS,

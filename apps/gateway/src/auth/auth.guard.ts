@@ -64,8 +64,9 @@ export function authorize(principal: Principal, rule: AuthRule, request: HttpReq
     case 'endpoints': {
       const endpointId = rule.endpointParam ? request.params[rule.endpointParam] : undefined;
       // A client key of some endpoints submits and reads their jobs; it never acts as one of their workers.
-      if (!rule.worker && !rule.manage && endpointId && principal.key.endpointIds.includes(endpointId))
+      if (!rule.worker && !rule.manage && endpointId && principal.key.endpointIds.includes(endpointId)) {
         return;
+      }
       throw new DomainError(
         ErrorCode.Forbidden,
         `this API key may only use the job routes of endpoint(s) ${principal.key.endpointIds.join(', ')}`,

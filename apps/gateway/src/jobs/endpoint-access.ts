@@ -41,8 +41,9 @@ export class EndpointAccess {
     const cached = this.cached(key, endpointId, actor);
     if (cached) return Promise.resolve(cached);
     // Without a cache every request has its own answer, asked after it came.
-    if (this.config.ENDPOINT_CACHE_MS <= 0)
+    if (this.config.ENDPOINT_CACHE_MS <= 0) {
       return this.queries.query(Subjects.endpoint.get, { id: endpointId }, actor);
+    }
     return this.asking.get(key) ?? this.ask(key, endpointId, actor);
   }
 

@@ -117,12 +117,14 @@ export function buildOperation(path: string, scanned: Json, facts: RouteFacts): 
     const successes = Object.keys((scanned.responses ?? {}) as Json).filter((status) =>
       /^2\d\d$/.test(status),
     );
-    if (successes.length !== 1)
+    if (successes.length !== 1) {
       throw new Error(`${path}: expected one success status, found ${successes.join(', ')}`);
+    }
     const success = successes[0];
     const content = bodyFor(meta);
-    if (success === '204' && content)
+    if (success === '204' && content) {
       throw new Error(`${path}: answers 204 but documents a body (${meta.returns})`);
+    }
     if (success !== '204' && !content) throw new Error(`${path}: answers ${success} but documents no body`);
     responses[success] = {
       description: meta.returns ? `${meta.returns}${meta.array ? '[]' : ''}` : 'No content',

@@ -215,8 +215,9 @@ function jobReadOperation(
 /** `/v2/...` → v2; every documented path belongs to exactly one interface. */
 function interfaceOf(path: string): OpenApiInterface {
   const iface = OPENAPI_INTERFACES.find((name) => path.startsWith(`/${name}/`));
-  if (!iface)
+  if (!iface) {
     throw new Error(`route ${path} belongs to no REST interface (${OPENAPI_INTERFACES.join(', ')})`);
+  }
   return iface;
 }
 
@@ -269,8 +270,9 @@ export async function generateOpenApiDocuments(
   const fromTypes = typeScriptSchemas(root, [...viewNames, ...bodyNames]);
   const schemas: Record<string, Json> = {};
   for (const name of bodyNames) schemas[name] = withDescriptions(bodySchemas[name], fromTypes[name]);
-  for (const [name, schema] of Object.entries(fromTypes))
+  for (const [name, schema] of Object.entries(fromTypes)) {
     if (!bodyNames.includes(name)) schemas[name] ??= schema;
+  }
 
   const documents = {} as Record<OpenApiInterface, OpenApiDocument>;
   for (const iface of OPENAPI_INTERFACES) {
