@@ -6,15 +6,13 @@ import { format, resolveConfig } from 'prettier';
 import { loadConfig } from '@app/config';
 import { AppModule } from '../app.module.js';
 import { GatewayConfig } from '../gateway.config.js';
-import { OPENAPI_INTERFACES, type OpenApiInterface } from './openapi-files.js';
-import { JOB_READ_POLICY, JOB_READ_ROUTES, type JobReadRoute } from '../jobs/job-read-routes.setup.js';
-import { QUEUE_AUTH_RULE, QUEUE_JOBS_TAG } from '../jobs/jobs.controller.js';
-import { intQuerySchema } from './openapi.decorators.js';
+import { OPENAPI_INTERFACES, type OpenApiInterface } from '../openapi/openapi-files.js';
+import { JOB_READ_ROUTES } from '../jobs/job-read-routes.setup.js';
 import {
   buildOperation,
+  jobReadOperation,
   operationMetadataName,
   routeFacts,
-  type RouteFacts,
   type RouteSource,
 } from './openapi-operations.js';
 import {
@@ -174,42 +172,6 @@ async function scanGateway(): Promise<{
   } finally {
     await app.close();
   }
-}
-
-/**
- * A job read (registered on Fastify, not by a controller: jobs/job-read-routes.setup.ts) as swagger's scan would
- * have seen it, and the facts its metadata would have given.
- */
-function jobReadOperation(
-  route: JobReadRoute,
-  config: GatewayConfig,
-): { path: string; scanned: Json; facts: RouteFacts } {
-  const pathParameters = [...route.url.matchAll(/:(\w+)/g)].map(([, name]) => ({
-    name,
-    required: true,
-    in: 'path',
-    schema: { type: 'string' },
-  }));
-  const { name, limits, description } = route.query;
-  return {
-    path: route.url.replace(/:(\w+)/g, '{$1}'),
-    scanned: {
-      operationId: route.operationId,
-      tags: [QUEUE_JOBS_TAG],
-      parameters: [
-        ...pathParameters,
-        { name, required: false, in: 'query', description, schema: intQuerySchema(limits) },
-      ],
-      responses: { 200: { description: '' } },
-    },
-    facts: {
-      auth: QUEUE_AUTH_RULE,
-      isPublic: false,
-      rateLimit: { policy: JOB_READ_POLICY },
-      bodyLimit: config.MAX_BODY_BYTES,
-      meta: route.operation,
-    },
-  };
 }
 
 /** `/v2/...` → v2; every documented path belongs to exactly one interface. */

@@ -18,7 +18,7 @@ import { createValidationPipe } from '../edge/validation.pipe.js';
 import { GatewayConfig } from '../gateway.config.js';
 import { configureJobRoutes } from '../edge/job-routes.setup.js';
 import { configureJobReadRoutes } from '../jobs/job-read-routes.setup.js';
-import { OPENAPI_INTERFACES, openApiFile, openApiRoute } from './openapi-files.js';
+import { OPENAPI_INTERFACES, openApiFile, openApiRoute } from '../openapi/openapi-files.js';
 import { NON_API_PATHS } from './openapi.document.js';
 
 const DIR = join(ROOT, 'apps/gateway/openapi');

@@ -10,7 +10,9 @@ import {
   RATE_LIMIT_POLICY,
   type RateLimitPolicyRule,
 } from '../rate-limit/rate-limit.decorators.js';
-import { operationMetadata, type OperationMetadata } from './openapi.decorators.js';
+import { JOB_READ_POLICY, type JobReadRoute } from '../jobs/job-read-routes.setup.js';
+import { QUEUE_AUTH_RULE, QUEUE_JOBS_TAG } from '../jobs/jobs.controller.js';
+import { intQuerySchema, operationMetadata, type OperationMetadata } from '../openapi/openapi.decorators.js';
 import type { Json } from './openapi-schemas.js';
 
 // One operation of the OpenAPI documents (openapi.document.ts), from swagger's scan of its route and the route's
@@ -42,7 +44,7 @@ function metadataOf<T>(key: unknown, targets: object[]): T | undefined {
   return undefined;
 }
 
-export interface RouteFacts {
+interface RouteFacts {
   auth: AuthRule | undefined;
   isPublic: boolean;
   rateLimit: RateLimitPolicyRule | undefined;
@@ -195,6 +197,42 @@ export function buildOperation(path: string, scanned: Json, facts: RouteFacts): 
     responses,
     security,
     ...(facts.rateLimit ? { 'x-rate-limit-policy': facts.rateLimit.policy } : {}),
+  };
+}
+
+/**
+ * A job read (registered on Fastify, not by a controller: jobs/job-read-routes.setup.ts) as swagger's scan would
+ * have seen it, and the facts its metadata would have given.
+ */
+export function jobReadOperation(
+  route: JobReadRoute,
+  config: GatewayConfig,
+): { path: string; scanned: Json; facts: RouteFacts } {
+  const pathParameters = [...route.url.matchAll(/:(\w+)/g)].map(([, name]) => ({
+    name,
+    required: true,
+    in: 'path',
+    schema: { type: 'string' },
+  }));
+  const { name, limits, description } = route.query;
+  return {
+    path: route.url.replace(/:(\w+)/g, '{$1}'),
+    scanned: {
+      operationId: route.operationId,
+      tags: [QUEUE_JOBS_TAG],
+      parameters: [
+        ...pathParameters,
+        { name, required: false, in: 'query', description, schema: intQuerySchema(limits) },
+      ],
+      responses: { 200: { description: '' } },
+    },
+    facts: {
+      auth: QUEUE_AUTH_RULE,
+      isPublic: false,
+      rateLimit: { policy: JOB_READ_POLICY },
+      bodyLimit: config.MAX_BODY_BYTES,
+      meta: route.operation,
+    },
   };
 }
 
