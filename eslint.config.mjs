@@ -127,6 +127,15 @@ export default defineConfig(
     },
   },
   {
+    // Everywhere: `==` only against null (it also matches undefined), braces on any body that spans lines.
+    files: ['**/*.{ts,tsx,js,mjs,cjs}'],
+    rules: {
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      curly: ['error', 'multi-line'],
+      'max-lines': ['error', { max: 300 }],
+    },
+  },
+  {
     files: ['**/*.{js,mjs,cjs}'],
     extends: [js.configs.recommended],
     languageOptions: {

@@ -146,8 +146,8 @@ export class AuthGuard implements CanActivate {
 /**
  * The edge's admission of a request, in its one order: the key (401, before anything is counted), then `limit`
  * (the route's rate-limit policy: the RateLimit headers, 429), then the key's scope (403, so it carries the
- * headers). AuthGuard runs it for every Nest route; the job reads registered on Fastify (jobs/job-read-routes.setup.ts)
- * run it too, so both answer alike. Sets `request.principal`.
+ * headers). AuthGuard runs it for every Nest route; the job reads registered on Fastify run it too
+ * (jobs/job-read-routes.setup.ts), so both answer alike. Sets `request.principal`.
  */
 export async function admitRequest(
   accounts: AccountsService,
