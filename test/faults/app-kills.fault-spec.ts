@@ -1,19 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AppName } from '@app/contracts';
+import { RecordingWorkers } from './support/fault-workers.js';
+import { startFaultSystem, type FaultSystem, LOAD_TIMINGS, REPLICATED } from './support/fault-system.js';
+import { call, sleep, until } from './support/fault-calls.js';
 import {
-  RecordingWorkers,
-  call,
   jobOutcomes,
   placementLedger,
-  sleep,
-  startFaultSystem,
-  until,
-  type FaultSystem,
-  LOAD_TIMINGS,
-  REPLICATED,
   explainNotCompleted,
   ranTwiceWithoutLostWorker,
-} from './support/fault-system.js';
+} from './support/fault-outcomes.js';
 import { clusterChurn, type ClusterAttempt } from './support/cluster-churn.js';
 import { leaderReplica, memberPods, takeoverMs } from './support/coordination.js';
 import { ClientOutage } from './support/client-outage.js';

@@ -7,15 +7,8 @@ import { EXPECTED_STATUSES, generateCases, type FuzzCase, type FuzzTargets } fro
 import { graphqlCases, judgeGraphql } from './fuzz/graphql-cases.js';
 import { closeAgent, sendRaw, type RawReply } from './fuzz/http.js';
 import { snapshot, stateChanges, type StateSnapshot } from './fuzz/state.js';
-import {
-  A100,
-  call,
-  sleep,
-  startFaultSystem,
-  until,
-  type FaultSystem,
-  REPLICATED,
-} from './support/fault-system.js';
+import { A100, startFaultSystem, type FaultSystem, REPLICATED } from './support/fault-system.js';
+import { call, sleep, until } from './support/fault-calls.js';
 import { recordVerdict } from './support/verdict.js';
 
 /**

@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  RecordingWorkers,
-  call,
-  jobOutcomes,
-  sleep,
-  startFaultSystem,
-  until,
-  type FaultSystem,
-  LOAD_TIMINGS,
-  REPLICATED,
-  ranTwiceWithoutLostWorker,
-} from './support/fault-system.js';
+import { RecordingWorkers } from './support/fault-workers.js';
+import { startFaultSystem, type FaultSystem, LOAD_TIMINGS, REPLICATED } from './support/fault-system.js';
+import { call, sleep, until } from './support/fault-calls.js';
+import { jobOutcomes, ranTwiceWithoutLostWorker } from './support/fault-outcomes.js';
 import { leaderReplica, leads } from './support/coordination.js';
 import { recordVerdict } from './support/verdict.js';
 

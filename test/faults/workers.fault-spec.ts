@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  call,
-  sleep,
-  startFaultSystem,
-  startWorkerChild,
-  until,
-  type FaultSystem,
-  type WorkerChild,
-  REPLICATED,
-} from './support/fault-system.js';
+import { startFaultSystem, type FaultSystem, REPLICATED } from './support/fault-system.js';
+import { call, sleep, until } from './support/fault-calls.js';
+import { startWorkerChild, type WorkerChild } from './support/fault-workers.js';
 import { recordVerdict } from './support/verdict.js';
 
 /**
