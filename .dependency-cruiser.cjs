@@ -1,7 +1,8 @@
 /* global module */
 // Boundaries (docs/architecture.md, "Boundaries"), checked by `node scripts/check-boundaries.mjs`, which `npm run
 // lint` and the lint step of `npm test` run after eslint. That script also checks what dependency-cruiser's rules
-// cannot say: no cycles between the feature folders of an app (apps/<app>/src/<feature>/, subfolders included).
+// cannot say: no cycles between the feature folders of an app (apps/<app>/src/<feature>/, subfolders included),
+// with the app's composition root (app.module, main, migrate, data-source) as one more node.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [

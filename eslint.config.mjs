@@ -59,6 +59,42 @@ const WALL_CLOCK = WALL_CLOCK_EXPRESSIONS.flatMap(([what, selector]) => [
   [what, `:matches(Program:has(ClassDeclaration[id.name=/Repository$/])) ${selector}`],
 ]);
 
+/**
+ * The files allowed over 300 lines (max-lines), each with its reason. Any other file that grows past 300 is split.
+ */
+const LONG_FILES = [
+  // Being reworked; see issue 50 (the lead settles them).
+  'apps/cluster-scheduler/src/command-handlers.int-spec.ts', // being reworked; see issue 50
+  'apps/queue-broker/src/command-handlers.int-spec.ts', // being reworked; see issue 50
+  'apps/queue-broker/src/jobs/jobs.repository.ts', // being reworked; see issue 50
+  'libs/database/src/entity-statements.int-spec.ts', // being reworked; see issue 50
+  'libs/messaging/src/message-processor.int-spec.ts', // being reworked; see issue 50
+  'tools/replay/src/replay.cli.ts', // being reworked; see issue 50
+  // End-to-end and fault files: the apps are started once (beforeAll) for all the cases of a file, and a second
+  // file would start them again (each start is seconds of the test run, docs/adr/0032-ci-duration.md).
+  'test/e2e/auth-matrix.e2e-spec.ts', // one system, one matrix of route families x keys
+  'test/e2e/clusters.e2e-spec.ts', // one system
+  'test/e2e/console.e2e-spec.ts', // one system and one browser
+  'test/e2e/endpoints.e2e-spec.ts', // one system
+  'test/e2e/jobs.e2e-spec.ts', // one system
+  'test/e2e/lb-endpoints.e2e-spec.ts', // one system
+  'test/e2e/pods-v2.e2e-spec.ts', // one system
+  'test/e2e/pods.e2e-spec.ts', // one system
+  'test/e2e/rate-limit.e2e-spec.ts', // one system of three gateways
+  'test/e2e/replay.e2e-spec.ts', // one system and one recorded history
+  'test/e2e/secrets-at-rest.e2e-spec.ts', // one system
+  'test/faults/app-kills.fault-spec.ts', // one replicated system under load, one scenario
+  'test/faults/fuzz.fault-spec.ts', // one replicated system fuzzed route by route
+  // Tables of cases.
+  'test/faults/fuzz/cases.ts', // one table of fuzz cases
+  'apps/endpoint-autoscaler/src/scaling/scaling-plan.spec.ts', // cases of one pure function over shared fixtures
+  'apps/pod-lifecycle/src/runtime/kubernetes/kubernetes.driver.spec.ts', // cases against one fake Kubernetes API
+  'test/handlers/pod-commands.int-spec.ts', // cases over one wiring of two apps' real handlers
+  // The medium-test harness: its bus stand-ins deliver to HandlerHarness itself; left whole while the query
+  // handlers' medium tests of issue 50 are written on it.
+  'test/support/handler-harness.ts',
+];
+
 /** The rules of every type-checked TypeScript file. */
 const TYPED_RULES = {
   '@typescript-eslint/no-floating-promises': 'error',
@@ -125,6 +161,19 @@ export default defineConfig(
         })),
       ],
     },
+  },
+  {
+    // Everywhere: `==` only against null (it also matches undefined), braces on any body that spans lines.
+    files: ['**/*.{ts,tsx,js,mjs,cjs}'],
+    rules: {
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      curly: ['error', 'multi-line'],
+      'max-lines': ['error', { max: 300 }],
+    },
+  },
+  {
+    files: LONG_FILES,
+    rules: { 'max-lines': 'off' },
   },
   {
     files: ['**/*.{js,mjs,cjs}'],

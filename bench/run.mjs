@@ -127,8 +127,9 @@ runMain(async () => {
   }
   const only = args.only ? args.only.split(',').map((s) => s.trim()) : SCENARIOS;
   const unknown = only.filter((id) => !SCENARIOS.includes(id));
-  if (unknown.length)
+  if (unknown.length) {
     throw new InfraError(`unknown scenario ${unknown.join(', ')}\n${usage()}`, { exitCode: 2 });
+  }
   cleanUpOnSignals();
   const started = performance.now();
   const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';

@@ -39,8 +39,9 @@ const missingStaysExternal = {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:')) return undefined;
       const name = args.path.split('/', args.path.startsWith('@') ? 2 : 1).join('/');
-      if (!installed.has(name))
+      if (!installed.has(name)) {
         installed.set(name, existsSync(join(ROOT, 'node_modules', name, 'package.json')));
+      }
       if (installed.get(name)) return undefined;
       try {
         // Not hoisted: a copy nested under its importer's own node_modules, if any.

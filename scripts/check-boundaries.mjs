@@ -1,7 +1,9 @@
 // The boundary lint (docs/architecture.md, "Boundaries"): dependency-cruiser with the rules of
 // .dependency-cruiser.cjs, then one check its rules cannot state: no cycle between the feature folders of an app,
-// each feature taken whole (apps/<app>/src/<feature>/ and everything below it). Run by `npm run lint` and by the
-// lint step of `npm test`; exits 1 on any violation.
+// each feature taken whole (apps/<app>/src/<feature>/ and everything below it), with the app's composition root
+// (its app.module.ts, main.ts, migrate.ts and data-source.ts, which import every feature) counted as one more
+// folder: a feature that imports the root, itself or through another feature, closes a loop through every
+// feature the root imports. Run by `npm run lint` and by the lint step of `npm test`; exits 1 on any violation.
 import { cruise, format } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
@@ -43,8 +45,14 @@ for (const result of [everything, code]) {
   console.error((await format(result.output, { outputType: 'err' })).output);
 }
 
-/** apps/<app>/src/<feature>/… → '<app>/<feature>'; files directly in src/ (the app's root) belong to no feature. */
+/**
+ * apps/<app>/src/<feature>/… → '<app>/<feature>'; the composition root's files → '<app>/(root)'. The other files
+ * directly in src/ belong to no feature: leaves (config, schema, clock) that import no feature (the
+ * app-root-leaves-or-wiring rule), and root modules that features share (a persistence module).
+ */
 function featureOf(path) {
+  const root = /^apps\/([^/]+)\/src\/(app\.module|main|migrate|data-source)\.ts$/.exec(path);
+  if (root) return `${root[1]}/(root)`;
   const match = /^apps\/([^/]+)\/src\/([^/]+)\//.exec(path);
   return match ? `${match[1]}/${match[2]}` : null;
 }

@@ -79,8 +79,9 @@ export async function recordJobHistory({
     const workerId = `${endpointId}-worker`;
     for (let finished = 0; finished < share;) {
       const { jobs: taken } = await issue('worker.cmd.take', { endpointId, workerId, batchSize });
-      if (!taken.length)
+      if (!taken.length) {
         throw new Error(`${workerId} found the queue empty with ${share - finished} jobs left`);
+      }
       await Promise.all(
         taken.map((job) =>
           issue('worker.cmd.done', {

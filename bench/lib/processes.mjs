@@ -139,8 +139,9 @@ export async function untilReady(proc, url, { timeoutMs = 60_000, intervalMs = 2
 export async function untilOutput(proc, text, { timeoutMs = 30_000 } = {}) {
   const deadline = performance.now() + timeoutMs;
   while (!proc.output().includes(text)) {
-    if (!proc.isRunning())
+    if (!proc.isRunning()) {
       throw new Error(`${proc.name} exited before printing "${text}":\n${proc.output()}`);
+    }
     if (performance.now() > deadline) {
       throw new Error(`${proc.name} did not print "${text}" within ${timeoutMs / 1000} s:\n${proc.output()}`);
     }

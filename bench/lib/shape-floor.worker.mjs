@@ -18,8 +18,9 @@ async function slot(id) {
       method: 'POST',
       body: JSON.stringify({ output: { echo: taken.json.input } }),
     });
-    if (done.status !== 200)
+    if (done.status !== 200) {
       throw new Error(`done of ${taken.json.id}: HTTP ${done.status} ${JSON.stringify(done.json)}`);
+    }
   }
 }
 

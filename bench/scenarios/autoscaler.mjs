@@ -48,8 +48,9 @@ async function jobRequest(method, url, key, body) {
     body: body ? JSON.stringify(body) : undefined,
   });
   const json = await response.json();
-  if (response.status !== 200)
+  if (response.status !== 200) {
     throw new Error(`${method} ${url}: HTTP ${response.status} ${JSON.stringify(json)}`);
+  }
   return json;
 }
 
@@ -172,8 +173,9 @@ export default {
     const prefix = ctx.natsPrefix;
     state.subscription = ctx.nc.subscribe(`${prefix}.pod.cmd.*`, {
       callback: (error, msg) => {
-        if (!error && state.onCommand)
+        if (!error && state.onCommand) {
           state.onCommand({ subject: msg.subject, text: msg.string(), at: performance.now() });
+        }
       },
     });
     state.poller = startPoller(`${state.gateway}/v2/${endpoints[0].id}`, ctx.key);

@@ -65,10 +65,12 @@ export default {
       nest: `${await bareNest()}${path}`,
     };
     // The two gateways differ only in the limiter: check that they do.
-    if (!(await rateLimitHeader(urls.on, ctx.key)))
+    if (!(await rateLimitHeader(urls.on, ctx.key))) {
       throw new Error('the limiter-on gateway sent no RateLimit header');
-    if (await rateLimitHeader(urls.off, ctx.key))
+    }
+    if (await rateLimitHeader(urls.off, ctx.key)) {
       throw new Error('the limiter-off gateway sent a RateLimit header');
+    }
     const cpu = {
       on: { url: ctx.system.metricsUrl('gateway'), requests: 0 },
       off: { url: ctx.system.metricsUrl('gateway-nolimit'), requests: 0 },

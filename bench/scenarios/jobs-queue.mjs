@@ -13,8 +13,9 @@ async function request(method, url, key, body) {
     body: body ? JSON.stringify(body) : undefined,
   });
   const json = await response.json();
-  if (response.status !== 200)
+  if (response.status !== 200) {
     throw new Error(`${method} ${url}: HTTP ${response.status} ${JSON.stringify(json)}`);
+  }
   return json;
 }
 
@@ -57,8 +58,9 @@ export default {
               state.key,
             );
             if (job.status === 'COMPLETED') return;
-            if (!['IN_QUEUE', 'IN_PROGRESS'].includes(job.status))
+            if (!['IN_QUEUE', 'IN_PROGRESS'].includes(job.status)) {
               throw new Error(`job ${id} ended ${job.status}`);
+            }
           }
         });
         return latencySummary(samples);

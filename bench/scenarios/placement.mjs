@@ -32,8 +32,9 @@ async function bestGroup(sql, needed) {
     `SELECT gpu_type_id, data_center_id, sum(free_gpus)::int AS free FROM ${S}.hosts
       WHERE active AND gpu_type_id IS NOT NULL AND free_ports >= 1 GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT 1`,
   );
-  if (!rows[0] || rows[0].free < needed)
+  if (!rows[0] || rows[0].free < needed) {
     throw new Error(`the fleet has no ${needed} free GPUs of one type in one place`);
+  }
   return { gpuTypeId: rows[0].gpu_type_id, dataCenterId: rows[0].data_center_id };
 }
 
@@ -56,8 +57,9 @@ async function create(state, body) {
   });
   const cluster = await response.json();
   const ms = performance.now() - started;
-  if (response.status !== 201)
+  if (response.status !== 201) {
     throw new Error(`POST /v2/clusters: HTTP ${response.status} ${JSON.stringify(cluster)}`);
+  }
   return { id: cluster.id, ms };
 }
 
@@ -70,8 +72,9 @@ async function membersCreated(sql, clusterIds, expected) {
       [clusterIds],
     );
     if (rows[0].n >= expected) return;
-    if (performance.now() > deadline)
+    if (performance.now() > deadline) {
       throw new Error(`pod-lifecycle created ${rows[0].n} of ${expected} member pods in 60 s`);
+    }
     await sleep(50);
   }
 }
@@ -243,8 +246,9 @@ export default {
         'raw SQL reservation transaction of the same 250 pods in the same place, on a plain pg connection',
       async run(state, { round }) {
         const samples = [];
-        for (let i = 0; i < state.creates; i++)
+        for (let i = 0; i < state.creates; i++) {
           samples.push(await sqlReservation(state.client, state.groups[i], `${round}-${i}`));
+        }
         return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
       },
     },

@@ -28,8 +28,9 @@ async function runBull(queue, count) {
   });
   const deadline = performance.now() + DRAIN_TIMEOUT_MS;
   for (;;) {
-    if (performance.now() > deadline)
+    if (performance.now() > deadline) {
       throw new Error(`BullMQ did not finish the jobs within ${DRAIN_TIMEOUT_MS / 1000} s`);
+    }
     const counts = await queue.getJobCounts('completed', 'failed');
     if (counts.failed > 0) throw new Error(`${counts.failed} BullMQ job(s) failed`);
     if (counts.completed >= count) break;
@@ -39,8 +40,9 @@ async function runBull(queue, count) {
   const finishedAt = new Map(
     jobs.filter((job) => submittedAt.has(job.id)).map((job) => [job.id, job.finishedOn]),
   );
-  if (finishedAt.size !== count)
+  if (finishedAt.size !== count) {
     throw new Error(`BullMQ: ${finishedAt.size} of ${count} jobs found completed`);
+  }
   return throughputOf(count, submittedAt, finishedAt);
 }
 

@@ -98,8 +98,9 @@ export function printTotals(totals) {
   if (!totals) return;
   if (totals.slowest?.length) {
     console.log('slowest test files:');
-    for (const { file, seconds } of totals.slowest)
+    for (const { file, seconds } of totals.slowest) {
       console.log(`  ${seconds.toFixed(1).padStart(7)} s  ${file}`);
+    }
   }
   console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 }

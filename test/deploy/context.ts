@@ -20,8 +20,9 @@ export async function loadApps(root: string): Promise<AppInfo[]> {
     for (const file of configFiles) {
       const module = (await import(join(sourceRoot, file))) as Record<string, unknown>;
       for (const value of Object.values(module)) {
-        if (typeof value === 'function' && value.prototype instanceof BaseConfig)
+        if (typeof value === 'function' && value.prototype instanceof BaseConfig) {
           classes.push(value as ConfigClass);
+        }
       }
     }
     if (classes.length !== 1) {

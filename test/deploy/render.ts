@@ -112,8 +112,9 @@ export function secretsEnvFromExample(examplePath: string, fill: Record<string, 
       const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
       if (!match || match[2] !== '') return line;
       const value = fill[match[1]];
-      if (value === undefined)
+      if (value === undefined) {
         throw new Error(`secrets.env.example leaves ${match[1]} empty and the test has no value`);
+      }
       return `${match[1]}=${value}`;
     })
     .join('\n');

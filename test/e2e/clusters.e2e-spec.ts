@@ -469,12 +469,13 @@ describe('a cluster from create to delete', () => {
       status: 'STARTING',
       at: later(1),
     });
-    for (const m of members)
+    for (const m of members) {
       await publishPodStatus(system.natsPrefix, {
         podId: m.id,
         status: 'RUNNING',
         at: later(2),
       });
+    }
     const running = await eventually(
       async () => {
         const view = (await api<ClusterView>(gateway, alice.key, 'GET', `/v2/clusters/${cluster.id}`)).body;

@@ -93,8 +93,9 @@ describe('web console, in Chromium', () => {
     for (;;) {
       const value = await probe();
       if (accept(value)) return value;
-      if (Date.now() > deadline)
+      if (Date.now() > deadline) {
         throw new Error(`gave up after ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }

@@ -200,8 +200,9 @@ describe('serverless endpoints, REST v1', () => {
       [body('x', { workersMin: 3, workersMax: 1 }), /workersMin \(3\) must not be greater/],
       [body('x', { executionTimeoutMs: 600000 }), /property executionTimeoutMs should not exist/],
       [body('x', { allowedCudaVersions: ['12'] }), /allowedCudaVersions/],
-    ] as const)
+    ] as const) {
       expectV1Error(await alice('POST', '/v1/endpoints', bad), 422, message);
+    }
     const plain = await alice<TemplateView>('POST', '/v1/templates', {
       name: 'pod-only',
       imageName: 'alpine:3',

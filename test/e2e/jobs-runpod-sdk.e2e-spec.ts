@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import runpodSdk from 'runpod-sdk';
-import {
-  startJobsSystem,
-  startWorkerProcess,
-  type JobsSystem,
-  type WorkerProcess,
-} from './jobs.e2e-helpers.js';
+import { startJobsSystem, type JobsSystem } from './jobs.e2e-helpers.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.e2e-helpers.js';
 
 type Json = Record<string, unknown>;
 

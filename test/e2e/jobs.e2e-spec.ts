@@ -1,13 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  call,
-  eventually,
-  postLarge,
-  startJobsSystem,
-  startWorkerProcess,
-  type JobsSystem,
-  type WorkerProcess,
-} from './jobs.e2e-helpers.js';
+import { call, eventually, postLarge, startJobsSystem, type JobsSystem } from './jobs.e2e-helpers.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.e2e-helpers.js';
 
 type Json = Record<string, unknown>;
 

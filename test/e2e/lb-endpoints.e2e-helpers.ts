@@ -71,8 +71,9 @@ export class LbClient {
   /** Which worker answers `GET /` now (through gateway `replica`). */
   async whoAnswers(id: string, replica = 0): Promise<string> {
     const response = await this.lb(id, '/', {}, replica);
-    if (response.status !== 200)
+    if (response.status !== 200) {
       throw new Error(`GET / answered ${response.status}: ${await response.text()}`);
+    }
     return ((await response.json()) as { worker: string }).worker;
   }
 }

@@ -166,8 +166,9 @@ describe('pods, REST v1: edit and restart', () => {
       [{ ports: ['22'] }, /each port must be/],
       [{ name: '' }, /name should not be empty/],
       [{ env: { 'BAD NAME': 'x' } }, /env/],
-    ] as const)
+    ] as const) {
       expectV1Error(await patch(pod.id, body), 422, message);
+    }
     expectV1Error(await patch(pod.id, { containerRegistryAuthId: 'nope' }), 404, /nope/);
     expectV1Error(await patch('nope', { name: 'x' }), 404, /pod nope does not exist/);
     expectV1Error(await patch(pod.id, { name: 'x' }, bob), 403, /belongs to another user/);

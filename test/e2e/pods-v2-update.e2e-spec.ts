@@ -88,8 +88,9 @@ describe('pods, management API v2: PATCH', () => {
       { image: 'alpine:3' },
       { mounts: { network: [{ volumeId: 'vol-1' }] } },
       { mounts: { persistent: { size: 5, path: '/p' } } },
-    ])
+    ]) {
       expectProblem(await patch(pod.id, body), 422);
+    }
     expectProblem(await patch('nope', { name: 'x' }), 404);
     expectProblem(await patch(pod.id, { name: 'x' }, bob), 403);
     expect((await getPod(alice, pod.id)).name).toBe('errors');

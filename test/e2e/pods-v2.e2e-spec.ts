@@ -252,8 +252,9 @@ describe('pods, management API v2', () => {
       await alice('DELETE', '/v2/pods/nope'),
       await act('nope', 'stop'),
       await alice('GET', '/v2/pods/nope/logs'),
-    ])
+    ]) {
       expectProblem(reply, 404);
+    }
     expectProblem(await bob('GET', `/v2/pods/${id}`), 403);
     expectProblem(await act(id, 'terminate', bob), 403);
     expectProblem(await bob('DELETE', `/v2/pods/${id}`), 403);
@@ -272,8 +273,9 @@ describe('pods, management API v2', () => {
       { ...v2Body('x'), mounts: { network: [{ volumeId: 'vol-eu' }] } },
       { ...v2Body('x'), cloud: 'MOON' },
       { name: 'x', image: 'alpine:3', cpu: { id: 'cpu3c' } },
-    ])
+    ]) {
       expectProblem(await alice('POST', '/v2/pods', body), 422);
+    }
     expectProblem(
       await alice('POST', '/v2/pods', {
         ...v2Body('x'),
@@ -293,8 +295,9 @@ describe('pods, management API v2', () => {
       /CPU pod/,
     );
     const { id } = await createV2('v2-valid');
-    for (const body of [{ action: 'reset' }, { action: 'stop', force: true }, {}])
+    for (const body of [{ action: 'reset' }, { action: 'stop', force: true }, {}]) {
       expectProblem(await alice('POST', `/v2/pods/${id}/action`, body), 422);
+    }
     const after = (await alice<PodV2List>('GET', '/v2/pods?includeClusterPods=true')).body.pods.length;
     expect(after).toBe(before + 1);
   });

@@ -105,8 +105,9 @@ describe('replay tool: takes of several workers of one endpoint', () => {
 
     const { stdout, stderr, code } = await cli(['rebuild', '--json']);
     // A rebuild that printed no report says why on stderr: shown rather than a JSON syntax error.
-    if (!stdout.trim())
+    if (!stdout.trim()) {
       throw new Error(`the rebuild printed no report (exit ${code}):\n${stderr.slice(-4000)}`);
+    }
     const report = JSON.parse(stdout) as {
       firstPass: { applied: number; failed: number };
       outcomeMismatches: unknown[];

@@ -195,8 +195,9 @@ describe('serverless endpoints, management API v2', () => {
       body('x', { image: 'alpine:3' }),
       body('x', { networkVolumes: ['a', 'b'] }),
       body('x', { flashboot: 'PRIORITY_FLASHBOOT' }),
-    ])
+    ]) {
       expectProblem(await alice('POST', '/v2/serverless', bad), 422);
+    }
     const plain = await alice<TemplateView>('POST', '/v1/templates', {
       name: 'pod-only',
       imageName: 'alpine:3',

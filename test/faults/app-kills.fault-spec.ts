@@ -1,19 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AppName } from '@app/contracts';
+import { RecordingWorkers } from './support/fault-workers.js';
+import { startFaultSystem, type FaultSystem, LOAD_TIMINGS, REPLICATED } from './support/fault-system.js';
+import { call, sleep, until } from './support/fault-calls.js';
 import {
-  RecordingWorkers,
-  call,
   jobOutcomes,
   placementLedger,
-  sleep,
-  startFaultSystem,
-  until,
-  type FaultSystem,
-  LOAD_TIMINGS,
-  REPLICATED,
   explainNotCompleted,
   ranTwiceWithoutLostWorker,
-} from './support/fault-system.js';
+} from './support/fault-outcomes.js';
 import { clusterChurn, type ClusterAttempt } from './support/cluster-churn.js';
 import { leaderReplica, memberPods, takeoverMs } from './support/coordination.js';
 import { ClientOutage } from './support/client-outage.js';
@@ -360,10 +355,11 @@ describe(`kill -9 of an app in the middle of load (${REPLICATED.gateway} replica
         );
         console.warn(`${target}: member pods not settled:\n${[...members.details, ...about].join('\n')}`);
       }
-      if (notCompleted > 0)
+      if (notCompleted > 0) {
         console.warn(
           `${target}: ${notCompleted} accepted job(s) not COMPLETED:\n${await explainNotCompleted(fs, accepted)}`,
         );
+      }
 
       expect(accepted.length).toBeGreaterThan(JOBS_PER_PHASE / 2);
       expect({

@@ -8,7 +8,8 @@ import { echoWorkerCatalog } from '../support/echo-worker.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { leaderReplica, takeoverMs } from './support/coordination.js';
-import { REPLICATED, sleep, until } from './support/fault-system.js';
+import { REPLICATED } from './support/fault-system.js';
+import { sleep, until } from './support/fault-calls.js';
 import { recordVerdict } from './support/verdict.js';
 
 /**

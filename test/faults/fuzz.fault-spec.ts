@@ -7,15 +7,8 @@ import { EXPECTED_STATUSES, generateCases, type FuzzCase, type FuzzTargets } fro
 import { graphqlCases, judgeGraphql } from './fuzz/graphql-cases.js';
 import { closeAgent, sendRaw, type RawReply } from './fuzz/http.js';
 import { snapshot, stateChanges, type StateSnapshot } from './fuzz/state.js';
-import {
-  A100,
-  call,
-  sleep,
-  startFaultSystem,
-  until,
-  type FaultSystem,
-  REPLICATED,
-} from './support/fault-system.js';
+import { A100, startFaultSystem, type FaultSystem, REPLICATED } from './support/fault-system.js';
+import { call, sleep, until } from './support/fault-calls.js';
 import { recordVerdict } from './support/verdict.js';
 
 /**
@@ -252,8 +245,9 @@ function judge(
   if (reply.status === 0) return `no answer (${reply.error ?? 'connection closed'})`;
   if (reply.status >= 500) return `${reply.status}`;
   if (reply.status < 400) return `accepted (${reply.status})`;
-  if (!reply.contentType.startsWith('application/problem+json'))
+  if (!reply.contentType.startsWith('application/problem+json')) {
     return `not problem+json (${reply.contentType})`;
+  }
   let body: unknown;
   try {
     body = JSON.parse(reply.text);
@@ -262,8 +256,9 @@ function judge(
   }
   const errors = validate({ $ref: '#/components/schemas/Problem' }, body);
   if (errors.length) return `not the problem shape: ${errors.join('; ')}`;
-  if ((body as { status: number }).status !== reply.status)
+  if ((body as { status: number }).status !== reply.status) {
     return 'problem status differs from the HTTP status';
+  }
   const [method, path] = fuzz.operation.split(' ');
   const responses = document.paths[path][method.toLowerCase()].responses;
   if (!(String(reply.status) in responses)) return `undocumented status ${reply.status}`;

@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  RecordingWorkers,
-  call,
-  jobOutcomes,
-  sleep,
-  startFaultSystem,
-  until,
-  type FaultSystem,
-  LOAD_TIMINGS,
-  REPLICATED,
-  ranTwiceWithoutLostWorker,
-} from './support/fault-system.js';
+import { RecordingWorkers } from './support/fault-workers.js';
+import { startFaultSystem, type FaultSystem, LOAD_TIMINGS, REPLICATED } from './support/fault-system.js';
+import { call, sleep, until } from './support/fault-calls.js';
+import { jobOutcomes, ranTwiceWithoutLostWorker } from './support/fault-outcomes.js';
 import { leaderReplica, leads } from './support/coordination.js';
 import { recordVerdict } from './support/verdict.js';
 
@@ -62,8 +54,9 @@ describe('the sweeper leader frozen (SIGSTOP) in the middle of load', () => {
       const led = await Promise.all(others.map((r) => leads(fs.system, 'queue-broker', r, NAME)));
       samples++;
       if (whileFrozen && led.some(Boolean)) otherLedWhileFrozen++;
-      if (!whileFrozen && led.some(Boolean) && (await leads(fs.system, 'queue-broker', frozen!, NAME)))
+      if (!whileFrozen && led.some(Boolean) && (await leads(fs.system, 'queue-broker', frozen!, NAME))) {
         bothLeading++;
+      }
     };
 
     const accepted: string[] = [];

@@ -1,18 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AppName } from '@app/contracts';
-import {
-  LOAD_TIMINGS,
-  REPLICATED,
-  RecordingWorkers,
-  call,
-  explainNotCompleted,
-  jobOutcomes,
-  ranTwiceWithoutLostWorker,
-  sleep,
-  startFaultSystem,
-  until,
-  type FaultSystem,
-} from './support/fault-system.js';
+import { LOAD_TIMINGS, REPLICATED, startFaultSystem, type FaultSystem } from './support/fault-system.js';
+import { call, sleep, until } from './support/fault-calls.js';
+import { RecordingWorkers } from './support/fault-workers.js';
+import { explainNotCompleted, jobOutcomes, ranTwiceWithoutLostWorker } from './support/fault-outcomes.js';
 import { ClientOutage } from './support/client-outage.js';
 import { NatsCluster } from './support/nats-cluster.js';
 import { recordVerdict } from './support/verdict.js';

@@ -2,19 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AppName } from '@app/contracts';
 import {
   A100,
-  RecordingWorkers,
-  call,
-  jobOutcomes,
-  placementLedger,
-  sleep,
   startFaultSystem,
-  until,
   type FaultSystem,
   LOAD_TIMINGS,
   REPLICATED,
+} from './support/fault-system.js';
+import { call, sleep, until } from './support/fault-calls.js';
+import { RecordingWorkers } from './support/fault-workers.js';
+import {
+  jobOutcomes,
+  placementLedger,
   explainNotCompleted,
   ranTwiceWithoutLostWorker,
-} from './support/fault-system.js';
+} from './support/fault-outcomes.js';
 import { privateNats } from './support/infra-control.js';
 import { recordVerdict } from './support/verdict.js';
 
@@ -170,8 +170,9 @@ describe('NATS server killed and restarted during load', () => {
       pass,
       counts,
     });
-    if (notCompleted > 0)
+    if (notCompleted > 0) {
       console.warn(`${notCompleted} accepted job(s) not COMPLETED:\n${await explainNotCompleted(fs, all)}`);
+    }
 
     expect(ready).toBe(true);
     expect(exited).toEqual([]);

@@ -2,18 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AppName } from '@app/contracts';
 import {
   A100,
-  RecordingWorkers,
-  call,
-  jobOutcomes,
-  placementLedger,
-  sleep,
   startFaultSystem,
-  until,
   type FaultSystem,
-  type Reply,
   LOAD_TIMINGS,
   REPLICATED,
 } from './support/fault-system.js';
+import { call, sleep, until, type Reply } from './support/fault-calls.js';
+import { RecordingWorkers } from './support/fault-workers.js';
+import { jobOutcomes, placementLedger } from './support/fault-outcomes.js';
 import { privatePostgres } from './support/infra-control.js';
 import { recordVerdict } from './support/verdict.js';
 

@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  call,
-  sleep,
-  startFaultSystem,
-  startWorkerChild,
-  until,
-  type FaultSystem,
-  type WorkerChild,
-  REPLICATED,
-} from './support/fault-system.js';
+import { startFaultSystem, type FaultSystem, REPLICATED } from './support/fault-system.js';
+import { call, sleep, until } from './support/fault-calls.js';
+import { startWorkerChild, type WorkerChild } from './support/fault-workers.js';
 import { recordVerdict } from './support/verdict.js';
 
 /**
@@ -95,8 +88,9 @@ async function attempts(ids: string[]) {
 async function completedTwice(ids: string[]): Promise<number> {
   const rows = await attempts(ids);
   const completions = new Map<string, number>();
-  for (const r of rows)
+  for (const r of rows) {
     if (r.outcome === 'COMPLETED') completions.set(r.job_id, (completions.get(r.job_id) ?? 0) + 1);
+  }
   return [...completions.values()].filter((n) => n > 1).length;
 }
 

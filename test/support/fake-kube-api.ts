@@ -139,8 +139,9 @@ export class FakeKubeApi {
       const log = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(url.pathname);
       if (log) return this.log(res, log[2], url.searchParams);
       const match = /^\/api\/v1\/namespaces\/([^/]+)\/(pods|secrets)(?:\/([^/]+))?$/.exec(url.pathname);
-      if (!match)
+      if (!match) {
         return this.send(res, 404, this.status(404, 'NotFound', `the server could not find ${url.pathname}`));
+      }
       const [, namespace, kind, name] = match;
       const key = (n: string): string => `${kind}/${namespace}/${n}`;
       if (!name && method === 'GET') return this.list(res, kind, namespace, url.searchParams);

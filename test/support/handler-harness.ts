@@ -234,8 +234,9 @@ export async function refusalOf(promise: Promise<unknown>): Promise<Refusal> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof DomainError)
+    if (error instanceof DomainError) {
       return { code: error.code, message: error.message, errors: error.errors };
+    }
     throw error;
   }
   throw new Error('expected a refusal, got an answer');

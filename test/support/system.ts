@@ -1,13 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { APP_NAMES, type AppName } from '@app/contracts';
-import { ROOT } from './paths.js';
+import {
+  AppProcess,
+  inheritedEnv,
+  mainScript,
+  withoutUndefined,
+  type EnvOverrides,
+  type ExitInfo,
+} from './app-process.js';
+import { freePorts } from './ports.js';
 import { testEnv } from './test-env.js';
+
+export type { EnvOverrides, ExitInfo } from './app-process.js';
+export { freePorts } from './ports.js';
 
 /**
  * Runs the built apps (`dist/apps/<app>/server.mjs`, the bundle a deployment runs) as child processes for e2e tests, the way a deployment runs
@@ -28,9 +36,6 @@ import { testEnv } from './test-env.js';
  * without it, `kill`, `restart`, `isRunning` and `logs` mean every replica of the app, `url` the first.
  */
 
-/** Values that are `undefined` remove the variable. */
-export type EnvOverrides = Record<string, string | undefined>;
-
 export interface StartAppsOptions {
   /** Which apps to run; all five by default. */
   apps?: readonly AppName[];
@@ -45,11 +50,6 @@ export interface StartAppsOptions {
   replicas?: Partial<Record<AppName, number>>;
   /** How long each app may take to answer `GET /readyz` with 200; 30 s by default. */
   readyTimeoutMs?: number;
-}
-
-export interface ExitInfo {
-  code: number | null;
-  signal: NodeJS.Signals | null;
 }
 
 export interface RunningSystem {
@@ -88,9 +88,6 @@ export interface RunningSystem {
 }
 
 const READY_TIMEOUT_MS = 30_000;
-const STOP_GRACE_MS = 10_000;
-const MAX_LOG_CHARS = 4 * 1024 * 1024;
-const LAST_LINES = 40;
 
 let systems = 0;
 
@@ -269,224 +266,4 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
     },
     stop,
   };
-}
-
-/** One app's child process (one replica), restartable, with its output kept in memory. */
-class AppProcess {
-  readonly url: string;
-  readonly metricsUrl: string;
-  private child?: ChildProcess;
-  private exited: Promise<ExitInfo> = Promise.resolve({ code: null, signal: null });
-  private running = false;
-  private output = '';
-  private starts = 0;
-  private readonly script: string;
-
-  constructor(
-    /** The app's name, `<app>#<n>` when it runs as replicas (for messages). */
-    readonly app: string,
-    readonly port: number,
-    metricsPort: number,
-    private env: Record<string, string>,
-  ) {
-    this.url = `http://127.0.0.1:${port}`;
-    this.metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    this.script = mainScript(app.split('#')[0] as AppName);
-  }
-
-  setEnv(overrides: EnvOverrides): void {
-    this.env = withoutUndefined({ ...this.env, ...overrides });
-  }
-
-  start(): void {
-    if (this.running) throw new Error(`${this.app} is already running`);
-    this.starts += 1;
-    if (this.starts > 1) this.append(`\n----- ${this.app} restarted (start ${this.starts}) -----\n`);
-    const child = spawn(process.execPath, [this.script], {
-      cwd: ROOT,
-      env: this.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    this.running = true;
-    child.stdout?.on('data', (chunk: Buffer) => this.append(chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => this.append(chunk.toString()));
-    this.exited = new Promise<ExitInfo>((resolve) => {
-      child.once('exit', (code, signal) => {
-        this.running = false;
-        resolve({ code, signal });
-      });
-      child.once('error', (error) => {
-        this.append(`\n[test harness] could not start ${this.app}: ${error.message}\n`);
-        this.running = false;
-        resolve({ code: null, signal: null });
-      });
-    });
-  }
-
-  isRunning(): boolean {
-    return this.running;
-  }
-
-  logs(): string {
-    return this.output;
-  }
-
-  lastLines(count = LAST_LINES): string {
-    const lines = this.output.trimEnd().split('\n');
-    return lines.slice(-count).join('\n') || '(no output)';
-  }
-
-  async waitReady(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    const exited = this.exited.then((info) => ({ exited: info }));
-    let last = 'no answer yet';
-    while (Date.now() < deadline) {
-      if (!this.running) {
-        const info = await this.exited;
-        throw new Error(
-          `${this.app} ${describeExit(info)} before it was ready; its last output:\n${this.lastLines()}`,
-        );
-      }
-      try {
-        const response = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(2000) });
-        const body = await response.text();
-        if (response.status === 200) return;
-        last = `${response.status} ${body.slice(0, 300)}`;
-      } catch (error) {
-        last = (error as Error).message;
-      }
-      await Promise.race([sleep(100), exited]);
-    }
-    throw new Error(
-      `${this.app} was not ready within ${Math.round(timeoutMs / 1000)} s ` +
-        `(last GET ${this.url}/readyz: ${last}); its last output:\n${this.lastLines()}`,
-    );
-  }
-
-  signal(signal: NodeJS.Signals): void {
-    if (this.running) this.child?.kill(signal);
-  }
-
-  async kill(signal: NodeJS.Signals): Promise<ExitInfo> {
-    if (this.running) this.child?.kill(signal);
-    return this.exited;
-  }
-
-  async waitForExit(timeoutMs: number): Promise<ExitInfo> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new Error(
-              `${this.app} did not exit within ${timeoutMs} ms; its last output:\n${this.lastLines()}`,
-            ),
-          ),
-        timeoutMs,
-      );
-    });
-    try {
-      return await Promise.race([this.exited, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.child?.kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    const killLater = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        this.append(
-          `\n[test harness] ${this.app} still running ${STOP_GRACE_MS} ms after SIGTERM: SIGKILL\n`,
-        );
-        this.child?.kill('SIGKILL');
-        resolve();
-      }, STOP_GRACE_MS);
-    });
-    try {
-      await Promise.race([this.exited, killLater]);
-      await this.exited;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  private append(text: string): void {
-    this.output += text;
-    if (this.output.length > MAX_LOG_CHARS) this.output = this.output.slice(-MAX_LOG_CHARS / 2);
-  }
-}
-
-function mainScript(app: AppName): string {
-  return join(ROOT, 'dist', 'apps', app, 'server.mjs');
-}
-
-/** What the apps get from the test process: enough to run, and none of its configuration or jest's flags. */
-function inheritedEnv(): EnvOverrides {
-  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'];
-  return Object.fromEntries(keep.map((name) => [name, process.env[name]]));
-}
-
-function withoutUndefined(env: EnvOverrides): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
-  );
-}
-
-function describeExit(info: ExitInfo): string {
-  if (info.signal) return `was killed by ${info.signal}`;
-  if (info.code !== null) return `exited with code ${info.code}`;
-  return 'could not be started';
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * Where freePorts looks: below Linux's ephemeral range (32768–60999), in a block of its own for each jest worker.
- * A port found free is released before the app listens on it, and in that moment a port of the ephemeral range can
- * be taken by any process's `connect()` or `listen(0)`, another jest worker's among them (seen with three workers:
- * an app's EADDRINUSE). Below that range only our own choices land, and each worker chooses in its own block.
- */
-const PORT_BASE = 12_000;
-const PORT_BLOCK = 1_000;
-const PORT_BLOCKS = 20; // 12000–31999
-const portBlock = PORT_BASE + ((Number(process.env.JEST_WORKER_ID ?? 1) - 1) % PORT_BLOCKS) * PORT_BLOCK;
-/** Where the next search starts in the block: random, so that files run one after another do not reuse ports. */
-let nextPort = randomInt(PORT_BLOCK);
-
-/** Listens on `port` of 127.0.0.1; the server, or null if the port is taken. */
-function holdPort(port: number): Promise<Server | null> {
-  const server = createServer();
-  return new Promise((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      error.code === 'EADDRINUSE' || error.code === 'EACCES' ? resolve(null) : reject(error),
-    );
-    server.listen(port, '127.0.0.1', () => resolve(server));
-  });
-}
-
-/**
- * Distinct free ports of 127.0.0.1 in this worker's block: each is listened on and released only once all are
- * found.
- */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    const ports: number[] = [];
-    for (let tried = 0; ports.length < count; tried++) {
-      if (tried >= PORT_BLOCK)
-        throw new Error(`no ${count} free ports in ${portBlock}–${portBlock + PORT_BLOCK - 1}`);
-      const port = portBlock + (nextPort++ % PORT_BLOCK);
-      const server = await holdPort(port);
-      if (!server) continue;
-      servers.push(server);
-      ports.push(port);
-    }
-    return ports;
-  } finally {
-    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-  }
 }

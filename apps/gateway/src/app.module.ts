@@ -52,7 +52,7 @@ export class AppModule {
         WorkersModule,
         JobsModule,
         LbModule,
-        OpenApiModule,
+        OpenApiModule.forRoot(config.OPENAPI_DIR),
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },

@@ -5,10 +5,11 @@ import { SshKeyEntity } from './accounts/ssh-key.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { RateLimitCounterEntity } from './rate-limit/rate-limit-counter.entity.js';
 import { RateLimitOverrideEntity } from './rate-limit/rate-limit-override.entity.js';
+import { SCHEMA } from './schema.js';
 
-/** gateway owns the `gateway` schema (users, API keys, rate-limit counters); nobody else writes it. */
+/** The gateway's entities, in its own schema. */
 export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
-  schema: 'gateway',
+  schema: SCHEMA,
   entities: [
     ...MESSAGING_ENTITIES,
     UserEntity,

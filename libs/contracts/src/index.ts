@@ -7,6 +7,7 @@ export * from './messaging/subjects.js';
 export * from './messaging/partitions.js';
 export * from './messaging/replay-feed.js';
 export * from './messaging/contract-map.js';
+export * from './messaging/query-contracts.js';
 export * from './common/ids.js';
 export * from './registry-auth/registry-auth.dto.js';
 export * from './registry-auth/registry-auth.commands.js';

@@ -27,8 +27,9 @@ export class WorkerConfigError extends Error {
 
 function required(env: Record<string, string | undefined>, name: string): string {
   const value = env[name];
-  if (!value)
+  if (!value) {
     throw new WorkerConfigError(`worker: ${name} is not set (the platform injects it into worker pods)`);
+  }
   return value;
 }
 

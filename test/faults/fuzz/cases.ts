@@ -201,8 +201,9 @@ function badValues(schema: JsonSchema): [string, unknown][] {
     const max = schema.maxItems as number | undefined;
     const items = (schema.items ?? {}) as JsonSchema;
     const sample = typesOf(items).includes('string') ? 'fuzz' : {};
-    if (max !== undefined)
+    if (max !== undefined) {
       out.push([`${max + 1} items (maxItems ${max})`, Array.from({ length: max + 1 }, () => sample)]);
+    }
     out.push(['10000 items', Array.from({ length: 10_000 }, () => sample)]);
     out.push(['items of the wrong type', [12345, null, true]]);
   }

@@ -18,8 +18,9 @@ export class ClientOutage {
       this.refusedSince ??= now;
       return;
     }
-    if (this.refusedSince !== null)
+    if (this.refusedSince !== null) {
       this.longestOutageMs = Math.max(this.longestOutageMs, now - this.refusedSince);
+    }
     this.refusedSince = null;
   }
 }

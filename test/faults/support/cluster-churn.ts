@@ -1,4 +1,5 @@
-import { A100, call, sleep, type FaultSystem } from './fault-system.js';
+import { A100, type FaultSystem } from './fault-system.js';
+import { call, sleep } from './fault-calls.js';
 
 export interface ClusterAttempt {
   status: number;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { AppName } from '@app/contracts';
 import type { RunningSystem } from '../../support/system.js';
-import { sleep } from './fault-system.js';
+import { sleep } from './fault-calls.js';
 
 /** `leader_is_leading{name="…"}` of one replica, from its /metrics (libs/observability coordinationMetrics). */
 export async function leads(

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
-import { call, sleep } from './fault-system.js';
+import { call, sleep } from './fault-calls.js';
 
 /**
  * Where the fault scenarios' webhooks go: a receiver on 127.0.0.2 (the queue-broker is started with

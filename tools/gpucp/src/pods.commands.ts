@@ -80,8 +80,9 @@ export function podsCommand(program: Command): void {
       .action(async (podId: string, options: { wait?: boolean; timeout: number }, command: Command) => {
         const ctx = contextOf(command);
         let pod = await ctx.api.post<PodV2View>(`/v2/pods/${podId}/action`, { action });
-        if (options.wait && action !== 'stop')
+        if (options.wait && action !== 'stop') {
           pod = await waitForRunning(ctx, podId, seconds(options.timeout));
+        }
         printRecord(ctx.output, pod);
       });
   }

@@ -54,7 +54,8 @@ export function usageCommand(program: Command): void {
 function parseAmount(text: string): number | null {
   if (text === 'none') return null;
   const amount = Number(text);
-  if (!Number.isFinite(amount) || amount < 0)
+  if (!Number.isFinite(amount) || amount < 0) {
     throw new ApiError(`expected an amount ≥ 0 or 'none', got "${text}"`, 2);
+  }
   return amount;
 }

@@ -49,8 +49,9 @@ export class CatalogChecks {
   }
 
   private knownGpuType(field: string, id: string, gpuType: GpuTypeEntity | null): GpuTypeEntity {
-    if (!gpuType)
+    if (!gpuType) {
       throw invalid(`${field} must be a GPU type id from GET /v2/catalog/gpus; "${id}" is not one`);
+    }
     return gpuType;
   }
 
@@ -65,8 +66,9 @@ export class CatalogChecks {
         ? []
         : [`${field}.${i} must be a data center id from GET /v2/catalog/datacenters; "${id}" is not one`],
     );
-    if (errors.length)
+    if (errors.length) {
       throw new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', errors);
+    }
   }
 
   async dataCenter(field: string, id: string, manager: EntityManager): Promise<void> {

@@ -227,8 +227,9 @@ export function parseFleet(text: string, source: string): FleetFile {
   for (const host of fleet.hosts) {
     host.gpuTypeId ??= null;
     host.cpuTypeId ??= null;
-    if (!dcIds.has(host.dataCenterId))
+    if (!dcIds.has(host.dataCenterId)) {
       problems.push(`host ${host.id}: unknown data center ${host.dataCenterId}`);
+    }
     if (host.gpuTypeId !== null && !gpuIds.has(host.gpuTypeId)) {
       problems.push(`host ${host.id}: unknown GPU type ${host.gpuTypeId}`);
     }
@@ -238,10 +239,12 @@ export function parseFleet(text: string, source: string): FleetFile {
     if (host.cpuTypeId !== null && !cpuIds.has(host.cpuTypeId)) {
       problems.push(`host ${host.id}: unknown CPU type ${host.cpuTypeId}`);
     }
-    if (host.cpuSlots > 0 && host.cpuTypeId === null)
+    if (host.cpuSlots > 0 && host.cpuTypeId === null) {
       problems.push(`host ${host.id}: cpuSlots needs a cpuTypeId`);
-    if (host.portRange[0] > host.portRange[1])
+    }
+    if (host.portRange[0] > host.portRange[1]) {
       problems.push(`host ${host.id}: portRange must be [first, last]`);
+    }
   }
   withDefaultPrices(fleet);
   if (problems.length) {

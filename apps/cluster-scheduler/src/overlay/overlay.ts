@@ -62,8 +62,9 @@ export function allocateBlock(pool: Block, used: readonly Block[], size: number)
 
 /** The overlay address of the member of rank `rank` (rank 0, the primary, gets the block's first host address). */
 export function memberAddress(block: Block, rank: number): string {
-  if (rank < 0 || rank > block.size - 3)
+  if (rank < 0 || rank > block.size - 3) {
     throw new RangeError(`rank ${rank} does not fit in ${formatCidr(block)}`);
+  }
   return toAddress(block.start + 1 + rank);
 }
 

@@ -108,8 +108,9 @@ describe('desiredWorkers (property tests over random inputs)', () => {
       const { desired } = desiredWorkers(delay);
       const exceeded = delay.oldestQueuedMs !== null && delay.oldestQueuedMs > delay.scalerValue * 1000;
       const fromZero = delay.current === 0 && delay.inQueue > 0;
-      if (!exceeded && !fromZero)
+      if (!exceeded && !fromZero) {
         expect(desired).toBeLessThanOrEqual(Math.max(delay.current, delay.workersMin));
+      }
       if (exceeded && delay.inQueue > delay.starting && delay.current < delay.workersMax) {
         expect(desired).toBeGreaterThan(Math.min(delay.current, delay.workersMax) - 1);
         expect(desired).toBeGreaterThanOrEqual(Math.min(delay.workersMax, delay.current + 1));

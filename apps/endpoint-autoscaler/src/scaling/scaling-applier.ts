@@ -67,8 +67,9 @@ export class ScalingApplier {
     await settle(
       plan.reissue.map(async ({ podId, command }) => {
         const row = byId.get(podId)!;
-        if (command !== 'create')
+        if (command !== 'create') {
           return answers.command(row, command, await this.pods.command(endpoint, row, command));
+        }
         const recorded = await this.pods.recordedCreate(endpoint, row);
         answers.create(row, recorded ?? (await this.pods.create(endpoint, row)));
       }),

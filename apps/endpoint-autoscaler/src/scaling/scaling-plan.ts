@@ -67,8 +67,9 @@ class PlanBuilder {
 
   private observe(worker: PlanWorker, pod: PlanPod | null): Entry {
     const seen = worker.created ? (pod?.status ?? PodStatus.Terminated) : worker.podStatus;
-    if (worker.created && seen !== worker.podStatus)
+    if (worker.created && seen !== worker.podStatus) {
       this.refresh(worker.podId, { podStatus: seen ?? undefined });
+    }
     return { worker, pod, seen, idleSince: worker.idleSince };
   }
 

@@ -37,9 +37,9 @@ export function resize(
   keep: Entry[],
 ): void {
   const live = tally.workersBefore;
-  if (decision.desired > live)
+  if (decision.desired > live) {
     scaleUp(recorder, input, entries, decision.desired - live, decision.reason, tally);
-  else if (decision.desired < live) {
+  } else if (decision.desired < live) {
     const kept = new Set(keep);
     scaleDown(
       recorder,

@@ -64,8 +64,9 @@ export function authorize(principal: Principal, rule: AuthRule, request: HttpReq
     case 'endpoints': {
       const endpointId = rule.endpointParam ? request.params[rule.endpointParam] : undefined;
       // A client key of some endpoints submits and reads their jobs; it never acts as one of their workers.
-      if (!rule.worker && !rule.manage && endpointId && principal.key.endpointIds.includes(endpointId))
+      if (!rule.worker && !rule.manage && endpointId && principal.key.endpointIds.includes(endpointId)) {
         return;
+      }
       throw new DomainError(
         ErrorCode.Forbidden,
         `this API key may only use the job routes of endpoint(s) ${principal.key.endpointIds.join(', ')}`,
@@ -85,15 +86,13 @@ export function authorize(principal: Principal, rule: AuthRule, request: HttpReq
 
 /**
  * The caller's principal from the key the route family takes (401 missing, malformed, unknown or revoked), with
- * the user put in the request's log context. Shared by AuthGuard and the raw Fastify job read routes
- * (jobs/job-read-routes.setup.ts), so both answer a bad key alike. A key in the auth cache is answered at once
- * (no promise: the edge's hot routes await nothing for it); a missing or malformed key throws at once.
+ * the user put in the request's log context.
  */
-export function authenticateRequest(
+async function authenticateRequest(
   accounts: AccountsService,
   request: HttpRequest,
   rule: AuthRule,
-): Principal | Promise<Principal> {
+): Promise<Principal> {
   const key = presentedKey(request, rule);
   if (!key) {
     throw unauthenticated(
@@ -102,8 +101,7 @@ export function authenticateRequest(
         : 'missing API key: send Authorization: Bearer <key>',
     );
   }
-  const found = accounts.authenticate(key);
-  return found instanceof Promise ? found.then(admitted) : admitted(found);
+  return admitted(await accounts.authenticate(key));
 }
 
 function admitted(principal: Authentication): Principal {
@@ -134,13 +132,32 @@ export class AuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const rule = this.rules.of(context);
     if (!rule) return true;
-    const request = httpRequestOf<HttpRequest>(context);
-    const principal = await authenticateRequest(this.accounts, request, rule);
-    request.principal = principal;
-    // Counted once authenticated, before the scope check: 403s carry the RateLimit headers, 401s none.
-    await this.rateLimits.enforce(context, principal, rule);
-    // GraphQL is one POST route: a query reads, a mutation writes.
-    authorize(principal, { ...rule, access: rule.access ?? graphqlAccess(context) }, request);
+    await admitRequest(
+      this.accounts,
+      httpRequestOf<HttpRequest>(context),
+      // GraphQL is one POST route: a query reads, a mutation writes.
+      { ...rule, access: rule.access ?? graphqlAccess(context) },
+      (principal) => this.rateLimits.enforce(context, principal, rule),
+    );
     return true;
   }
+}
+
+/**
+ * The edge's admission of a request, in its one order: the key (401, before anything is counted), then `limit`
+ * (the route's rate-limit policy: the RateLimit headers, 429), then the key's scope (403, so it carries the
+ * headers). AuthGuard runs it for every Nest route; the job reads registered on Fastify run it too
+ * (jobs/job-read-routes.setup.ts), so both answer alike. Sets `request.principal`.
+ */
+export async function admitRequest(
+  accounts: AccountsService,
+  request: HttpRequest,
+  rule: AuthRule,
+  limit: (principal: Principal) => void | Promise<void>,
+): Promise<Principal> {
+  const principal = await authenticateRequest(accounts, request, rule);
+  request.principal = principal;
+  await limit(principal);
+  authorize(principal, rule, request);
+  return principal;
 }

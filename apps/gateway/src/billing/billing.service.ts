@@ -111,8 +111,9 @@ export class BillingService {
       record.totalAmount = roundMoney(record.totalAmount + amount);
       buckets.set(time, record);
     };
-    for (const f of families)
+    for (const f of families) {
       add(f.bucket, f.resourceId as keyof typeof FAMILY_PART, f.computeCost + f.diskCost);
+    }
     for (const v of volumes) add(v.bucket, 'storage', v.cost);
     const records = [...buckets.values()].sort((a, b) => a.time.localeCompare(b.time));
     return withMetadata(records, range, total);

@@ -40,8 +40,9 @@ describe('the console routes', () => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.headers['cache-control']).toBe('no-cache');
-    for (const [name, value] of Object.entries(CONSOLE_SECURITY_HEADERS))
+    for (const [name, value] of Object.entries(CONSOLE_SECURITY_HEADERS)) {
       expect(page.headers[name]).toBe(value);
+    }
     expect(page.headers['content-security-policy']).not.toMatch(/unsafe-(inline|eval)/);
 
     const script = await app.inject({ method: 'GET', url: '/console/assets/a.js' });

@@ -18,8 +18,9 @@ class OpaqueAwareValidationPipe extends ValidationPipe {
     const held = new Map<string, unknown>();
     for (const key of keys) {
       const opaque = body[key];
-      if (!Object.prototype.hasOwnProperty.call(body, key) || typeof opaque !== 'object' || opaque === null)
+      if (!Object.prototype.hasOwnProperty.call(body, key) || typeof opaque !== 'object' || opaque === null) {
         continue;
+      }
       held.set(key, opaque);
       stand[key] = Array.isArray(opaque) ? [] : {};
     }

@@ -87,7 +87,8 @@ function gpuPools(ids: string[], gpuTypes: GpuTypeView[]): GpuTier[] {
     }
     return type?.tier;
   });
-  if (errors.length)
+  if (errors.length) {
     throw new DomainError(ErrorCode.ValidationFailed, 'the endpoint failed validation', errors);
+  }
   return [...new Set(pools)] as GpuTier[];
 }

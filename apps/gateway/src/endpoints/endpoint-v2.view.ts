@@ -68,8 +68,9 @@ export function toSaveCommandV2(
   if (min !== undefined && max !== undefined && min > max) {
     errors.push(`workers.min (${min}) must not be greater than workers.max (${max})`);
   }
-  if (errors.length)
+  if (errors.length) {
     throw new DomainError(ErrorCode.ValidationFailed, 'the endpoint failed validation', errors);
+  }
 
   const command: SaveEndpointCommand = {
     ...(current ? { id: current.id } : {}),

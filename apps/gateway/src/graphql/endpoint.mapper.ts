@@ -84,8 +84,9 @@ export function toSaveCommand(input: EndpointInput): SaveEndpointCommand {
   if (cuda && !/^\d+\.\d+(\s*,\s*\d+\.\d+)*$/.test(cuda)) {
     errors.push(`allowedCudaVersions must be comma-separated versions like "12.1,12.2"; got "${cuda}"`);
   }
-  if (errors.length)
+  if (errors.length) {
     throw new DomainError(ErrorCode.ValidationFailed, 'the endpoint failed validation', errors);
+  }
 
   const command: SaveEndpointCommand = {
     name: input.name,

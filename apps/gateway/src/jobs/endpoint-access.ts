@@ -31,16 +31,6 @@ export class EndpointAccess {
     return queueOnly(endpointId, await this.lookup(endpointId, actor));
   }
 
-  /**
-   * `queueEndpoint` when the answer is in the cache (refreshed in the background when due, as `queueEndpoint`
-   * does), without a promise: the edge's hot reads use it. Undefined when it is not cached; throws as
-   * `queueEndpoint` for an LB endpoint.
-   */
-  cachedQueueEndpoint(endpointId: string, actor: Actor): EndpointView | undefined {
-    const view = this.cached(`${actor.userId}\u0000${endpointId}`, endpointId, actor);
-    return view && queueOnly(endpointId, view);
-  }
-
   /** The actor's endpoint of either type (404 unknown, 403 another's), from the same short cache. */
   ownedEndpoint(endpointId: string, actor: Actor): Promise<EndpointView> {
     return this.lookup(endpointId, actor);
@@ -51,8 +41,9 @@ export class EndpointAccess {
     const cached = this.cached(key, endpointId, actor);
     if (cached) return Promise.resolve(cached);
     // Without a cache every request has its own answer, asked after it came.
-    if (this.config.ENDPOINT_CACHE_MS <= 0)
+    if (this.config.ENDPOINT_CACHE_MS <= 0) {
       return this.queries.query(Subjects.endpoint.get, { id: endpointId }, actor);
+    }
     return this.asking.get(key) ?? this.ask(key, endpointId, actor);
   }
 

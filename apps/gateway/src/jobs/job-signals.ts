@@ -156,8 +156,9 @@ export class JobSignals implements OnModuleInit, BeforeApplicationShutdown {
 
   private listen<E>(subject: string, handle: (payload: E) => void): void {
     // Owners publish hints of these events only: a subject missing there would wake its waiters late, never fail.
-    if (!HINTED_EVENTS.has(subject))
+    if (!HINTED_EVENTS.has(subject)) {
       throw new Error(`${subject} is not among HINTED_EVENTS (libs/contracts)`);
+    }
     for (const wire of [hintSubject(subject), subject]) {
       const sub = this.nats.nc.subscribe(this.nats.subject(wire), {
         callback: (error, msg) => {

@@ -58,8 +58,8 @@ export class JobViews {
     return read.view;
   }
 
-  /** The kept view of a finished job, without a promise (the edge's hot reads); undefined when not kept. */
-  cached(endpointId: string, jobId: string): JobView | undefined {
+  /** The kept view of a finished job; undefined when not kept. */
+  private cached(endpointId: string, jobId: string): JobView | undefined {
     const hit = this.entries.get(jobId);
     if (!hit) return undefined;
     const now = Date.now();

@@ -12,24 +12,26 @@ import {
   type PurgeResult,
   type StreamRead,
 } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, type AuthRule } from '../auth/auth.decorators.js';
 import { IntQuery, Operation } from '../openapi/openapi.decorators.js';
 import { RateLimitPolicy } from '../rate-limit/rate-limit.decorators.js';
 import { abortOnClose } from './http-abort.js';
 import { JobsService } from './jobs.service.js';
 import { jobRoute } from '../edge/job-routes.setup.js';
 import { intParam } from './wait-param.js';
-import { servedRaw } from './job-read-routes.setup.js';
-import { TTL_PARAM } from './job-reads.js';
+
+/** The key rule of the queue routes: the key raw or as bearer, keys of scope `endpoints` for their own endpoints. */
+export const QUEUE_AUTH_RULE: AuthRule = { key: 'raw-or-bearer', endpointParam: 'endpointId' };
+export const QUEUE_JOBS_TAG = 'Queue jobs';
 
 /**
  * The job operations of a queue-based endpoint (service-interface.md, compatibility.md §1): the key raw or as
- * bearer, every success 200 (the JS SDK treats other 2xx as failures), errors as problem+json. The gateway
- * answers GET /status and /status-sync with JobReads, past Nest's pipeline (`servedRaw`, docs/adr/0033); their
- * methods here describe them and serve them in an app built without main.ts, and must say the same.
+ * bearer, every success 200 (the JS SDK treats other 2xx as failures), errors as problem+json. GET /status and
+ * /status-sync are registered on Fastify itself, under the same rule and with the same checks
+ * (job-read-routes.setup.ts).
  */
-@ApiTags('Queue jobs')
-@Auth({ key: 'raw-or-bearer', endpointParam: 'endpointId' })
+@ApiTags(QUEUE_JOBS_TAG)
+@Auth(QUEUE_AUTH_RULE)
 @Controller('v2')
 export class JobsController {
   constructor(private readonly jobs: JobsService) {}
@@ -72,43 +74,6 @@ export class JobsController {
   ): Promise<JobView> {
     const waitMs = intParam('wait', wait, JobLimits.runsyncWaitMs)!;
     return this.jobs.runSync(endpointId, dto, waitMs, actor, abortOnClose(reply));
-  }
-
-  @Get(':endpointId/status/:jobId')
-  @Operation("Get a job's status", { returns: 'JobView' })
-  @IntQuery(
-    'ttl',
-    TTL_PARAM,
-    'Keep the job this long from now, in milliseconds; without it the read changes nothing',
-  )
-  @RateLimitPolicy('queue.status')
-  @RouteConfig(servedRaw('status'))
-  async status(
-    @Param('endpointId') endpointId: string,
-    @Param('jobId') jobId: string,
-    @Query('ttl') ttl: unknown,
-    @CurrentActor() actor: Actor,
-  ): Promise<JobView> {
-    return this.jobs.status(endpointId, jobId, intParam('ttl', ttl, TTL_PARAM), actor);
-  }
-
-  @Get(':endpointId/status-sync/:jobId')
-  @Operation("Wait for a job's result", {
-    returns: 'JobView',
-    description: 'Long-polls until the job finishes or `wait` runs out, then answers like /status.',
-  })
-  @IntQuery('wait', JobLimits.statusSyncWaitMs, 'Longest wait, in milliseconds')
-  @RateLimitPolicy('queue.status')
-  @RouteConfig(servedRaw('statusSync'))
-  statusSync(
-    @Param('endpointId') endpointId: string,
-    @Param('jobId') jobId: string,
-    @Query('wait') wait: unknown,
-    @CurrentActor() actor: Actor,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<JobView> {
-    const waitMs = intParam('wait', wait, JobLimits.statusSyncWaitMs)!;
-    return this.jobs.statusSync(endpointId, jobId, waitMs, actor, abortOnClose(reply));
   }
 
   @Get(':endpointId/stream/:jobId')

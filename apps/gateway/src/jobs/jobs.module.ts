@@ -5,7 +5,6 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { EndpointAccess } from './endpoint-access.js';
 import { GatewayPayloads } from './gateway-payloads.js';
 import { JobSignals } from './job-signals.js';
-import { JobReads } from './job-reads.js';
 import { JobViews } from './job-views.js';
 import { JobsEdgeConfig } from './jobs-edge.config.js';
 import { JobsController } from './jobs.controller.js';
@@ -28,7 +27,6 @@ import { WebhookSecretsService } from './webhook-secrets.service.js';
     JobSignals,
     JobViews,
     JobsService,
-    JobReads,
     SubmitBatcher,
     WebhookSecretsService,
   ],

@@ -68,29 +68,8 @@ export class JobsService {
     }
   }
 
-  /**
-   * GET /status. A finished job's view kept here, of an endpoint in the cache, is answered without a promise: the
-   * clients' polling loop, served raw by JobReads (docs/adr/0033).
-   */
-  status(
-    endpointId: string,
-    jobId: string,
-    ttlMs: number | undefined,
-    actor: Actor,
-  ): JobView | Promise<JobView> {
-    if (ttlMs === undefined && this.endpoints.cachedQueueEndpoint(endpointId, actor)) {
-      const kept = this.views.cached(endpointId, jobId);
-      if (kept) return kept;
-    }
-    return this.readStatus(endpointId, jobId, ttlMs, actor);
-  }
-
-  private async readStatus(
-    endpointId: string,
-    jobId: string,
-    ttlMs: number | undefined,
-    actor: Actor,
-  ): Promise<JobView> {
+  /** GET /status: with `ttlMs`, the job's expiry moved first; a finished job's view comes from the read model. */
+  async status(endpointId: string, jobId: string, ttlMs: number | undefined, actor: Actor): Promise<JobView> {
     await this.endpoints.queueEndpoint(endpointId, actor);
     if (ttlMs !== undefined) {
       await this.commands.execute(Subjects.job.setTtl, { endpointId, jobId, ttlMs }, actor);

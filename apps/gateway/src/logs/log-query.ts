@@ -32,8 +32,9 @@ export function logRange(query: LogQuery, now = new Date()): LogRange {
     if (at) range.since = at;
     else errors.push(`since must be an RFC 3339 time or a number of seconds; got ${JSON.stringify(since)}`);
   }
-  if (errors.length)
+  if (errors.length) {
     throw new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', errors);
+  }
   return range;
 }
 

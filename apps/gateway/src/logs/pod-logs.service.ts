@@ -56,11 +56,12 @@ export class PodLogsService {
     const write = (lines: PodLogLine[]): Promise<void> | void => {
       const ok = out.write(lines.map((line) => `data: ${JSON.stringify(line)}\n\n`).join(''));
       // A slow client holds the reading rather than have the lines pile up here.
-      if (!ok && !out.destroyed)
+      if (!ok && !out.destroyed) {
         return new Promise((resume) => {
           out.once('drain', resume);
           out.once('close', resume);
         });
+      }
     };
     void this.reader
       .read(podId, range, write, stop.signal)

@@ -91,22 +91,24 @@ export function operationMetadata(handler: object): OperationMetadata | undefine
 }
 
 /** An optional integer query parameter read with `intParam(name, raw, limits)` (jobs/wait-param.ts). */
-export function IntQuery(
-  name: string,
-  limits: { min: number; max: number; default?: number },
-  description: string,
-): MethodDecorator {
-  return ApiQuery({
-    name,
-    required: false,
-    description,
-    schema: {
-      type: 'integer',
-      minimum: limits.min,
-      maximum: limits.max,
-      ...(limits.default !== undefined ? { default: limits.default } : {}),
-    },
-  });
+export function IntQuery(name: string, limits: IntLimits, description: string): MethodDecorator {
+  return ApiQuery({ name, required: false, description, schema: intQuerySchema(limits) });
+}
+
+export interface IntLimits {
+  min: number;
+  max: number;
+  default?: number;
+}
+
+/** The schema of such a parameter (also of the job reads, which no controller declares). */
+export function intQuerySchema(limits: IntLimits): Record<string, unknown> {
+  return {
+    type: 'integer',
+    minimum: limits.min,
+    maximum: limits.max,
+    ...(limits.default !== undefined ? { default: limits.default } : {}),
+  };
 }
 
 /** An optional string query parameter. */

@@ -1,7 +1,7 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import { DATA_SOURCE_SPEC } from '../data-source.js';
 import { GatewayConfig } from '../gateway.config.js';
+import { SCHEMA } from '../schema.js';
 import type { CounterSnapshot } from './rate-limit-decision.js';
 import {
   counterKey,
@@ -13,7 +13,6 @@ import { RATE_LIMIT_WINDOWS, type RateLimitWindow } from '../rate-limit-policies
 
 export type { CounterHit } from './rate-limit-local-counters.js';
 
-const SCHEMA = DATA_SOURCE_SPEC.schema;
 const COUNTERS = `"${SCHEMA}"."rate_limit_counters"`;
 const OVERRIDES = `"${SCHEMA}"."rate_limit_overrides"`;
 

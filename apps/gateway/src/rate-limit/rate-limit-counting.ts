@@ -57,8 +57,9 @@ export class RateLimitCounting {
   count(policy: RateLimitPolicy, userId: string, scopeKey: string, units: number): Verdict {
     if (Date.now() < this.backoffUntil) return this.failOpen(policy);
     const key = counterKey({ userId, policy: policy.name, scopeKey });
-    if (this.local.isFresh(key, Date.now()))
+    if (this.local.isFresh(key, Date.now())) {
       return decide(this.local.admit(key, Date.now(), units), policy.windowSeconds);
+    }
     const pending = this.refreshing.get(key);
     if (pending) {
       // Another request of this counter is asking the store: decide from its answer, locally.

@@ -143,8 +143,9 @@ export class RateLimiter implements BeforeApplicationShutdown {
       return;
     }
     const verdict = this.counting.count(policy, principal.user.id, scopeKey, units);
-    if (verdict instanceof Promise)
+    if (verdict instanceof Promise) {
       return verdict.then((decision) => this.apply(decision, policy, scopeKey, reply));
+    }
     this.apply(verdict, policy, scopeKey, reply);
   }
 

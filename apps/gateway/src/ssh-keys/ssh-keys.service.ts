@@ -117,8 +117,9 @@ export class SshKeysService {
   async delete(id: string, actor: Actor): Promise<void> {
     const key = await this.keys.findById(id);
     if (!key) throw DomainError.notFound('SSH key', id);
-    if (key.userId !== actor.userId)
+    if (key.userId !== actor.userId) {
       throw new DomainError(ErrorCode.Forbidden, `SSH key ${id} belongs to another user`);
+    }
     await this.keys.delete(id);
   }
 

@@ -18,8 +18,9 @@ export function parseSshPublicKey(text: string): ParsedSshKey | null {
   const blob = Buffer.from(data, 'base64');
   if (blob.length < 4 || blob.toString('base64') !== data) return null;
   const nameLength = blob.readUInt32BE(0);
-  if (nameLength > blob.length - 4 || blob.subarray(4, 4 + nameLength).toString('latin1') !== type)
+  if (nameLength > blob.length - 4 || blob.subarray(4, 4 + nameLength).toString('latin1') !== type) {
     return null;
+  }
   const comment = rest.join(' ');
   const fingerprint = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
   return { type, fingerprint, comment, line: comment ? `${type} ${data} ${comment}` : `${type} ${data}` };

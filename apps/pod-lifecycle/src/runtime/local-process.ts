@@ -54,8 +54,9 @@ const DRAIN_MS = 1000;
 /** Exit code 0 → EXITED; any other end (a code, a signal) → ERROR. */
 export function exitObservation(code: number | null, signal: NodeJS.Signals | null): ExitObservation {
   if (code === 0) return { status: PodStatus.Exited, exitCode: 0, reason: 'the process exited with code 0' };
-  if (code !== null)
+  if (code !== null) {
     return { status: PodStatus.Error, exitCode: code, reason: `the process exited with code ${code}` };
+  }
   return { status: PodStatus.Error, reason: `the process was killed by ${signal ?? 'a signal'}` };
 }
 

@@ -82,8 +82,9 @@ export class LocalDriver implements RuntimeDriver {
     await this.stop(podId);
     await this.serial.run(podId, () => {
       this.processes.delete(podId);
-      for (const path of [this.workdir(podId), ...this.sidecars(podId)])
+      for (const path of [this.workdir(podId), ...this.sidecars(podId)]) {
         rmSync(path, { recursive: true, force: true });
+      }
       return Promise.resolve();
     });
   }

@@ -96,8 +96,9 @@ export class RuntimeRouter {
       );
     }
     const answer = reply.string();
-    if (answer !== DONE)
+    if (answer !== DONE) {
       throw new Error(`the owner of partition ${partition} could not reconcile pod ${podId}: ${answer}`);
+    }
   }
 
   private async acquired(partitions: number[]): Promise<void> {

@@ -36,8 +36,9 @@ export class WebhookTransport {
   post(request: WebhookRequest): Promise<number> {
     const url = new URL(request.url);
     const https = url.protocol === 'https:';
-    if (!https && url.protocol !== 'http:')
+    if (!https && url.protocol !== 'http:') {
       return Promise.reject(new Error(`scheme ${url.protocol} refused`));
+    }
     const send = https ? httpsRequest : httpRequest;
     return new Promise<number>((resolve, reject) => {
       const req = send(url, {

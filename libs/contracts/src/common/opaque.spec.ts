@@ -76,7 +76,8 @@ describe('opaque properties (a job input, a worker output) through validatePlain
       jobs: [{ id: 'c1', sync: false, input, extra: 1 }],
     });
     expect(nested.ok).toBe(false);
-    if (!nested.ok)
+    if (!nested.ok) {
       expect(nested.errors).toEqual([expect.stringMatching(/^jobs\.0\.extra\b.*should not exist/)]);
+    }
   });
 });

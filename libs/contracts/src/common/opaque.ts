@@ -21,8 +21,9 @@ class KeysByClass {
         let c: unknown = cls;
         typeof c === 'function' && c !== Function.prototype;
         c = Object.getPrototypeOf(c)
-      )
+      ) {
         all.push(...(this.declared.get(c) ?? []));
+      }
       this.resolved.set(cls, (keys = all));
     }
     return keys;

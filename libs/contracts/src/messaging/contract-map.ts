@@ -1,8 +1,6 @@
 import {
   CreateRegistryAuthCommand,
   DeleteRegistryAuthCommand,
-  GetRegistryAuthQuery,
-  ListRegistryAuthQuery,
   UpdateRegistryAuthCommand,
 } from '../registry-auth/registry-auth.commands.js';
 import type { RegistryAuthView } from '../registry-auth/registry-auth.dto.js';
@@ -15,11 +13,8 @@ import {
   type ClusterMembersResult,
   CreateClusterMembersCommand,
   CreatePodCommand,
-  GetPodQuery,
   HostFailedCommand,
   type HostFailedResult,
-  ListPodsByClusterQuery,
-  ListPodsQuery,
   ObservePodCommand,
   type ObservePodResult,
   PodActionCommand,
@@ -29,58 +24,28 @@ import {
   UpdatePodCommand,
 } from '../pods/pod.commands.js';
 import type { PodView } from '../pods/pod.dto.js';
-import {
-  GetSpendStatusQuery,
-  SetSpendLimitCommand,
-  type SpendLimitView,
-  type SpendStatus,
-} from '../usage/spend-limit.contracts.js';
-import { ListWorkerPodRunsQuery, type WorkerPodRun } from '../pods/worker-pod-runs.contracts.js';
+import { SetSpendLimitCommand, type SpendLimitView } from '../usage/spend-limit.contracts.js';
 import {
   CreateTemplateCommand,
   DeleteTemplateCommand,
-  GetTemplateQuery,
-  ListCatalogTemplatesQuery,
-  ListTemplatesQuery,
   UpdateTemplateCommand,
 } from '../templates/template.commands.js';
 import type { TemplateView } from '../templates/template.dto.js';
-import {
-  CreateClusterCommand,
-  DeleteClusterCommand,
-  GetClusterQuery,
-  ListClusterMembersQuery,
-  ListClustersQuery,
-} from '../clusters/cluster.commands.js';
-import type { ClusterMemberView, ClusterView } from '../clusters/cluster.dto.js';
-import {
-  ListCpuTypesQuery,
-  ListDataCentersQuery,
-  ListGpuTypesQuery,
-  type CpuTypeView,
-  type DataCenterView,
-  type GpuTypeView,
-} from '../catalog/catalog.contracts.js';
+import { CreateClusterCommand, DeleteClusterCommand } from '../clusters/cluster.commands.js';
+import type { ClusterView } from '../clusters/cluster.dto.js';
 import {
   CreateNetworkVolumeCommand,
   DeleteNetworkVolumeCommand,
-  GetNetworkVolumeQuery,
-  ListNetworkVolumesQuery,
   UpdateNetworkVolumeCommand,
   type NetworkVolumeView,
 } from '../volumes/network-volume.contracts.js';
-import { UsageQuery, type PodUsageRecord, type VolumeUsageRecord } from '../usage/usage.contracts.js';
 import {
   DeleteEndpointCommand,
-  GetEndpointQuery,
-  ListEndpointsQuery,
   RemoveEndpointCommand,
   SaveEndpointCommand,
   type EndpointView,
 } from '../endpoints/endpoint.contracts.js';
 import {
-  EndpointJobsQuery,
-  GetJobQuery,
   JobRefCommand,
   PurgeQueueCommand,
   SetJobTtlCommand,
@@ -98,28 +63,19 @@ import {
   RegisterWorkerCommand,
 } from '../jobs/worker.contracts.js';
 import type {
-  EndpointHealth,
   JobAccepted,
   JobDoneManyResult,
   JobDoneResult,
   JobStreamResult,
-  JobRead,
   PurgeOutcome,
-  QueueStats,
   StopsResult,
   StreamRead,
   SubmitManyResult,
   SubmitResult,
   TakeResult,
 } from '../jobs/job.views.js';
-import { ListWorkersQuery, type BrokerWorkerList } from '../jobs/worker-list.contracts.js';
-import {
-  GetWebhookSecretQuery,
-  RotateWebhookSecretCommand,
-  type WebhookSecretView,
-} from '../jobs/webhook.contracts.js';
+import { RotateWebhookSecretCommand, type WebhookSecretView } from '../jobs/webhook.contracts.js';
 import type { Packed } from '../jobs/payload-blobs.js';
-import { EndpointMetricsQuery, type EndpointMetrics } from '../metrics/endpoint-metrics.contracts.js';
 import type { AccountChangedEvent } from '../accounts/account.events.js';
 import type { OwnedResourceCreatedEvent, OwnedResourceDeletedEvent } from '../common/resource.events.js';
 import type { Class } from '../common/validation.js';
@@ -210,46 +166,11 @@ export interface EventContracts {
   [Subjects.registryAuth.deleted]: OwnedResourceDeletedEvent;
 }
 
-/** Typed subject → payload/result map of every query. */
-export interface QueryContracts {
-  [Subjects.job.get]: { payload: GetJobQuery; result: Packed<JobRead> };
-  [Subjects.job.health]: { payload: EndpointJobsQuery; result: EndpointHealth };
-  [Subjects.job.queueStats]: { payload: EndpointJobsQuery; result: QueueStats };
-  [Subjects.job.metrics]: { payload: EndpointMetricsQuery; result: EndpointMetrics };
-  [Subjects.job.webhookSecret]: { payload: GetWebhookSecretQuery; result: WebhookSecretView | null };
-  [Subjects.worker.list]: { payload: ListWorkersQuery; result: BrokerWorkerList };
-  [Subjects.endpoint.get]: { payload: GetEndpointQuery; result: EndpointView };
-  [Subjects.endpoint.list]: { payload: ListEndpointsQuery; result: EndpointView[] };
-  [Subjects.cluster.get]: { payload: GetClusterQuery; result: ClusterView };
-  [Subjects.cluster.list]: { payload: ListClustersQuery; result: ClusterView[] };
-  [Subjects.cluster.listMembers]: { payload: ListClusterMembersQuery; result: ClusterMemberView[] };
-  [Subjects.catalog.gpuTypes]: { payload: ListGpuTypesQuery; result: GpuTypeView[] };
-  [Subjects.catalog.cpuTypes]: { payload: ListCpuTypesQuery; result: CpuTypeView[] };
-  [Subjects.catalog.dataCenters]: { payload: ListDataCentersQuery; result: DataCenterView[] };
-  [Subjects.volume.get]: { payload: GetNetworkVolumeQuery; result: NetworkVolumeView };
-  [Subjects.volume.list]: { payload: ListNetworkVolumesQuery; result: NetworkVolumeView[] };
-  [Subjects.volume.usage]: { payload: UsageQuery; result: VolumeUsageRecord[] };
-  [Subjects.registryAuth.list]: { payload: ListRegistryAuthQuery; result: RegistryAuthView[] };
-  [Subjects.registryAuth.get]: { payload: GetRegistryAuthQuery; result: RegistryAuthView };
-  [Subjects.pod.get]: { payload: GetPodQuery; result: PodView };
-  [Subjects.pod.list]: { payload: ListPodsQuery; result: PodView[] };
-  [Subjects.pod.listByCluster]: { payload: ListPodsByClusterQuery; result: PodView[] };
-  [Subjects.pod.listWorkerRuns]: { payload: ListWorkerPodRunsQuery; result: WorkerPodRun[] };
-  [Subjects.pod.usage]: { payload: UsageQuery; result: PodUsageRecord[] };
-  [Subjects.template.list]: { payload: ListTemplatesQuery; result: TemplateView[] };
-  [Subjects.template.get]: { payload: GetTemplateQuery; result: TemplateView };
-  [Subjects.template.catalog]: { payload: ListCatalogTemplatesQuery; result: TemplateView[] };
-  [Subjects.spend.status]: { payload: GetSpendStatusQuery; result: SpendStatus };
-}
-
 export type CommandSubject = keyof CommandContracts;
-export type QuerySubject = keyof QueryContracts;
 export type EventSubject = keyof EventContracts;
 export type EventPayload<S extends EventSubject> = EventContracts[S];
 export type CommandPayload<S extends CommandSubject> = CommandContracts[S]['payload'];
 export type CommandResult<S extends CommandSubject> = CommandContracts[S]['result'];
-export type QueryPayload<S extends QuerySubject> = QueryContracts[S]['payload'];
-export type QueryResult<S extends QuerySubject> = QueryContracts[S]['result'];
 
 /** The class every payload is validated against on receipt, whichever transport brought it. */
 export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayload<S>> } = {
@@ -297,35 +218,4 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.endpoint.delete]: DeleteEndpointCommand,
   [Subjects.endpoint.remove]: RemoveEndpointCommand,
   [Subjects.spend.setLimit]: SetSpendLimitCommand,
-};
-
-export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> } = {
-  [Subjects.job.get]: GetJobQuery,
-  [Subjects.job.health]: EndpointJobsQuery,
-  [Subjects.job.queueStats]: EndpointJobsQuery,
-  [Subjects.job.metrics]: EndpointMetricsQuery,
-  [Subjects.job.webhookSecret]: GetWebhookSecretQuery,
-  [Subjects.worker.list]: ListWorkersQuery,
-  [Subjects.endpoint.get]: GetEndpointQuery,
-  [Subjects.endpoint.list]: ListEndpointsQuery,
-  [Subjects.cluster.get]: GetClusterQuery,
-  [Subjects.cluster.list]: ListClustersQuery,
-  [Subjects.cluster.listMembers]: ListClusterMembersQuery,
-  [Subjects.catalog.gpuTypes]: ListGpuTypesQuery,
-  [Subjects.catalog.cpuTypes]: ListCpuTypesQuery,
-  [Subjects.catalog.dataCenters]: ListDataCentersQuery,
-  [Subjects.volume.get]: GetNetworkVolumeQuery,
-  [Subjects.volume.list]: ListNetworkVolumesQuery,
-  [Subjects.volume.usage]: UsageQuery,
-  [Subjects.registryAuth.list]: ListRegistryAuthQuery,
-  [Subjects.registryAuth.get]: GetRegistryAuthQuery,
-  [Subjects.pod.get]: GetPodQuery,
-  [Subjects.pod.list]: ListPodsQuery,
-  [Subjects.pod.listByCluster]: ListPodsByClusterQuery,
-  [Subjects.pod.listWorkerRuns]: ListWorkerPodRunsQuery,
-  [Subjects.pod.usage]: UsageQuery,
-  [Subjects.template.list]: ListTemplatesQuery,
-  [Subjects.template.get]: GetTemplateQuery,
-  [Subjects.template.catalog]: ListCatalogTemplatesQuery,
-  [Subjects.spend.status]: GetSpendStatusQuery,
 };

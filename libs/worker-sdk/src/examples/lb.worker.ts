@@ -42,8 +42,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const query = (name: string, fallback: number) => Number(url.searchParams.get(name) ?? fallback);
   if (url.pathname === '/ping' && req.method === 'GET') return ping(res);
   if (url.pathname === '/' && req.method === 'GET') return json(res, 200, { worker });
-  if (url.pathname === '/echo' && req.method === 'POST')
+  if (url.pathname === '/echo' && req.method === 'POST') {
     return json(res, 200, { worker, body: await readBody(req) });
+  }
   if (url.pathname === '/slow') {
     await readBody(req);
     await sleep(query('ms', 1000));

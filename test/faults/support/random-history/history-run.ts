@@ -1,7 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { testEnv } from '../../../support/test-env.js';
-import { sleep } from '../fault-system.js';
+import { sleep } from '../fault-calls.js';
 import type { HistorySystem } from './history-system.js';
 import { HistoryWorkers } from './history-workers.js';
 import { HistoryWorld } from './history-world.js';

@@ -12,7 +12,7 @@ import {
 import { createTestDatabase, type TestDatabase } from '../../../support/test-database.js';
 import { testEnv } from '../../../support/test-env.js';
 import { A100, writeFleet } from '../../../e2e/clusters-fixtures.js';
-import { call, type Reply } from '../fault-system.js';
+import { call, type Reply } from '../fault-calls.js';
 
 /**
  * The running system a randomized history drives: all five apps (`replicas` processes of each; the history restarts them),

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from '../../../support/paths.js';
-import { runpodWorkerEnv } from '../fault-system.js';
+import { runpodWorkerEnv } from '../fault-workers.js';
 import type { HistorySystem } from './history-system.js';
 
 const SCRIPT = join(ROOT, 'test/faults/support/random-history/history-worker.mjs');

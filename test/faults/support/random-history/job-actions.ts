@@ -119,9 +119,9 @@ export const jobActions: Record<string, Action> = {
     if (!endpoint || !id) return;
     const choice = rng.weighted({ retry: 3, ttl: 2, cancel: 2, stream: 1, purge: 1 });
     if (choice === 'retry') await request(ctx, 'POST', `/v2/${endpoint.id}/retry/${id}`);
-    else if (choice === 'ttl')
+    else if (choice === 'ttl') {
       await request(ctx, 'GET', `/v2/${endpoint.id}/status/${id}?ttl=${rng.int(60, 600) * 1000}`);
-    else if (choice === 'cancel') await request(ctx, 'POST', `/v2/${endpoint.id}/cancel/${id}`);
+    } else if (choice === 'cancel') await request(ctx, 'POST', `/v2/${endpoint.id}/cancel/${id}`);
     else if (choice === 'stream') await request(ctx, 'GET', `/v2/${endpoint.id}/stream/${id}`);
     else await request(ctx, 'POST', `/v2/${endpoint.id}/purge-queue`);
   },

@@ -70,8 +70,9 @@ export class CreateClusterHandler {
     if (payload.mounts?.persistent && payload.mounts.network !== undefined) {
       throw badRequest('mounts may set persistent or network, not both');
     }
-    if (payload.mounts?.network?.length === 0)
+    if (payload.mounts?.network?.length === 0) {
       throw badRequest('mounts.network must hold one mount when it is set');
+    }
     if (startSsh && !sshKeys.length) {
       throw badRequest(
         'startSsh needs an SSH public key on your account: add one with POST /v1/user/ssh-keys',

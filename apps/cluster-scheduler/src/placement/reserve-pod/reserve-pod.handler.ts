@@ -86,10 +86,11 @@ export class ReservePodHandler {
     await this.checks.dataCenters('dataCenterIds', payload.dataCenterIds ?? [], manager);
     const regions = payload.regions ?? [];
     const badRegion = regions.find((r) => !(REGION_CODES as readonly string[]).includes(r));
-    if (badRegion)
+    if (badRegion) {
       throw invalid(
         `regions must hold region codes among ${REGION_CODES.join(', ')}; "${badRegion}" is not one`,
       );
+    }
     if (hostId && !(await this.repository.hostExists(hostId, manager))) {
       throw invalid(`hostId must be a host of the fleet; "${hostId}" is not one`);
     }

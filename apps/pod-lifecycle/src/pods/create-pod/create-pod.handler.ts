@@ -200,8 +200,9 @@ export function resolve(payload: CreatePodCommand, template: TemplateEntity | nu
     payload.computeType ?? (gpuTypeIds.length ? 'GPU' : payload.cpuFlavorId ? 'CPU' : 'GPU');
   let gpuCount: number;
   if (computeType === 'GPU') {
-    if (!gpuTypeIds.length)
+    if (!gpuTypeIds.length) {
       errors.push('gpuTypeId (or gpuTypeIds) is required for a GPU pod; set computeType CPU for a CPU pod');
+    }
     if (payload.cpuFlavorId) errors.push('cpuFlavorId is only for CPU pods');
     gpuCount = payload.gpuCount ?? 1;
     if (gpuCount < 1) errors.push('gpuCount must be at least 1 for a GPU pod');
@@ -210,8 +211,9 @@ export function resolve(payload: CreatePodCommand, template: TemplateEntity | nu
     if (payload.gpuCount) errors.push('a CPU pod takes no GPUs (gpuCount must be 0)');
     gpuCount = 0;
   }
-  if (errors.length)
+  if (errors.length) {
     throw new DomainError(ErrorCode.ValidationFailed, 'the pod request failed validation', errors);
+  }
   return {
     image: image!,
     args: payload.dockerArgs ?? (template?.args || null),

@@ -41,8 +41,9 @@ export function movedMountPath(
   const current = currentMounts(pod);
   const network = current?.network?.[0];
   if (network) return { mounts: { network: [{ ...network, path }] }, volumeMountPath: path };
-  if (current?.persistent)
+  if (current?.persistent) {
     return { mounts: { persistent: { ...current.persistent, path } }, volumeMountPath: path };
+  }
   return { mounts: pod.mounts, volumeMountPath: path };
 }
 

@@ -54,8 +54,9 @@ export class PodUsageHandler {
         computeCost: c.cost,
       });
     }
-    for (const d of accrue(intervals('disk'), range, payload.bucket))
+    for (const d of accrue(intervals('disk'), range, payload.bucket)) {
       Object.assign(records.at(d.bucket, d.key), { diskGbSeconds: d.unitSeconds, diskCost: d.cost });
+    }
     return records.sorted();
   }
 }

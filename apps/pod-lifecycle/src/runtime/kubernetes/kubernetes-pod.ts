@@ -253,8 +253,9 @@ export function observePod(pod: V1Pod): KubeObservation | null {
           ),
         };
       }
-      if (waiting?.reason)
+      if (waiting?.reason) {
         return { status: PodStatus.Error, reason: withMessage(waiting.reason, waiting.message) };
+      }
       return { status: PodStatus.Error, reason: withMessage(status?.reason ?? 'Failed', status?.message) };
     }
     case 'Pending':

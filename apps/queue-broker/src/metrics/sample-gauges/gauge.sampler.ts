@@ -44,8 +44,9 @@ export class GaugeSampler {
         new Date(now.getTime() - COLD_START_LOOKBACK_MS),
         manager,
       );
-      for (const w of started)
+      for (const w of started) {
         deltas.coldStart(w.endpointId, new Date(w.registeredAt), new Date(w.firstPollAt));
+      }
       await this.metrics.add(deltas, manager);
       return started;
     });

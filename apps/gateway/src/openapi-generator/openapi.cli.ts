@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OPENAPI_INTERFACES, openApiFile } from './openapi-files.js';
+import { OPENAPI_INTERFACES, openApiFile } from '../openapi/openapi-files.js';
 import { generateOpenApiDocuments, serializeOpenApiDocument } from './openapi.document.js';
 
 /**

@@ -6,8 +6,15 @@ import { format, resolveConfig } from 'prettier';
 import { loadConfig } from '@app/config';
 import { AppModule } from '../app.module.js';
 import { GatewayConfig } from '../gateway.config.js';
-import { OPENAPI_INTERFACES, type OpenApiInterface } from './openapi-files.js';
-import { buildOperation, operationMetadataName, routeFacts, type RouteSource } from './openapi-operations.js';
+import { OPENAPI_INTERFACES, type OpenApiInterface } from '../openapi/openapi-files.js';
+import { JOB_READ_ROUTES } from '../jobs/job-read-routes.setup.js';
+import {
+  buildOperation,
+  jobReadOperation,
+  operationMetadataName,
+  routeFacts,
+  type RouteSource,
+} from './openapi-operations.js';
 import {
   collectRefs,
   requestBodySchemas,
@@ -170,8 +177,9 @@ async function scanGateway(): Promise<{
 /** `/v2/...` → v2; every documented path belongs to exactly one interface. */
 function interfaceOf(path: string): OpenApiInterface {
   const iface = OPENAPI_INTERFACES.find((name) => path.startsWith(`/${name}/`));
-  if (!iface)
+  if (!iface) {
     throw new Error(`route ${path} belongs to no REST interface (${OPENAPI_INTERFACES.join(', ')})`);
+  }
   return iface;
 }
 
@@ -200,6 +208,11 @@ export async function generateOpenApiDocuments(
     }
   }
 
+  for (const route of JOB_READ_ROUTES) {
+    const { path, scanned: operation, facts } = jobReadOperation(route, config);
+    (paths[interfaceOf(path)][path] ??= {}).get = buildOperation(path, operation, facts);
+  }
+
   const bodySchemas = requestBodySchemas();
   const requestBodies = Object.values(paths)
     .flatMap((byPath) => Object.values(byPath))
@@ -219,8 +232,9 @@ export async function generateOpenApiDocuments(
   const fromTypes = typeScriptSchemas(root, [...viewNames, ...bodyNames]);
   const schemas: Record<string, Json> = {};
   for (const name of bodyNames) schemas[name] = withDescriptions(bodySchemas[name], fromTypes[name]);
-  for (const [name, schema] of Object.entries(fromTypes))
+  for (const [name, schema] of Object.entries(fromTypes)) {
     if (!bodyNames.includes(name)) schemas[name] ??= schema;
+  }
 
   const documents = {} as Record<OpenApiInterface, OpenApiDocument>;
   for (const iface of OPENAPI_INTERFACES) {

@@ -17,7 +17,8 @@ import { AppModule } from '../app.module.js';
 import { createValidationPipe } from '../edge/validation.pipe.js';
 import { GatewayConfig } from '../gateway.config.js';
 import { configureJobRoutes } from '../edge/job-routes.setup.js';
-import { OPENAPI_INTERFACES, openApiFile, openApiRoute } from './openapi-files.js';
+import { configureJobReadRoutes } from '../jobs/job-read-routes.setup.js';
+import { OPENAPI_INTERFACES, openApiFile, openApiRoute } from '../openapi/openapi-files.js';
 import { NON_API_PATHS } from './openapi.document.js';
 
 const DIR = join(ROOT, 'apps/gateway/openapi');
@@ -70,6 +71,7 @@ describe('OpenAPI descriptions cover the route table', () => {
       });
     app.useGlobalPipes(createValidationPipe());
     configureJobRoutes(app, config.MAX_BODY_BYTES);
+    configureJobReadRoutes(app);
     await app.init();
   });
 

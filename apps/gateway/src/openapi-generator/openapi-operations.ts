@@ -10,7 +10,9 @@ import {
   RATE_LIMIT_POLICY,
   type RateLimitPolicyRule,
 } from '../rate-limit/rate-limit.decorators.js';
-import { operationMetadata, type OperationMetadata } from './openapi.decorators.js';
+import { JOB_READ_POLICY, type JobReadRoute } from '../jobs/job-read-routes.setup.js';
+import { QUEUE_AUTH_RULE, QUEUE_JOBS_TAG } from '../jobs/jobs.controller.js';
+import { intQuerySchema, operationMetadata, type OperationMetadata } from '../openapi/openapi.decorators.js';
 import type { Json } from './openapi-schemas.js';
 
 // One operation of the OpenAPI documents (openapi.document.ts), from swagger's scan of its route and the route's
@@ -117,12 +119,14 @@ export function buildOperation(path: string, scanned: Json, facts: RouteFacts): 
     const successes = Object.keys((scanned.responses ?? {}) as Json).filter((status) =>
       /^2\d\d$/.test(status),
     );
-    if (successes.length !== 1)
+    if (successes.length !== 1) {
       throw new Error(`${path}: expected one success status, found ${successes.join(', ')}`);
+    }
     const success = successes[0];
     const content = bodyFor(meta);
-    if (success === '204' && content)
+    if (success === '204' && content) {
       throw new Error(`${path}: answers 204 but documents a body (${meta.returns})`);
+    }
     if (success !== '204' && !content) throw new Error(`${path}: answers ${success} but documents no body`);
     responses[success] = {
       description: meta.returns ? `${meta.returns}${meta.array ? '[]' : ''}` : 'No content',
@@ -193,6 +197,42 @@ export function buildOperation(path: string, scanned: Json, facts: RouteFacts): 
     responses,
     security,
     ...(facts.rateLimit ? { 'x-rate-limit-policy': facts.rateLimit.policy } : {}),
+  };
+}
+
+/**
+ * A job read (registered on Fastify, not by a controller: jobs/job-read-routes.setup.ts) as swagger's scan would
+ * have seen it, and the facts its metadata would have given.
+ */
+export function jobReadOperation(
+  route: JobReadRoute,
+  config: GatewayConfig,
+): { path: string; scanned: Json; facts: RouteFacts } {
+  const pathParameters = [...route.url.matchAll(/:(\w+)/g)].map(([, name]) => ({
+    name,
+    required: true,
+    in: 'path',
+    schema: { type: 'string' },
+  }));
+  const { name, limits, description } = route.query;
+  return {
+    path: route.url.replace(/:(\w+)/g, '{$1}'),
+    scanned: {
+      operationId: route.operationId,
+      tags: [QUEUE_JOBS_TAG],
+      parameters: [
+        ...pathParameters,
+        { name, required: false, in: 'query', description, schema: intQuerySchema(limits) },
+      ],
+      responses: { 200: { description: '' } },
+    },
+    facts: {
+      auth: QUEUE_AUTH_RULE,
+      isPublic: false,
+      rateLimit: { policy: JOB_READ_POLICY },
+      bodyLimit: config.MAX_BODY_BYTES,
+      meta: route.operation,
+    },
   };
 }
 

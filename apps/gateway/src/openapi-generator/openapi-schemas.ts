@@ -82,8 +82,9 @@ export function typeScriptSchemas(root: string, names: string[]): Record<string,
   for (const name of names) {
     const { definitions, $schema: _schema, ...schema } = generator.createSchema(name) as Definition & Json;
     out[name] = schema;
-    for (const [defName, def] of Object.entries((definitions ?? {}) as Record<string, Json>))
+    for (const [defName, def] of Object.entries((definitions ?? {}) as Record<string, Json>)) {
       out[defName] ??= def;
+    }
   }
   return JSON.parse(JSON.stringify(out).replaceAll('"#/definitions/', '"#/components/schemas/')) as Record<
     string,

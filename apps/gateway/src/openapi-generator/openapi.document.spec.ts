@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ROOT } from '../../../../test/support/paths.js';
-import { OPENAPI_INTERFACES, openApiFile, type OpenApiInterface } from './openapi-files.js';
+import { OPENAPI_INTERFACES, openApiFile, type OpenApiInterface } from '../openapi/openapi-files.js';
 import {
   generateOpenApiDocuments,
   serializeOpenApiDocument,

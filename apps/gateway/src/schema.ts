@@ -1,0 +1,2 @@
+/** The Postgres schema the gateway owns (users, API keys, rate-limit counters); nobody else writes it. */
+export const SCHEMA = 'gateway';
