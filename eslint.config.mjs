@@ -63,13 +63,9 @@ const WALL_CLOCK = WALL_CLOCK_EXPRESSIONS.flatMap(([what, selector]) => [
  * The files allowed over 300 lines (max-lines), each with its reason. Any other file that grows past 300 is split.
  */
 const LONG_FILES = [
-  // Being reworked; see issue 50 (the lead settles them).
-  'apps/cluster-scheduler/src/command-handlers.int-spec.ts', // being reworked; see issue 50
-  'apps/queue-broker/src/command-handlers.int-spec.ts', // being reworked; see issue 50
-  'apps/queue-broker/src/jobs/jobs.repository.ts', // being reworked; see issue 50
-  'libs/database/src/entity-statements.int-spec.ts', // being reworked; see issue 50
-  'libs/messaging/src/message-processor.int-spec.ts', // being reworked; see issue 50
-  'tools/replay/src/replay.cli.ts', // being reworked; see issue 50
+  // Medium tests of one class over one database: its cases share the database and its fixtures.
+  'libs/database/src/entity-statements.int-spec.ts', // EntityStatements' statements, one entity table
+  'libs/messaging/src/message-processor.int-spec.ts', // MessageProcessor's batches, retries and refusals
   // End-to-end and fault files: the apps are started once (beforeAll) for all the cases of a file, and a second
   // file would start them again (each start is seconds of the test run, docs/adr/0032-ci-duration.md).
   'test/e2e/auth-matrix.e2e-spec.ts', // one system, one matrix of route families x keys
@@ -89,10 +85,6 @@ const LONG_FILES = [
   'test/faults/fuzz/cases.ts', // one table of fuzz cases
   'apps/endpoint-autoscaler/src/scaling/scaling-plan.spec.ts', // cases of one pure function over shared fixtures
   'apps/pod-lifecycle/src/runtime/kubernetes/kubernetes.driver.spec.ts', // cases against one fake Kubernetes API
-  'test/handlers/pod-commands.int-spec.ts', // cases over one wiring of two apps' real handlers
-  // The medium-test harness: its bus stand-ins deliver to HandlerHarness itself; left whole while the query
-  // handlers' medium tests of issue 50 are written on it.
-  'test/support/handler-harness.ts',
 ];
 
 /** The rules of every type-checked TypeScript file. */

@@ -91,8 +91,9 @@ export class AdvisoryPartitions {
       const over = this.owned().slice(share);
       if (over.length) {
         await this.release(over);
-        for (const partition of over)
+        for (const partition of over) {
           await client.query('SELECT pg_advisory_unlock(hashtext($1), $2)', [this.options.name, partition]);
+        }
       }
       if (this.held.size < share) await this.take(client, share, taken);
     } catch (error) {

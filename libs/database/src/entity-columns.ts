@@ -62,7 +62,8 @@ export function entityFromRow<E>(
   prefix = '',
 ): E {
   const record = entity as Record<string, unknown>;
-  for (const column of columns)
+  for (const column of columns) {
     record[column.propertyName] = transformFrom(column, row[`${prefix}${column.databaseName}`]);
+  }
   return entity;
 }

@@ -213,10 +213,11 @@ describe('EntityStatements (Postgres)', () => {
       }
     });
     expect(statementsSent.filter((q) => q.startsWith('INSERT'))).toHaveLength(1);
-    for (const t of one)
+    for (const t of one) {
       await dataSource.transaction((manager) =>
         statements.insert(Object.assign(new ThingEntity(), t), manager),
       );
+    }
     const read = async (prefix: string) =>
       dataSource.query<unknown[]>(
         `SELECT substr(id, 3) AS n, owner_id, payload, payload IS NULL AS sql_null, ttl_ms, seen_at, attempts, done

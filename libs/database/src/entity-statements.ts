@@ -38,8 +38,9 @@ export class EntityStatements<E extends ObjectLiteral> {
     immutable: (keyof E & string)[],
   ) {
     const metadata = dataSource.getMetadata(target);
-    if (metadata.primaryColumns.length !== 1)
+    if (metadata.primaryColumns.length !== 1) {
       throw new Error(`${metadata.name}: one primary key column expected`);
+    }
     this.primary = metadata.primaryColumns[0];
     this.columns = metadata.columns;
     this.name = metadata.tablePath;
@@ -170,8 +171,9 @@ export class EntityStatements<E extends ObjectLiteral> {
   updateRow(entity: E): UpdateRow {
     const record = entity as Record<string, unknown>;
     const row: Record<string, unknown> = {};
-    for (const column of [this.primary, ...this.mutable])
+    for (const column of [this.primary, ...this.mutable]) {
       row[column.databaseName] = transformedTo(column, record[column.propertyName]);
+    }
     return { key: record[this.primary.propertyName], row };
   }
 
@@ -186,8 +188,9 @@ export class EntityStatements<E extends ObjectLiteral> {
     alongside?: StatementPart,
   ): Promise<void> {
     if (!rows.length) return;
-    if (new Set(rows.map((r) => r.key)).size !== rows.length)
+    if (new Set(rows.map((r) => r.key)).size !== rows.length) {
       throw new Error(`${this.name}: updateMany with a key twice`);
+    }
     const values = [
       JSON.stringify(rows.map((r) => r.row)),
       rows.map((r) => r.key),

@@ -17,8 +17,9 @@ export class LaneScheduler<T> {
     private readonly apply: (batch: T[]) => Promise<void>,
     private readonly onError: (error: unknown, batch: T[]) => void = () => undefined,
   ) {
-    if (laneCount < 1 || batchMax < 1)
+    if (laneCount < 1 || batchMax < 1) {
       throw new Error('a scheduler needs at least one lane and batches of one');
+    }
     this.lanes = Array.from({ length: laneCount }, () => []);
     this.running = Array.from({ length: laneCount }, () => null);
   }

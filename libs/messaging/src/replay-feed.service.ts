@@ -91,8 +91,9 @@ export class ReplayFeed implements OnApplicationBootstrap, BeforeApplicationShut
   private async apply(request: ReplayFeedRequest): Promise<ReplayFeedResult[]> {
     const owned = new Set<string>(domainsOwnedBy(this.options.app));
     const identities = request.commands.map(({ subject, envelope }) => {
-      if (!owned.has(domainOf(subject)) || !subject.includes('.cmd.'))
+      if (!owned.has(domainOf(subject)) || !subject.includes('.cmd.')) {
         throw new Error(`${subject} is not a command of ${this.options.app}`);
+      }
       return commandIdentity(subject, envelope);
     });
     if (request.dryRun) {

@@ -88,8 +88,9 @@ export async function startApp(
   const deadline = Date.now() + 60_000;
   for (;;) {
     signal?.throwIfAborted();
-    if (exited !== undefined)
+    if (exited !== undefined) {
       throw new Error(`${app} exited (code ${exited}) while starting: ${output.trim()}`);
+    }
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
       (r) => r.ok,
       () => false,

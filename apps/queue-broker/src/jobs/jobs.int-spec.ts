@@ -7,7 +7,7 @@ import type { WorkerCommands } from '../../../../test/support/queue-broker-worke
 
 /**
  * queue-broker's job commands over its real schema, an in-process bus and the payload store on the run's NATS:
- * a job's life from submit to take, stream and done, each command's main refusal, and the sweep.
+ * a job's life from submit to take, stream and done, and each command's main refusal.
  */
 
 const SYSTEM: Actor = { userId: 'system', kind: 'system' };
@@ -266,8 +266,9 @@ describe('job commands', () => {
 
   it('counts a registered worker as initializing, by id, until it first asks for a job', async () => {
     const endpointId = 'ep-initializing';
-    for (const workerId of ['worker-loading', 'worker-polling'])
+    for (const workerId of ['worker-loading', 'worker-polling']) {
       await harness.send(Subjects.worker.register, { endpointId, workerId }, at(85));
+    }
     await harness.send(
       Subjects.worker.take,
       { endpointId, workerId: 'worker-polling', batchSize: 1 },
@@ -290,40 +291,5 @@ describe('job commands', () => {
         harness.send(Subjects.job.rotateWebhookSecret, { endpointId: ENDPOINT, secretSealed: '' }),
       ),
     ).toMatchObject({ wrote: [], code: ErrorCode.ValidationFailed });
-  });
-});
-
-describe('the sweep and rows other commands hold', () => {
-  const ENDPOINT_LOCKED = 'ep-sweep-lock';
-  const at15 = (minute: number): SendOptions => ({
-    issuedAt: new Date(Date.UTC(2026, 2, 1, 15, minute)).toISOString(),
-  });
-
-  it('waits for a job another transaction holds and then ends it, rather than skipping it (a rebuild, where nothing holds it, ends it in this sweep too)', async () => {
-    const accepted = await harness.send(
-      Subjects.job.submit,
-      { endpointId: ENDPOINT_LOCKED, sync: false, input: 3, policy: { ttl: 10_000 } },
-      at15(0),
-    );
-    const holder = harness.dataSource.createQueryRunner();
-    await holder.connect();
-    await holder.startTransaction();
-    await holder.query('SELECT id FROM queue_broker.jobs WHERE id = $1 FOR UPDATE', [accepted.id]);
-    let settled = false;
-    const sweep = harness
-      .send(Subjects.job.sweep, { detectLostWorkers: false }, { ...at15(1), actor: SYSTEM })
-      .finally(() => (settled = true));
-    try {
-      // While the row is held the sweep cannot have decided about it: it waits (SKIP LOCKED would have gone on).
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(settled).toBe(false);
-    } finally {
-      await holder.commitTransaction();
-      await holder.release();
-    }
-    // Ended TIMED_OUT (and, its ttl being over too, deleted by the same sweep).
-    expect(await sweep).toMatchObject({ outlived: 1 });
-    const changes = (await harness.events(Subjects.job.changed)).map((event) => event.payload);
-    expect(changes).toContainEqual(expect.objectContaining({ jobId: accepted.id, status: 'TIMED_OUT' }));
   });
 });

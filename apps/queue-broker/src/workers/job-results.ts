@@ -95,8 +95,9 @@ export class JobResults {
       try {
         text = await this.payloads.loadText(post.outputBlob);
       } catch (error) {
-        if (error instanceof BlobMissingError)
+        if (error instanceof BlobMissingError) {
           return { ok: false, reason: `the worker's output was lost in transit (${error.message})` };
+        }
         throw error;
       }
     } else {

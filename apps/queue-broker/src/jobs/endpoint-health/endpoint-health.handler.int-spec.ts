@@ -26,8 +26,9 @@ beforeAll(async () => {
   const now = Date.now();
   const at = (seconds: number) => ago(now, seconds);
 
-  for (const worker of ['worker-idle-1', 'worker-idle-2', 'worker-idle-3'])
+  for (const worker of ['worker-idle-1', 'worker-idle-2', 'worker-idle-3']) {
     await commands.take(EP, worker, at(1000));
+  }
   await commands.register(EP, 'worker-new-1', at(950));
   await commands.register(EP, 'worker-new-2', at(950));
   const ids: string[] = [];

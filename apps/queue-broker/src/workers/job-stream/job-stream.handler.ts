@@ -41,17 +41,20 @@ export class JobStreamHandler {
     };
     if (!job || job.endpointId !== payload.endpointId) return ignore('no such job on this endpoint');
     if (job.status !== 'IN_PROGRESS') return ignore(`the job is ${job.status}`);
-    if (job.leaseWorkerId !== payload.workerId)
+    if (job.leaseWorkerId !== payload.workerId) {
       return ignore(`the job is leased to worker ${job.leaseWorkerId}`);
+    }
     const text = payload.outputBlob
       ? await this.payloads.loadText(payload.outputBlob)
       : JSON.stringify(payload.output ?? null);
-    if (Buffer.byteLength(text) > JobLimits.outputBytes)
+    if (Buffer.byteLength(text) > JobLimits.outputBytes) {
       return ignore('the chunk is larger than a job output may be');
+    }
     const output: unknown = payload.outputBlob ? JSON.parse(text) : payload.output;
     const unstorable = unstorableJson(output);
-    if (unstorable)
+    if (unstorable) {
       return ignore(`the chunk contains ${describeUnstorable(unstorable)}, which cannot be stored`);
+    }
     const chunks = splitChunk(output ?? null);
     await this.chunks.appendChunks(
       job,

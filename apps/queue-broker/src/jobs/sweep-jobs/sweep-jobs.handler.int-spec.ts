@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Subjects, type Actor } from '@app/contracts';
+import type { HandlerHarness, SendOptions } from '../../../../../test/support/handler-harness.js';
+import { startQueueBrokerCommands } from '../../../../../test/support/queue-broker-commands.js';
+import type { WorkerCommands } from '../../../../../test/support/queue-broker-workers.js';
+
+/** `job.cmd.sweep` over queue-broker's real schema, against a job row another transaction holds. */
+
+const SYSTEM: Actor = { userId: 'system', kind: 'system' };
+
+let commands: WorkerCommands;
+let harness: HandlerHarness;
+
+beforeAll(async () => {
+  commands = await startQueueBrokerCommands('sweep');
+  harness = commands.harness;
+});
+
+afterAll(async () => {
+  await commands?.stop();
+});
+
+describe('the sweep and rows other commands hold', () => {
+  const ENDPOINT_LOCKED = 'ep-sweep-lock';
+  const at15 = (minute: number): SendOptions => ({
+    issuedAt: new Date(Date.UTC(2026, 2, 1, 15, minute)).toISOString(),
+  });
+
+  it('waits for a job another transaction holds and then ends it, rather than skipping it (a rebuild, where nothing holds it, ends it in this sweep too)', async () => {
+    const accepted = await harness.send(
+      Subjects.job.submit,
+      { endpointId: ENDPOINT_LOCKED, sync: false, input: 3, policy: { ttl: 10_000 } },
+      at15(0),
+    );
+    const holder = harness.dataSource.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    await holder.query('SELECT id FROM queue_broker.jobs WHERE id = $1 FOR UPDATE', [accepted.id]);
+    let settled = false;
+    const sweep = harness
+      .send(Subjects.job.sweep, { detectLostWorkers: false }, { ...at15(1), actor: SYSTEM })
+      .finally(() => (settled = true));
+    try {
+      // While the row is held the sweep cannot have decided about it: it waits (SKIP LOCKED would have gone on).
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(settled).toBe(false);
+    } finally {
+      await holder.commitTransaction();
+      await holder.release();
+    }
+    // Ended TIMED_OUT (and, its ttl being over too, deleted by the same sweep).
+    expect(await sweep).toMatchObject({ outlived: 1 });
+    const changes = (await harness.events(Subjects.job.changed)).map((event) => event.payload);
+    expect(changes).toContainEqual(expect.objectContaining({ jobId: accepted.id, status: 'TIMED_OUT' }));
+  });
+});
