@@ -3,6 +3,7 @@ import { Subjects, type Actor } from '@app/contracts';
 import type { HandlerHarness, SendOptions } from '../../../../../test/support/handler-harness.js';
 import { startQueueBrokerCommands } from '../../../../../test/support/queue-broker-commands.js';
 import type { WorkerCommands } from '../../../../../test/support/queue-broker-workers.js';
+import { whileHeld } from '../../../../../test/support/while-held.js';
 
 /** `job.cmd.sweep` over queue-broker's real schema, against a job row another transaction holds. */
 
@@ -32,22 +33,14 @@ describe('the sweep and rows other commands hold', () => {
       { endpointId: ENDPOINT_LOCKED, sync: false, input: 3, policy: { ttl: 10_000 } },
       at15(0),
     );
-    const holder = harness.dataSource.createQueryRunner();
-    await holder.connect();
-    await holder.startTransaction();
-    await holder.query('SELECT id FROM queue_broker.jobs WHERE id = $1 FOR UPDATE', [accepted.id]);
-    let settled = false;
-    const sweep = harness
-      .send(Subjects.job.sweep, { detectLostWorkers: false }, { ...at15(1), actor: SYSTEM })
-      .finally(() => (settled = true));
-    try {
-      // While the row is held the sweep cannot have decided about it: it waits (SKIP LOCKED would have gone on).
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(settled).toBe(false);
-    } finally {
-      await holder.commitTransaction();
-      await holder.release();
-    }
+    // While the row is held the sweep cannot have decided about it: it waits (SKIP LOCKED would have gone on).
+    const held = await whileHeld(
+      harness.dataSource,
+      (manager) => manager.query('SELECT id FROM queue_broker.jobs WHERE id = $1 FOR UPDATE', [accepted.id]),
+      () => harness.send(Subjects.job.sweep, { detectLostWorkers: false }, { ...at15(1), actor: SYSTEM }),
+    );
+    expect(held.waited).toBe(true);
+    const sweep = held.end();
     // Ended TIMED_OUT (and, its ttl being over too, deleted by the same sweep).
     expect(await sweep).toMatchObject({ outlived: 1 });
     const changes = (await harness.events(Subjects.job.changed)).map((event) => event.payload);
