@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource, type MigrationInterface } from 'typeorm';
 import type { AppName } from '@app/contracts';
 import { appDataSourceOptions, type AppDataSourceSpec } from '@app/database';
@@ -103,4 +104,35 @@ export class MigratedSchema {
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
     await this.database.drop();
   }
+}
+
+/**
+ * The medium tests of one app's committed migrations (apps/<app>/src/migrations/migrations.int-spec.ts), applied as
+ * a deployment applies them: they build exactly the schema its entities describe, and its outbox conversion keeps
+ * an unrelayed event through a downgrade and back.
+ */
+export function describeMigrations(app: AppName, spec: AppDataSourceSpec): void {
+  let schema: MigratedSchema;
+
+  beforeAll(async () => {
+    schema = await MigratedSchema.create(app, spec);
+  });
+
+  afterAll(async () => {
+    await schema?.drop();
+  });
+
+  describe(`${app} migrations`, () => {
+    it('build exactly the schema its entities describe (an entity changed without its migration fails here)', async () => {
+      expect(await schema.drift()).toEqual([]);
+    });
+
+    it('leave the outbox payload json, and OutboxJsonPayload keeps an unrelayed event through a downgrade and back', async () => {
+      expect(await schema.outboxThroughDowngrade()).toEqual([
+        { type: 'json', payload: OUTBOX_PAYLOAD },
+        { type: 'jsonb', payload: OUTBOX_PAYLOAD },
+        { type: 'json', payload: OUTBOX_PAYLOAD },
+      ]);
+    });
+  });
 }
