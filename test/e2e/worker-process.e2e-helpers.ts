@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { watchOutput } from '../support/child-output.js';
 import { ROOT } from '../support/paths.js';
 import type { JobsSystem } from './jobs.e2e-helpers.js';
 
@@ -36,38 +37,13 @@ export function startWorkerProcess(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  const listeners = new Set<() => void>();
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const l of listeners) l();
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
+  const watched = watchOutput(child, `worker ${id}`);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     child,
     id,
-    output: () => output,
-    waitFor: (text, timeoutMs = 20_000) =>
-      new Promise<void>((resolve, reject) => {
-        if (output.includes(text)) return resolve();
-        const timer = setTimeout(() => {
-          listeners.delete(check);
-          reject(
-            new Error(
-              `worker ${id} did not print ${JSON.stringify(text)} within ${timeoutMs} ms:\n${output}`,
-            ),
-          );
-        }, timeoutMs);
-        const check = () => {
-          if (!output.includes(text)) return;
-          clearTimeout(timer);
-          listeners.delete(check);
-          resolve();
-        };
-        listeners.add(check);
-      }),
+    output: () => watched.output(),
+    waitFor: (text, timeoutMs = 20_000) => watched.waitFor(text, timeoutMs),
     kill: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;

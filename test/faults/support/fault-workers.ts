@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { startWorker, type RunningWorker } from '@app/worker-sdk';
+import { watchOutput } from '../../support/child-output.js';
 import { ROOT } from '../../support/paths.js';
 import type { FaultSystem } from './fault-system.js';
 
@@ -99,39 +100,14 @@ export function startWorkerChild(
     env: { PATH: process.env.PATH ?? '', ...workerEnv(fs, endpointId, workerId), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  const listeners = new Set<() => void>();
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const listener of listeners) listener();
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
+  const watched = watchOutput(child, `worker ${workerId}`);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     id: workerId,
     child,
-    output: () => output,
+    output: () => watched.output(),
     exited,
-    waitFor: (text, timeoutMs = 30_000) =>
-      new Promise<void>((resolve, reject) => {
-        if (output.includes(text)) return resolve();
-        const timer = setTimeout(() => {
-          listeners.delete(check);
-          reject(
-            new Error(
-              `worker ${workerId} did not print ${JSON.stringify(text)} within ${timeoutMs} ms:\n${output}`,
-            ),
-          );
-        }, timeoutMs);
-        const check = () => {
-          if (!output.includes(text)) return;
-          clearTimeout(timer);
-          listeners.delete(check);
-          resolve();
-        };
-        listeners.add(check);
-      }),
+    waitFor: (text, timeoutMs = 30_000) => watched.waitFor(text, timeoutMs),
     kill: (signal = 'SIGKILL') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     },
