@@ -78,7 +78,7 @@ export class WorkerCommands {
         new Date(at(second).issuedAt!),
         60_000,
       );
-      await this.jobs.insert(queued, this.harness.dataSource.manager);
+      await this.jobs.insertMany([queued], this.harness.dataSource.manager);
       ids.push(queued.id);
     }
     const taken = (await this.harness.send(

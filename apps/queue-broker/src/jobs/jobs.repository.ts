@@ -62,11 +62,7 @@ export class JobsRepository {
     return (await this.statements.lockByIds(ids, manager, alongside)) as Map<string, JobEntity>;
   }
 
-  insert(job: JobEntity, manager: EntityManager): Promise<unknown> {
-    return this.statements.insert(job, manager);
-  }
-
-  /** Inserts the jobs in one statement (a submit-many's). */
+  /** Inserts the jobs in one statement (every submit's: a lone one is a batch of one). */
   insertMany(jobs: readonly JobEntity[], manager: EntityManager): Promise<unknown> {
     return this.statements.insertMany(jobs, manager);
   }
