@@ -17,7 +17,8 @@ import { LazyApolloDriver } from './lazy-apollo.driver.js';
 import { notOfferedPlugin } from './not-offered.plugin.js';
 import { AccountResolver } from './account.resolver.js';
 import { EndpointsResolver } from './endpoints.resolver.js';
-import { GpuTypePriceResolver, PodMachineResolver, PodsResolver } from './pods.resolver.js';
+import { GpuTypesResolver } from './gpu-types.resolver.js';
+import { PodMachineResolver, PodsResolver } from './pods.resolver.js';
 import { NetworkVolumesResolver } from './network-volumes.resolver.js';
 import { RegistryAuthResolver } from './registry-auth.resolver.js';
 import { TemplatesResolver } from './templates.resolver.js';
@@ -74,7 +75,7 @@ import { TemplatesResolver } from './templates.resolver.js';
     TemplatesResolver,
     PodsResolver,
     PodMachineResolver,
-    GpuTypePriceResolver,
+    GpuTypesResolver,
   ],
 })
 export class GatewayGraphqlModule {}
