@@ -50,7 +50,8 @@ function serverScript(): string {
 /**
  * Starts the published MCP server `@runpod/mcp-server` over stdio, pointed at a gateway by the variables it reads
  * (node_modules/@runpod/mcp-server/dist/chunk-*.mjs): RUNPOD_API_BASE_URL is the origin, the server adds `/v2/…`
- * itself; the job routes hang under RUNPOD_SERVERLESS_API_URL; both GraphQL URLs are the gateway's /graphql.
+ * itself; the job routes hang under RUNPOD_SERVERLESS_API_URL; both GraphQL URLs are the gateway's /graphql, the
+ * public one (which the server calls without a key) with the key as `?api_key=`, as docs/api.md says to set it.
  * Analytics: the stdio server never enables them, and the capture sends only with POSTHOG_API_KEY set; it gets
  * none (the transport passes on only HOME, LOGNAME, PATH, SHELL, TERM and USER from this process), and a loopback
  * discard address as POSTHOG_HOST in case a later version changes that.
@@ -64,7 +65,7 @@ export async function startMcpServer(gateway: string, apiKey: string): Promise<M
       RUNPOD_API_BASE_URL: gateway,
       RUNPOD_SERVERLESS_API_URL: `${gateway}/v2`,
       RUNPOD_AUTHED_GRAPHQL_URL: `${gateway}/graphql`,
-      RUNPOD_PUBLIC_GRAPHQL_URL: `${gateway}/graphql`,
+      RUNPOD_PUBLIC_GRAPHQL_URL: `${gateway}/graphql?api_key=${apiKey}`,
       POSTHOG_API_KEY: '',
       POSTHOG_HOST: 'http://127.0.0.1:9',
     },

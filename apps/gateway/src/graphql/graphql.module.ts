@@ -14,9 +14,11 @@ import type { GatewayGraphqlContext } from '../edge/graphql-context.js';
 import { graphqlCostPlugin } from './graphql-cost.plugin.js';
 import { formatGraphqlError, limitRules } from './graphql-limits.js';
 import { LazyApolloDriver } from './lazy-apollo.driver.js';
+import { notOfferedPlugin } from './not-offered.plugin.js';
 import { AccountResolver } from './account.resolver.js';
 import { EndpointsResolver } from './endpoints.resolver.js';
-import { GpuTypePriceResolver, PodMachineResolver, PodsResolver } from './pods.resolver.js';
+import { GpuTypesResolver } from './gpu-types.resolver.js';
+import { PodMachineResolver, PodsResolver } from './pods.resolver.js';
 import { NetworkVolumesResolver } from './network-volumes.resolver.js';
 import { RegistryAuthResolver } from './registry-auth.resolver.js';
 import { TemplatesResolver } from './templates.resolver.js';
@@ -47,7 +49,7 @@ import { TemplatesResolver } from './templates.resolver.js';
           maxDirectives: config.GRAPHQL_MAX_DIRECTIVES,
           maxCost: config.GRAPHQL_MAX_COST,
         }),
-        plugins: [graphqlCostPlugin()],
+        plugins: [graphqlCostPlugin(), notOfferedPlugin()],
         // Without introspection, no "Did you mean ...?" either: it would spell out the schema field by field.
         hideSchemaDetailsFromClientErrors: !config.GRAPHQL_INTROSPECTION,
         formatError: formatGraphqlError,
@@ -73,7 +75,7 @@ import { TemplatesResolver } from './templates.resolver.js';
     TemplatesResolver,
     PodsResolver,
     PodMachineResolver,
-    GpuTypePriceResolver,
+    GpuTypesResolver,
   ],
 })
 export class GatewayGraphqlModule {}

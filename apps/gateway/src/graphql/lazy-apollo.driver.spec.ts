@@ -25,8 +25,27 @@ function setup(build: () => Promise<GraphQLSchema> = () => Promise.resolve(SCHEM
   return { app, driver, generateSchema, options };
 }
 
-const query = (app: FastifyInstance) =>
-  app.inject({ method: 'POST', url: '/graphql', payload: { query: '{ hello }' } });
+/**
+ * A request over real HTTP on loopback (fastify's `inject` loads light-my-request, whose `cookie` dependency is an
+ * ES module jest cannot require here). The first call listens; the driver's warm-up timer is unref'd.
+ */
+async function send(app: FastifyInstance, method: 'GET' | 'POST', path: string, body?: unknown) {
+  if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as { port: number };
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  return {
+    statusCode: response.status,
+    headers: { 'content-type': response.headers.get('content-type') },
+    body: text,
+    json: () => JSON.parse(text) as unknown,
+  };
+}
+
+const query = (app: FastifyInstance) => send(app, 'POST', '/graphql', { query: '{ hello }' });
 
 describe('LazyApolloDriver', () => {
   let cleanup: (() => Promise<void>) | undefined;
@@ -52,6 +71,21 @@ describe('LazyApolloDriver', () => {
     expect([first.statusCode, first.json()]).toEqual([200, { data: { hello: 'world' } }]);
     expect(second.json()).toEqual({ data: { hello: 'world' } });
     expect((await query(app)).statusCode).toBe(200);
+    expect(generateSchema).toHaveBeenCalledTimes(1);
+  });
+
+  it('serves the schema as SDL without a key, building it when no GraphQL request has yet', async () => {
+    const { app, driver, generateSchema, options } = setup();
+    cleanup = async () => {
+      await driver.stop();
+      await app.close();
+    };
+    await driver.registerFastify(options);
+    const sdl = await send(app, 'GET', '/graphql/schema.graphql');
+    expect(sdl.statusCode).toBe(200);
+    expect(sdl.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(sdl.body).toBe('type Query {\n  hello: String\n}');
+    expect((await query(app)).json()).toEqual({ data: { hello: 'world' } });
     expect(generateSchema).toHaveBeenCalledTimes(1);
   });
 

@@ -3,7 +3,10 @@ import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Logger } from '@nestjs/common';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
-import type { GraphQLSchema } from 'graphql';
+import { printSchema, type GraphQLSchema } from 'graphql';
+
+/** `GET <path>/schema.graphql`: the schema as SDL, without a key (docs/api.md). */
+export const SDL_SUFFIX = '/schema.graphql';
 
 /** After listening, how long the schema waits before it is built without a request asking for it. */
 export const GRAPHQL_WARM_UP_DELAY_MS = 1000;
@@ -16,14 +19,15 @@ type SchemaOptions = Parameters<ApolloDriver['generateSchema']>[0];
  * them. The route is registered at boot as the driver registers it (same path, GET/POST/OPTIONS, before the app
  * listens); the schema and the server are built by the first GraphQL request, or GRAPHQL_WARM_UP_DELAY_MS after
  * listening (so they are usually ready before anyone asks, and do not compete with the first requests and
- * probes), whichever comes first, once. Everything else is ApolloDriver's: the options, the plugins, the
- * context, the error formatting. A schema that cannot be built stops the gateway (SIGTERM, then exit 1), as a
+ * probes), whichever comes first, once; `<path>/schema.graphql` (the SDL) waits for them as a request does.
+ * Everything else is ApolloDriver's: the options, the plugins, the context, the error formatting. A schema that cannot be built stops the gateway (SIGTERM, then exit 1), as a
  * failed boot did; the requests that were waiting for it get a 500.
  */
 export class LazyApolloDriver extends ApolloDriver {
   private readonly lazyLogger = new Logger('GraphQLModule');
   private schemaOptions?: SchemaOptions;
   private handler?: Promise<RouteHandlerMethod>;
+  private sdl?: string;
   private warmUp?: NodeJS.Timeout;
   private stopped = false;
 
@@ -41,6 +45,15 @@ export class LazyApolloDriver extends ApolloDriver {
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const handler = await this.server(options, app);
         return handler.call(app, request, reply);
+      },
+    });
+    // The interface's description, public like /v1/openapi.json: it builds the schema if no request has yet.
+    app.route({
+      url: `${options.path!}${SDL_SUFFIX}`,
+      method: 'GET',
+      handler: async (_request: FastifyRequest, reply: FastifyReply) => {
+        await this.server(options, app);
+        return reply.type('text/plain; charset=utf-8').send(this.sdl);
       },
     });
     app.server.once('listening', () => {
@@ -68,6 +81,7 @@ export class LazyApolloDriver extends ApolloDriver {
   private server(options: ApolloDriverConfig, app: FastifyInstance): Promise<RouteHandlerMethod> {
     this.handler ??= (async () => {
       const schema = await super.generateSchema(this.schemaOptions!);
+      this.sdl = schema ? printSchema(schema) : '';
       const server = new ApolloServer({
         ...(options as object),
         schema,

@@ -51,8 +51,11 @@ export function toPodModel(view: PodView, now: Date): PodModel {
   };
 }
 
-/** `podFindAndDeployOnDemand` / `deployCpuPod` → the one pod create every surface uses. */
-export function toCreatePod(input: PodDeployInputs): CreatePodCommand {
+/**
+ * `podFindAndDeployOnDemand` / `deployCpuPod` → the one pod create every surface uses; `cpuTypeId` is the CPU
+ * type `instanceId` resolved to (cpu-instance.ts), absent for any.
+ */
+export function toCreatePod(input: PodDeployInputs, cpuTypeId?: string): CreatePodCommand {
   const gpu = 'gpuTypeId' in input;
   const ports = (input.ports ?? '')
     .split(',')
@@ -63,7 +66,7 @@ export function toCreatePod(input: PodDeployInputs): CreatePodCommand {
     ...(input.imageName ? { imageName: input.imageName } : {}),
     ...(gpu
       ? { computeType: 'GPU', gpuTypeId: input.gpuTypeId, gpuCount: input.gpuCount ?? 1 }
-      : { computeType: 'CPU', cpuFlavorId: input.instanceId }),
+      : { computeType: 'CPU', ...(cpuTypeId ? { cpuFlavorId: cpuTypeId } : {}) }),
     ...(input.dockerArgs ? { dockerArgs: input.dockerArgs } : {}),
     ...(input.containerDiskInGb ? { containerDiskInGb: input.containerDiskInGb } : {}),
     ...(ports.length ? { ports } : {}),

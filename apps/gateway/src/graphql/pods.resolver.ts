@@ -5,14 +5,14 @@ import { CatalogService } from '../catalog/catalog.service.js';
 import { PodsService } from '../pods/pods.service.js';
 import {
   DeployCpuPodInput,
-  GpuLowestPriceInput,
-  GpuTypeFilterInput,
   PodFindAndDeployOnDemandInput,
   PodRefInput,
   PodResumeInput,
 } from './inputs/pod.input.js';
 import { MyselfModel } from './models/myself.model.js';
-import { GpuTypeModel, LowestPriceModel, PodMachineModel, PodModel } from './models/pod.model.js';
+import { PodMachineModel, PodModel } from './models/pod.model.js';
+import { cpuTypeOfInstance } from './cpu-instance.js';
+import { inArgumentNames, POD_DEPLOY_ARGUMENTS } from './graphql-vocabulary.js';
 import { toCreatePod, toPodModel } from './pod.mapper.js';
 
 /**
@@ -33,9 +33,18 @@ export class PodsResolver {
     return (await this.pods.list(false, actor)).map((view) => toPodModel(view, now));
   }
 
-  @Query(() => PodModel, { description: 'One pod (404 unknown, 403 another user’s)' })
-  async pod(@Args('input') input: PodRefInput, @CurrentActor() actor: Actor): Promise<PodModel> {
-    return this.model(await this.pods.get(input.podId, actor));
+  /**
+   * As RunPod answers it: `pod: null` for an id that names no pod (the Python SDK's get_pod then returns None);
+   * another user's pod stays an error (FORBIDDEN), as on every surface here.
+   */
+  @Query(() => PodModel, { nullable: true, description: 'One pod; null when the id names none' })
+  async pod(@Args('input') input: PodRefInput, @CurrentActor() actor: Actor): Promise<PodModel | null> {
+    try {
+      return this.model(await this.pods.get(input.podId, actor));
+    } catch (error) {
+      if (error instanceof DomainError && error.code === ErrorCode.NotFound) return null;
+      throw error;
+    }
   }
 
   @Mutation(() => PodModel, { description: 'Creates a GPU pod, placed by the scheduler' })
@@ -43,15 +52,24 @@ export class PodsResolver {
     @Args('input') input: PodFindAndDeployOnDemandInput,
     @CurrentActor() actor: Actor,
   ): Promise<PodModel> {
-    return this.model(await this.pods.create(toCreatePod(input), actor));
+    const created = await inArgumentNames(POD_DEPLOY_ARGUMENTS, () =>
+      this.pods.create(toCreatePod(input), actor),
+    );
+    return this.model(created);
   }
 
-  @Mutation(() => PodModel, { description: 'Creates a CPU pod of a CPU flavor (instanceId)' })
+  @Mutation(() => PodModel, { description: 'Creates a CPU pod of a CPU type (instanceId), or of any' })
   async deployCpuPod(
     @Args('input') input: DeployCpuPodInput,
     @CurrentActor() actor: Actor,
   ): Promise<PodModel> {
-    return this.model(await this.pods.create(toCreatePod(input), actor));
+    const cpuTypeId = input.instanceId
+      ? cpuTypeOfInstance(input.instanceId, await this.catalog.cpuTypes(actor))
+      : undefined;
+    const created = await inArgumentNames(POD_DEPLOY_ARGUMENTS, () =>
+      this.pods.create(toCreatePod(input, cpuTypeId), actor),
+    );
+    return this.model(created);
   }
 
   @Mutation(() => PodModel, { description: 'Stops a pod, keeping its disk (as POST /v1/pods/{id}/stop)' })
@@ -79,25 +97,6 @@ export class PodsResolver {
   async podTerminate(@Args('input') input: PodRefInput, @CurrentActor() actor: Actor): Promise<null> {
     await this.pods.terminate(input.podId, actor);
     return null;
-  }
-
-  @Query(() => [GpuTypeModel], { description: 'GPU types of the catalog, one by id or all' })
-  async gpuTypes(
-    @Args('input', { type: () => GpuTypeFilterInput, nullable: true }) input: GpuTypeFilterInput | null,
-    @CurrentActor() actor: Actor,
-  ): Promise<GpuTypeModel[]> {
-    const types = await this.catalog.gpuTypes(actor);
-    return types
-      .filter((t) => !input?.id || t.id === input.id)
-      .map((t) => ({
-        id: t.id,
-        displayName: t.displayName,
-        memoryInGb: t.memoryInGb,
-        maxGpuCount: t.maxCount,
-        secureCloud: true,
-        communityCloud: false,
-        pricePerHr: t.pricePerHr,
-      }));
   }
 
   private model(view: PodView): PodModel {
@@ -133,25 +132,5 @@ export class PodMachineResolver {
       };
     }
     return this.names.map.get(machine.gpuTypeId) ?? machine.gpuTypeId;
-  }
-}
-
-/**
- * `lowestPrice(input:)` of a GPU type: its catalog price × `gpuCount` (1 when absent) per hour. There is one price
- * per type (on demand, no spot market), so `minimumBidPrice` stays null.
- */
-@Auth({ key: 'query-or-bearer' })
-@Resolver(() => GpuTypeModel)
-export class GpuTypePriceResolver {
-  @ResolveField('lowestPrice', () => LowestPriceModel)
-  lowestPrice(
-    @Parent() gpuType: GpuTypeModel,
-    @Args('input', { type: () => GpuLowestPriceInput, nullable: true }) input: GpuLowestPriceInput | null,
-  ): LowestPriceModel {
-    const count = input?.gpuCount ?? 1;
-    return {
-      minimumBidPrice: null,
-      uninterruptablePrice: Math.round(gpuType.pricePerHr * count * 1e6) / 1e6,
-    };
   }
 }

@@ -9,7 +9,12 @@ describe('catalog templates file', () => {
   it('accepts the file shipped as the default', () => {
     const path = join(import.meta.dirname, '../../catalog-templates.json');
     const entries = parseCatalogTemplates(readFileSync(path, 'utf8'), path);
-    expect(entries.map((e) => e.id)).toEqual(['runpod-torch-v280', 'runpod-torch-v21', 'runpod-worker-vllm']);
+    expect(entries.map((e) => e.id)).toEqual([
+      'runpod-ubuntu',
+      'runpod-torch-v280',
+      'runpod-torch-v21',
+      'runpod-worker-vllm',
+    ]);
   });
 
   it('takes the fields of a v1 template create, an id, a source and a publication date', () => {

@@ -8,6 +8,7 @@ import {
   IsNotEmpty,
   IsOptional,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -146,12 +147,16 @@ export class PodFindAndDeployOnDemandInput extends PodDeployInput {
 
 @InputType('DeployCpuPodInput')
 export class DeployCpuPodInput extends PodDeployInput {
-  /** The CPU flavor (`cpuFlavorId` of /v1). */
-  @Field(() => String)
+  /**
+   * A CPU type of the catalog (`cpu3c`) or RunPod's instance id of one (`cpu3c-2-4`: type, vCPUs, memory GB);
+   * absent (the Python SDK's default), any CPU type the scheduler finds free.
+   */
+  @Field(() => String, { nullable: true })
+  @IsOptional()
   @IsString()
   @IsNotEmpty()
   @MaxLength(191)
-  instanceId: string;
+  instanceId?: string | null;
 }
 
 @InputType('PodFilter')
@@ -188,6 +193,20 @@ export class GpuLowestPriceInput {
   @IsOptional()
   @IsInt()
   gpuCount?: number | null;
+
+  /** Every host here is the operator's own ("secure"): narrows nothing. */
+  @Field(() => Boolean, { nullable: true })
+  @IsOptional()
+  @IsBoolean()
+  secureCloud?: boolean | null;
+
+  /** Placement here does not look at CUDA versions (the fleet records none): narrows nothing. */
+  @Field(() => [String], { nullable: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(32)
+  @Matches(/^\d{1,2}\.\d{1,2}$/, { each: true, message: 'allowedCudaVersions must hold versions like "12.8"' })
+  allowedCudaVersions?: string[] | null;
 }
 
 /** Either deploy input: GPU (`gpuTypeId`) or CPU (`instanceId`). */

@@ -1,4 +1,5 @@
 import { Field, Float, ID, Int, ObjectType } from '@nestjs/graphql';
+import type { GpuAvailability } from '@app/contracts';
 
 /** One exposed port of a running pod (`runtime { ports { ... } }`). */
 @ObjectType('PodRuntimePort')
@@ -123,7 +124,21 @@ export class PodModel {
   runtime: PodRuntimeModel | null;
 }
 
-/** `lowestPrice` of a GPU type: the fleet's price (on demand only: no bidding, so `minimumBidPrice` is null). */
+/** One CUDA version of `lowestPrice { gpuTypeCudaVersions }`: the fleet records none (docs/api.md). */
+@ObjectType('GpuTypeCudaVersion')
+export class GpuTypeCudaVersionModel {
+  @Field(() => String)
+  cudaVersion: string;
+
+  /** AVAILABLE or UNAVAILABLE. */
+  @Field(() => String)
+  availability: string;
+}
+
+/**
+ * `lowestPrice` of a GPU type: the fleet's price (on demand only: no bidding, so `minimumBidPrice` is null) and
+ * its stock, from the scheduler's free GPUs (stock-status.ts).
+ */
 @ObjectType('LowestPrice')
 export class LowestPriceModel {
   @Field(() => Float, { nullable: true })
@@ -131,9 +146,20 @@ export class LowestPriceModel {
 
   @Field(() => Float, { nullable: true })
   uninterruptablePrice: number | null;
+
+  @Field(() => String, { nullable: true, description: 'High, Medium or Low; null when none can be placed' })
+  stockStatus: string | null;
+
+  @Field(() => [GpuTypeCudaVersionModel], {
+    description: 'Always empty: the fleet does not record its hosts’ CUDA versions',
+  })
+  gpuTypeCudaVersions: GpuTypeCudaVersionModel[];
 }
 
-/** A GPU type of the catalog as `gpuTypes(input:)` returns it. */
+/**
+ * A GPU type of the catalog as `gpuTypes(input:)` returns it. A self-hosted fleet has one price per type, its
+ * on-demand ("secure") price: the community, spot and savings-plan prices are null (docs/api.md).
+ */
 @ObjectType('GpuType')
 export class GpuTypeModel {
   @Field(() => ID)
@@ -142,8 +168,14 @@ export class GpuTypeModel {
   @Field(() => String)
   displayName: string;
 
+  @Field(() => String)
+  manufacturer: string;
+
   @Field(() => Int)
   memoryInGb: number;
+
+  @Field(() => Int, { nullable: true, description: 'null: the fleet file does not say' })
+  cudaCores: number | null;
 
   @Field(() => Int)
   maxGpuCount: number;
@@ -154,6 +186,27 @@ export class GpuTypeModel {
   @Field(() => Boolean)
   communityCloud: boolean;
 
-  /** Per GPU per hour, from the catalog; what `lowestPrice` answers from (not a field of its own). */
-  pricePerHr: number;
+  @Field(() => Float, { description: 'The fleet’s price per GPU per hour' })
+  securePrice: number;
+
+  @Field(() => Float, { nullable: true })
+  communityPrice: number | null;
+
+  @Field(() => Float, { nullable: true })
+  secureSpotPrice: number | null;
+
+  @Field(() => Float, { nullable: true })
+  communitySpotPrice: number | null;
+
+  @Field(() => Float, { nullable: true })
+  oneWeekPrice: number | null;
+
+  @Field(() => Float, { nullable: true })
+  oneMonthPrice: number | null;
+
+  @Field(() => Float, { nullable: true })
+  threeMonthPrice: number | null;
+
+  /** Live capacity from the scheduler, what `lowestPrice { stockStatus }` answers from (not a field). */
+  availability: GpuAvailability;
 }
