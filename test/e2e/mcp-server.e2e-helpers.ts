@@ -16,6 +16,8 @@ export interface McpSession {
   /** Calls a tool that must succeed, and returns its payload. */
   ok<T = Record<string, unknown>>(tool: string, args?: Record<string, unknown>): Promise<T>;
   toolNames(): Promise<string[]>;
+  /** Every tool called so far in this session, whatever it answered. */
+  called(): ReadonlySet<string>;
   /** Everything the server wrote to stderr (its `tool_call` lines, and the loopback guard's refusals). */
   stderr(): string;
   close(): Promise<void>;
@@ -64,7 +66,8 @@ export async function startMcpServer(gateway: string, apiKey: string): Promise<M
       RUNPOD_API_BASE_URL: gateway,
       RUNPOD_SERVERLESS_API_URL: `${gateway}/v2`,
       RUNPOD_AUTHED_GRAPHQL_URL: `${gateway}/graphql`,
-      RUNPOD_PUBLIC_GRAPHQL_URL: `${gateway}/graphql`,
+      // The server calls its "public" GraphQL without a key; a self-hosted gateway wants one (docs/api.md).
+      RUNPOD_PUBLIC_GRAPHQL_URL: `${gateway}/graphql?api_key=${apiKey}`,
       POSTHOG_API_KEY: '',
       POSTHOG_HOST: 'http://127.0.0.1:9',
     },
@@ -75,7 +78,9 @@ export async function startMcpServer(gateway: string, apiKey: string): Promise<M
   const client = new Client({ name: 'gpucp-e2e', version: '1.0.0' });
   await client.connect(transport);
 
+  const called = new Set<string>();
   const call = async <T>(tool: string, args: Record<string, unknown> = {}): Promise<ToolAnswer<T>> => {
+    called.add(tool);
     // Above the longest hold a tool is asked for here (runsync, get-job-status), below jest's 60 s.
     const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 55_000 });
     const content = result.content as { type: string; text?: string }[];
@@ -90,6 +95,7 @@ export async function startMcpServer(gateway: string, apiKey: string): Promise<M
       return answer.payload;
     },
     toolNames: async () => (await client.listTools()).tools.map((t) => t.name),
+    called: () => called,
     stderr: () => stderr,
     close: () => client.close(),
   };
