@@ -74,6 +74,7 @@ const LONG_FILES = [
   'test/e2e/endpoints.e2e-spec.ts', // one system
   'test/e2e/jobs.e2e-spec.ts', // one system
   'test/e2e/lb-endpoints.e2e-spec.ts', // one system
+  'test/e2e/mcp-server.e2e-spec.ts', // one system and one MCP server, every one of its tools
   'test/e2e/pods-v2.e2e-spec.ts', // one system
   'test/e2e/pods.e2e-spec.ts', // one system
   'test/e2e/rate-limit.e2e-spec.ts', // one system of three gateways

@@ -16,6 +16,8 @@ export interface McpSession {
   /** Calls a tool that must succeed, and returns its payload. */
   ok<T = Record<string, unknown>>(tool: string, args?: Record<string, unknown>): Promise<T>;
   toolNames(): Promise<string[]>;
+  /** Every tool called so far in this session, whatever it answered. */
+  called(): ReadonlySet<string>;
   /** Everything the server wrote to stderr (its `tool_call` lines, and the loopback guard's refusals). */
   stderr(): string;
   close(): Promise<void>;
@@ -76,7 +78,9 @@ export async function startMcpServer(gateway: string, apiKey: string): Promise<M
   const client = new Client({ name: 'gpucp-e2e', version: '1.0.0' });
   await client.connect(transport);
 
+  const called = new Set<string>();
   const call = async <T>(tool: string, args: Record<string, unknown> = {}): Promise<ToolAnswer<T>> => {
+    called.add(tool);
     // Above the longest hold a tool is asked for here (runsync, get-job-status), below jest's 60 s.
     const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 55_000 });
     const content = result.content as { type: string; text?: string }[];
@@ -91,6 +95,7 @@ export async function startMcpServer(gateway: string, apiKey: string): Promise<M
       return answer.payload;
     },
     toolNames: async () => (await client.listTools()).tools.map((t) => t.name),
+    called: () => called,
     stderr: () => stderr,
     close: () => client.close(),
   };

@@ -6,6 +6,7 @@ import type { EndpointV2View, NetworkVolumeView, PodV2List, PodV2View, TemplateV
 import { userWithKey } from '../support/accounts.js';
 import { GATEWAY_ORIGIN, deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { sshPublicKey } from './clusters-fixtures.js';
 import { REFUSED_MARK, startMcpServer, type McpSession } from './mcp-server.e2e-helpers.js';
 import { client, until, type Call } from './pods.e2e-helpers.js';
 
@@ -83,15 +84,8 @@ describe('@runpod/mcp-server against the running system', () => {
   });
 
   it('serves its tools', async () => {
-    expect(await mcp.toolNames()).toEqual(
-      expect.arrayContaining([
-        'create-pod',
-        'pod-action',
-        'create-endpoint',
-        'runsync-endpoint',
-        'create-registry',
-      ]),
-    );
+    // 68 in 4.0.0; the last test checks that this file called every one of them.
+    expect(await mcp.toolNames()).toHaveLength(68);
   });
 
   it('catalog: GPU types, data centers and the public templates', async () => {
@@ -107,6 +101,30 @@ describe('@runpod/mcp-server against the running system', () => {
     });
     expect(templates).toEqual([expect.objectContaining({ id: 'test-echo-worker', public: true })]);
     expect(await mcp.ok('get-template', { id: 'test-echo-worker' })).toMatchObject({ serverless: true });
+  });
+
+  it('catalog by id: a GPU type, a CPU type, a data center; capacity from the fleet', async () => {
+    expect(await mcp.ok('get-gpu-type', { id: 'NVIDIA RTX A4000', include: ['AVAILABILITY'] })).toMatchObject(
+      {
+        id: 'NVIDIA RTX A4000',
+      },
+    );
+    const cpus = await mcp.ok<{ id: string }[]>('list-cpu-types');
+    expect(cpus.map((c) => c.id)).toContain('cpu3c');
+    expect(await mcp.ok('get-cpu-type', { id: 'cpu3c' })).toMatchObject({ id: 'cpu3c' });
+    expect(await mcp.ok('get-data-center', { id: 'EU-RO-1' })).toMatchObject({ id: 'EU-RO-1' });
+    // get-capacity asks the "public" GraphQL for each GPU type's stock; the fleet has free A4000s.
+    const capacity = await mcp.ok<{ items: { id: string; stockStatus: string }[] }>('get-capacity', {
+      gpuTypeIds: ['A4000'],
+    });
+    expect(capacity.items).toEqual([expect.objectContaining({ id: 'NVIDIA RTX A4000' })]);
+    expect(['High', 'Medium', 'Low']).toContain(capacity.items[0].stockStatus);
+  });
+
+  it('SSH keys: replace, then read', async () => {
+    const key = sshPublicKey('agent@mcp');
+    await mcp.ok('update-ssh-keys', { body: { keys: [key] } });
+    expect(await mcp.ok('get-ssh-keys')).toEqual({ keys: [key] });
   });
 
   it('templates: create, list, get, update; a catalog template is read-only', async () => {
@@ -172,6 +190,16 @@ describe('@runpod/mcp-server against the running system', () => {
     await until('EXITED', async () => (await podStatus(id)) === 'EXITED');
     expect(await mcp.ok('pod-action', { id, body: { action: 'start' } })).toMatchObject({ id });
     await until('RUNNING again', async () => (await podStatus(id)) === 'RUNNING');
+    const logs = await mcp.ok<{ items: unknown[]; truncated: boolean }>('stream-pod-logs', {
+      podId: id,
+      maxWaitMs: 500,
+    });
+    expect(logs).toMatchObject({ items: expect.any(Array), truncated: false });
+    // As on RunPod, a change of env or image restarts the pod with them.
+    const image = 'runpod/pytorch:2.8.0-py3.11-cuda12.8.1-cudnn-devel-ubuntu22.04';
+    await mcp.ok('update-pod', { id, body: { env: { EPOCHS: '3', RUN: 'again' }, image } });
+    await until('RUNNING after the update', async () => (await podStatus(id)) === 'RUNNING');
+    expect(await mcp.ok('get-pod', { id })).toMatchObject({ image, env: { EPOCHS: '3', RUN: 'again' } });
     expect(await mcp.ok('delete-pod', { id })).toEqual({ status: 204 });
     expect((await rest<PodV2List>('GET', '/v2/pods')).body.pods).toEqual([]);
   });
@@ -193,8 +221,17 @@ describe('@runpod/mcp-server against the running system', () => {
     const queued = await mcp.ok<{ id: string }>('run-endpoint', { endpointId, input: { n: 2 } });
     const done = await mcp.ok<Json>('get-job-status', { endpointId, jobId: queued.id, wait: 30_000 });
     expect(done).toMatchObject({ id: queued.id, status: 'COMPLETED', output: { n: 2 } });
-    const workers = await mcp.ok<{ workers: Json[] }>('list-endpoint-workers', { id: endpointId });
+    expect(await mcp.ok('stream-job', { endpointId, jobId: queued.id })).toMatchObject({
+      status: 'COMPLETED',
+    });
+    const workers = await mcp.ok<{ workers: { id: string }[] }>('list-endpoint-workers', { id: endpointId });
     expect(workers.workers).toHaveLength(1);
+    const workerLogs = await mcp.ok<{ items: unknown[] }>('stream-worker-logs', {
+      endpointId,
+      workerId: workers.workers[0].id,
+      maxWaitMs: 500,
+    });
+    expect(workerLogs.items).toEqual(expect.any(Array));
     // /health's counts come from the metrics rollups, which trail the commits by the fold's lag (the relayed job
     // events and one fold, about a second; docs/adr/0022): the two completions show once they are folded.
     const health = () => mcp.ok<{ jobs: { completed: number } }>('endpoint-health', { endpointId });
@@ -246,6 +283,92 @@ describe('@runpod/mcp-server against the running system', () => {
     });
   });
 
+  it('an endpoint from an image: its template is made for it', async () => {
+    const created = await mcp.ok<EndpointV2View>('create-endpoint', {
+      body: {
+        name: 'mcp-image',
+        type: 'QUEUE',
+        image: 'gpucp/echo-worker',
+        gpu: { pools: [pool] },
+        workers: { min: 0, max: 0 },
+        scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
+      },
+    });
+    const template = await mcp.ok<TemplateV2View>('get-template', { id: created.templateId });
+    expect(template).toMatchObject({ image: 'gpucp/echo-worker', serverless: true });
+    expect(await mcp.ok('delete-endpoint', { id: created.id })).toEqual({ status: 204 });
+  });
+
+  it('clusters: create, list, get, rename, members, delete', async () => {
+    const created = await mcp.ok<{ id: string }>('create-cluster', {
+      body: {
+        name: 'mcp-train',
+        type: 'TRAINING',
+        image: 'runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04',
+        compute: { gpuTypeId: 'NVIDIA A100-SXM4-80GB', gpuCountPerPod: 1, podCount: 2 },
+      },
+    });
+    const listed = await mcp.ok<unknown>('list-clusters');
+    expect(JSON.stringify(listed)).toContain(created.id);
+    await mcp.ok('update-cluster', { id: created.id, body: { name: 'mcp-train-2' } });
+    const cluster = await mcp.ok<{ name: string; pods: { total: number } }>('get-cluster', {
+      id: created.id,
+    });
+    expect(cluster).toMatchObject({ name: 'mcp-train-2', pods: { total: 2 } });
+    const members = await mcp.ok<{ pods: PodV2View[] }>('list-cluster-pods', { id: created.id });
+    expect(members.pods).toHaveLength(2);
+    // The v2 pod shape on a v2 route: `image` and `gpu`, not v1's `imageName` and `gpuTypeId`.
+    expect(members.pods[0]).toMatchObject({ image: expect.any(String), gpu: expect.anything() });
+    expect(members.pods[0]).not.toHaveProperty('imageName');
+    expect(await mcp.ok('delete-cluster', { id: created.id })).toEqual({ status: 204 });
+  });
+
+  it('billing: every view answers', async () => {
+    const window = { lastN: 2, bucketSize: 'day' };
+    for (const tool of [
+      'list-billing',
+      'list-pod-billing',
+      'list-cluster-billing',
+      'list-serverless-billing',
+      'list-network-volume-billing',
+      'list-endpoint-billing',
+    ]) {
+      expect((await mcp.call(tool, window)).isError).toBe(false);
+    }
+  });
+
+  it('features a self-hosted deployment does not offer: one clear answer, not "no route"', async () => {
+    const rest = [
+      ['list-delegations', {}],
+      ['create-delegation', { body: { resource: 'arn:aws:ecr:us-east-1:123456789012:repository/app' } }],
+      ['revoke-delegation', { id: 'dlg-1' }],
+      ['list-endpoint-releases', { id: endpointId }],
+      ['list-endpoint-builds', { id: endpointId }],
+      ['get-endpoint-build', { id: endpointId, buildId: 'b1' }],
+    ] as const;
+    for (const [tool, args] of rest) {
+      const answer = await mcp.call<{ status: number; detail: string; hint: string }>(tool, args);
+      expect({ tool, ...answer }).toMatchObject({
+        tool,
+        isError: true,
+        payload: { status: 501, detail: expect.stringMatching(/not offered/) },
+      });
+    }
+    const graphql = [
+      ['list-hub-repos', {}],
+      ['deploy-hub-repo', { repo: 'runpod-workers/worker-vllm' }],
+      ['list-public-endpoints', {}],
+    ] as const;
+    for (const [tool, args] of graphql) {
+      const answer = await mcp.call<{ error: string }>(tool, args);
+      expect({ tool, ...answer }).toMatchObject({
+        tool,
+        isError: true,
+        payload: { error: expect.stringMatching(/not offered/) },
+      });
+    }
+  });
+
   it('deletes the endpoints and the template; never reached beyond loopback', async () => {
     for (const id of [endpointId, idleId]) {
       expect(await mcp.ok('delete-endpoint', { id })).toEqual({ status: 204 });
@@ -254,5 +377,10 @@ describe('@runpod/mcp-server against the running system', () => {
     expect(await mcp.ok('delete-template', { id: templateId })).toEqual({ status: 204 });
     expect(mcp.stderr()).toContain('tool_call');
     expect(mcp.stderr()).not.toContain(REFUSED_MARK);
+  });
+
+  it('called every tool the server serves', async () => {
+    const uncalled = (await mcp.toolNames()).filter((name) => !mcp.called().has(name));
+    expect(uncalled).toEqual([]);
   });
 });
