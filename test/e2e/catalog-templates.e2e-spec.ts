@@ -84,6 +84,7 @@ describe('public templates of the catalog', () => {
         env: { FROM_CATALOG: '1', LEVEL: 'template' },
         ports: ['8888/http', '22/tcp'],
         registry: null,
+        mounts: {},
         serverless: false,
         public: true,
         readme: 'a pod template',

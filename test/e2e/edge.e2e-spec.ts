@@ -5,6 +5,7 @@ import { createKey, createUser, revokeKey, userWithKey, type TestKey } from '../
 import { ROOT } from '../support/paths.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { postLarge } from './jobs.e2e-helpers.js';
 
 interface Reply {
   status: number;
@@ -199,6 +200,16 @@ describe('the edge', () => {
       );
     });
 
+    it('a value of the wrong kind → one error for its field, not one per range check too', async () => {
+      const reply = await call('POST', '/v1/pods', {
+        auth: bearer(alice),
+        body: JSON.stringify({ name: 'p', imageName: 'alpine:3', gpuTypeIds: ['NVIDIA A40'], gpuCount: 'two' }),
+      });
+      expectProblem(reply, 422);
+      expect(reply.body.errors).toEqual(['gpuCount must be an integer number']);
+      expect(reply.body.message).toBe('the request failed validation: gpuCount must be an integer number');
+    });
+
     it('an empty body sent as JSON is no body: 422 naming the missing fields, not a parse error', async () => {
       const reply = await call('POST', '/v1/containerregistryauth', { auth: bearer(alice), body: '' });
       expectProblem(reply, 422);
@@ -219,6 +230,25 @@ describe('the edge', () => {
         404,
         /no route GET \/v1\/nothing-here/,
       );
+    });
+
+    it("a body over its route's limit → 413 naming the limit and what was received", async () => {
+      const reply = await postLarge(
+        `${system.url('gateway')}/v2/any-endpoint/run`,
+        bearer(alice),
+        JSON.stringify({ input: 'z'.repeat(12 * 1024 * 1024) }),
+      );
+      expect(reply.status).toBe(413);
+      expect(reply.contentType).toMatch(/^application\/problem\+json/);
+      expect(reply.body).toMatchObject({
+        detail: "request body is larger than this route's limit of 10 MB (10485760 bytes): received 12 MB",
+      });
+    });
+
+    it('the root redirects to the console, with no key', async () => {
+      const response = await fetch(`${system.url('gateway')}/`, { redirect: 'manual' });
+      expect(response.status).toBe(302);
+      expect(response.headers.get('location')).toBe('/console/');
     });
 
     it('every response carries a correlation id, taken from the request when given', async () => {

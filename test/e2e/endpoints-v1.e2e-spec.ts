@@ -163,7 +163,11 @@ describe('serverless endpoints, REST v1', () => {
     expect(withWorker.workers![0]).toMatchObject({ id: expect.any(String), imageName: template.imageName });
     expect(withWorker.template).toMatchObject({ id: template.id });
 
-    expectV1Error(await alice('DELETE', `/v1/endpoints/${id}`), 409, /workers/);
+    expectV1Error(
+      await alice('DELETE', `/v1/endpoints/${id}`),
+      409,
+      /workersMin 1 and workersMax 1: set both to 0 with PATCH \/v1\/endpoints\/\w+ \{"workersMin": 0, "workersMax": 0\}/,
+    );
     expectV1Error(await bob('DELETE', `/v1/endpoints/${id}`), 403);
     const zero = await alice('PATCH', `/v1/endpoints/${id}`, { workersMin: 0, workersMax: 0 });
     expect(zero.status).toBe(200);

@@ -147,4 +147,35 @@ describe('registry credentials on v2 and GraphQL', () => {
     expect(deleted.body).toEqual({ data: { deleteRegistryAuth: null } });
     expect((await alice('GET', '/v2/registries')).body).toEqual({ registries: [] });
   });
+
+  it('RunPod routes not offered here answer 501 problem+json naming the feature and why, never `no route`', async () => {
+    const credential = await alice<Credential>('POST', '/v2/registries', {
+      name: 'd',
+      username: 'u',
+      password: 'p',
+    });
+    // The MCP server's tools list-delegations, create-delegation, revoke-delegation, list-endpoint-releases,
+    // list-endpoint-builds and get-endpoint-build (with its logs).
+    const routes: [string, string, string][] = [
+      ['GET', '/v2/registries/delegations', 'ECR delegations'],
+      ['POST', '/v2/registries/delegations', 'ECR delegations'],
+      ['DELETE', '/v2/registries/delegations/d1', 'ECR delegations'],
+      ['GET', '/v2/serverless/e1/releases', 'endpoint releases'],
+      ['GET', '/v2/serverless/e1/builds', 'GitHub builds'],
+      ['GET', '/v2/serverless/e1/builds/b1', 'GitHub builds'],
+      ['GET', '/v2/serverless/e1/builds/b1/logs', 'GitHub builds'],
+    ];
+    for (const [method, path, feature] of routes) {
+      const reply = await alice(method, path, method === 'POST' ? { name: 'x' } : undefined);
+      expectProblem(reply, 501, new RegExp(`^${feature} are not offered by a self-hosted deployment: .+`));
+      expect(reply.body).toMatchObject({
+        type: 'urn:gpucp:problem:not-offered-self-hosted',
+        title: 'Not offered by a self-hosted deployment',
+      });
+      // Authenticated like every route: no key, 401 before anything else.
+      expect((await fetch(`${system.url('gateway')}${path}`, { method })).status).toBe(401);
+    }
+    // `delegations` is not read as a registry id, and the registry routes keep answering.
+    expect((await alice('GET', `/v2/registries/${credential.body.id}`)).body).toEqual(credential.body);
+  });
 });

@@ -157,7 +157,13 @@ describe('serverless endpoints, management API v2', () => {
 
   it('deletes (204) only once workers.min and workers.max are 0 (409 before), as GraphQL does', async () => {
     const { id } = await create('to-delete');
-    expectProblem(await alice('DELETE', `/v2/serverless/${id}`), 409, /workers/);
+    // In v2's fields, with the v2 route that fixes it (GraphQL's deleteEndpoint keeps saveEndpoint's words).
+    const refused = await alice('DELETE', `/v2/serverless/${id}`);
+    expectProblem(refused, 409);
+    expect(refused.body.detail).toBe(
+      `endpoint ${id} has workers.min 0 and workers.max 2: set both to 0 with PATCH /v2/serverless/${id} ` +
+        '{"workers": {"min": 0, "max": 0}} before deleting it',
+    );
     expect((await alice('PATCH', `/v2/serverless/${id}`, { workers: { min: 0, max: 0 } })).status).toBe(200);
     expectProblem(await bob('DELETE', `/v2/serverless/${id}`), 403);
     const deleted = await alice('DELETE', `/v2/serverless/${id}`);

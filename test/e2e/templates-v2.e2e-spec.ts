@@ -88,6 +88,7 @@ describe('templates on v2 and GraphQL', () => {
       env: { EPOCHS: '3', HF_TOKEN: '********' },
       ports: ['8888/http'],
       registry: registry.id,
+      mounts: {},
       serverless: false,
       public: false,
       readme: '',
@@ -242,6 +243,33 @@ describe('templates on v2 and GraphQL', () => {
     const left = await alice<{ templates: TemplateV2View[] }>('GET', '/v2/templates');
     expect(left.body.templates.map((t) => t.id)).not.toContain(template.id);
   });
+  it('carry a pod volume: saveTemplate volumeInGb, v2 mounts.persistent; a pod from one gets it', async () => {
+    const saved = await aliceGql<{
+      saveTemplate: { id: string; volumeInGb: number; volumeMountPath: string };
+    }>(
+      'mutation { saveTemplate(input: { name: "vol", imageName: "img:1", volumeInGb: 5 }) { id volumeInGb volumeMountPath } }',
+    );
+    expect(saved.body.data!.saveTemplate).toMatchObject({ volumeInGb: 5, volumeMountPath: '/workspace' });
+    const { id } = saved.body.data!.saveTemplate;
+    const read = await alice<TemplateV2View>('GET', `/v2/templates/${id}`);
+    expect(read.body.mounts).toEqual({ persistent: { size: 5, path: '/workspace' } });
+    const v2 = await alice<TemplateV2View>('POST', '/v2/templates', {
+      ...{ name: 'vol-v2', image: 'img:1', mounts: { persistent: { size: 20, path: '/data' } } },
+    });
+    expect(v2.body.mounts).toEqual({ persistent: { size: 20, path: '/data' } });
+    const v1 = await alice<TemplateView>('GET', `/v1/templates/${v2.body.id}`);
+    expect(v1.body).toMatchObject({ volumeInGb: 20, volumeMountPath: '/data' });
+    const network = { name: 'n', image: 'i', mounts: { network: [{ volumeId: 'v', path: '/n' }] } };
+    expectProblem(await alice('POST', '/v2/templates', network), 422);
+    const pod = await alice<PodView>('POST', '/v1/pods', {
+      name: 'p',
+      templateId: id,
+      gpuTypeId: 'NVIDIA A40',
+    });
+    expect(pod.body).toMatchObject({ volumeMountPath: '/workspace' });
+    expect((await alice('DELETE', `/v1/pods/${pod.body.id}`)).status).toBe(204);
+  });
+
   it('PATCH with the env as read (secrets masked) keeps the secrets; a new value replaces one', async () => {
     const created = await alice<TemplateV2View>('POST', '/v2/templates', {
       name: 'masked-roundtrip',

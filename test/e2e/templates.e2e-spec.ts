@@ -57,6 +57,7 @@ describe('templates', () => {
       env: { EPOCHS: '3', WANDB_API_KEY: '********' },
       ports: ['8888/http', '22/tcp'],
       containerDiskInGb: 40,
+      volumeInGb: 0,
       volumeMountPath: '/workspace',
       isServerless: false,
       containerRegistryAuthId: null,

@@ -21,6 +21,7 @@ function template(id: string, isServerless: boolean): TemplateView {
     env: {},
     ports: [],
     containerDiskInGb: 20,
+    volumeInGb: 0,
     volumeMountPath: null,
     isServerless,
     containerRegistryAuthId: null,

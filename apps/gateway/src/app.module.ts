@@ -16,6 +16,7 @@ import { GatewayGraphqlModule } from './graphql/graphql.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { LbModule } from './lb/lb.module.js';
 import { NetworkVolumesModule } from './network-volumes/network-volumes.module.js';
+import { NotOfferedModule } from './not-offered/not-offered.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { PodsModule } from './pods/pods.module.js';
@@ -38,6 +39,8 @@ export class AppModule {
         }),
         AccountsModule,
         RateLimitModule,
+        // Before the modules whose parametrised routes share its paths (`/v2/registries/:registryId`).
+        NotOfferedModule,
         RegistryAuthModule,
         ClustersModule,
         CatalogModule,

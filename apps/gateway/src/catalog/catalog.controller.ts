@@ -14,6 +14,13 @@ import { toTemplateV2View } from '../templates/template-v2.mapper.js';
 import { CatalogService } from './catalog.service.js';
 
 /**
+ * RunPod's `include=AVAILABILITY` (with `product`, `vcpuCount`) or `GPU_AVAILABILITY`/`CPU_AVAILABILITY` asks for
+ * availability, which the catalog here always carries (it is live and cheap): accepted and ignored, as the lists
+ * take them, so the MCP server's calls with them are answered.
+ */
+const AVAILABILITY_ALWAYS = 'accepted for compatibility: availability is always included';
+
+/**
  * `/v2/catalog`: GPU types (with maxCount), CPU types and data centers, each with live availability, and the
  * public templates anyone may start from.
  */
@@ -48,6 +55,15 @@ export class CatalogController {
     return this.catalog.cpuTypes(actor);
   }
 
+  @Get('cpus/:cpuTypeId')
+  @TextQuery('include', AVAILABILITY_ALWAYS)
+  @TextQuery('product', AVAILABILITY_ALWAYS)
+  @TextQuery('vcpuCount', AVAILABILITY_ALWAYS)
+  @Operation('Get a CPU type', { returns: 'CpuTypeView', description: 'The entry of the list with this id.' })
+  cpu(@Param('cpuTypeId') id: string, @CurrentActor() actor: Actor): Promise<CpuTypeView> {
+    return this.catalog.cpuType(id, actor);
+  }
+
   @Get('datacenters')
   @Operation('List the data centers', {
     returns: 'DataCenterView',
@@ -56,6 +72,17 @@ export class CatalogController {
   })
   dataCenters(@CurrentActor() actor: Actor): Promise<DataCenterView[]> {
     return this.catalog.dataCenters(actor);
+  }
+
+  @Get('datacenters/:dataCenterId')
+  @TextQuery('include', AVAILABILITY_ALWAYS)
+  @Operation('Get a data center', {
+    returns: 'DataCenterView',
+    description:
+      'The entry of the list with this id (`EU-RO-1`): region and availability per GPU and CPU type.',
+  })
+  dataCenter(@Param('dataCenterId') id: string, @CurrentActor() actor: Actor): Promise<DataCenterView> {
+    return this.catalog.dataCenter(id, actor);
   }
 
   @Get('templates')

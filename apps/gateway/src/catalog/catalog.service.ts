@@ -36,8 +36,22 @@ export class CatalogService {
     return this.queries.query(Subjects.catalog.cpuTypes, {}, actor);
   }
 
+  /** One CPU type by id (`GET /v2/catalog/cpus/{id}`, the MCP server's `get-cpu-type`); 404 if none. */
+  async cpuType(id: string, actor: Actor): Promise<CpuTypeView> {
+    const cpu = (await this.cpuTypes(actor)).find((c) => c.id === id);
+    if (!cpu) throw DomainError.notFound('CPU type', id);
+    return cpu;
+  }
+
   dataCenters(actor: Actor): Promise<DataCenterView[]> {
     return this.queries.query(Subjects.catalog.dataCenters, {}, actor);
+  }
+
+  /** One data center by id (`GET /v2/catalog/datacenters/{id}`, the MCP server's `get-data-center`); 404 if none. */
+  async dataCenter(id: string, actor: Actor): Promise<DataCenterView> {
+    const dataCenter = (await this.dataCenters(actor)).find((d) => d.id === id);
+    if (!dataCenter) throw DomainError.notFound('data center', id);
+    return dataCenter;
   }
 
   /** One slice of the public templates (`?source=`, RunPod's default `official`); another value is 422. */

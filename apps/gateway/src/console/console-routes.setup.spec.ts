@@ -57,6 +57,10 @@ describe('the console routes', () => {
     const bare = await app.inject({ method: 'GET', url: '/console' });
     expect(bare.statusCode).toBe(302);
     expect(bare.headers.location).toBe('/console/');
+    // The gateway's root, where a browser pointed at the base URL lands, is the console too.
+    const root = await app.inject({ method: 'GET', url: '/' });
+    expect(root.statusCode).toBe(302);
+    expect(root.headers.location).toBe('/console/');
     const deep = await app.inject({ method: 'GET', url: '/console/pods/abc?x=1' });
     expect(deep.statusCode).toBe(200);
     expect(deep.body).toContain('<!doctype html>');

@@ -76,7 +76,7 @@ export function loadConsoleFiles(dir: string): Map<string, ConsoleFile> {
 }
 
 /**
- * Serves the web console (built by `npm run build` into dist/console) at /console, from memory, under
+ * Serves the web console (built by `npm run build` into dist/console) at /console (`/` redirects there), from memory, under
  * CONSOLE_SECURITY_HEADERS. Plain Fastify routes (no key: the page asks for one and sends it to the API
  * itself). A path that is no file answers index.html (the console's own routes live after `#`, so this only
  * keeps a reload of a mistyped address on the page). Without a build, /console says how to make one.
@@ -114,9 +114,12 @@ export function configureConsoleRoutes(app: NestFastifyApplication, dir: string)
     }
     void reply.header('cache-control', 'no-cache').type(index.type).send(index.body);
   };
-  fastify.get(CONSOLE_PATH, (_request, reply) => {
-    void reply.redirect(`${CONSOLE_PATH}/`, 302);
-  });
+  // The gateway's root has no API of its own: a browser pointed at the base URL lands on the console.
+  for (const path of ['/', CONSOLE_PATH]) {
+    fastify.get(path, (_request, reply) => {
+      void reply.redirect(`${CONSOLE_PATH}/`, 302);
+    });
+  }
   fastify.get(`${CONSOLE_PATH}/`, serve);
   fastify.get(`${CONSOLE_PATH}/*`, serve);
 }

@@ -2,7 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { toGraphQLError } from './graphql-errors.js';
 import { PROBLEM_CONTENT_TYPE, problemBodyFor } from './problem.js';
-import { toProblem } from './to-problem.js';
+import { toProblem, type RequestFacts } from './to-problem.js';
 
 /**
  * Every error of every REST route leaves as `application/problem+json`. A resolver's error is rethrown as a
@@ -20,7 +20,7 @@ export class ProblemFilter implements ExceptionFilter {
 }
 
 export function sendProblem(reply: FastifyReply, error: unknown, logger: Logger): void {
-  const mapped = toProblem(error);
+  const mapped = toProblem(error, requestFacts(reply.request));
   if (mapped.errorId) logger.error({ errorId: mapped.errorId, err: error }, 'unexpected error');
   if (reply.sent) return;
   for (const [name, value] of Object.entries(mapped.headers ?? {})) void reply.header(name, value);
@@ -28,6 +28,15 @@ export function sendProblem(reply: FastifyReply, error: unknown, logger: Logger)
     .status(mapped.problem.status)
     .header('content-type', PROBLEM_CONTENT_TYPE)
     .send(problemBodyFor(reply.request.url, mapped.problem));
+}
+
+/** The request's body limit (its route's) and declared length, for a 413 that names both. */
+function requestFacts(request: FastifyRequest | undefined): RequestFacts {
+  const length = Number(request?.headers['content-length']);
+  return {
+    bodyLimit: request?.routeOptions?.bodyLimit,
+    ...(Number.isSafeInteger(length) && length >= 0 ? { contentLength: length } : {}),
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestException, NotFoundException } from '@nestjs/common';
+import { BadRequestException, HttpException, NotFoundException } from '@nestjs/common';
 import { ALL_ERROR_CODES, DomainError, ErrorCode } from '@app/contracts';
 import { httpStatusFor } from './http-status.js';
 import { problemBodyFor } from './problem.js';
@@ -44,6 +44,18 @@ describe('toProblem', () => {
       statusCode: 413,
     });
     expect(toProblem(large).problem.status).toBe(413);
+    // The route's limit, and what came when the request says: a client learns what to send instead.
+    expect(
+      toProblem(large, { bodyLimit: 10 * 1024 * 1024, contentLength: 12 * 1024 * 1024 }).problem.detail,
+    ).toBe("request body is larger than this route's limit of 10 MB (10485760 bytes): received 12 MB");
+    // As Nest's Fastify adapter hands it over: an HttpException with Fastify's error as its cause.
+    const wrapped = new HttpException(large.message, 413, { cause: large });
+    expect(toProblem(wrapped, { bodyLimit: 10 * 1024 * 1024 }).problem.detail).toBe(
+      "request body is larger than this route's limit of 10 MB (10485760 bytes)",
+    );
+    expect(toProblem(large, { bodyLimit: 64 * 1024 }).problem.detail).toBe(
+      "request body is larger than this route's limit of 64 KB (65536 bytes)",
+    );
   });
 
   it('passes other HTTP exceptions through with their status', () => {
@@ -51,6 +63,17 @@ describe('toProblem', () => {
       title: 'Bad Request',
       status: 400,
       detail: 'nope',
+    });
+  });
+
+  it('types the 501 of a feature not offered, so a client needs not parse its detail', () => {
+    expect(
+      toProblem(new DomainError(ErrorCode.NotAvailable, 'ECR delegations are not offered')).problem,
+    ).toEqual({
+      type: 'urn:gpucp:problem:not-offered-self-hosted',
+      title: 'Not offered by a self-hosted deployment',
+      status: 501,
+      detail: 'ECR delegations are not offered',
     });
   });
 

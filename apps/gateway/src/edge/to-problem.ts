@@ -1,9 +1,9 @@
 import { HttpException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DomainError } from '@app/contracts';
+import { DomainError, ErrorCode } from '@app/contracts';
 import { isDatabaseUnavailable } from '@app/database';
 import { httpStatusFor } from './http-status.js';
-import { problem, type Problem } from './problem.js';
+import { NOT_OFFERED_TITLE, NOT_OFFERED_TYPE, problem, type Problem } from './problem.js';
 
 export interface MappedError {
   problem: Problem;
@@ -21,18 +21,53 @@ interface FastifyError {
 
 const DATABASE_RETRY_AFTER_SECONDS = 5;
 
+/** What the request itself tells of an error: its route's body limit and its Content-Length, in bytes. */
+export interface RequestFacts {
+  bodyLimit?: number;
+  contentLength?: number;
+}
+
+/** Bytes as a person reads them: `10 MB`, `12.5 MB`, `64 KB`, `900 bytes`. */
+export function formatBytes(bytes: number): string {
+  const units: [number, string][] = [
+    [1024 * 1024, 'MB'],
+    [1024, 'KB'],
+  ];
+  for (const [size, unit] of units) {
+    if (bytes >= size) return `${Math.round((bytes / size) * 10) / 10} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/** The 413 of a body over its route's limit, naming the limit and what was received when the request says. */
+function bodyTooLarge({ bodyLimit, contentLength }: RequestFacts): string {
+  if (bodyLimit === undefined) return 'request body is larger than this route accepts';
+  const received = contentLength !== undefined ? `: received ${formatBytes(contentLength)}` : '';
+  return `request body is larger than this route's limit of ${formatBytes(bodyLimit)} (${bodyLimit} bytes)${received}`;
+}
+
 /** Turns anything thrown while serving a request into the interface's problem body. Never leaks a stack. */
-export function toProblem(error: unknown): MappedError {
+export function toProblem(error: unknown, request: RequestFacts = {}): MappedError {
   if (error instanceof DomainError) {
+    if (error.code === ErrorCode.NotAvailable) {
+      // The one code of a feature the deployment does not offer: typed, so a client needs not parse the detail.
+      return {
+        problem: { type: NOT_OFFERED_TYPE, ...problem(501, error.message), title: NOT_OFFERED_TITLE },
+      };
+    }
     return { problem: problem(httpStatusFor(error.code), error.message, error.errors) };
   }
-  const fastify = error as FastifyError;
+  // Nest's Fastify adapter hands Fastify's own 4xx errors (a body too large...) over as an HttpException
+  // with the original as its cause: the code is read there.
+  const fastify = (
+    error instanceof HttpException && error.cause instanceof Error ? error.cause : error
+  ) as FastifyError;
   switch (fastify?.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { problem: problem(400, `malformed JSON body: ${fastify.message}`) };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { problem: problem(413, 'request body is larger than this route accepts') };
+      return { problem: problem(413, bodyTooLarge(request)) };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { problem: problem(415, 'unsupported Content-Type: send application/json') };
     default:

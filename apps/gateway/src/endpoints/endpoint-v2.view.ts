@@ -2,6 +2,7 @@ import {
   DomainError,
   ErrorCode,
   type CreateEndpointV2Dto,
+  type CreateTemplateDto,
   type EndpointV2View,
   type EndpointView,
   type SaveEndpointCommand,
@@ -38,6 +39,52 @@ export function toEndpointV2View({ view, aiKey }: EndpointDetails): EndpointV2Vi
   };
 }
 
+/** What only a create from `image` takes: the container settings of the template made for the endpoint. */
+const IMAGE_FIELDS = ['image', 'args', 'disk', 'ports', 'registry'] as const;
+
+/**
+ * The serverless template a v2 create from `image` makes for its endpoint (RunPod's REST creates an endpoint from an
+ * image as well as from a template), named after the endpoint (`<name>__template__<suffix>`: names are unique per
+ * owner, endpoints' are not); null for a create from `templateId`. 422 in v2's names when the body has neither,
+ * or both (a template's settings are changed on the template: PATCH /v2/templates/{id}).
+ */
+export function toTemplateFromImageV2(dto: CreateEndpointV2Dto, suffix: string): CreateTemplateDto | null {
+  const given = IMAGE_FIELDS.filter((field) => dto[field] !== undefined);
+  const errors: string[] = [];
+  if (dto.templateId !== undefined && given.length) {
+    errors.push(
+      `${given.join(', ')}: not with templateId, whose template gives the container ` +
+        '(change it with PATCH /v2/templates/{id}); or send image without templateId',
+    );
+  } else if (dto.templateId === undefined && dto.image === undefined) {
+    errors.push(
+      given.length
+        ? `image is required with ${given.join(', ')} (or send templateId instead)`
+        : "templateId or image is required: the workers' container comes from a serverless template or an image",
+    );
+  }
+  if (errors.length)
+    {throw new DomainError(ErrorCode.ValidationFailed, 'the endpoint failed validation', errors);}
+  if (dto.image === undefined) return null;
+  return {
+    name: `${dto.name.slice(0, 160)}__template__${suffix}`,
+    imageName: dto.image,
+    isServerless: true,
+    ...(dto.args !== undefined ? { dockerArgs: dto.args } : {}),
+    ...(dto.disk !== undefined ? { containerDiskInGb: dto.disk } : {}),
+    ...(dto.ports !== undefined ? { ports: dto.ports } : {}),
+    ...(dto.registry !== undefined ? { containerRegistryAuthId: dto.registry } : {}),
+  };
+}
+
+/** Why DELETE /v2/serverless/{id} is refused while workers may run, in v2's fields and the route that fixes it. */
+export function deleteRefusalV2(view: EndpointView): string {
+  return (
+    `endpoint ${view.id} has workers.min ${view.workersMin} and workers.max ${view.workersMax}: set both to 0 ` +
+    `with PATCH /v2/serverless/${view.id} {"workers": {"min": 0, "max": 0}} before deleting it`
+  );
+}
+
 /** The endpoint's allowed CUDA versions (stored comma-separated) as the list v1 and v2 show. */
 export function cudaVersionList(view: EndpointView): string[] {
   return (view.allowedCudaVersions ?? '')
@@ -47,8 +94,9 @@ export function cudaVersionList(view: EndpointView): string[] {
 }
 
 /**
- * The save command of a v2 create (`current` null: the DTO has name, template and GPU pools) or update (absent
- * fields keep `current`'s values, as the command needs those three every time). 422 when `scaling` lacks the
+ * The save command of a v2 create (`current` null: the DTO has name and GPU pools, and the template unless it is
+ * made from `image`, then set by the caller) or update (absent fields keep `current`'s values, as the command
+ * needs those three every time). 422 when `scaling` lacks the
  * value its type names, or workers.min would exceed workers.max.
  */
 export function toSaveCommandV2(

@@ -6,6 +6,7 @@ import { CatalogModule } from '../catalog/catalog.module.js';
 import { NetworkVolumesModule } from '../network-volumes/network-volumes.module.js';
 import { PodsModule } from '../pods/pods.module.js';
 import { TemplatesModule } from '../templates/templates.module.js';
+import { EndpointFromImageService } from './endpoint-from-image.service.js';
 import { EndpointsService } from './endpoints.service.js';
 import { EndpointsV1Controller } from './endpoints-v1.controller.js';
 import { EndpointsV1Service } from './endpoints-v1.service.js';
@@ -22,7 +23,7 @@ import { ServerlessV2Controller } from './serverless-v2.controller.js';
     JobsModule,
   ],
   controllers: [ServerlessV2Controller, EndpointsV1Controller],
-  providers: [EndpointsService, EndpointsV1Service],
+  providers: [EndpointsService, EndpointsV1Service, EndpointFromImageService],
   exports: [EndpointsService],
 })
 export class EndpointsModule {}

@@ -140,11 +140,21 @@ export class EndpointsService {
   /**
    * Deletes the endpoint (workersMin and workersMax must be 0), then revokes its workers' key. The endpoint is
    * asked for first, so an unknown or another user's id answers 404/403 without recording a command that can
-   * only fail (as get, update and the workers' list do).
+   * only fail (as get, update and the workers' list do). The owner's refusal while workers may run speaks
+   * GraphQL's fields; `refusal`, when given, says it again in the caller's own (v1, v2), from the endpoint as it
+   * is then.
    */
-  async delete(id: string, actor: Actor): Promise<void> {
+  async delete(id: string, actor: Actor, refusal?: (view: EndpointView) => string): Promise<void> {
     await this.queries.query(Subjects.endpoint.get, { id }, actor);
-    await this.commands.execute(Subjects.endpoint.delete, { id }, actor);
+    try {
+      await this.commands.execute(Subjects.endpoint.delete, { id }, actor);
+    } catch (error) {
+      if (!refusal || !(error instanceof DomainError) || error.code !== ErrorCode.InvalidState) throw error;
+      throw new DomainError(
+        ErrorCode.InvalidState,
+        refusal(await this.queries.query(Subjects.endpoint.get, { id }, actor)),
+      );
+    }
     await this.accounts.revokeWorkerKeys(id);
   }
 

@@ -11,6 +11,7 @@ import {
   type StreamableFile,
 } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { randomBytes } from 'node:crypto';
 import {
   CreateEndpointV2Dto,
   METRICS_WINDOW_NAMES,
@@ -28,7 +29,13 @@ import { Auth, actorOf, CurrentActor, CurrentPrincipal } from '../auth/auth.deco
 import { LogRequestOf, LogRoute, type LogRequest } from '../logs/log-route.decorator.js';
 import { PodLogsService } from '../logs/pod-logs.service.js';
 import { Operation, SPEND_LIMIT_REFUSAL, TextQuery } from '../openapi/openapi.decorators.js';
-import { toEndpointV2View, toSaveCommandV2 } from './endpoint-v2.view.js';
+import { EndpointFromImageService } from './endpoint-from-image.service.js';
+import {
+  deleteRefusalV2,
+  toEndpointV2View,
+  toSaveCommandV2,
+  toTemplateFromImageV2,
+} from './endpoint-v2.view.js';
 import { EndpointsService } from './endpoints.service.js';
 import { metricsWindow } from './metrics-window.js';
 
@@ -42,6 +49,7 @@ import { metricsWindow } from './metrics-window.js';
 export class ServerlessV2Controller {
   constructor(
     private readonly endpoints: EndpointsService,
+    private readonly fromImage: EndpointFromImageService,
     private readonly logs: PodLogsService,
   ) {}
 
@@ -49,13 +57,25 @@ export class ServerlessV2Controller {
   @HttpCode(201)
   @Operation('Create a serverless endpoint', {
     returns: 'EndpointV2View',
+    description:
+      'From a serverless template (`templateId`) or from `image` (with `args`, `disk`, `ports`, `registry`): ' +
+      'then a serverless template named `<name>__template__<suffix>` is made for the endpoint (and deleted ' +
+      'again if the endpoint is refused).',
     errors: {
       402: `workers.min above 0: ${SPEND_LIMIT_REFUSAL}`,
-      404: 'templateId or the network volume names nothing of yours',
+      404: 'templateId, registry or the network volume names nothing of yours',
+      422: 'neither templateId nor image, or both',
     },
   })
   async create(@Body() dto: CreateEndpointV2Dto, @CurrentActor() actor: Actor): Promise<EndpointV2View> {
-    return toEndpointV2View(await this.endpoints.save(toSaveCommandV2(dto, null), actor));
+    // Everything the gateway checks is checked before a template is made for an image.
+    const command = toSaveCommandV2(dto, null);
+    const template = toTemplateFromImageV2(dto, randomBytes(4).toString('hex'));
+    return toEndpointV2View(
+      template
+        ? await this.fromImage.create(template, command, actor)
+        : await this.endpoints.save(command, actor),
+    );
   }
 
   @Get()
@@ -101,7 +121,7 @@ export class ServerlessV2Controller {
     errors: { 409: 'workers.min or workers.max is not 0 (set both to 0 first)' },
   })
   delete(@Param('endpointId') endpointId: string, @CurrentActor() actor: Actor): Promise<void> {
-    return this.endpoints.delete(endpointId, actor);
+    return this.endpoints.delete(endpointId, actor, deleteRefusalV2);
   }
 
   @Get(':endpointId/workers')

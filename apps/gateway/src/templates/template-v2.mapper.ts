@@ -37,6 +37,9 @@ function fromFieldsV2(
     ...(dto.disk != null ? { containerDiskInGb: dto.disk } : {}),
     ...(dto.env != null ? { env: dto.env } : {}),
     ...(dto.ports != null ? { ports: dto.ports } : {}),
+    ...(dto.mounts?.persistent
+      ? { volumeInGb: dto.mounts.persistent.size, volumeMountPath: dto.mounts.persistent.path }
+      : {}),
     ...(dto.serverless != null ? { isServerless: dto.serverless } : {}),
     ...(dto.readme != null ? { readme: dto.readme } : {}),
   };
@@ -52,6 +55,9 @@ export function toTemplateV2View(view: TemplateView): TemplateV2View {
     env: view.env,
     ports: view.ports,
     registry: view.containerRegistryAuthId,
+    mounts: view.volumeInGb
+      ? { persistent: { size: view.volumeInGb, path: view.volumeMountPath ?? '/workspace' } }
+      : {},
     serverless: view.isServerless,
     public: view.isPublic,
     readme: view.readme,

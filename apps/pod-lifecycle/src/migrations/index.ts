@@ -7,6 +7,7 @@ import { DeletedClusters1795484944203 } from './1795484944203-deleted-clusters.j
 import { WorkerPodsIndex1795492485229 } from './1795492485229-worker-pods-index.js';
 import { SpendLimits1795492897773 } from './1795492897773-spend-limits.js';
 import { OutboxJsonPayload1795927924450 } from './1795927924450-outbox-json-payload.js';
+import { TemplateVolume1795930000000 } from './1795930000000-template-volume.js';
 
 export const MIGRATIONS = [
   Initial1795237945357,
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   WorkerPodsIndex1795492485229,
   SpendLimits1795492897773,
   OutboxJsonPayload1795927924450,
+  TemplateVolume1795930000000,
 ];

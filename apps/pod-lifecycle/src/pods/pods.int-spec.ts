@@ -56,6 +56,34 @@ describe('creating a pod', () => {
       await pods.refusal(() => createPod('no-template', { templateId: 'no-such-template' })),
     ).toMatchObject({ wrote: [], code: ErrorCode.NotFound });
   });
+
+  it("gives a pod its template's pod volume unless its request asks for storage of its own", async () => {
+    const template = await app.createTemplate('with-volume', { volumeInGb: 25 });
+    expect(template).toMatchObject({ volumeInGb: 25, volumeMountPath: '/workspace' });
+    const mounts = async (podId: string) =>
+      (
+        await pods.dataSource.query<{ mounts: unknown; volume_mount_path: string | null }[]>(
+          'SELECT mounts, volume_mount_path FROM pod_lifecycle.pods WHERE id = $1',
+          [podId],
+        )
+      )[0];
+    const plain = await createPod('from-template', { templateId: template.id });
+    expect(plain.volumeMountPath).toBe('/workspace');
+    expect(await mounts(plain.id)).toEqual({
+      mounts: { persistent: { size: 25, path: '/workspace' } },
+      volume_mount_path: '/workspace',
+    });
+    const elsewhere = await createPod('elsewhere', { templateId: template.id, volumeMountPath: '/data' });
+    expect((await mounts(elsewhere.id)).mounts).toEqual({ persistent: { size: 25, path: '/data' } });
+    const own = await createPod('own', {
+      templateId: template.id,
+      mounts: { persistent: { size: 10, path: '/own' } },
+    });
+    expect((await mounts(own.id)).mounts).toEqual({ persistent: { size: 10, path: '/own' } });
+    // A template without a volume gives none.
+    const bare = await createPod('bare', { templateId: (await app.createTemplate('bare')).id });
+    expect(await mounts(bare.id)).toEqual({ mounts: null, volume_mount_path: null });
+  });
 });
 
 describe('a pod through its life', () => {

@@ -30,6 +30,10 @@ export class TemplateEntity {
   @Column({ name: 'container_disk_gb', type: 'int' })
   containerDiskGb: number;
 
+  /** Host-local persistent storage of the pods made from it, GB (RunPod's `volumeInGb`); 0 for none. */
+  @Column({ name: 'volume_gb', type: 'int', default: 0 })
+  volumeGb: number;
+
   @Column({ name: 'volume_mount_path', type: 'text', nullable: true })
   volumeMountPath: string | null;
 

@@ -10,6 +10,7 @@ export function toTemplateView(entity: TemplateEntity): TemplateView {
     env: maskEnv(entity.env),
     ports: entity.ports,
     containerDiskInGb: entity.containerDiskGb,
+    volumeInGb: entity.volumeGb,
     volumeMountPath: entity.volumeMountPath,
     isServerless: entity.isServerless,
     containerRegistryAuthId: entity.registryAuthId,

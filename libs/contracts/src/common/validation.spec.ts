@@ -36,6 +36,13 @@ describe('validatePlain', () => {
     expect(result.value).toEqual({ name: 'a', limits: { count: 2 } });
   });
 
+  it('says only the kind of a value of the wrong kind, not the range checks it fails with it', () => {
+    expect(errorsOf({ name: 'a', limits: { count: 'two' } })).toEqual([
+      'limits.count must be an integer number',
+    ]);
+    expect(errorsOf({ name: 'a', limits: { count: 0 } })).toEqual(['limits.count must not be less than 1']);
+  });
+
   it('rejects an unknown property and names it', () => {
     const errors = errorsOf({ name: 'a', colour: 'blue' });
     expect(errors).toHaveLength(1);

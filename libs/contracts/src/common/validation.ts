@@ -9,12 +9,24 @@ cacheValidationMetadata();
 /** A class whose instances are T (a payload or DTO class). */
 export type Class<T> = new (...args: never[]) => T;
 
+/** class-validator's checks of a value's kind, which every other check of the same property presumes. */
+const KIND_CHECKS = new Set(['isInt', 'isNumber', 'isString', 'isBoolean', 'isArray', 'isObject']);
+
+/**
+ * A property's failed checks as they help the caller: a value of the wrong kind (`gpuCount: "two"`) fails its
+ * range checks too, which only repeat it in other words, so only its kind check is said.
+ */
+function messagesOf(constraints: Record<string, string>): string[] {
+  const kinds = Object.keys(constraints).filter((name) => KIND_CHECKS.has(name));
+  return (kinds.length ? kinds : Object.keys(constraints)).map((name) => constraints[name]);
+}
+
 /** Flattens class-validator errors into one string per failure, naming the property path. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): string[] {
   const out: string[] = [];
   for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;
-    for (const message of Object.values(error.constraints ?? {})) {
+    for (const message of messagesOf(error.constraints ?? {})) {
       out.push(
         message.startsWith(error.property)
           ? `${path}${message.slice(error.property.length)}`

@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { GPU_TIERS, type GpuTier } from '../catalog/catalog.contracts.js';
 import { IsEnvRecord } from '../common/string-record.js';
+import { PORT_SPEC } from '../placement/placement.contracts.js';
 import { ENDPOINT_MAX_WORKERS, SCALER_TYPES, type ScalerType } from './endpoint.contracts.js';
 
 /** RunPod's v2 routing types: QUEUE is our QB, LOAD_BALANCER our LB. */
@@ -134,8 +135,9 @@ export abstract class EndpointV2SettingsDto {
 }
 
 /**
- * Body of `POST /v2/serverless`: `name`, `type`, `templateId` and `gpu` required. The workers' container comes
- * from the serverless template; RunPod's `image` without a template is not served (422).
+ * Body of `POST /v2/serverless`: `name`, `type` and `gpu` required, and the workers' container either from a
+ * serverless template (`templateId`) or from `image` (with `args`, `disk`, `ports`, `registry`), for which the
+ * gateway makes the endpoint its own serverless template. Neither or both: 422 (toTemplateFromImageV2).
  */
 export class CreateEndpointV2Dto extends EndpointV2SettingsDto {
   @IsString()
@@ -146,10 +148,44 @@ export class CreateEndpointV2Dto extends EndpointV2SettingsDto {
   @IsIn(ENDPOINT_V2_TYPES)
   type: EndpointV2Type;
 
+  @IsOptional()
   @IsString()
   @IsNotEmpty()
   @MaxLength(64)
-  templateId: string;
+  templateId?: string;
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  image?: string;
+
+  /** Arguments passed to the container entrypoint (with `image`). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  args?: string;
+
+  /** Container disk in GB (with `image`). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(4096)
+  disk?: number;
+
+  /** Exposed ports, `<port>/http` or `<port>/tcp` (with `image`). */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(32)
+  @Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' })
+  ports?: string[];
+
+  /** A container registry credential id (`/v2/registries`) that pulls a private `image`. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  registry?: string;
 
   @IsObject()
   @ValidateNested()

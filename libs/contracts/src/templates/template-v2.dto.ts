@@ -4,6 +4,7 @@ import {
   IsArray,
   IsBoolean,
   IsInt,
+  IsObject,
   IsNotEmpty,
   IsOptional,
   IsString,
@@ -12,9 +13,25 @@ import {
   MaxLength,
   Min,
   ValidateIf,
+  ValidateNested,
 } from 'class-validator';
+import { Type } from 'class-transformer';
+import { PersistentMountDto } from '../common/mounts.dto.js';
 import { PORT_SPEC } from '../placement/placement.contracts.js';
 import { IsEnvRecord } from '../common/string-record.js';
+
+/**
+ * A template's mounts (RunPod's `TemplateMounts`): only `persistent`, the pod volume of the pods made from it
+ * (`size` GB, at least 10 as upstream, at `path`); `network` is refused (422) as upstream does. v1 and GraphQL call
+ * them `volumeInGb` and `volumeMountPath`.
+ */
+export class TemplateMountsV2Dto {
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PersistentMountDto)
+  persistent?: PersistentMountDto;
+}
 
 /**
  * The container settings of a template in the management API v2's names (RunPod's `ContainerConfig`): `image`,
@@ -49,6 +66,13 @@ abstract class TemplateV2Fields {
   @IsNotEmpty()
   @MaxLength(256)
   registry?: string | null;
+
+  /** The pod volume of pods made from the template; `{}` changes nothing. */
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => TemplateMountsV2Dto)
+  mounts?: TemplateMountsV2Dto;
 
   /** A template for serverless endpoints' workers (true) or for pods (false, default). */
   @IsOptional()
@@ -106,6 +130,8 @@ export interface TemplateV2View {
   ports: string[];
   /** The container registry credential id, or null. */
   registry: string | null;
+  /** `{persistent: {size, path}}` when pods made from it get a pod volume, `{}` otherwise. */
+  mounts: { persistent?: { size: number; path: string } };
   serverless: boolean;
   public: boolean;
   readme: string;

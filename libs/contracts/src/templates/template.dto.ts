@@ -1,5 +1,19 @@
-import { IsBoolean, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import {
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { ContainerFieldsDto, ContainerSettingsDto } from '../common/container-settings.dto.js';
+import { NETWORK_VOLUME_MAX_GB } from '../volumes/network-volume.contracts.js';
+
+/** The largest pod volume a template may carry, GB (a network volume's largest size). */
+export const MAX_TEMPLATE_VOLUME_GB = NETWORK_VOLUME_MAX_GB;
 
 /** Body of `POST /v1/templates` (field names as RunPod's REST API). */
 export class CreateTemplateDto extends ContainerSettingsDto {
@@ -12,6 +26,16 @@ export class CreateTemplateDto extends ContainerSettingsDto {
   @IsNotEmpty()
   @MaxLength(512)
   imageName: string;
+
+  /**
+   * Host-local persistent storage, GB, of the pods made from the template when their request asks for no mount of
+   * its own (RunPod's `volumeInGb`, mounted at `volumeMountPath`, default `/workspace`); 0 for none.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_TEMPLATE_VOLUME_GB)
+  volumeInGb?: number;
 
   /** A template for serverless endpoints' workers (true) or for pods (false, default). */
   @IsOptional()
@@ -48,6 +72,16 @@ export class UpdateTemplateDto extends ContainerFieldsDto {
   @MaxLength(256)
   containerRegistryAuthId?: string | null;
 
+  /**
+   * Host-local persistent storage, GB, of the pods made from the template when their request asks for no mount of
+   * its own (RunPod's `volumeInGb`, mounted at `volumeMountPath`, default `/workspace`); 0 for none.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_TEMPLATE_VOLUME_GB)
+  volumeInGb?: number;
+
   @IsOptional()
   @IsBoolean()
   isServerless?: boolean;
@@ -75,6 +109,8 @@ export interface TemplateView {
   env: Record<string, string>;
   ports: string[];
   containerDiskInGb: number;
+  /** The pod volume of pods made from it, GB; 0 for none. */
+  volumeInGb: number;
   volumeMountPath: string | null;
   isServerless: boolean;
   containerRegistryAuthId: string | null;

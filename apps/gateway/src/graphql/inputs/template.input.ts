@@ -14,6 +14,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { MAX_TEMPLATE_VOLUME_GB } from '@app/contracts';
 import { EnvironmentVariableInput } from './endpoint.input.js';
 
 /**
@@ -60,7 +61,7 @@ export class SaveTemplateInput {
   @IsOptional()
   @IsInt()
   @Min(0)
-  @Max(0, { message: 'volumeInGb must be 0: templates carry no pod volume; mount a network volume instead' })
+  @Max(MAX_TEMPLATE_VOLUME_GB)
   volumeInGb?: number;
 
   @Field(() => String, { nullable: true })

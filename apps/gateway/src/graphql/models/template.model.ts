@@ -19,7 +19,7 @@ export class TemplateModel {
   @Field(() => Int)
   containerDiskInGb: number;
 
-  /** Always 0: a template carries no pod volume (pods mount network volumes). */
+  /** The pod volume (host-local persistent storage) of pods made from it, GB; 0 for none. */
   @Field(() => Int)
   volumeInGb: number;
 

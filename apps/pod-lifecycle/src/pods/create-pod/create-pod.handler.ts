@@ -76,7 +76,7 @@ export class CreatePodHandler {
       : null;
     const merged = resolve(payload, template);
     const resolved = { ...merged, ...withAccessSetup(payload, envelope.commandId, merged.ports, merged.env) };
-    const storage = createMounts(payload, resolved.gpuCount === 0);
+    const storage = createMounts(payload, resolved.gpuCount === 0, template);
     if (resolved.registryAuthId) {
       const id = resolved.registryAuthId;
       ownedRegistryAuth(await this.registryAuths.lockById(id, manager, 'share'), id, envelope.actor);

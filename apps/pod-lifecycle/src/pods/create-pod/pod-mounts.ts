@@ -1,4 +1,6 @@
 import { DomainError, ErrorCode, type CreatePodCommand } from '@app/contracts';
+import { DEFAULT_VOLUME_MOUNT_PATH } from '../../templates/template.defaults.js';
+import type { TemplateEntity } from '../../templates/template.entity.js';
 import type { PodMounts } from '../pod.entity.js';
 
 /** Where a new pod's storage comes from, once the interface's mount rules have been applied. */
@@ -12,9 +14,15 @@ export interface CreateMounts {
  * The interface's mount rules at create (400 for each): at most one of `persistent` or `network`; no persistent
  * mount on a CPU pod (it is pinned to a GPU host's disk); a network mount and a different `networkVolumeId`
  * cannot both be asked for. A network mount is the same as /v1's `networkVolumeId` + `volumeMountPath`, so
- * placement and the runtime see one network volume whichever API created the pod.
+ * placement and the runtime see one network volume whichever API created the pod. A request that asks for no
+ * storage of its own gets its template's pod volume (`volumeInGb` at its path, or the request's
+ * `volumeMountPath`), as RunPod's pods do; a CPU pod does not (no persistent mount on a CPU pod).
  */
-export function createMounts(payload: CreatePodCommand, cpuPod: boolean): CreateMounts {
+export function createMounts(
+  payload: CreatePodCommand,
+  cpuPod: boolean,
+  template: Pick<TemplateEntity, 'volumeGb' | 'volumeMountPath'> | null = null,
+): CreateMounts {
   const { persistent, network } = payload.mounts ?? {};
   const volume = network?.[0];
   if (persistent && network) {
@@ -38,6 +46,14 @@ export function createMounts(payload: CreatePodCommand, cpuPod: boolean): Create
       mounts: { network: [{ ...volume }] },
       networkVolumeId: volume.volumeId,
       volumeMountPath: volume.path,
+    };
+  }
+  if (!payload.networkVolumeId && template?.volumeGb && !cpuPod) {
+    const path = payload.volumeMountPath ?? template.volumeMountPath ?? DEFAULT_VOLUME_MOUNT_PATH;
+    return {
+      mounts: { persistent: { size: template.volumeGb, path } },
+      networkVolumeId: null,
+      volumeMountPath: path,
     };
   }
   return { mounts: null, networkVolumeId: payload.networkVolumeId ?? null, volumeMountPath: null };

@@ -11,7 +11,7 @@ import {
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { ownedRegistryAuth } from '../../registry-auth/registry-auth.access.js';
 import { RegistryAuthRepository } from '../../registry-auth/registry-auth.repository.js';
-import { DEFAULT_CONTAINER_DISK_GB } from '../template.defaults.js';
+import { DEFAULT_CONTAINER_DISK_GB, DEFAULT_VOLUME_MOUNT_PATH } from '../template.defaults.js';
 import { TemplateEntity } from '../template.entity.js';
 import { toTemplateView } from '../template.mapper.js';
 import { TemplateRepository } from '../template.repository.js';
@@ -29,7 +29,8 @@ export function newTemplate(
     env: fields.env ?? {},
     ports: fields.ports ?? [],
     containerDiskGb: fields.containerDiskInGb ?? DEFAULT_CONTAINER_DISK_GB,
-    volumeMountPath: fields.volumeMountPath ?? null,
+    volumeGb: fields.volumeInGb ?? 0,
+    volumeMountPath: fields.volumeMountPath ?? (fields.volumeInGb ? DEFAULT_VOLUME_MOUNT_PATH : null),
     isServerless: fields.isServerless ?? false,
     registryAuthId: fields.containerRegistryAuthId ?? null,
     readme: fields.readme ?? '',

@@ -12,6 +12,7 @@ import { ownedRegistryAuth } from '../../registry-auth/registry-auth.access.js';
 import { RegistryAuthRepository } from '../../registry-auth/registry-auth.repository.js';
 import { CatalogTemplates } from '../catalog-templates.js';
 import { catalogTemplateIsReadOnly, ownedTemplate } from '../template.access.js';
+import { DEFAULT_VOLUME_MOUNT_PATH } from '../template.defaults.js';
 import { toTemplateView } from '../template.mapper.js';
 import { TemplateRepository } from '../template.repository.js';
 
@@ -65,7 +66,9 @@ export class UpdateTemplateHandler {
     if (payload.env != null) template.env = unmaskEnv(payload.env, template.env);
     if (payload.ports != null) template.ports = payload.ports;
     if (payload.containerDiskInGb != null) template.containerDiskGb = payload.containerDiskInGb;
+    if (payload.volumeInGb != null) template.volumeGb = payload.volumeInGb;
     if (payload.volumeMountPath !== undefined) template.volumeMountPath = payload.volumeMountPath;
+    if (template.volumeGb && !template.volumeMountPath) template.volumeMountPath = DEFAULT_VOLUME_MOUNT_PATH;
     if (payload.isServerless != null) template.isServerless = payload.isServerless;
     if (payload.readme != null) template.readme = payload.readme;
     await this.templates.save(template, manager);
