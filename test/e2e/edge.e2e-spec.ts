@@ -203,7 +203,12 @@ describe('the edge', () => {
     it('a value of the wrong kind → one error for its field, not one per range check too', async () => {
       const reply = await call('POST', '/v1/pods', {
         auth: bearer(alice),
-        body: JSON.stringify({ name: 'p', imageName: 'alpine:3', gpuTypeIds: ['NVIDIA A40'], gpuCount: 'two' }),
+        body: JSON.stringify({
+          name: 'p',
+          imageName: 'alpine:3',
+          gpuTypeIds: ['NVIDIA A40'],
+          gpuCount: 'two',
+        }),
       });
       expectProblem(reply, 422);
       expect(reply.body.errors).toEqual(['gpuCount must be an integer number']);

@@ -63,8 +63,9 @@ export function toTemplateFromImageV2(dto: CreateEndpointV2Dto, suffix: string):
         : "templateId or image is required: the workers' container comes from a serverless template or an image",
     );
   }
-  if (errors.length)
-    {throw new DomainError(ErrorCode.ValidationFailed, 'the endpoint failed validation', errors);}
+  if (errors.length) {
+    throw new DomainError(ErrorCode.ValidationFailed, 'the endpoint failed validation', errors);
+  }
   if (dto.image === undefined) return null;
   return {
     name: `${dto.name.slice(0, 160)}__template__${suffix}`,

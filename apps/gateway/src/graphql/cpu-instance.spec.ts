@@ -2,16 +2,14 @@ import { describe, expect, it } from '@jest/globals';
 import { DomainError, type CpuTypeView } from '@app/contracts';
 import { cpuTypeOfInstance } from './cpu-instance.js';
 
-const types = ['cpu3c', 'cpu3g'].map(
-  (id): CpuTypeView => ({
-    id,
-    displayName: id,
-    cores: 64,
-    threadsPerCore: 2,
-    pricePerHr: 0.1,
-    availability: { totalSlots: 4, freeSlots: 4, dataCenterIds: [] },
-  }),
-);
+const types = ['cpu3c', 'cpu3g'].map((id): CpuTypeView => ({
+  id,
+  displayName: id,
+  cores: 64,
+  threadsPerCore: 2,
+  pricePerHr: 0.1,
+  availability: { totalSlots: 4, freeSlots: 4, dataCenterIds: [] },
+}));
 
 describe('cpuTypeOfInstance', () => {
   it('takes a CPU type id of the catalog as it is', () => {
@@ -32,7 +30,9 @@ describe('cpuTypeOfInstance', () => {
         thrown = error;
       }
       expect(thrown).toBeInstanceOf(DomainError);
-      expect((thrown as DomainError).errors).toEqual([expect.stringMatching(/^instanceId must be .*cpu3c, cpu3g/)]);
+      expect((thrown as DomainError).errors).toEqual([
+        expect.stringMatching(/^instanceId must be .*cpu3c, cpu3g/),
+      ]);
       expect((thrown as DomainError).errors![0]).toContain(`"${bad}" is neither`);
     }
   });

@@ -4,9 +4,9 @@ import { inArgumentNames, POD_DEPLOY_ARGUMENTS, renameField } from './graphql-vo
 
 describe('GraphQL argument names in errors', () => {
   it('renames the leading field of an entry, dropping a list index', () => {
-    expect(renameField('dataCenterIds.0 must be a data center id; "XX" is not one', POD_DEPLOY_ARGUMENTS)).toBe(
-      'dataCenterId must be a data center id; "XX" is not one',
-    );
+    expect(
+      renameField('dataCenterIds.0 must be a data center id; "XX" is not one', POD_DEPLOY_ARGUMENTS),
+    ).toBe('dataCenterId must be a data center id; "XX" is not one');
     expect(renameField('cpuTypeId must be a CPU type id', POD_DEPLOY_ARGUMENTS)).toBe(
       'instanceId must be a CPU type id',
     );

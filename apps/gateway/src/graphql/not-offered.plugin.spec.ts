@@ -39,12 +39,18 @@ describe('not-offered root fields', () => {
   it('keeps the document’s other errors after it, and their 400', async () => {
     const { status, result } = await run('query { listings(input: {}) { id } nope }');
     expect(status).toBe(400);
-    expect(result.errors!.map((e) => e.extensions?.code)).toEqual(['NOT_OFFERED', 'GRAPHQL_VALIDATION_FAILED']);
+    expect(result.errors!.map((e) => e.extensions?.code)).toEqual([
+      'NOT_OFFERED',
+      'GRAPHQL_VALIDATION_FAILED',
+    ]);
     expect(result.errors![1].message).toContain('"nope"');
   });
 
   it('leaves every other document alone', async () => {
-    expect(await run('query { gpuTypes }')).toEqual({ status: undefined, result: { data: { gpuTypes: ['A4000'] } } });
+    expect(await run('query { gpuTypes }')).toEqual({
+      status: undefined,
+      result: { data: { gpuTypes: ['A4000'] } },
+    });
     const unknown = await run('query { nope }');
     expect(unknown.status).toBe(400);
     expect(unknown.result.errors![0].message).toMatch(/^Cannot query field "nope"/);

@@ -64,7 +64,9 @@ export function notOfferedPlugin(): ApolloServerPlugin {
           if (!fields.length || 'data' in body.singleResult) return Promise.resolve();
           const errors = withNotOffered(body.singleResult.errors, fields);
           body.singleResult.errors = errors;
-          if (errors.every((error) => error.extensions?.code === NOT_OFFERED_CODE)) response.http.status = 200;
+          if (errors.every((error) => error.extensions?.code === NOT_OFFERED_CODE)) {
+            response.http.status = 200;
+          }
           return Promise.resolve();
         },
       });

@@ -205,7 +205,10 @@ export class GpuLowestPriceInput {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(32)
-  @Matches(/^\d{1,2}\.\d{1,2}$/, { each: true, message: 'allowedCudaVersions must hold versions like "12.8"' })
+  @Matches(/^\d{1,2}\.\d{1,2}$/, {
+    each: true,
+    message: 'allowedCudaVersions must hold versions like "12.8"',
+  })
   allowedCudaVersions?: string[] | null;
 }
 
