@@ -134,7 +134,9 @@ export class PodsController {
 
   @Delete(':podId')
   @HttpCode(204)
-  @Operation('Terminate a pod (GPUs freed)', { errors: { 409: "the pod's status does not allow terminate" } })
+  @Operation('Terminate a pod (GPUs freed)', {
+    errors: { 409: 'a cluster member (delete its cluster instead)' },
+  })
   terminate(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<void> {
     return this.pods.terminate(podId, actor);
   }

@@ -50,7 +50,7 @@ export function toPodView(pod: PodEntity): PodView {
     lastStartedAt: pod.lastStartedAt?.toISOString() ?? null,
     createdAt: pod.createdAt.toISOString(),
     costPerHr: costPerHr(pod),
-    allowedActions: allowedActions(pod.status),
+    allowedActions: allowedActions(pod.status, pod.clusterId !== null),
     actions: publishedActions(pod.status, pod.clusterId !== null),
   };
 }
