@@ -9,8 +9,8 @@ import {
   type PodMachineView,
   type PodView,
   type PublishedPodAction,
+  type UpdatePodCommand,
   type UpdatePodDto,
-  type UpdatePodV2Dto,
 } from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
 import { CatalogService } from '../catalog/catalog.service.js';
@@ -59,7 +59,7 @@ export class PodsService {
    * `PATCH /v1/pods/{id}` and `PATCH /v2/pods/{id}`: one command, and pod-lifecycle applies every rule (the
    * interface's mount update rules, a restart when a RUNNING pod's container changes).
    */
-  update(podId: string, dto: UpdatePodDto | UpdatePodV2Dto, actor: Actor): Promise<PodView> {
+  update(podId: string, dto: UpdatePodDto | Omit<UpdatePodCommand, 'podId'>, actor: Actor): Promise<PodView> {
     return this.commands.execute(Subjects.pod.update, { ...dto, podId }, actor);
   }
 
