@@ -89,6 +89,27 @@ describe('pods with the scheduler', () => {
     expectProblem(reply, 422);
   });
 
+  it("names the catalog's limits in the request's own fields: gpu.count on /v2, gpuCount on /v1", async () => {
+    const gpu = 'NVIDIA RTX A4000';
+    const errors = async (path: string, body: unknown) => {
+      const reply = await alice<{ errors?: string[] }>('POST', path, body);
+      expectProblem(reply, 422);
+      return reply.body.errors;
+    };
+    expect(await errors('/v2/pods', { name: 'x', image: 'x', gpu: { id: gpu, count: 9 } })).toEqual([
+      `gpu.count must not be greater than 8 for ${gpu}`,
+    ]);
+    expect(await errors('/v1/pods', { name: 'x', imageName: 'x', gpuTypeId: gpu, gpuCount: 9 })).toEqual([
+      `gpuCount must not be greater than 8 for ${gpu}`,
+    ]);
+    expect(await errors('/v2/pods', { name: 'x', image: 'x', gpu: { id: 'NVIDIA NOPE' } })).toEqual([
+      'gpu.id must be a GPU type id from GET /v2/catalog/gpus; "NVIDIA NOPE" is not one',
+    ]);
+    expect(
+      await errors('/v2/pods', { name: 'x', image: 'x', cpu: { id: 'cpu-nope', vcpuCount: 2 } }),
+    ).toEqual(['cpu.id must be a CPU type id from GET /v2/catalog/cpus; "cpu-nope" is not one']);
+  });
+
   it('start, stop and reset of cluster members move the cluster’s byStatus and primary', async () => {
     const created = await alice<Cluster>('POST', '/v2/clusters', {
       name: 'trainers',

@@ -276,6 +276,14 @@ describe('pods, management API v2', () => {
     ]) {
       expectProblem(await alice('POST', '/v2/pods', body), 422);
     }
+    // pod-lifecycle's own checks name v2's fields for a v2 body, as the DTO's do.
+    const noImage = await alice<{ errors: string[] }>('POST', '/v2/pods', { name: 'x', gpu: { id: 'A' } });
+    expectProblem(noImage, 422);
+    expect(noImage.body.errors).toEqual(['image must be given when no templateId is']);
+    const neither = await alice<{ errors: string[] }>('POST', '/v2/pods', { name: 'x', image: 'alpine:3' });
+    expect(neither.body.errors).toEqual(['gpu.id is required for a GPU pod; set cpu for a CPU pod']);
+    const v1 = await alice<{ errors: string[] }>('POST', '/v1/pods', { name: 'x', gpuTypeId: 'A' });
+    expect(v1.body.errors).toEqual(['imageName must be given when no templateId is']);
     expectProblem(
       await alice('POST', '/v2/pods', {
         ...v2Body('x'),

@@ -84,7 +84,8 @@ export function fromUpdatePodV2(dto: UpdatePodV2Dto): Omit<UpdatePodCommand, 'po
 
 /** A v2 create body in the command's (REST v1) names; pod-lifecycle checks it like any other create. */
 export function fromCreatePodV2(dto: CreatePodV2Dto): CreatePodCommand {
-  const command: CreatePodCommand = { name: dto.name };
+  // Its refusals name v2's fields (image, gpu.id, gpu.count, ...), not the command's.
+  const command: CreatePodCommand = { name: dto.name, vocabulary: 'v2' };
   if (dto.image !== undefined) command.imageName = dto.image;
   if (dto.disk !== undefined) command.containerDiskInGb = dto.disk;
   if (dto.ports !== undefined) command.ports = dto.ports;
