@@ -7,6 +7,7 @@ import type {
   PodV2List,
   SshKeyView,
 } from '@app/contracts';
+import { createKey } from '../support/accounts.js';
 import { closeBus } from '../support/bus.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -480,9 +481,14 @@ describe('a cluster from create to delete', () => {
         NUM_NODES: '3',
         WORLD_SIZE: '6',
       });
+      // In clear for alice's full key; a read key of hers gets the masks (below).
       expect(member.env.JUPYTER_PASSWORD).toMatch(/^[a-z0-9]{24}$/);
       expect(member.cluster!.ip).toBe(head.replace(/\d+$/, (n) => String(Number(n) + rank)));
     }
+
+    const readKey = await createKey(db.url, 'alice', 'read');
+    const read = await api<PodV2List>(gateway, readKey.key, 'GET', `/v2/clusters/${cluster.id}/pods`);
+    expect(read.body.pods[0].env).toMatchObject({ JUPYTER_PASSWORD: '********', PUBLIC_KEY: '********' });
 
     // The volume is mounted: it cannot be deleted.
     expectProblem(await api(gateway, alice.key, 'DELETE', `/v1/networkvolumes/${aliceVolume.id}`), 400);

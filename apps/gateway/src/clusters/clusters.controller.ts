@@ -9,6 +9,7 @@ import {
   type PodV2List,
 } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { SecretsReadable } from '../auth/secrets-readable.decorator.js';
 import { Operation, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
 import { ClustersService } from './clusters.service.js';
 
@@ -67,10 +68,16 @@ export class ClustersController {
   @Get(':id/pods')
   @Operation("List a cluster's member pods", {
     returns: 'PodV2List',
-    description: 'Each member as a v2 pod (`cluster` gives its rank, role and overlay address), in rank order.',
+    description:
+      'Each member as a v2 pod (`cluster` gives its rank, role and overlay address), in rank order; env secrets ' +
+      'in clear for a full key, masked for a read key.',
   })
-  pods(@Param('id') id: string, @CurrentActor() actor: Actor): Promise<PodV2List> {
-    return this.clusters.pods(id, actor);
+  pods(
+    @Param('id') id: string,
+    @CurrentActor() actor: Actor,
+    @SecretsReadable() secrets: boolean,
+  ): Promise<PodV2List> {
+    return this.clusters.pods(id, actor, secrets);
   }
 
   @Delete(':id')

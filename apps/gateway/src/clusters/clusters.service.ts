@@ -3,6 +3,7 @@ import {
   DomainError,
   ErrorCode,
   Subjects,
+  maskEnv,
   type Actor,
   type ClusterView,
   type CreateClusterDto,
@@ -49,12 +50,14 @@ export class ClustersService {
   /**
    * The full member pods as v2 pods, in rank order: pod-lifecycle's pods where it has created them, the
    * scheduler's placement record in the same shape for members it has not created yet or while it does not answer.
+   * Env secrets in clear with `secrets` (a full key), masked otherwise, whichever app answered.
    */
-  async pods(id: string, actor: Actor): Promise<PodV2List> {
+  async pods(id: string, actor: Actor, secrets = false): Promise<PodV2List> {
     const members = await this.queries.query(Subjects.cluster.listMembers, { id }, actor);
     let pods: PodView[] = [];
     try {
-      pods = await this.queries.query(Subjects.pod.listByCluster, { clusterId: id }, actor);
+      const query = { clusterId: id, ...(secrets ? { withSecrets: true } : {}) };
+      pods = await this.queries.query(Subjects.pod.listByCluster, query, actor);
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== ErrorCode.OwnerUnavailable) throw error;
     }
@@ -62,7 +65,8 @@ export class ClustersService {
     return {
       pods: members.map((m) => {
         const pod = byId.get(m.id);
-        return pod ? toPodV2View(pod) : memberToPodV2View(m, actor.userId);
+        if (pod) return toPodV2View(pod);
+        return memberToPodV2View(secrets ? m : { ...m, env: maskEnv(m.env) }, actor.userId);
       }),
     };
   }

@@ -12,6 +12,7 @@ import {
   type PodV2View,
 } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { SecretsReadable } from '../auth/secrets-readable.decorator.js';
 import { LogRequestOf, LogRoute, type LogRequest } from '../logs/log-route.decorator.js';
 import { PodLogsService } from '../logs/pod-logs.service.js';
 import { Operation, TextQuery, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
@@ -51,14 +52,21 @@ export class PodsV2Controller {
   async list(
     @Query('includeClusterPods') includeClusterPods: string | undefined,
     @CurrentActor() actor: Actor,
+    @SecretsReadable() secrets: boolean,
   ): Promise<PodV2List> {
-    return { pods: (await this.pods.listStandalone(includeClusterPods === 'true', actor)).map(toPodV2View) };
+    const pods = await this.pods.listStandalone(includeClusterPods === 'true', actor, secrets);
+    return { pods: pods.map(toPodV2View) };
   }
 
+  /** Env secrets (a generated JUPYTER_PASSWORD, say) in clear for a full key, masked for a read key. */
   @Get(':podId')
   @Operation('Get a pod', { returns: 'PodV2View' })
-  async get(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<PodV2View> {
-    return toPodV2View(await this.pods.get(podId, actor));
+  async get(
+    @Param('podId') podId: string,
+    @CurrentActor() actor: Actor,
+    @SecretsReadable() secrets: boolean,
+  ): Promise<PodV2View> {
+    return toPodV2View(await this.pods.get(podId, actor, secrets));
   }
 
   @Patch(':podId')

@@ -186,6 +186,14 @@ export class GetPodQuery {
   @IsString()
   @IsNotEmpty()
   podId: string;
+
+  /**
+   * The env's secret-looking values in clear (the user's own, a generated JUPYTER_PASSWORD among them): the gateway
+   * asks for them only for a key that may manage the pods (full); masked otherwise. Platform secrets stay masked.
+   */
+  @IsOptional()
+  @IsBoolean()
+  withSecrets?: boolean;
 }
 
 /** The caller's pods (terminated ones only when `includeTerminated`; cluster members unless `standaloneOnly`). */
@@ -198,6 +206,14 @@ export class ListPodsQuery {
   @IsOptional()
   @IsBoolean()
   standaloneOnly?: boolean;
+
+  /**
+   * The env's secret-looking values in clear (the user's own, a generated JUPYTER_PASSWORD among them): the gateway
+   * asks for them only for a key that may manage the pods (full); masked otherwise. Platform secrets stay masked.
+   */
+  @IsOptional()
+  @IsBoolean()
+  withSecrets?: boolean;
 }
 
 /** The member pods of a cluster (rank order), as the same PodView; a user sees only their own cluster's pods. */
@@ -205,6 +221,14 @@ export class ListPodsByClusterQuery {
   @IsString()
   @IsNotEmpty()
   clusterId: string;
+
+  /**
+   * The env's secret-looking values in clear (the user's own, a generated JUPYTER_PASSWORD among them): the gateway
+   * asks for them only for a key that may manage the pods (full); masked otherwise. Platform secrets stay masked.
+   */
+  @IsOptional()
+  @IsBoolean()
+  withSecrets?: boolean;
 }
 
 /**
