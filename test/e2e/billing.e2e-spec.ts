@@ -10,6 +10,7 @@ import {
   type NetworkVolumeView,
   type PodBillingList,
   type PodV2View,
+  type PodV2List,
   type PodView,
   type ServerlessBillingList,
   type UsageExportRow,
@@ -127,7 +128,7 @@ describe('usage and costs', () => {
     expect(created.status).toBe(201);
     const clusterId = created.body.id;
     const members = await until('both members RUNNING', async () => {
-      const pods = (await alice<PodView[]>('GET', `/v2/clusters/${clusterId}/pods`)).body;
+      const { pods } = (await alice<PodV2List>('GET', `/v2/clusters/${clusterId}/pods`)).body;
       return pods.length === 2 && pods.every((p) => p.status === PodStatus.Running) ? pods : undefined;
     });
     await sleep(1500);
@@ -136,7 +137,7 @@ describe('usage and costs', () => {
     const memberHours = members.map((m) => hours(m.createdAt, end));
     expect(sum(bill.records, (r) => r.gpuAmount)).toBeCloseTo(A100_HR * sum(memberHours, (h) => h), 5);
     expect(sum(bill.records, (r) => r.diskAmount)).toBeCloseTo(
-      sum(members, (m) => m.containerDiskInGb * DISK_GB_HR * hours(m.createdAt, end)),
+      sum(members, (m) => m.disk * DISK_GB_HR * hours(m.createdAt, end)),
       5,
     );
     // Members count under the cluster, not as pods.

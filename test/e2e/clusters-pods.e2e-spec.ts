@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ClusterView, GpuTypeView, PodView } from '@app/contracts';
+import type { ClusterView, GpuTypeView, PodV2List, PodV2View } from '@app/contracts';
 import { closeBus } from '../support/bus.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -81,14 +81,19 @@ describe('a cluster with pod-lifecycle running its members', () => {
     expect(running.pods).toEqual({ total: 4, byStatus: { RUNNING: 4 } });
     expect(running.primary!.sshEndpoint).toMatch(/^203\.0\.113\.\d+:\d+$/);
 
-    const pods = (await api<PodView[]>(gateway, key, 'GET', `/v2/clusters/${cluster.id}/pods`)).body;
-    expect(pods.map((p) => [p.clusterRank, p.clusterRole, p.status])).toEqual([
+    const listed = await api<PodV2List>(gateway, key, 'GET', `/v2/clusters/${cluster.id}/pods`);
+    // RunPod's ListPodsResponse of v2 pods, as GET /v2/pods answers.
+    const { pods } = listed.body;
+    expect(pods.map((p) => [p.cluster?.rank, p.cluster?.role, p.status])).toEqual([
       [0, 'controller', 'RUNNING'],
       [1, 'compute', 'RUNNING'],
       [2, 'compute', 'RUNNING'],
       [3, 'compute', 'RUNNING'],
     ]);
     expect(pods[0].desiredStatus).toBe('RUNNING');
+    expect(pods[0]).toMatchObject({ gpu: { id: A100, count: 4 }, actions: ['stop', 'restart'] });
+    expect(pods[0]).not.toHaveProperty('clusterRank');
+    expect(pods[0]).toEqual((await api<PodV2View>(gateway, key, 'GET', `/v2/pods/${pods[0].id}`)).body);
     expect(`${pods[0].publicIp}:${pods[0].portMappings['22']}`).toBe(running.primary!.sshEndpoint);
 
     expect((await api(gateway, key, 'DELETE', `/v2/clusters/${cluster.id}`)).status).toBe(204);

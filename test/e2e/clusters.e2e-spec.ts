@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type {
-  ClusterMemberView,
+  ClusterList,
   ClusterView,
   GpuTypeView,
   NetworkVolumeView,
+  PodV2List,
   SshKeyView,
 } from '@app/contracts';
+import { createKey } from '../support/accounts.js';
 import { closeBus } from '../support/bus.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -425,39 +427,68 @@ describe('a cluster from create to delete', () => {
     expect(await freeGpus(A100)).toBe(a100Before - 6);
 
     expect((await api(gateway, alice.key, 'GET', `/v2/clusters/${cluster.id}`)).body).toEqual(cluster);
-    expect(
-      (await api<ClusterView[]>(gateway, alice.key, 'GET', '/v2/clusters')).body.map((c) => c.id),
-    ).toContain(cluster.id);
+    // RunPod's ListClustersResponse: wrapped, as /v2/pods is.
+    const listed = await api<ClusterList>(gateway, alice.key, 'GET', '/v2/clusters');
+    expect(listed.body.clusters.map((c) => c.id)).toContain(cluster.id);
     expectProblem(await api(gateway, bob.key, 'GET', `/v2/clusters/${cluster.id}`), 403);
     expectProblem(await api(gateway, bob.key, 'GET', '/v2/clusters/nope'), 404);
 
-    const members = (
-      await api<ClusterMemberView[]>(gateway, alice.key, 'GET', `/v2/clusters/${cluster.id}/pods`)
+    // Rename (the MCP server's update-cluster): the name only; compute, type and container are fixed.
+    const renamed = await api<ClusterView>(gateway, alice.key, 'PATCH', `/v2/clusters/${cluster.id}`, {
+      name: 'renamed',
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toEqual({ ...cluster, name: 'renamed' });
+    expect((await api<ClusterView>(gateway, alice.key, 'GET', `/v2/clusters/${cluster.id}`)).body.name).toBe(
+      'renamed',
+    );
+    const resize = await api(gateway, alice.key, 'PATCH', `/v2/clusters/${cluster.id}`, {
+      name: 'bigger',
+      compute: { ...cluster.compute, podCount: 4 },
+    });
+    expectProblem(resize, 422);
+    expect((resize.body as { errors: string[] }).errors).toEqual([
+      'compute is fixed at creation and cannot change: this PATCH only renames the cluster (name)',
+    ]);
+    expectProblem(await api(gateway, alice.key, 'PATCH', `/v2/clusters/${cluster.id}`, {}), 422);
+    expectProblem(await api(gateway, bob.key, 'PATCH', `/v2/clusters/${cluster.id}`, { name: 'x' }), 403);
+    expectProblem(await api(gateway, alice.key, 'PATCH', '/v2/clusters/nope', { name: 'x' }), 404);
+
+    // Members as v2 pods (here the scheduler's records: no pod-lifecycle runs in this file).
+    const { pods: members } = (
+      await api<PodV2List>(gateway, alice.key, 'GET', `/v2/clusters/${cluster.id}/pods`)
     ).body;
-    expect(members.map((m) => [m.clusterRank, m.clusterRole])).toEqual([
+    expect(members.map((m) => [m.cluster?.rank, m.cluster?.role])).toEqual([
       [0, 'head'],
       [1, 'worker'],
       [2, 'worker'],
     ]);
     expect(members[0].id).toBe(cluster.primary!.podId);
+    expect(members[0]).toMatchObject({ gpu: { id: A100, count: 2 }, cpu: null, actions: [] });
     const [primaryIp] = cluster.network!.cidr.split('/');
     const head = primaryIp.replace(/\d+$/, (n) => String(Number(n) + 1));
     for (const member of members) {
+      const rank = member.cluster!.rank!;
       expect(member.dataCenterId).toBe('EU-RO-1');
       expect(member.ports).toEqual(['8000/http', '22/tcp', '8888/http']);
-      expect(Object.keys(member.portMappings).sort()).toEqual(['22/tcp', '8000/http', '8888/http']);
+      expect(Object.keys(member.portMappings).sort()).toEqual(['22', '8000', '8888']);
       expect(member.env).toMatchObject({
         HF_HOME: '/cache',
         PUBLIC_KEY: key,
         RAY_HEAD_ADDR: `${head}:6379`,
         MASTER_ADDR: head,
-        NODE_RANK: String(member.clusterRank),
+        NODE_RANK: String(rank),
         NUM_NODES: '3',
         WORLD_SIZE: '6',
       });
+      // In clear for alice's full key; a read key of hers gets the masks (below).
       expect(member.env.JUPYTER_PASSWORD).toMatch(/^[a-z0-9]{24}$/);
-      expect(member.clusterIp).toBe(head.replace(/\d+$/, (n) => String(Number(n) + member.clusterRank)));
+      expect(member.cluster!.ip).toBe(head.replace(/\d+$/, (n) => String(Number(n) + rank)));
     }
+
+    const readKey = await createKey(db.url, 'alice', 'read');
+    const read = await api<PodV2List>(gateway, readKey.key, 'GET', `/v2/clusters/${cluster.id}/pods`);
+    expect(read.body.pods[0].env).toMatchObject({ JUPYTER_PASSWORD: '********', PUBLIC_KEY: '********' });
 
     // The volume is mounted: it cannot be deleted.
     expectProblem(await api(gateway, alice.key, 'DELETE', `/v1/networkvolumes/${aliceVolume.id}`), 400);
@@ -488,7 +519,7 @@ describe('a cluster from create to delete', () => {
     expect(running.primary).toEqual({
       podId: members[0].id,
       status: 'RUNNING',
-      sshEndpoint: `${members[0].publicIp}:${members[0].portMappings['22/tcp']}`,
+      sshEndpoint: `${members[0].publicIp}:${members[0].portMappings['22']}`,
     });
 
     // Delete: 204, the VXLAN id and CIDR are free at once, the GPUs as members terminate.

@@ -203,6 +203,19 @@ describe('cluster member pods', () => {
     ]);
   });
 
+  it('a member terminates only with its cluster: /v1 and /v2 answer the same 409, and both say so in the pod', async () => {
+    const detail = new RegExp(`member of cluster ${clusterId}; delete the cluster instead`);
+    const v1Refusal = await alice<{ message?: string }>('DELETE', `/v1/pods/${podIds[2]}`);
+    expectProblem(v1Refusal, 409, detail);
+    // In v1's form too: the `message` runpodctl prints.
+    expect(v1Refusal.body.message).toMatch(detail);
+    expectProblem(await alice('DELETE', `/v2/pods/${podIds[2]}`), 409, detail);
+    const v1 = await getPod(alice, podIds[2]);
+    expect(v1).toMatchObject({ status: Running, allowedActions: ['stop', 'reset'] });
+    const v2 = await alice<{ status: string; actions: string[] }>('GET', `/v2/pods/${podIds[2]}`);
+    expect(v2.body).toMatchObject({ status: Running, actions: ['stop', 'restart'] });
+  });
+
   it('members answer 403 to another user like any pod', async () => {
     expectProblem(await bob('POST', `/v1/pods/${podIds[2]}/reset`), 403);
   });

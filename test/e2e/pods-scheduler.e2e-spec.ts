@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PodStatus, type PodView } from '@app/contracts';
+import { PodStatus, type PodV2List, type PodView } from '@app/contracts';
 import { createKey, createUser } from '../support/accounts.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -22,7 +22,12 @@ describe('pods with the scheduler', () => {
   let system: RunningSystem;
   let alice: Call;
 
-  const cluster = async (id: string) => (await alice<Cluster>('GET', `/v2/clusters/${id}`)).body;
+  /** The cluster, its byStatus checked to add up to its total (RunPod: both describe the provisioned members). */
+  const cluster = async (id: string) => {
+    const view = (await alice<Cluster>('GET', `/v2/clusters/${id}`)).body;
+    expect(Object.values(view.pods.byStatus).reduce((a, b) => a + b, 0)).toBe(view.pods.total);
+    return view;
+  };
   const clusterWhere = (id: string, what: string, test: (c: Cluster) => boolean) =>
     until(what, async () => {
       const c = await cluster(id);
@@ -84,6 +89,27 @@ describe('pods with the scheduler', () => {
     expectProblem(reply, 422);
   });
 
+  it("names the catalog's limits in the request's own fields: gpu.count on /v2, gpuCount on /v1", async () => {
+    const gpu = 'NVIDIA RTX A4000';
+    const errors = async (path: string, body: unknown) => {
+      const reply = await alice<{ errors?: string[] }>('POST', path, body);
+      expectProblem(reply, 422);
+      return reply.body.errors;
+    };
+    expect(await errors('/v2/pods', { name: 'x', image: 'x', gpu: { id: gpu, count: 9 } })).toEqual([
+      `gpu.count must not be greater than 8 for ${gpu}`,
+    ]);
+    expect(await errors('/v1/pods', { name: 'x', imageName: 'x', gpuTypeId: gpu, gpuCount: 9 })).toEqual([
+      `gpuCount must not be greater than 8 for ${gpu}`,
+    ]);
+    expect(await errors('/v2/pods', { name: 'x', image: 'x', gpu: { id: 'NVIDIA NOPE' } })).toEqual([
+      'gpu.id must be a GPU type id from GET /v2/catalog/gpus; "NVIDIA NOPE" is not one',
+    ]);
+    expect(
+      await errors('/v2/pods', { name: 'x', image: 'x', cpu: { id: 'cpu-nope', vcpuCount: 2 } }),
+    ).toEqual(['cpu.id must be a CPU type id from GET /v2/catalog/cpus; "cpu-nope" is not one']);
+  });
+
   it('start, stop and reset of cluster members move the cluster’s byStatus and primary', async () => {
     const created = await alice<Cluster>('POST', '/v2/clusters', {
       name: 'trainers',
@@ -94,8 +120,8 @@ describe('pods with the scheduler', () => {
     const id = created.body.id;
     const ready = await clusterWhere(id, 'both members RUNNING', (c) => c.pods.byStatus.RUNNING === 2);
     expect(ready.primary?.status).toBe(Running);
-    const members = (await alice<PodView[]>('GET', `/v2/clusters/${id}/pods`)).body;
-    expect(members.map((p) => p.clusterRank)).toEqual([0, 1]);
+    const members = (await alice<PodV2List>('GET', `/v2/clusters/${id}/pods`)).body.pods;
+    expect(members.map((p) => p.cluster?.rank)).toEqual([0, 1]);
     const primaryId = ready.primary!.podId;
     expect(members.map((p) => p.id)).toContain(primaryId);
     const other = members.find((p) => p.id !== primaryId)!;
@@ -119,6 +145,11 @@ describe('pods with the scheduler', () => {
     expect((await alice<PodView>('POST', `/v1/pods/${other.id}/reset`)).body.status).toBe(Starting);
     await waitForPod(alice, other.id, Running);
     await clusterWhere(id, 'both RUNNING after the reset', (c) => c.pods.byStatus.RUNNING === 2);
+
+    // a member's own terminate is refused on /v1 as on /v2: the cluster keeps counting two, adding up
+    expectProblem(await alice('DELETE', `/v1/pods/${other.id}`), 409, /delete the cluster instead/);
+    expectProblem(await alice('DELETE', `/v2/pods/${other.id}`), 409, /delete the cluster instead/);
+    expect((await cluster(id)).pods).toEqual({ total: 2, byStatus: { RUNNING: 2 } });
 
     // deleting the cluster terminates the members
     expect((await alice('DELETE', `/v2/clusters/${id}`)).status).toBe(204);

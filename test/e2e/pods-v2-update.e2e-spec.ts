@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { PodStatus, type PodV2View } from '@app/contracts';
 import type { RunningSystem } from '../support/system.js';
 import type { TestDatabase } from '../support/test-database.js';
@@ -8,12 +9,14 @@ import {
   announceClusterMember,
   expectProblem,
   getPod,
+  waitForPod,
   type Call,
 } from './pods.e2e-helpers.js';
 
 /**
  * `PATCH /v2/pods/{id}` against the gateway and pod-lifecycle (simulated runtime, real Postgres and NATS): a
- * rename, and the interface's mount update rules, each refusal a 400 that changes nothing; 409 for a cluster
+ * rename, a container change (MCP update-pod: image, env, ...) restarting a RUNNING pod, the interface's mount
+ * update rules, each refusal a 400 that changes nothing; 409 for a cluster
  * member or a terminated pod; the change read back through /v1.
  */
 describe('pods, management API v2: PATCH', () => {
@@ -24,12 +27,17 @@ describe('pods, management API v2: PATCH', () => {
   let bob: Call;
   let aliceId: string;
 
-  async function create(name: string, mounts?: Record<string, unknown>): Promise<PodV2View> {
+  async function create(
+    name: string,
+    mounts?: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ): Promise<PodV2View> {
     const reply = await alice<PodV2View>('POST', '/v2/pods', {
       name,
       image: 'runpod/base:0.6.2',
       gpu: { id: 'NVIDIA RTX A4000' },
       ...(mounts ? { mounts } : {}),
+      ...extra,
     });
     expect(reply.status).toBe(201);
     return reply.body;
@@ -37,8 +45,55 @@ describe('pods, management API v2: PATCH', () => {
   const patch = (id: string, body: unknown, call: Call = alice) =>
     call<PodV2View & Record<string, unknown>>('PATCH', `/v2/pods/${id}`, body);
 
+  /** The env pod-lifecycle stored (unmasked, as the container gets it). */
+  async function storedEnv(podId: string): Promise<Record<string, string>> {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const rows = await client.query('SELECT env FROM pod_lifecycle.pods WHERE id = $1', [podId]);
+      return (rows.rows[0] as { env: Record<string, string> }).env;
+    } finally {
+      await client.end();
+    }
+  }
+
   beforeAll(async () => {
     ({ db, system, placement, alice, aliceId, bob } = await startPodsSystem('pods_v2_update'));
+  });
+
+  it('image, env, args, disk and ports: a RUNNING pod restarts with them (200); a masked value keeps its own', async () => {
+    const created = await create('container', undefined, {
+      env: { MODEL: 'llama', HF_TOKEN: 'hf_secret' },
+      ports: ['22/tcp'],
+    });
+    const pod = await waitForPod(alice, created.id, PodStatus.Running);
+    const edited = await patch(pod.id, {
+      image: 'runpod/base:0.7.0',
+      args: 'python serve.py',
+      disk: 30,
+      ports: ['22/tcp', '8888/http'],
+      // As the MCP server sends it back: the env it read (secret masked) with the change.
+      env: { ...created.env, MODEL: 'mistral' },
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({
+      status: PodStatus.Starting,
+      statusReason: 'restarted: its container was edited',
+      image: 'runpod/base:0.7.0',
+      args: 'python serve.py',
+      disk: 30,
+      ports: ['22/tcp', '8888/http'],
+      env: { MODEL: 'mistral', HF_TOKEN: '********' },
+    });
+    expect(await storedEnv(pod.id)).toEqual({ MODEL: 'mistral', HF_TOKEN: 'hf_secret' });
+    await waitForPod(alice, pod.id, PodStatus.Running);
+    // The same values again change nothing, so nothing restarts.
+    const again = await patch(pod.id, { image: 'runpod/base:0.7.0', env: edited.body.env });
+    expect(again.body).toMatchObject({ status: PodStatus.Running });
+    expect(await getPod(alice, pod.id)).toMatchObject({
+      imageName: 'runpod/base:0.7.0',
+      dockerArgs: 'python serve.py',
+    });
   });
 
   afterAll(() => stopPodsSystem({ db, system, placement }));
@@ -85,7 +140,9 @@ describe('pods, management API v2: PATCH', () => {
     const pod = await create('errors');
     for (const body of [
       { name: '' },
-      { image: 'alpine:3' },
+      { image: '' },
+      { disk: 0 },
+      { env: { 'BAD NAME': 'x' } },
       { mounts: { network: [{ volumeId: 'vol-1' }] } },
       { mounts: { persistent: { size: 5, path: '/p' } } },
     ]) {

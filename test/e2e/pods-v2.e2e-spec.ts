@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { PodStatus, type PodV2List, type PodV2View, type PodView } from '@app/contracts';
+import { createKey } from '../support/accounts.js';
 import type { RunningSystem } from '../support/system.js';
 import type { TestDatabase } from '../support/test-database.js';
 import { startPodsSystem, stopPodsSystem } from './pods-system.e2e-helpers.js';
@@ -8,6 +9,7 @@ import { sshPublicKey } from './clusters-fixtures.js';
 import {
   PlacementStandIn,
   announceClusterMember,
+  client,
   expectProblem,
   getPod,
   waitForPod,
@@ -121,7 +123,8 @@ describe('pods, management API v2', () => {
   });
 
   it('startSsh and startJupyter expose 22/tcp and 8888/http and set PUBLIC_KEY and JUPYTER_PASSWORD', async () => {
-    const key = await alice('POST', '/v1/user/ssh-keys', { publicKey: sshPublicKey('alice@v2') });
+    const publicKey = sshPublicKey('alice@v2');
+    const key = await alice('POST', '/v1/user/ssh-keys', { publicKey });
     expect(key.status).toBe(201);
     const reply = await alice<PodV2View>('POST', '/v2/pods', {
       ...v2Body('v2-access'),
@@ -132,6 +135,20 @@ describe('pods, management API v2', () => {
     expect(reply.status).toBe(201);
     expect(reply.body.ports).toEqual(['8000/http', '22/tcp', '8888/http']);
     expect(reply.body.env).toEqual({ MODEL: 'llama', PUBLIC_KEY: '********', JUPYTER_PASSWORD: '********' });
+    // Its owner reads the generated password with a full key (v2 and v1 alike); a read key of hers gets masks.
+    const full = await alice<PodV2View>('GET', `/v2/pods/${reply.body.id}`);
+    expect(full.body.env).toEqual({
+      MODEL: 'llama',
+      PUBLIC_KEY: publicKey,
+      JUPYTER_PASSWORD: expect.stringMatching(/^[a-z0-9]{24}$/),
+    });
+    expect((await getPod(alice, reply.body.id)).env).toEqual(full.body.env);
+    const listed = (await alice<PodV2List>('GET', '/v2/pods')).body.pods.find((p) => p.id === reply.body.id);
+    expect(listed?.env).toEqual(full.body.env);
+    const reader = client(system, (await createKey(db.url, 'alice', 'read')).key);
+    for (const path of [`/v2/pods/${reply.body.id}`, `/v1/pods/${reply.body.id}`]) {
+      expect((await reader<PodV2View>('GET', path)).body.env).toEqual(reply.body.env);
+    }
     expect(placement.reserves.find((r) => r.podId === reply.body.id)?.ports).toEqual([
       '8000/http',
       '22/tcp',
@@ -276,6 +293,14 @@ describe('pods, management API v2', () => {
     ]) {
       expectProblem(await alice('POST', '/v2/pods', body), 422);
     }
+    // pod-lifecycle's own checks name v2's fields for a v2 body, as the DTO's do.
+    const noImage = await alice<{ errors: string[] }>('POST', '/v2/pods', { name: 'x', gpu: { id: 'A' } });
+    expectProblem(noImage, 422);
+    expect(noImage.body.errors).toEqual(['image must be given when no templateId is']);
+    const neither = await alice<{ errors: string[] }>('POST', '/v2/pods', { name: 'x', image: 'alpine:3' });
+    expect(neither.body.errors).toEqual(['gpu.id is required for a GPU pod; set cpu for a CPU pod']);
+    const v1 = await alice<{ errors: string[] }>('POST', '/v1/pods', { name: 'x', gpuTypeId: 'A' });
+    expect(v1.body.errors).toEqual(['imageName must be given when no templateId is']);
     expectProblem(
       await alice('POST', '/v2/pods', {
         ...v2Body('x'),

@@ -149,7 +149,7 @@ describe('spend limits', () => {
       compute: { gpuTypeId: A100, gpuCountPerPod: 8, podCount: 250 },
     });
     expectProblem(tooLargeForBob, 409, /no capacity for 250 pods/);
-    expect((await alice<unknown[]>('GET', '/v2/clusters')).body).toEqual([]);
+    expect((await alice<unknown>('GET', '/v2/clusters')).body).toEqual({ clusters: [] });
 
     const endpoint = {
       name: 'over-endpoint',

@@ -182,7 +182,8 @@ describe('Postgres restarted during load', () => {
       // A cluster create answered 503 during the outage was recorded, and is applied now that the database is
       // back (the 503 says so): those clusters appear, and are deleted so that the probes find capacity again.
       const listed = await call('GET', `${fs.gateway}/v2/clusters`, fs.user.key);
-      const rows = Array.isArray(listed.body) ? (listed.body as { id: string; name: string }[]) : [];
+      const body = listed.body as { clusters?: { id: string; name: string }[] } | undefined;
+      const rows = body?.clusters ?? [];
       for (const cluster of rows.filter((c) => c.name === 'probe')) {
         const deleted = await call('DELETE', `${fs.gateway}/v2/clusters/${cluster.id}`, fs.user.key);
         if (deleted.status >= 200 && deleted.status < 300) deferredCreates += 1;

@@ -17,6 +17,7 @@ import { ClusterSchedulerConfig } from '../../apps/cluster-scheduler/src/cluster
 import { ClustersRepository } from '../../apps/cluster-scheduler/src/clusters/clusters.repository.js';
 import { CreateClusterHandler } from '../../apps/cluster-scheduler/src/clusters/create-cluster/create-cluster.handler.js';
 import { DeleteClusterHandler } from '../../apps/cluster-scheduler/src/clusters/delete-cluster/delete-cluster.handler.js';
+import { RenameClusterHandler } from '../../apps/cluster-scheduler/src/clusters/rename-cluster/rename-cluster.handler.js';
 import { FollowPodStatusHandler } from '../../apps/cluster-scheduler/src/clusters/follow-pod-status/follow-pod-status.handler.js';
 import { DATA_SOURCE_SPEC } from '../../apps/cluster-scheduler/src/data-source.js';
 import { PlacementApplier } from '../../apps/cluster-scheduler/src/placement/placement.applier.js';
@@ -213,6 +214,7 @@ export class SchedulerCommands {
         }),
         new CreateClusterHandler(clusters, applier, checks, catalog, config, queries.asBus()),
         new DeleteClusterHandler(clusters, placement),
+        new RenameClusterHandler(clusters),
         new ReservePodHandler(placement, applier, checks, clusters, catalog),
         new ReleasePodHandler(placement),
       );

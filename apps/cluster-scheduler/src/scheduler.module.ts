@@ -8,6 +8,7 @@ import { ListGpuTypesHandler } from './catalog/list-gpu-types/list-gpu-types.han
 import { ClustersRepository } from './clusters/clusters.repository.js';
 import { CreateClusterHandler } from './clusters/create-cluster/create-cluster.handler.js';
 import { DeleteClusterHandler } from './clusters/delete-cluster/delete-cluster.handler.js';
+import { RenameClusterHandler } from './clusters/rename-cluster/rename-cluster.handler.js';
 import { FollowPodStatusHandler } from './clusters/follow-pod-status/follow-pod-status.handler.js';
 import { GetClusterHandler } from './clusters/get-cluster/get-cluster.handler.js';
 import { ListClusterMembersHandler } from './clusters/list-cluster-members/list-cluster-members.handler.js';
@@ -60,6 +61,7 @@ import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.j
     },
     CreateClusterHandler,
     DeleteClusterHandler,
+    RenameClusterHandler,
     GetClusterHandler,
     ListClustersHandler,
     ListClusterMembersHandler,

@@ -26,13 +26,14 @@ const BOOKKEEPING = new Set([
 
 type Row = Record<string, unknown>;
 
-const LISTINGS: [string, (row: Row) => string][] = [
+/** Each listing: its path, how a row reads, and the wrapper's field for a wrapped list (RunPod's v2 lists). */
+const LISTINGS: [string, (row: Row) => string, string?][] = [
   ['/v1/pods?includeTerminated=true', (p) => `${String(p.id)} desired=${String(p.desiredStatus)}`],
   ['/v1/templates', (t) => `${String(t.id)} ${String(t.name)}`],
   ['/v1/containerregistryauth', (r) => `${String(r.id)} ${String(r.name)}`],
   ['/v1/networkvolumes', (v) => `${String(v.id)} ${String(v.name)} ${String(v.size)}`],
   ['/v1/user/ssh-keys', (k) => `${String(k.id)} ${String(k.fingerprint)}`],
-  ['/v2/clusters', (c) => `${String(c.id)} ${String(c.name)}`],
+  ['/v2/clusters', (c) => `${String(c.id)} ${String(c.name)}`, 'clusters'],
 ];
 
 export async function snapshot(
@@ -43,14 +44,16 @@ export async function snapshot(
 ): Promise<StateSnapshot> {
   const listings: Record<string, string[]> = {};
   for (const [user, key] of Object.entries(users)) {
-    for (const [path, line] of LISTINGS) {
+    for (const [path, line, wrapper] of LISTINGS) {
       const reply = await sendRaw(gateway, {
         method: 'GET',
         path,
         headers: { authorization: `Bearer ${key}` },
       });
       if (reply.status !== 200) throw new Error(`GET ${path} as ${user}: ${reply.status} ${reply.text}`);
-      listings[`${user} ${path}`] = (JSON.parse(reply.text) as Row[]).map(line).sort();
+      const body = JSON.parse(reply.text) as Row[] | Record<string, Row[]>;
+      const rows = wrapper ? (body as Record<string, Row[]>)[wrapper] : (body as Row[]);
+      listings[`${user} ${path}`] = rows.map(line).sort();
     }
   }
   const status = await sendRaw(gateway, {

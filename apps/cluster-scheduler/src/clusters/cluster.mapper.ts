@@ -12,14 +12,17 @@ import type { ClusterMemberEntity } from './cluster-member.entity.js';
 import type { ClusterEntity } from './cluster.entity.js';
 import { SSH_PORT, joinEnv } from './cluster-topology.js';
 
-/** `total` counts the members still provisioned (not TERMINATED); `byStatus` has no zero counts. */
+/**
+ * RunPod's summary: `total` counts the members still provisioned (not TERMINATED) and `byStatus` breaks that same
+ * set down (no zero counts), so it always adds up to `total`; a TERMINATED member is in neither.
+ */
 export function podsSummary(byStatus: Partial<Record<PodStatus, number>>): ClusterPodsSummary {
   const summary: ClusterPodsSummary = { total: 0, byStatus: {} };
   for (const status of POD_STATUSES) {
     const n = byStatus[status] ?? 0;
-    if (!n) continue;
+    if (!n || status === PodStatus.Terminated) continue;
     summary.byStatus[status] = n;
-    if (status !== PodStatus.Terminated) summary.total += n;
+    summary.total += n;
   }
   return summary;
 }

@@ -35,6 +35,18 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
     return manager.findOneBy(ClusterEntity, { id, deletedAt: IsNull() });
   }
 
+  /** The live cluster, its row locked for the command (a rename beside a delete: one waits for the other). */
+  lockLive(id: string, manager: EntityManager): Promise<ClusterEntity | null> {
+    return manager.findOne(ClusterEntity, {
+      where: { id, deletedAt: IsNull() },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  rename(id: string, name: string, manager: EntityManager): Promise<unknown> {
+    return manager.update(ClusterEntity, { id }, { name });
+  }
+
   listLiveByOwner(ownerId: string): Promise<ClusterEntity[]> {
     return this.dataSource.manager.find(ClusterEntity, {
       where: { ownerId, deletedAt: IsNull() },
@@ -179,11 +191,17 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
   summaries(
     clusterIds: readonly string[],
   ): Promise<{ counts: StatusCounts; primaries: Map<string, ClusterMemberEntity> }> {
-    return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
-      const counts = await this.statusCounts(clusterIds, manager);
-      const primaries = await this.primaries(clusterIds, manager);
-      return { counts, primaries: new Map(primaries.map((p) => [p.clusterId, p])) };
-    });
+    return this.dataSource.transaction('REPEATABLE READ', (manager) => this.summariesIn(clusterIds, manager));
+  }
+
+  /** As `summaries`, in a transaction of the caller's (a command's answer reads what its transaction sees). */
+  async summariesIn(
+    clusterIds: readonly string[],
+    manager: EntityManager,
+  ): Promise<{ counts: StatusCounts; primaries: Map<string, ClusterMemberEntity> }> {
+    const counts = await this.statusCounts(clusterIds, manager);
+    const primaries = await this.primaries(clusterIds, manager);
+    return { counts, primaries: new Map(primaries.map((p) => [p.clusterId, p])) };
   }
 
   private primaries(clusterIds: readonly string[], manager: EntityManager): Promise<ClusterMemberEntity[]> {

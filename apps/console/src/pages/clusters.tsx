@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
-import type { ClusterMemberView, ClusterType, ClusterView } from '@app/contracts';
+import type { ClusterList, ClusterType, ClusterView, PodV2List } from '@app/contracts';
 import { api } from '../api';
 import {
   EnvField,
@@ -34,7 +34,7 @@ function summary(c: ClusterView): string {
 function ClusterList() {
   const clusters = useQuery({
     queryKey: ['clusters'],
-    queryFn: () => api<ClusterView[]>('/v2/clusters'),
+    queryFn: async () => (await api<ClusterList>('/v2/clusters')).clusters,
     refetchInterval: 5000,
   });
   return (
@@ -183,7 +183,7 @@ function ClusterDetail({ id }: { id: string }) {
   });
   const members = useQuery({
     queryKey: ['cluster', id, 'pods'],
-    queryFn: () => api<ClusterMemberView[]>(`/v2/clusters/${id}/pods`),
+    queryFn: async () => (await api<PodV2List>(`/v2/clusters/${id}/pods`)).pods,
     refetchInterval: (q) => (q.state.data?.every((m) => m.status === 'RUNNING') ? 5000 : 1500),
   });
   const remove = useAction(() => api<void>(`/v2/clusters/${id}`, { method: 'DELETE' }), [['clusters']]);
@@ -256,16 +256,16 @@ function ClusterDetail({ id }: { id: string }) {
             </thead>
             <tbody>
               {[...members.data]
-                .sort((a, b) => a.clusterRank - b.clusterRank)
+                .sort((a, b) => (a.cluster?.rank ?? 0) - (b.cluster?.rank ?? 0))
                 .map((m) => (
                   <tr key={m.id}>
-                    <td>{m.clusterRank}</td>
-                    <td>{m.clusterRole}</td>
+                    <td>{m.cluster?.rank}</td>
+                    <td>{m.cluster?.role}</td>
                     <td>
                       <a href={`#/pods/${m.id}`}>{m.name}</a>
                     </td>
                     <td>
-                      <code>{m.clusterIp}</code>
+                      <code>{m.cluster?.ip}</code>
                     </td>
                     <td>
                       <StatusBadge status={m.status} />

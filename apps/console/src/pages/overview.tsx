@@ -1,5 +1,5 @@
 import { useQueries, useQuery } from '@tanstack/react-query';
-import type { ClusterView, EndpointHealth, EndpointV2List, PodV2List, SpendStatus } from '@app/contracts';
+import type { ClusterList, EndpointHealth, EndpointV2List, PodV2List, SpendStatus } from '@app/contracts';
 import { api } from '../api';
 import { ErrorBox, Loading, Section, money } from '../ui';
 
@@ -9,7 +9,10 @@ export function OverviewPage() {
     queryFn: () => api<PodV2List>('/v2/pods?includeClusterPods=true'),
     refetchInterval: 5000,
   });
-  const clusters = useQuery({ queryKey: ['clusters'], queryFn: () => api<ClusterView[]>('/v2/clusters') });
+  const clusters = useQuery({
+    queryKey: ['clusters'],
+    queryFn: async () => (await api<ClusterList>('/v2/clusters')).clusters,
+  });
   const endpoints = useQuery({
     queryKey: ['endpoints'],
     queryFn: () => api<EndpointV2List>('/v2/serverless'),

@@ -1,13 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
   CreateClusterDto,
+  UpdateClusterDto,
   type Actor,
-  type ClusterMemberView,
+  type ClusterList,
   type ClusterView,
-  type PodView,
+  type PodV2List,
 } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { SecretsReadable } from '../auth/secrets-readable.decorator.js';
 import { Operation, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
 import { ClustersService } from './clusters.service.js';
 
@@ -36,9 +38,9 @@ export class ClustersController {
   }
 
   @Get()
-  @Operation("List the caller's clusters", { returns: 'ClusterView', array: true })
-  list(@CurrentActor() actor: Actor): Promise<ClusterView[]> {
-    return this.clusters.list(actor);
+  @Operation("List the caller's clusters", { returns: 'ClusterList' })
+  async list(@CurrentActor() actor: Actor): Promise<ClusterList> {
+    return { clusters: await this.clusters.list(actor) };
   }
 
   @Get(':id')
@@ -47,14 +49,35 @@ export class ClustersController {
     return this.clusters.get(id, actor);
   }
 
+  @Patch(':id')
+  @HttpCode(200)
+  @Operation('Rename a cluster', {
+    returns: 'ClusterView',
+    description:
+      'Only the name changes: compute shape (podCount included), type and container configuration are fixed at ' +
+      'creation, and each of those fields is refused by name.',
+  })
+  rename(
+    @Param('id') id: string,
+    @Body() dto: UpdateClusterDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<ClusterView> {
+    return this.clusters.rename(id, dto, actor);
+  }
+
   @Get(':id/pods')
   @Operation("List a cluster's member pods", {
-    returns: 'ClusterPod',
-    array: true,
-    description: 'Rank, role, overlay address and peer environment of each member.',
+    returns: 'PodV2List',
+    description:
+      'Each member as a v2 pod (`cluster` gives its rank, role and overlay address), in rank order; env secrets ' +
+      'in clear for a full key, masked for a read key.',
   })
-  pods(@Param('id') id: string, @CurrentActor() actor: Actor): Promise<(PodView | ClusterMemberView)[]> {
-    return this.clusters.pods(id, actor);
+  pods(
+    @Param('id') id: string,
+    @CurrentActor() actor: Actor,
+    @SecretsReadable() secrets: boolean,
+  ): Promise<PodV2List> {
+    return this.clusters.pods(id, actor, secrets);
   }
 
   @Delete(':id')

@@ -3,14 +3,18 @@ import {
   DomainError,
   ErrorCode,
   Subjects,
+  maskEnv,
   type Actor,
-  type ClusterMemberView,
   type ClusterView,
   type CreateClusterDto,
+  type PodV2List,
   type PodView,
+  type UpdateClusterDto,
 } from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
+import { toPodV2View } from '../pods/pod-v2.view.js';
 import { SshKeysService } from '../ssh-keys/ssh-keys.service.js';
+import { memberToPodV2View } from './cluster-member-v2.view.js';
 
 /** Clusters, owned by cluster-scheduler; the gateway adds the caller's SSH keys when `startSsh` is set. */
 @Injectable()
@@ -38,21 +42,33 @@ export class ClustersService {
     return this.queries.query(Subjects.cluster.get, { id }, actor);
   }
 
+  /** `PATCH /v2/clusters/{id}`: a rename, recorded and applied by cluster-scheduler. */
+  rename(id: string, dto: UpdateClusterDto, actor: Actor): Promise<ClusterView> {
+    return this.commands.execute(Subjects.cluster.rename, { ...dto, id }, actor);
+  }
+
   /**
-   * The full member pods, in rank order: pod-lifecycle's pods where it has created them, the scheduler's
-   * placement record (the same field names, fewer of them) for members it has not created yet or while it does
-   * not answer.
+   * The full member pods as v2 pods, in rank order: pod-lifecycle's pods where it has created them, the
+   * scheduler's placement record in the same shape for members it has not created yet or while it does not answer.
+   * Env secrets in clear with `secrets` (a full key), masked otherwise, whichever app answered.
    */
-  async pods(id: string, actor: Actor): Promise<(PodView | ClusterMemberView)[]> {
+  async pods(id: string, actor: Actor, secrets = false): Promise<PodV2List> {
     const members = await this.queries.query(Subjects.cluster.listMembers, { id }, actor);
     let pods: PodView[] = [];
     try {
-      pods = await this.queries.query(Subjects.pod.listByCluster, { clusterId: id }, actor);
+      const query = { clusterId: id, ...(secrets ? { withSecrets: true } : {}) };
+      pods = await this.queries.query(Subjects.pod.listByCluster, query, actor);
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== ErrorCode.OwnerUnavailable) throw error;
     }
     const byId = new Map(pods.map((p) => [p.id, p]));
-    return members.map((m) => byId.get(m.id) ?? m);
+    return {
+      pods: members.map((m) => {
+        const pod = byId.get(m.id);
+        if (pod) return toPodV2View(pod);
+        return memberToPodV2View(secrets ? m : { ...m, env: maskEnv(m.env) }, actor.userId);
+      }),
+    };
   }
 
   async delete(id: string, actor: Actor): Promise<void> {

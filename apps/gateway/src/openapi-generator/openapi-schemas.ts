@@ -21,6 +21,8 @@ export function requestBodySchemas(): Record<string, Json> {
         propertyNames: { pattern: ENV_NAME.source },
         additionalProperties: { type: 'string', maxLength: 32 * 1024 },
       }),
+      // A create field an update cannot change (PATCH /v2/clusters/{id}): refused whenever present.
+      isAbsent: () => ({ not: {} }),
       // What a JSON Schema can say of it; that the URL parses is checked too (webhook.contracts.ts).
       isWebhookUrl: () => ({
         type: 'string',
@@ -33,8 +35,12 @@ export function requestBodySchemas(): Record<string, Json> {
   for (const schema of Object.values(schemas)) {
     // The global ValidationPipe forbids unknown properties (422), nested ones included.
     schema.additionalProperties = false;
-    const required = new Set((schema.required ?? []) as string[]);
     const properties = (schema.properties ?? {}) as Record<string, Json>;
+    // A property that must be absent (isAbsent) has no @IsOptional, which the converter reads as required.
+    const required = new Set(
+      ((schema.required ?? []) as string[]).filter((name) => !isAbsent(properties[name])),
+    );
+    if (schema.required) schema.required = [...required];
     for (const [name, property] of Object.entries(properties)) {
       // `@IsDefined` and `@ValidateNested` leave `{$ref, type: object, not: {type: null}}`: the $ref says it all.
       if (typeof property.$ref === 'string') {
@@ -51,6 +57,10 @@ export function requestBodySchemas(): Record<string, Json> {
     }
   }
   return schemas;
+}
+
+function isAbsent(schema: Json | undefined): boolean {
+  return !!schema && Object.keys(schema).length === 1 && JSON.stringify(schema.not) === '{}';
 }
 
 function nullable(schema: Json): Json {

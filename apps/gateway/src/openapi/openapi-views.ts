@@ -8,7 +8,7 @@ import type {
   PodBillingList,
   ServerlessBillingList,
   UsageExport,
-  ClusterMemberView,
+  ClusterList,
   ClusterView,
   CpuTypeView,
   DataCenterView,
@@ -48,9 +48,6 @@ import type {
 /** The error body of every REST route (`#/components/schemas/Problem`). */
 export type { Problem } from '../edge/problem.js';
 
-/** A member of `GET /v2/clusters/{id}/pods`: the full pod, or the member record while its pod is not created yet. */
-export type ClusterPod = PodView | ClusterMemberView;
-
 /** `GET /v2/{endpointId}/ping/{workerId}`: the heartbeat was recorded. */
 export interface PingResult {
   ok: true;
@@ -72,7 +69,7 @@ export interface ResponseViews {
   PodBillingList: PodBillingList;
   ServerlessBillingList: ServerlessBillingList;
   UsageExport: UsageExport;
-  ClusterPod: ClusterPod;
+  ClusterList: ClusterList;
   ClusterView: ClusterView;
   CpuTypeView: CpuTypeView;
   DataCenterView: DataCenterView;

@@ -5,6 +5,8 @@ import {
   type PodRuntimePort,
   type PodV2View,
   type PodView,
+  type UpdatePodCommand,
+  type UpdatePodV2Dto,
 } from '@app/contracts';
 
 /**
@@ -65,9 +67,25 @@ function runtimePorts(pod: PodView): PodRuntimePort[] {
   });
 }
 
+/** A v2 update body in the command's (REST v1) names; `mounts` is the command's own (the interface's rules). */
+export function fromUpdatePodV2(dto: UpdatePodV2Dto): Omit<UpdatePodCommand, 'podId'> {
+  const command: Omit<UpdatePodCommand, 'podId'> = {};
+  if (dto.name !== undefined) command.name = dto.name;
+  if (dto.image !== undefined) command.imageName = dto.image;
+  if (dto.args !== undefined) command.dockerArgs = dto.args;
+  if (dto.disk !== undefined) command.containerDiskInGb = dto.disk;
+  if (dto.ports !== undefined) command.ports = dto.ports;
+  if (dto.env !== undefined) command.env = dto.env;
+  // null clears the credential, as the command's own field takes it.
+  if (dto.registry !== undefined) command.containerRegistryAuthId = dto.registry as string;
+  if (dto.mounts !== undefined) command.mounts = dto.mounts;
+  return command;
+}
+
 /** A v2 create body in the command's (REST v1) names; pod-lifecycle checks it like any other create. */
 export function fromCreatePodV2(dto: CreatePodV2Dto): CreatePodCommand {
-  const command: CreatePodCommand = { name: dto.name };
+  // Its refusals name v2's fields (image, gpu.id, gpu.count, ...), not the command's.
+  const command: CreatePodCommand = { name: dto.name, vocabulary: 'v2' };
   if (dto.image !== undefined) command.imageName = dto.image;
   if (dto.disk !== undefined) command.containerDiskInGb = dto.disk;
   if (dto.ports !== undefined) command.ports = dto.ports;

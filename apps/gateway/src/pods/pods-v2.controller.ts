@@ -12,10 +12,11 @@ import {
   type PodV2View,
 } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { SecretsReadable } from '../auth/secrets-readable.decorator.js';
 import { LogRequestOf, LogRoute, type LogRequest } from '../logs/log-route.decorator.js';
 import { PodLogsService } from '../logs/pod-logs.service.js';
 import { Operation, TextQuery, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
-import { fromCreatePodV2, toPodV2View } from './pod-v2.view.js';
+import { fromCreatePodV2, fromUpdatePodV2, toPodV2View } from './pod-v2.view.js';
 import { PodsService } from './pods.service.js';
 
 /** `/v2/pods`: RunPod's management API v2, on the same use cases as /v1/pods and GraphQL. */
@@ -51,24 +52,36 @@ export class PodsV2Controller {
   async list(
     @Query('includeClusterPods') includeClusterPods: string | undefined,
     @CurrentActor() actor: Actor,
+    @SecretsReadable() secrets: boolean,
   ): Promise<PodV2List> {
-    return { pods: (await this.pods.listStandalone(includeClusterPods === 'true', actor)).map(toPodV2View) };
+    const pods = await this.pods.listStandalone(includeClusterPods === 'true', actor, secrets);
+    return { pods: pods.map(toPodV2View) };
   }
 
+  /** Env secrets (a generated JUPYTER_PASSWORD, say) in clear for a full key, masked for a read key. */
   @Get(':podId')
   @Operation('Get a pod', { returns: 'PodV2View' })
-  async get(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<PodV2View> {
-    return toPodV2View(await this.pods.get(podId, actor));
+  async get(
+    @Param('podId') podId: string,
+    @CurrentActor() actor: Actor,
+    @SecretsReadable() secrets: boolean,
+  ): Promise<PodV2View> {
+    return toPodV2View(await this.pods.get(podId, actor, secrets));
   }
 
   @Patch(':podId')
   @HttpCode(200)
-  @Operation('Rename a pod or change its mount path', {
+  @Operation('Update a pod', {
     returns: 'PodV2View',
-    description: 'Mounts follow the interface: only a path changes; the new path applies at the next start.',
+    description:
+      'Absent fields keep their values. A change to the container (image, args, disk, ports, env, registry) ' +
+      'restarts a RUNNING pod (as restart: container recreated, container disk wiped) and applies at the next ' +
+      'start of a stopped one; name and mounts change without a restart. Mounts follow the interface: only a ' +
+      "path changes, at the container's next start. Masked env values (********) sent back keep their value.",
     errors: {
       400: 'network emptied, a mount kind the pod was created without, or another network volume',
-      409: 'the pod is a cluster member (its cluster configures it) or terminated',
+      404: 'registry names no credential of yours',
+      409: 'a cluster member (its cluster configures it), a terminated pod, or a container change while PROVISIONING or STARTING',
     },
   })
   async update(
@@ -76,7 +89,7 @@ export class PodsV2Controller {
     @Body() dto: UpdatePodV2Dto,
     @CurrentActor() actor: Actor,
   ): Promise<PodV2View> {
-    return toPodV2View(await this.pods.update(podId, dto, actor));
+    return toPodV2View(await this.pods.update(podId, fromUpdatePodV2(dto), actor));
   }
 
   @Delete(':podId')

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiTags } from '@nestjs/swagger';
 import { CreatePodDto, UpdatePodDto, type Actor, type PodDetailsView, type PodView } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { SecretsReadable } from '../auth/secrets-readable.decorator.js';
 import { Operation, TextQuery, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
 import { PodsService } from './pods.service.js';
 
@@ -40,15 +41,16 @@ export class PodsController {
     return this.pods.create(dto, actor);
   }
 
-  /** The caller's pods; `?includeTerminated=true` adds terminated ones. */
+  /** The caller's pods; `?includeTerminated=true` adds terminated ones. Env secrets in clear for a full key. */
   @Get()
   @Operation("List the caller's pods", { returns: 'PodView', array: true })
   @TextQuery('includeTerminated', '`true` adds terminated pods (any other value does not)')
   list(
     @Query('includeTerminated') includeTerminated: string | undefined,
     @CurrentActor() actor: Actor,
+    @SecretsReadable() secrets: boolean,
   ): Promise<PodView[]> {
-    return this.pods.list(includeTerminated === 'true', actor);
+    return this.pods.list(includeTerminated === 'true', actor, secrets);
   }
 
   @Get(':podId')
@@ -60,9 +62,10 @@ export class PodsController {
     @Query('includeMachine') includeMachine: string | undefined,
     @Query('includeNetworkVolume') includeNetworkVolume: string | undefined,
     @CurrentActor() actor: Actor,
+    @SecretsReadable() secrets: boolean,
   ): Promise<PodDetailsView> {
     const include = { machine: includeMachine === 'true', networkVolume: includeNetworkVolume === 'true' };
-    return this.pods.details(podId, include, actor);
+    return this.pods.details(podId, include, actor, secrets);
   }
 
   @Patch(':podId')
@@ -134,7 +137,9 @@ export class PodsController {
 
   @Delete(':podId')
   @HttpCode(204)
-  @Operation('Terminate a pod (GPUs freed)', { errors: { 409: "the pod's status does not allow terminate" } })
+  @Operation('Terminate a pod (GPUs freed)', {
+    errors: { 409: 'a cluster member (delete its cluster instead)' },
+  })
   terminate(@Param('podId') podId: string, @CurrentActor() actor: Actor): Promise<void> {
     return this.pods.terminate(podId, actor);
   }

@@ -9,8 +9,8 @@ import {
   type PodMachineView,
   type PodView,
   type PublishedPodAction,
+  type UpdatePodCommand,
   type UpdatePodDto,
-  type UpdatePodV2Dto,
 } from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
 import { CatalogService } from '../catalog/catalog.service.js';
@@ -43,8 +43,12 @@ export class PodsService {
   }
 
   /** `GET /v2/pods`: cluster members only with `includeClusterPods`. */
-  listStandalone(includeClusterPods: boolean, actor: Actor): Promise<PodView[]> {
-    return this.queries.query(Subjects.pod.list, includeClusterPods ? {} : { standaloneOnly: true }, actor);
+  listStandalone(includeClusterPods: boolean, actor: Actor, secrets = false): Promise<PodView[]> {
+    return this.queries.query(
+      Subjects.pod.list,
+      { ...(includeClusterPods ? {} : { standaloneOnly: true }), ...withSecrets(secrets) },
+      actor,
+    );
   }
 
   /**
@@ -59,16 +63,24 @@ export class PodsService {
    * `PATCH /v1/pods/{id}` and `PATCH /v2/pods/{id}`: one command, and pod-lifecycle applies every rule (the
    * interface's mount update rules, a restart when a RUNNING pod's container changes).
    */
-  update(podId: string, dto: UpdatePodDto | UpdatePodV2Dto, actor: Actor): Promise<PodView> {
+  update(podId: string, dto: UpdatePodDto | Omit<UpdatePodCommand, 'podId'>, actor: Actor): Promise<PodView> {
     return this.commands.execute(Subjects.pod.update, { ...dto, podId }, actor);
   }
 
-  list(includeTerminated: boolean, actor: Actor): Promise<PodView[]> {
-    return this.queries.query(Subjects.pod.list, includeTerminated ? { includeTerminated } : {}, actor);
+  /**
+   * Reads take `secrets` (SecretsReadable: a full key) for the env's secret-looking values in clear, masked
+   * otherwise; answers to commands stay masked (they are kept with the command's record).
+   */
+  list(includeTerminated: boolean, actor: Actor, secrets = false): Promise<PodView[]> {
+    return this.queries.query(
+      Subjects.pod.list,
+      { ...(includeTerminated ? { includeTerminated } : {}), ...withSecrets(secrets) },
+      actor,
+    );
   }
 
-  get(podId: string, actor: Actor): Promise<PodView> {
-    return this.queries.query(Subjects.pod.get, { podId }, actor);
+  get(podId: string, actor: Actor, secrets = false): Promise<PodView> {
+    return this.queries.query(Subjects.pod.get, { podId, ...withSecrets(secrets) }, actor);
   }
 
   /**
@@ -79,8 +91,9 @@ export class PodsService {
     podId: string,
     include: { machine: boolean; networkVolume: boolean },
     actor: Actor,
+    secrets = false,
   ): Promise<PodDetailsView> {
-    const pod = await this.get(podId, actor);
+    const pod = await this.get(podId, actor, secrets);
     const [machine, networkVolume] = await Promise.all([
       include.machine ? this.machineOf(pod, actor) : pod.machine,
       include.networkVolume && pod.networkVolumeId ? this.volumes.find(pod.networkVolumeId, actor) : null,
@@ -120,6 +133,11 @@ export class PodsService {
       location: dataCenters.find((dc) => dc.id === pod.dataCenterId)?.region ?? null,
     };
   }
+}
+
+/** The queries' `withSecrets`, sent only when asked for (the default masks). */
+function withSecrets(secrets: boolean): { withSecrets?: true } {
+  return secrets ? { withSecrets: true } : {};
 }
 
 const V2_SUBJECTS: Record<PublishedPodAction, (typeof Subjects.pod)[PodAction]> = {

@@ -111,6 +111,28 @@ describe('cluster members (pod.cmd.create-cluster-members, pod.cmd.terminate-clu
     expect(await statuses(id)).toEqual([PodStatus.Terminated, PodStatus.Terminated]);
   });
 
+  it("refuses a member's own terminate alike for /v1 and /v2 (409, nothing written), and says so in its actions", async () => {
+    const id = 'cluster-guard';
+    const guarded: ClusterCreatedEvent = { clusterId: id, ownerId: ALICE.userId, members: [member(0, id)] };
+    await pods.send(Subjects.pod.createClusterMembers, { cluster: guarded }, { actor: SYSTEM });
+    const podId = member(0, id).podId;
+    const message = `cannot terminate pod ${podId}: it is a member of cluster ${id}; delete the cluster instead`;
+    // /v1 and GraphQL send the bare action, /v2 with publishedOnly: one rule in the owner answers both.
+    for (const payload of [{ podId }, { podId, publishedOnly: true }]) {
+      expect(await pods.refusal(() => pods.send(Subjects.pod.terminate, payload))).toEqual({
+        code: ErrorCode.InvalidState,
+        message,
+        wrote: [],
+      });
+    }
+    const view = await pods.query(Subjects.pod.get, { podId });
+    expect(view).toMatchObject({ status: PodStatus.Provisioning, clusterId: id });
+    expect(view.allowedActions).toEqual(['stop']);
+    expect(view.actions).toEqual(['stop']);
+    // A stop is the member's to ask for, as for any pod.
+    await expect(pods.send(Subjects.pod.stop, { podId })).resolves.toMatchObject({ status: PodStatus.Exited });
+  });
+
   it('refuses a command without its cluster (422), writing nothing', async () => {
     for (const subject of [Subjects.pod.createClusterMembers, Subjects.pod.terminateClusterMembers]) {
       expect(await pods.refusal(() => pods.send(subject, {}, { actor: SYSTEM }))).toMatchObject({

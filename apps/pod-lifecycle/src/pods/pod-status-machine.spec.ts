@@ -4,6 +4,7 @@ import {
   allowedActions,
   decide,
   isLive,
+  memberRefusal,
   observe,
   publishedActions,
   publishedRefusalMessage,
@@ -97,6 +98,24 @@ describe('pod status machine', () => {
     );
     expect(publishedRefusalMessage('p1', Running, 'c1', 'terminate')).toBe(
       'cannot terminate pod p1: it is a member of cluster c1; delete the cluster instead',
+    );
+  });
+
+  it("gives a member one rule on every surface: no terminate of its own, in /v1's list as in v2's", () => {
+    for (const status of POD_STATUSES) {
+      expect(allowedActions(status, true)).not.toContain('terminate');
+      expect(allowedActions(status, true)).toEqual(allowedActions(status).filter((a) => a !== 'terminate'));
+      const published = publishedActions(status, true).map((a) => (a === 'restart' ? 'reset' : a));
+      for (const action of published) expect(allowedActions(status, true)).toContain(action);
+    }
+    const refusal = 'cannot terminate pod p1: it is a member of cluster c1; delete the cluster instead';
+    expect(memberRefusal('p1', Running, 'c1', 'terminate')).toBe(refusal);
+    expect(memberRefusal('p1', Exited, 'c1', 'terminate')).toBe(refusal);
+    expect(memberRefusal('p1', Terminated, 'c1', 'terminate')).toBeNull();
+    expect(memberRefusal('p1', Running, 'c1', 'reset')).toBeNull();
+    expect(memberRefusal('p1', Running, null, 'terminate')).toBeNull();
+    expect(refusalMessage('p1', Err, 'stop', true)).toBe(
+      'cannot stop pod p1: it is ERROR; allowed actions: start, reset',
     );
   });
 

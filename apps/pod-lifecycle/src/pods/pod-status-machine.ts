@@ -65,9 +65,30 @@ export function decide(status: PodStatus, action: PodAction): Decision {
   return ACTIONS[status][action];
 }
 
-/** The actions that change a pod in `status` (what users are told they may do; no-ops are not listed). */
-export function allowedActions(status: PodStatus): PodAction[] {
-  return ACTION_ORDER.filter((action) => ACTIONS[status][action].kind === 'transition');
+/**
+ * The actions that change a pod in `status` (what users are told they may do; no-ops are not listed). A cluster
+ * member is never terminated on its own (memberGuard), so it is not told it may be.
+ */
+export function allowedActions(status: PodStatus, clusterMember = false): PodAction[] {
+  return ACTION_ORDER.filter(
+    (action) => ACTIONS[status][action].kind === 'transition' && !(clusterMember && action === 'terminate'),
+  );
+}
+
+/**
+ * The one rule for a cluster member's own actions, whichever surface asks (/v1, /v2, GraphQL): it is stopped,
+ * started and reset like any pod, but terminated only with its cluster, which otherwise would count a member it no
+ * longer has. Null when the action may go on to the status machine; the 409 message otherwise. A member already
+ * TERMINATED (its cluster deleted) is left to the table, where terminate is a no-op.
+ */
+export function memberRefusal(
+  podId: string,
+  status: PodStatus,
+  clusterId: string | null,
+  action: PodAction,
+): string | null {
+  if (!clusterId || action !== 'terminate' || status === PodStatus.Terminated) return null;
+  return `cannot terminate pod ${podId}: it is a member of cluster ${clusterId}; delete the cluster instead`;
 }
 
 /**
@@ -90,8 +111,10 @@ export function publishedName(action: PodAction): PublishedPodAction {
   return action === 'reset' ? 'restart' : action;
 }
 
+/** v2's `actions`: RunPod's set for the status, less what allowedActions leaves out for a member. */
 export function publishedActions(status: PodStatus, clusterMember: boolean): PublishedPodAction[] {
-  return PUBLISHED[status].filter((action) => !(clusterMember && action === 'terminate'));
+  const allowed = allowedActions(status, clusterMember).map(publishedName);
+  return PUBLISHED[status].filter((action) => allowed.includes(action));
 }
 
 /** The v2 409 message: why the action is not among the pod's published ones. */
@@ -102,9 +125,8 @@ export function publishedRefusalMessage(
   action: PodAction,
 ): string {
   const name = publishedName(action);
-  if (clusterId && name === 'terminate') {
-    return `cannot terminate pod ${podId}: it is a member of cluster ${clusterId}; delete the cluster instead`;
-  }
+  const member = memberRefusal(podId, status, clusterId, action);
+  if (member) return member;
   const allowed = publishedActions(status, clusterId !== null);
   return (
     `cannot ${name} pod ${podId}: it is ${status}; ` +
@@ -146,8 +168,8 @@ export function isLive(status: PodStatus): boolean {
 }
 
 /** The 409 message naming the status and what it allows. */
-export function refusalMessage(podId: string, status: PodStatus, action: PodAction): string {
-  const allowed = allowedActions(status);
+export function refusalMessage(podId: string, status: PodStatus, action: PodAction, clusterMember = false): string {
+  const allowed = allowedActions(status, clusterMember);
   return (
     `cannot ${action} pod ${podId}: it is ${status}; ` +
     (allowed.length ? `allowed actions: ${allowed.join(', ')}` : 'no action is allowed any more')

@@ -21,6 +21,7 @@ import { RegistryAuthRepository } from '../registry-auth/registry-auth.repositor
 import { SpendLedger } from '../spend/spend-ledger.service.js';
 import {
   decide,
+  memberRefusal,
   publishedActions,
   publishedName,
   publishedRefusalMessage,
@@ -76,7 +77,8 @@ export class PodTransitions {
   }
 
   /**
-   * A user action: 404/403, then the status machine. A refused action throws INVALID_STATE (409, naming the
+   * A user action: 404/403, a cluster member's own terminate refused (409, the same rule for every surface),
+   * then the status machine. A refused action throws INVALID_STATE (409, naming the
    * status and the allowed actions); a no-op answers the pod as it is; a transition runs `effect` (which may
    * reserve capacity and must set the new status through `changeStatus`). With `publishedOnly` (v2) the action
    * must first be one of the pod's published actions.
@@ -88,6 +90,8 @@ export class PodTransitions {
   ): Promise<PodView> {
     const { podId } = ctx.payload;
     const pod = ownedPod(await this.pods.lockById(podId, ctx.manager), podId, ctx.envelope.actor);
+    const member = memberRefusal(pod.id, pod.status, pod.clusterId, action);
+    if (member) throw new DomainError(ErrorCode.InvalidState, member);
     if (
       ctx.payload.publishedOnly &&
       !publishedActions(pod.status, pod.clusterId !== null).includes(publishedName(action))
@@ -100,7 +104,10 @@ export class PodTransitions {
     const decision = decide(pod.status, action);
     switch (decision.kind) {
       case 'refused':
-        throw new DomainError(ErrorCode.InvalidState, refusalMessage(pod.id, pod.status, action));
+        throw new DomainError(
+          ErrorCode.InvalidState,
+          refusalMessage(pod.id, pod.status, action, pod.clusterId !== null),
+        );
       case 'noop':
         return toPodView(pod);
       case 'transition':

@@ -9,10 +9,11 @@ function publicPorts(mappings: Record<string, number>): Record<string, number> {
 }
 
 /**
- * What users see of a pod: secret-looking env values masked, the platform's secret variables listed by name only
- * (always masked), never a registry password.
+ * What users see of a pod: secret-looking env values masked unless `secrets` (asked for a key that may manage the
+ * pod: its owner's own values, a generated JUPYTER_PASSWORD among them), the platform's secret variables listed by
+ * name only (always masked), never a registry password.
  */
-export function toPodView(pod: PodEntity): PodView {
+export function toPodView(pod: PodEntity, { secrets = false }: { secrets?: boolean } = {}): PodView {
   return {
     id: pod.id,
     name: pod.name,
@@ -21,7 +22,7 @@ export function toPodView(pod: PodEntity): PodView {
     imageName: pod.image,
     dockerArgs: pod.args,
     env: {
-      ...maskEnv(pod.env),
+      ...(secrets ? pod.env : maskEnv(pod.env)),
       ...Object.fromEntries(Object.keys(pod.secretEnv).map((name) => [name, MASK])),
     },
     ports: pod.ports,
@@ -50,7 +51,7 @@ export function toPodView(pod: PodEntity): PodView {
     lastStartedAt: pod.lastStartedAt?.toISOString() ?? null,
     createdAt: pod.createdAt.toISOString(),
     costPerHr: costPerHr(pod),
-    allowedActions: allowedActions(pod.status),
+    allowedActions: allowedActions(pod.status, pod.clusterId !== null),
     actions: publishedActions(pod.status, pod.clusterId !== null),
   };
 }

@@ -1,5 +1,5 @@
 import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { CreateClusterDto } from './cluster.dto.js';
+import { CreateClusterDto, UpdateClusterDto } from './cluster.dto.js';
 
 /**
  * `cluster.cmd.create`: the REST body as validated by the gateway, plus the caller's SSH public keys, which the
@@ -16,6 +16,13 @@ export class CreateClusterCommand extends CreateClusterDto {
 
 /** `cluster.cmd.delete`: frees the VXLAN id and CIDR at once; GPUs come back as the member pods terminate. */
 export class DeleteClusterCommand {
+  @IsString()
+  @IsNotEmpty()
+  id: string;
+}
+
+/** `cluster.cmd.rename` (`PATCH /v2/clusters/{id}`): the cluster's new name; nothing else of it changes. */
+export class RenameClusterCommand extends UpdateClusterDto {
   @IsString()
   @IsNotEmpty()
   id: string;

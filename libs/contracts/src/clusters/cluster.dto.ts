@@ -16,6 +16,8 @@ import {
   Min,
   MinLength,
   ValidateNested,
+  registerDecorator,
+  type ValidationArguments,
 } from 'class-validator';
 import type { PodStatus } from '../pods/pod-status.js';
 import { MountsDto } from '../common/mounts.dto.js';
@@ -159,6 +161,54 @@ export interface ClusterView {
   network?: ClusterNetworkView;
   primary?: ClusterPrimaryView;
   createdAt: string;
+}
+
+/**
+ * A create field `PATCH /v2/clusters/{id}` cannot change (RunPod's UpdateClusterRequest is a rename): present at
+ * all, it is refused naming itself (422); in the OpenAPI description, a property that must be absent.
+ */
+function FixedAtCreation(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name: 'isAbsent',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown) => value === undefined,
+        defaultMessage: (args: ValidationArguments) =>
+          `${args.property} is fixed at creation and cannot change: this PATCH only renames the cluster (name)`,
+      },
+    });
+  };
+}
+
+/**
+ * Body of `PATCH /v2/clusters/{id}`: RunPod's UpdateClusterRequest, a rename. Compute shape (podCount included),
+ * type and container configuration are fixed at creation: each create field is refused by name (422), anything
+ * else as an unknown property.
+ */
+export class UpdateClusterDto {
+  @IsString()
+  @MinLength(1)
+  @MaxLength(191)
+  name: string;
+
+  @FixedAtCreation() type?: never;
+  @FixedAtCreation() compute?: never;
+  @FixedAtCreation() dataCenterIds?: never;
+  @FixedAtCreation() mounts?: never;
+  @FixedAtCreation() startJupyter?: never;
+  @FixedAtCreation() startSsh?: never;
+  @FixedAtCreation() args?: never;
+  @FixedAtCreation() disk?: never;
+  @FixedAtCreation() env?: never;
+  @FixedAtCreation() image?: never;
+  @FixedAtCreation() ports?: never;
+}
+
+/** `GET /v2/clusters`: the list, wrapped as RunPod's ListClustersResponse. */
+export interface ClusterList {
+  clusters: ClusterView[];
 }
 
 /**

@@ -31,7 +31,11 @@ import {
   UpdateTemplateCommand,
 } from '../templates/template.commands.js';
 import type { TemplateView } from '../templates/template.dto.js';
-import { CreateClusterCommand, DeleteClusterCommand } from '../clusters/cluster.commands.js';
+import {
+  CreateClusterCommand,
+  DeleteClusterCommand,
+  RenameClusterCommand,
+} from '../clusters/cluster.commands.js';
 import type { ClusterView } from '../clusters/cluster.dto.js';
 import {
   CreateNetworkVolumeCommand,
@@ -113,6 +117,7 @@ export interface CommandContracts {
   [Subjects.placement.release]: { payload: ReleasePodCommand; result: null };
   [Subjects.cluster.create]: { payload: CreateClusterCommand; result: ClusterView };
   [Subjects.cluster.delete]: { payload: DeleteClusterCommand; result: null };
+  [Subjects.cluster.rename]: { payload: RenameClusterCommand; result: ClusterView };
   [Subjects.volume.create]: { payload: CreateNetworkVolumeCommand; result: NetworkVolumeView };
   [Subjects.volume.update]: { payload: UpdateNetworkVolumeCommand; result: NetworkVolumeView };
   [Subjects.volume.delete]: { payload: DeleteNetworkVolumeCommand; result: null };
@@ -194,6 +199,7 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.placement.release]: ReleasePodCommand,
   [Subjects.cluster.create]: CreateClusterCommand,
   [Subjects.cluster.delete]: DeleteClusterCommand,
+  [Subjects.cluster.rename]: RenameClusterCommand,
   [Subjects.volume.create]: CreateNetworkVolumeCommand,
   [Subjects.volume.update]: UpdateNetworkVolumeCommand,
   [Subjects.volume.delete]: DeleteNetworkVolumeCommand,

@@ -138,6 +138,7 @@ export const Subjects = {
   cluster: {
     create: 'cluster.cmd.create',
     delete: 'cluster.cmd.delete',
+    rename: 'cluster.cmd.rename',
     get: 'cluster.qry.get',
     list: 'cluster.qry.list',
     listMembers: 'cluster.qry.list-members',

@@ -4,6 +4,7 @@ import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
+  IsIn,
   IsISO8601,
   IsInt,
   IsOptional,
@@ -11,6 +12,7 @@ import {
   Matches,
   Min,
 } from 'class-validator';
+import { POD_VOCABULARIES, type PodVocabulary } from '../errors/pod-field-names.js';
 
 /** A port as the interface writes it: `8888/http` or `22/tcp`. */
 export const PORT_SPEC = /^([1-9]\d{0,4})\/(http|tcp)$/;
@@ -77,6 +79,11 @@ export class ReservePodCommand {
   @IsOptional()
   @IsBoolean()
   reassignPorts?: boolean;
+
+  /** The surface of the pod request this placement serves: its refusals name that surface's fields. */
+  @IsOptional()
+  @IsIn(POD_VOCABULARIES)
+  vocabulary?: PodVocabulary;
 }
 
 export class ReleasePodCommand {

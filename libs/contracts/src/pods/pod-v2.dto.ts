@@ -149,13 +149,53 @@ export class CreatePodV2Dto {
   registry?: string;
 }
 
-/** Body of `PATCH /v2/pods/{id}`: what a pod may change after create (the interface's mount update rules). */
+/**
+ * Body of `PATCH /v2/pods/{id}`: what a pod may change after create, in RunPod's names. A change to the container
+ * (image, args, disk, ports, env, registry) restarts a RUNNING pod; mounts follow the interface's update rules.
+ */
 export class UpdatePodV2Dto {
   @IsOptional()
   @IsString()
   @IsNotEmpty()
   @MaxLength(191)
   name?: string;
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  image?: string;
+
+  /** Arguments passed to the container entrypoint. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  args?: string;
+
+  /** Container disk, GB (ephemeral, wiped on restart). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(4096)
+  disk?: number;
+
+  /** Each `<port>/http` or `<port>/tcp`; replaces the pod's ports. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(32)
+  @Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' })
+  ports?: string[];
+
+  /** Replaces the pod's env; a masked value (********) sent back keeps the value it stands for. */
+  @IsOptional()
+  @IsEnvRecord()
+  env?: Record<string, string>;
+
+  /** A registry credential of the caller's; `null` removes the pod's. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  registry?: string | null;
 
   /** Omitted or `{}` leaves the mount as it is; only a mount's `path` may change. */
   @IsOptional()

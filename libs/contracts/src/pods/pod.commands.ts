@@ -15,6 +15,7 @@ import {
 } from 'class-validator';
 import { MountsDto } from '../common/mounts.dto.js';
 import { CreatePodDto, UpdatePodDto } from './pod.dto.js';
+import { POD_VOCABULARIES, type PodVocabulary } from '../errors/pod-field-names.js';
 import { PodStatus } from './pod-status.js';
 import { IsSealedEnv, type SealedEnv } from './sealed-env.js';
 import type { ClusterCreatedEvent, ClusterDeletedEvent } from './pod.events.js';
@@ -60,6 +61,11 @@ export class CreatePodCommand extends CreatePodDto {
   @IsString({ each: true })
   @MaxLength(16 * 1024, { each: true })
   sshPublicKeys?: string[];
+
+  /** The surface the request came from, whose names its refusals use (pod-field-names.ts); absent: v1. */
+  @IsOptional()
+  @IsIn(POD_VOCABULARIES)
+  vocabulary?: PodVocabulary;
 }
 
 /** `pod.cmd.start` / `stop` / `reset` / `terminate`: a user's action on one pod. */
@@ -180,6 +186,14 @@ export class GetPodQuery {
   @IsString()
   @IsNotEmpty()
   podId: string;
+
+  /**
+   * The env's secret-looking values in clear (the user's own, a generated JUPYTER_PASSWORD among them): the gateway
+   * asks for them only for a key that may manage the pods (full); masked otherwise. Platform secrets stay masked.
+   */
+  @IsOptional()
+  @IsBoolean()
+  withSecrets?: boolean;
 }
 
 /** The caller's pods (terminated ones only when `includeTerminated`; cluster members unless `standaloneOnly`). */
@@ -192,6 +206,14 @@ export class ListPodsQuery {
   @IsOptional()
   @IsBoolean()
   standaloneOnly?: boolean;
+
+  /**
+   * The env's secret-looking values in clear (the user's own, a generated JUPYTER_PASSWORD among them): the gateway
+   * asks for them only for a key that may manage the pods (full); masked otherwise. Platform secrets stay masked.
+   */
+  @IsOptional()
+  @IsBoolean()
+  withSecrets?: boolean;
 }
 
 /** The member pods of a cluster (rank order), as the same PodView; a user sees only their own cluster's pods. */
@@ -199,6 +221,14 @@ export class ListPodsByClusterQuery {
   @IsString()
   @IsNotEmpty()
   clusterId: string;
+
+  /**
+   * The env's secret-looking values in clear (the user's own, a generated JUPYTER_PASSWORD among them): the gateway
+   * asks for them only for a key that may manage the pods (full); masked otherwise. Platform secrets stay masked.
+   */
+  @IsOptional()
+  @IsBoolean()
+  withSecrets?: boolean;
 }
 
 /**

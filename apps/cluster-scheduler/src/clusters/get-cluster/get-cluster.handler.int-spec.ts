@@ -71,8 +71,11 @@ describe('getting a cluster', () => {
     await scheduler.follow(
       statusEvent(last.podId, PodStatus.Terminated, PodStatus.Provisioning, new Date('2026-03-01T10:06:00Z')),
     );
-    expect(await get(cluster.id)).toMatchObject({
-      pods: { total: 2, byStatus: { PROVISIONING: 1, RUNNING: 1, TERMINATED: 1 } },
+    const view = await get(cluster.id);
+    // byStatus breaks down the provisioned members `total` counts: it adds up, the TERMINATED one in neither.
+    expect(Object.values(view.pods.byStatus).reduce((a, b) => a + b, 0)).toBe(view.pods.total);
+    expect(view).toMatchObject({
+      pods: { total: 2, byStatus: { PROVISIONING: 1, RUNNING: 1 } },
       primary: {
         podId: primary.podId,
         status: PodStatus.Running,

@@ -4,6 +4,7 @@ import {
   ErrorCode,
   REGION_CODES,
   Subjects,
+  podFieldNames,
   type PlacementView,
   type ReservePodCommand,
 } from '@app/contracts';
@@ -73,17 +74,19 @@ export class ReservePodHandler {
     }
     const hostId = held?.hostId ?? payload.hostId;
 
+    // Refusals name the fields of the request's own surface (v1 or v2), not the command's.
+    const field = podFieldNames(payload.vocabulary);
     const gpuTypeId = payload.gpuTypeId ?? null;
     if (gpuTypeId !== null) {
-      const gpuType = await this.checks.gpuType('gpuTypeId', gpuTypeId, manager);
-      if (payload.gpuCount < 1) throw invalid('gpuCount must not be less than 1 for a GPU pod');
-      this.checks.gpuCount('gpuCount', payload.gpuCount, gpuType);
+      const gpuType = await this.checks.gpuType(field('gpuTypeId'), gpuTypeId, manager);
+      if (payload.gpuCount < 1) throw invalid(`${field('gpuCount')} must not be less than 1 for a GPU pod`);
+      this.checks.gpuCount(field('gpuCount'), payload.gpuCount, gpuType);
     } else if (payload.gpuCount > 0) {
-      throw invalid('gpuTypeId must be set when gpuCount is greater than 0');
+      throw invalid(`${field('gpuTypeId')} must be set when ${field('gpuCount')} is greater than 0`);
     }
-    if (payload.cpuTypeId) await this.checks.cpuType('cpuTypeId', payload.cpuTypeId, manager);
+    if (payload.cpuTypeId) await this.checks.cpuType(field('cpuFlavorId'), payload.cpuTypeId, manager);
     const dataCenterIds = [...new Set(payload.dataCenterIds ?? [])];
-    await this.checks.dataCenters('dataCenterIds', payload.dataCenterIds ?? [], manager);
+    await this.checks.dataCenters(field('dataCenterIds'), payload.dataCenterIds ?? [], manager);
     const regions = payload.regions ?? [];
     const badRegion = regions.find((r) => !(REGION_CODES as readonly string[]).includes(r));
     if (badRegion) {
@@ -96,7 +99,7 @@ export class ReservePodHandler {
     }
     const volume = payload.networkVolumeId
       ? await this.placement.mountableVolume(
-          'networkVolumeId',
+          field('networkVolumeId'),
           payload.networkVolumeId,
           payload.ownerId,
           manager,

@@ -5,6 +5,7 @@ import {
   PodStatus,
   Subjects,
   deriveId,
+  podFieldNames,
   type CommandEnvelope,
   type CreatePodCommand,
   type PlacementView,
@@ -147,6 +148,7 @@ export class CreatePodHandler {
       ...(payload.dataCenterIds?.length ? { dataCenterIds: payload.dataCenterIds } : {}),
       ...(networkVolumeId ? { networkVolumeId } : {}),
       ports: resolved.ports,
+      ...(payload.vocabulary ? { vocabulary: payload.vocabulary } : {}),
     };
     const attempts = resolved.gpuTypeIds.length ? resolved.gpuTypeIds : [null];
     let refusal: DomainError | undefined;
@@ -188,11 +190,15 @@ function withoutNames(env: Record<string, string>, names: string[]): Record<stri
   return Object.fromEntries(Object.entries(env).filter(([name]) => !names.includes(name)));
 }
 
-/** Merges the template's defaults with the request and checks what validation alone cannot (422). */
+/**
+ * Merges the template's defaults with the request and checks what validation alone cannot (422), naming the
+ * fields as the request's surface does (pod-field-names.ts).
+ */
 export function resolve(payload: CreatePodCommand, template: TemplateEntity | null): Resolved {
   const errors: string[] = [];
+  const field = podFieldNames(payload.vocabulary);
   const image = payload.imageName ?? template?.image;
-  if (!image) errors.push('imageName must be given when no templateId is');
+  if (!image) errors.push(`${field('imageName')} must be given when no templateId is`);
   const gpuTypeIds = [
     ...new Set([...(payload.gpuTypeId ? [payload.gpuTypeId] : []), ...(payload.gpuTypeIds ?? [])]),
   ];
@@ -201,14 +207,14 @@ export function resolve(payload: CreatePodCommand, template: TemplateEntity | nu
   let gpuCount: number;
   if (computeType === 'GPU') {
     if (!gpuTypeIds.length) {
-      errors.push('gpuTypeId (or gpuTypeIds) is required for a GPU pod; set computeType CPU for a CPU pod');
+      errors.push(`${field('gpuTypes')} is required for a GPU pod; set ${field('cpuPod')} for a CPU pod`);
     }
-    if (payload.cpuFlavorId) errors.push('cpuFlavorId is only for CPU pods');
+    if (payload.cpuFlavorId) errors.push(`${field('cpuFlavorId')} is only for CPU pods`);
     gpuCount = payload.gpuCount ?? 1;
-    if (gpuCount < 1) errors.push('gpuCount must be at least 1 for a GPU pod');
+    if (gpuCount < 1) errors.push(`${field('gpuCount')} must be at least 1 for a GPU pod`);
   } else {
-    if (gpuTypeIds.length) errors.push('a CPU pod takes no gpuTypeId');
-    if (payload.gpuCount) errors.push('a CPU pod takes no GPUs (gpuCount must be 0)');
+    if (gpuTypeIds.length) errors.push(`a CPU pod takes no ${field('gpuTypeId')}`);
+    if (payload.gpuCount) errors.push(`a CPU pod takes no GPUs (${field('gpuCount')} must be 0)`);
     gpuCount = 0;
   }
   if (errors.length) {

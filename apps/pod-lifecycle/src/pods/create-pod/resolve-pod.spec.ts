@@ -74,4 +74,24 @@ describe('resolve (template + request)', () => {
       'gpuCount must be at least 1 for a GPU pod',
     ]);
   });
+
+  it("names v2's fields for a v2 request (image, gpu.id, gpu.count), v1's for the others", () => {
+    const v2 = { vocabulary: 'v2' as const };
+    expect(errorsOf(() => resolve(cmd(v2), null))).toEqual([
+      'image must be given when no templateId is',
+      'gpu.id is required for a GPU pod; set cpu for a CPU pod',
+    ]);
+    // gpu and cpu both: the command asks for a CPU pod with a GPU type.
+    expect(
+      errorsOf(() =>
+        resolve(
+          cmd({ ...v2, imageName: 'x', computeType: 'CPU', cpuFlavorId: 'c', gpuTypeId: 'A', gpuCount: 2 }),
+          null,
+        ),
+      ),
+    ).toEqual(['a CPU pod takes no gpu.id', 'a CPU pod takes no GPUs (gpu.count must be 0)']);
+    expect(errorsOf(() => resolve(cmd({ vocabulary: 'v1' }), null))[0]).toBe(
+      'imageName must be given when no templateId is',
+    );
+  });
 });

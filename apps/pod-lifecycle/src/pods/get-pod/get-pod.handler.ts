@@ -11,7 +11,7 @@ export class GetPodHandler {
 
   @QueryHandler(Subjects.pod.get)
   async handle(ctx: QueryContext<GetPodQuery>): Promise<PodView> {
-    const { podId } = ctx.payload;
-    return toPodView(ownedPod(await this.pods.findById(podId), podId, ctx.actor));
+    const { podId, withSecrets } = ctx.payload;
+    return toPodView(ownedPod(await this.pods.findById(podId), podId, ctx.actor), { secrets: withSecrets });
   }
 }

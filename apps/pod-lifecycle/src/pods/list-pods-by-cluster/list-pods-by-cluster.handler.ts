@@ -19,6 +19,6 @@ export class ListPodsByClusterHandler {
     if (ctx.actor.kind !== 'system' && pods.some((p) => p.ownerId !== ctx.actor.userId)) {
       throw new DomainError(ErrorCode.Forbidden, `cluster ${ctx.payload.clusterId} belongs to another user`);
     }
-    return pods.map(toPodView);
+    return pods.map((pod) => toPodView(pod, { secrets: ctx.payload.withSecrets }));
   }
 }

@@ -12,6 +12,9 @@ export class ListPodsHandler {
   @QueryHandler(Subjects.pod.list)
   async handle(ctx: QueryContext<ListPodsQuery>): Promise<PodView[]> {
     const pods = await this.pods.listByOwner(ctx.actor.userId, ctx.payload.includeTerminated ?? false);
-    return pods.filter((pod) => !ctx.payload.standaloneOnly || pod.clusterId === null).map(toPodView);
+    const secrets = ctx.payload.withSecrets;
+    return pods
+      .filter((pod) => !ctx.payload.standaloneOnly || pod.clusterId === null)
+      .map((pod) => toPodView(pod, { secrets }));
   }
 }
