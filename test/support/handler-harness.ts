@@ -56,6 +56,8 @@ export interface SendOptions {
   issuedAt?: string;
   /** What a rebuild's replay feed passes (`ctx.decided`): the live application's recorded decision (ADR 28). */
   decided?: RecordedDecision;
+  /** The command format it was recorded in: COMMAND_FORMAT by default, an older one for a replayed history. */
+  format?: number;
 }
 
 /**
@@ -130,7 +132,7 @@ export class HandlerHarness {
       correlationId: `corr-${randomUUID()}`,
       subject,
       payload,
-      format: COMMAND_FORMAT,
+      format: options.format ?? COMMAND_FORMAT,
     };
     const identity = commandIdentity(subject, envelope);
     const validated = validatePlain(CommandPayloadClasses[subject] as new () => object, payload);

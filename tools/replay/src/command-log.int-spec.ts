@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { Subjects } from '@app/contracts';
+import { COMMAND_FORMAT, Subjects } from '@app/contracts';
 import { NatsClient, ensureStreams } from '@app/messaging';
 import { commandEnvelope, publishCommand } from '../../../test/support/bus.js';
 import { deleteStreams } from '../../../test/support/system.js';
@@ -51,6 +51,6 @@ describe('CommandLog and command formats', () => {
 
   it('replays the commands recorded in a supported format when selected alone', async () => {
     expect(await readAll(2)).toEqual([2]);
-    expect((await log.get(2))?.envelope.format).toBe(2);
+    expect((await log.get(2))?.envelope.format).toBe(COMMAND_FORMAT);
   });
 });

@@ -133,6 +133,17 @@ describe('cluster members (pod.cmd.create-cluster-members, pod.cmd.terminate-clu
     await expect(pods.send(Subjects.pod.stop, { podId })).resolves.toMatchObject({ status: PodStatus.Exited });
   });
 
+  it('applies a member terminate recorded before the rule (command format 2) as it was then: terminated', async () => {
+    const id = 'cluster-format-2';
+    const older: ClusterCreatedEvent = { clusterId: id, ownerId: ALICE.userId, members: [member(0, id)] };
+    await pods.send(Subjects.pod.createClusterMembers, { cluster: older }, { actor: SYSTEM });
+    const podId = member(0, id).podId;
+    // What a replay of a /v1 DELETE recorded by a build of format 2 sends.
+    await expect(pods.send(Subjects.pod.terminate, { podId }, { format: 2 })).resolves.toMatchObject({
+      status: PodStatus.Terminated,
+    });
+  });
+
   it('refuses a command without its cluster (422), writing nothing', async () => {
     for (const subject of [Subjects.pod.createClusterMembers, Subjects.pod.terminateClusterMembers]) {
       expect(await pods.refusal(() => pods.send(subject, {}, { actor: SYSTEM }))).toMatchObject({

@@ -2,8 +2,10 @@ import { Injectable } from '@nestjs/common';
 import {
   DomainError,
   ErrorCode,
+  MEMBER_TERMINATE_REFUSED_FROM_FORMAT,
   PodStatus,
   Subjects,
+  commandFormatOf,
   deriveId,
   type CommandEnvelope,
   type PlacementView,
@@ -90,7 +92,9 @@ export class PodTransitions {
   ): Promise<PodView> {
     const { podId } = ctx.payload;
     const pod = ownedPod(await this.pods.lockById(podId, ctx.manager), podId, ctx.envelope.actor);
-    const member = memberRefusal(pod.id, pod.status, pod.clusterId, action);
+    // A v1 terminate of a member recorded before the rule (format 2) terminated it; a replay must too.
+    const ruled = commandFormatOf(ctx.envelope) >= MEMBER_TERMINATE_REFUSED_FROM_FORMAT;
+    const member = ruled ? memberRefusal(pod.id, pod.status, pod.clusterId, action) : null;
     if (member) throw new DomainError(ErrorCode.InvalidState, member);
     if (
       ctx.payload.publishedOnly &&

@@ -11,9 +11,15 @@ export interface Actor {
  * The format of the commands this build records (`CommandEnvelope.format`). Raised when the meaning of a recorded
  * command changes, so that a replay of a history recorded before can tell and refuse it rather than rebuild
  * something else. 2: a batched submit or result is always announced in one event (`job.evt.queued-many`,
- * `job.evt.changed-many`); before it (1, an envelope without `format`) that was a per-command option.
+ * `job.evt.changed-many`); before it (1, an envelope without `format`) that was a per-command option. A build
+ * applies each older format it still replays (OLDEST_REPLAYABLE_COMMAND_FORMAT) with that format's meaning.
  */
-export const COMMAND_FORMAT = 2;
+export const COMMAND_FORMAT = 3;
+/**
+ * 3: a cluster member's own terminate is refused on every surface (`pod.cmd.terminate` from /v1 terminated it
+ * before; /v2 already refused it). pod-lifecycle applies a format-2 command with its recorded meaning.
+ */
+export const MEMBER_TERMINATE_REFUSED_FROM_FORMAT = 3;
 /** The oldest command format this build can replay (tools/replay refuses a history with an older command). */
 export const OLDEST_REPLAYABLE_COMMAND_FORMAT = 2;
 
