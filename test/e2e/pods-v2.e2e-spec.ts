@@ -6,6 +6,7 @@ import type { RunningSystem } from '../support/system.js';
 import type { TestDatabase } from '../support/test-database.js';
 import { startPodsSystem, stopPodsSystem } from './pods-system.e2e-helpers.js';
 import { sshPublicKey } from './clusters-fixtures.js';
+import { graphqlClient } from './graphql.e2e-helpers.js';
 import {
   PlacementStandIn,
   announceClusterMember,
@@ -145,10 +146,20 @@ describe('pods, management API v2', () => {
     expect((await getPod(alice, reply.body.id)).env).toEqual(full.body.env);
     const listed = (await alice<PodV2List>('GET', '/v2/pods')).body.pods.find((p) => p.id === reply.body.id);
     expect(listed?.env).toEqual(full.body.env);
-    const reader = client(system, (await createKey(db.url, 'alice', 'read')).key);
+    const readKey = (await createKey(db.url, 'alice', 'read')).key;
+    const reader = client(system, readKey);
     for (const path of [`/v2/pods/${reply.body.id}`, `/v1/pods/${reply.body.id}`]) {
       expect((await reader<PodV2View>('GET', path)).body.env).toEqual(reply.body.env);
     }
+    // GraphQL's pod(input:) alike: in clear for a full key, masked for a read key.
+    const jupyter = async (key: string) => {
+      const document = `query { pod(input: {podId: "${reply.body.id}"}) { env } }`;
+      const answer = await graphqlClient(system, key)<{ pod: { env: string[] } }>(document);
+      return answer.body.data?.pod.env.find((e) => e.startsWith('JUPYTER_PASSWORD='));
+    };
+    const fullKey = (await createKey(db.url, 'alice', 'full')).key;
+    expect(await jupyter(fullKey)).toBe(`JUPYTER_PASSWORD=${full.body.env.JUPYTER_PASSWORD}`);
+    expect(await jupyter(readKey)).toBe('JUPYTER_PASSWORD=********');
     expect(placement.reserves.find((r) => r.podId === reply.body.id)?.ports).toEqual([
       '8000/http',
       '22/tcp',

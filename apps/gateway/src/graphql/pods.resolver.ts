@@ -1,6 +1,7 @@
 import { Args, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { DomainError, ErrorCode, type Actor, type PodView } from '@app/contracts';
 import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { SecretsReadable } from '../auth/secrets-readable.decorator.js';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { PodsService } from '../pods/pods.service.js';
 import {
@@ -27,10 +28,11 @@ export class PodsResolver {
     private readonly catalog: CatalogService,
   ) {}
 
+  /** Env secrets (a generated JUPYTER_PASSWORD, say) in clear for a full key, masked for a read key, as on REST. */
   @ResolveField('pods', () => [PodModel], { description: "The user's pods that are not terminated" })
-  async myPods(@CurrentActor() actor: Actor): Promise<PodModel[]> {
+  async myPods(@CurrentActor() actor: Actor, @SecretsReadable() secrets: boolean): Promise<PodModel[]> {
     const now = new Date();
-    return (await this.pods.list(false, actor)).map((view) => toPodModel(view, now));
+    return (await this.pods.list(false, actor, secrets)).map((view) => toPodModel(view, now));
   }
 
   /**
@@ -38,9 +40,13 @@ export class PodsResolver {
    * another user's pod stays an error (FORBIDDEN), as on every surface here.
    */
   @Query(() => PodModel, { nullable: true, description: 'One pod; null when the id names none' })
-  async pod(@Args('input') input: PodRefInput, @CurrentActor() actor: Actor): Promise<PodModel | null> {
+  async pod(
+    @Args('input') input: PodRefInput,
+    @CurrentActor() actor: Actor,
+    @SecretsReadable() secrets: boolean,
+  ): Promise<PodModel | null> {
     try {
-      return this.model(await this.pods.get(input.podId, actor));
+      return this.model(await this.pods.get(input.podId, actor, secrets));
     } catch (error) {
       if (error instanceof DomainError && error.code === ErrorCode.NotFound) return null;
       throw error;
