@@ -22,6 +22,7 @@ import {
 import type { PodStatus } from '../pods/pod-status.js';
 import { MountsDto } from '../common/mounts.dto.js';
 import { IsEnvRecord } from '../common/string-record.js';
+import { ContainerArgs, ContainerDisk } from '../common/container-settings.dto.js';
 
 /** The interface's ClusterType, exactly. */
 export const CLUSTER_TYPES = ['TRAINING', 'SLURM', 'RAY', 'APPLICATION'] as const;
@@ -90,16 +91,11 @@ export class CreateClusterDto {
   @IsBoolean()
   startSsh?: boolean;
 
-  @IsOptional()
-  @IsString()
-  @MaxLength(4096)
+  @ContainerArgs()
   args?: string;
 
   /** Container disk, GB (ephemeral). */
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(4096)
+  @ContainerDisk()
   disk?: number;
 
   @IsOptional()

@@ -13,6 +13,33 @@ import {
 import { PORT_SPEC } from '../placement/placement.contracts.js';
 import { IsEnvRecord } from './string-record.js';
 
+/** Class-validator's decorators as one, applied in the order they would be stacked (the last one first). */
+function rules(...decorators: PropertyDecorator[]): PropertyDecorator {
+  return (target, key) => {
+    for (const decorate of [...decorators].reverse()) decorate(target, key);
+  };
+}
+
+/**
+ * The rules of a container's fields, whatever a surface calls them (v1's `imageName`, `dockerArgs`,
+ * `containerDiskInGb`; v2's `image`, `args`, `disk`): each field optional, since a pod may take it from its
+ * template, and checked alike in every body that takes it (pods, templates, endpoints, clusters).
+ */
+export const ContainerImage = (): PropertyDecorator =>
+  rules(IsOptional(), IsString(), IsNotEmpty(), MaxLength(512));
+/** Arguments passed to the container entrypoint. */
+export const ContainerArgs = (): PropertyDecorator => rules(IsOptional(), IsString(), MaxLength(4096));
+/** Container disk, GB (ephemeral: wiped by reset). */
+export const ContainerDisk = (): PropertyDecorator => rules(IsOptional(), IsInt(), Min(1), Max(4096));
+/** Each `<port>/http` or `<port>/tcp`. */
+export const ContainerPorts = (): PropertyDecorator =>
+  rules(
+    IsOptional(),
+    IsArray(),
+    ArrayMaxSize(32),
+    Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' }),
+  );
+
 /**
  * The container settings a pod and a template share (RunPod's REST field names); every one optional here, since a
  * pod may take them from its template. The registry credential apart (ContainerSettingsDto): a template update
@@ -20,9 +47,7 @@ import { IsEnvRecord } from './string-record.js';
  */
 export abstract class ContainerFieldsDto {
   /** Arguments passed to the container entrypoint. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(4096)
+  @ContainerArgs()
   dockerArgs?: string;
 
   @IsOptional()
@@ -30,17 +55,11 @@ export abstract class ContainerFieldsDto {
   env?: Record<string, string>;
 
   /** Each `<port>/http` or `<port>/tcp`. */
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(32)
-  @Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' })
+  @ContainerPorts()
   ports?: string[];
 
   /** Container disk, GB (ephemeral: wiped by reset). Default 20. */
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(4096)
+  @ContainerDisk()
   containerDiskInGb?: number;
 
   @IsOptional()

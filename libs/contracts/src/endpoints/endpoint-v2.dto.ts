@@ -17,8 +17,13 @@ import {
 } from 'class-validator';
 import { GPU_TIERS, type GpuTier } from '../catalog/catalog.contracts.js';
 import { IsEnvRecord } from '../common/string-record.js';
-import { PORT_SPEC } from '../placement/placement.contracts.js';
 import { ENDPOINT_MAX_WORKERS, SCALER_TYPES, type ScalerType } from './endpoint.contracts.js';
+import {
+  ContainerArgs,
+  ContainerDisk,
+  ContainerImage,
+  ContainerPorts,
+} from '../common/container-settings.dto.js';
 
 /** RunPod's v2 routing types: QUEUE is our QB, LOAD_BALANCER our LB. */
 export const ENDPOINT_V2_TYPES = ['QUEUE', 'LOAD_BALANCER'] as const;
@@ -154,30 +159,19 @@ export class CreateEndpointV2Dto extends EndpointV2SettingsDto {
   @MaxLength(64)
   templateId?: string;
 
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
+  @ContainerImage()
   image?: string;
 
   /** Arguments passed to the container entrypoint (with `image`). */
-  @IsOptional()
-  @IsString()
-  @MaxLength(4096)
+  @ContainerArgs()
   args?: string;
 
   /** Container disk in GB (with `image`). */
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(4096)
+  @ContainerDisk()
   disk?: number;
 
   /** Exposed ports, `<port>/http` or `<port>/tcp` (with `image`). */
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(32)
-  @Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' })
+  @ContainerPorts()
   ports?: string[];
 
   /** A container registry credential id (`/v2/registries`) that pulls a private `image`. */

@@ -9,17 +9,21 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  Matches,
   Max,
   MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
 import { MountsDto } from '../common/mounts.dto.js';
-import { PORT_SPEC } from '../placement/placement.contracts.js';
 import type { PodStatus } from './pod-status.js';
 import { PUBLISHED_POD_ACTIONS, type PublishedPodAction } from './pod.dto.js';
 import { IsEnvRecord } from '../common/string-record.js';
+import {
+  ContainerArgs,
+  ContainerDisk,
+  ContainerImage,
+  ContainerPorts,
+} from '../common/container-settings.dto.js';
 
 /** `gpu` of `POST /v2/pods`: a catalog GPU type and how many. */
 export class PodGpuRequestDto {
@@ -65,30 +69,19 @@ export class CreatePodV2Dto {
   @MaxLength(191)
   name: string;
 
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
+  @ContainerImage()
   image?: string;
 
   /** Container disk, GB (ephemeral, wiped on restart). */
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(4096)
+  @ContainerDisk()
   disk?: number;
 
   /** Each `<port>/http` or `<port>/tcp`. */
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(32)
-  @Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' })
+  @ContainerPorts()
   ports?: string[];
 
   /** Arguments passed to the container entrypoint. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(4096)
+  @ContainerArgs()
   args?: string;
 
   @IsOptional()
@@ -160,30 +153,19 @@ export class UpdatePodV2Dto {
   @MaxLength(191)
   name?: string;
 
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
+  @ContainerImage()
   image?: string;
 
   /** Arguments passed to the container entrypoint. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(4096)
+  @ContainerArgs()
   args?: string;
 
   /** Container disk, GB (ephemeral, wiped on restart). */
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(4096)
+  @ContainerDisk()
   disk?: number;
 
   /** Each `<port>/http` or `<port>/tcp`; replaces the pod's ports. */
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(32)
-  @Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' })
+  @ContainerPorts()
   ports?: string[];
 
   /** Replaces the pod's env; a masked value (********) sent back keeps the value it stands for. */

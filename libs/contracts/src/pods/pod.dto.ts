@@ -10,7 +10,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { ContainerSettingsDto } from '../common/container-settings.dto.js';
+import { ContainerImage, ContainerSettingsDto } from '../common/container-settings.dto.js';
 import type { NetworkVolumeView } from '../volumes/network-volume.contracts.js';
 import type { PodStatus } from './pod-status.js';
 
@@ -39,10 +39,7 @@ export class CreatePodDto extends ContainerSettingsDto {
   name: string;
 
   /** Container image; required unless the template gives one. */
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
+  @ContainerImage()
   imageName?: string;
 
   /** `GPU` (default when a GPU type is named) or `CPU`. */
@@ -107,10 +104,7 @@ export class UpdatePodDto extends ContainerSettingsDto {
   @MaxLength(191)
   name?: string;
 
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
+  @ContainerImage()
   imageName?: string;
 }
 

@@ -1,24 +1,23 @@
 import {
-  ArrayMaxSize,
   Equals,
-  IsArray,
   IsBoolean,
-  IsInt,
   IsObject,
   IsNotEmpty,
   IsOptional,
   IsString,
-  Matches,
-  Max,
   MaxLength,
-  Min,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { Type } from 'class-transformer';
 import { PersistentMountDto } from '../common/mounts.dto.js';
-import { PORT_SPEC } from '../placement/placement.contracts.js';
 import { IsEnvRecord } from '../common/string-record.js';
+import {
+  ContainerArgs,
+  ContainerDisk,
+  ContainerImage,
+  ContainerPorts,
+} from '../common/container-settings.dto.js';
 
 /**
  * A template's mounts (RunPod's `TemplateMounts`): only `persistent`, the pod volume of the pods made from it
@@ -38,26 +37,18 @@ export class TemplateMountsV2Dto {
  * `args`, `disk`, `registry` for v1's `imageName`, `dockerArgs`, `containerDiskInGb`, `containerRegistryAuthId`.
  */
 abstract class TemplateV2Fields {
-  @IsOptional()
-  @IsString()
-  @MaxLength(4096)
+  @ContainerArgs()
   args?: string;
 
   /** Container disk in GB. */
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(4096)
+  @ContainerDisk()
   disk?: number;
 
   @IsOptional()
   @IsEnvRecord()
   env?: Record<string, string>;
 
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(32)
-  @Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' })
+  @ContainerPorts()
   ports?: string[];
 
   /** A container registry credential id (`/v2/registries`), or null for none. */
@@ -111,10 +102,7 @@ export class UpdateTemplateV2Dto extends TemplateV2Fields {
   @MaxLength(191)
   name?: string;
 
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
+  @ContainerImage()
   image?: string;
 }
 

@@ -9,7 +9,11 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { ContainerFieldsDto, ContainerSettingsDto } from '../common/container-settings.dto.js';
+import {
+  ContainerFieldsDto,
+  ContainerImage,
+  ContainerSettingsDto,
+} from '../common/container-settings.dto.js';
 import { NETWORK_VOLUME_MAX_GB } from '../volumes/network-volume.contracts.js';
 
 /** The largest pod volume a template may carry, GB (a network volume's largest size). */
@@ -59,10 +63,7 @@ export class UpdateTemplateDto extends ContainerFieldsDto {
   @MaxLength(191)
   name?: string;
 
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
+  @ContainerImage()
   imageName?: string;
 
   /** A credential id, or null for none. */
