@@ -130,7 +130,9 @@ describe('cluster members (pod.cmd.create-cluster-members, pod.cmd.terminate-clu
     expect(view.allowedActions).toEqual(['stop']);
     expect(view.actions).toEqual(['stop']);
     // A stop is the member's to ask for, as for any pod.
-    await expect(pods.send(Subjects.pod.stop, { podId })).resolves.toMatchObject({ status: PodStatus.Exited });
+    await expect(pods.send(Subjects.pod.stop, { podId })).resolves.toMatchObject({
+      status: PodStatus.Exited,
+    });
   });
 
   it('applies a member terminate recorded before the rule (command format 2) as it was then: terminated', async () => {

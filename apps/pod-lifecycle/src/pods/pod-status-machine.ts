@@ -168,7 +168,12 @@ export function isLive(status: PodStatus): boolean {
 }
 
 /** The 409 message naming the status and what it allows. */
-export function refusalMessage(podId: string, status: PodStatus, action: PodAction, clusterMember = false): string {
+export function refusalMessage(
+  podId: string,
+  status: PodStatus,
+  action: PodAction,
+  clusterMember = false,
+): string {
   const allowed = allowedActions(status, clusterMember);
   return (
     `cannot ${action} pod ${podId}: it is ${status}; ` +

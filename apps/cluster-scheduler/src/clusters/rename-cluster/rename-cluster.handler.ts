@@ -17,7 +17,11 @@ export class RenameClusterHandler {
   @CommandHandler(Subjects.cluster.rename)
   async handle(ctx: CommandContext<RenameClusterCommand>): Promise<ClusterView> {
     const { envelope, payload, manager } = ctx;
-    const cluster = ownedCluster(await this.clusters.lockLive(payload.id, manager), payload.id, envelope.actor);
+    const cluster = ownedCluster(
+      await this.clusters.lockLive(payload.id, manager),
+      payload.id,
+      envelope.actor,
+    );
     cluster.name = payload.name;
     await this.clusters.rename(cluster.id, cluster.name, manager);
     const { counts, primaries } = await this.clusters.summariesIn([cluster.id], manager);
