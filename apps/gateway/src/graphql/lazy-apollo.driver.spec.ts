@@ -91,7 +91,11 @@ describe('LazyApolloDriver', () => {
 
   it('answers 500 while the schema cannot be built', async () => {
     const { app, driver, options } = setup(() => Promise.reject(new Error('broken schema')));
-    cleanup = () => app.close();
+    // Stopped as the gateway stops: its warm-up, armed by listening, would otherwise stop this process (SIGTERM).
+    cleanup = async () => {
+      await driver.stop();
+      await app.close();
+    };
     await driver.registerFastify(options);
     expect((await query(app)).statusCode).toBe(500);
   });

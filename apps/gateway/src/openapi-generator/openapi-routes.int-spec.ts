@@ -19,17 +19,19 @@ import { GatewayConfig } from '../gateway.config.js';
 import { configureJobRoutes } from '../edge/job-routes.setup.js';
 import { configureJobReadRoutes } from '../jobs/job-read-routes.setup.js';
 import { OPENAPI_INTERFACES, openApiFile, openApiRoute } from '../openapi/openapi-files.js';
+import { SDL_SUFFIX } from '../graphql/lazy-apollo.driver.js';
 import { NON_API_PATHS } from './openapi.document.js';
 
 const DIR = join(ROOT, 'apps/gateway/openapi');
 
 /**
- * Routes that are not REST operations: probes, metrics, GraphQL, the descriptions themselves, and the
+ * Routes that are not REST operations: probes, metrics, GraphQL and its SDL, the descriptions themselves, and the
  * load-balancing proxy (any method and path of an LB endpoint: the worker's own API, ADR 26).
  */
 const NOT_DESCRIBED = new Set([
   ...NON_API_PATHS,
   '/graphql',
+  `/graphql${SDL_SUFFIX}`,
   ...OPENAPI_INTERFACES.map(openApiRoute),
   '/lb/:endpointId',
   '/lb/:endpointId/*',
