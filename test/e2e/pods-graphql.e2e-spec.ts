@@ -152,19 +152,33 @@ describe('pods over GraphQL, as the SDKs send them', () => {
     });
   });
 
-  it('creates a CPU pod with deployCpuPod, and refuses a pod volume with a clear error', async () => {
+  it('creates a CPU pod with deployCpuPod; a pod volume on a GPU pod, refused on a CPU pod', async () => {
     const cpu = await gql<{ deployCpuPod: Pod }>(
       'mutation { deployCpuPod(input: { name: "cpu", imageName: "alpine:3", instanceId: "cpu3c", cloudType: SECURE, containerDiskInGb: 5, startSsh: false }) { id imageName } }',
     );
     expect(cpu.body.errors).toBeUndefined();
     const view = await rest<PodView>('GET', `/v1/pods/${cpu.body.data!.deployCpuPod.id}`);
-    expect(view.body).toMatchObject({ computeType: 'CPU', cpuFlavorId: 'cpu3c', gpuCount: 0 });
+    expect(view.body).toMatchObject({ computeType: 'CPU', cpuFlavorId: 'cpu3c', gpuCount: 0, volumeInGb: 0 });
 
-    const volume = await gql(
-      `mutation { podFindAndDeployOnDemand(input: { name: "v", imageName: "alpine:3", gpuTypeId: "${GPU}", volumeInGb: 20 }) { id } }`,
+    // runpod-python's create_pod(volume_in_gb=20, volume_mount_path="/data"): the pod's own volume disk.
+    const volume = await gql<{ podFindAndDeployOnDemand: Pod }>(
+      `mutation { podFindAndDeployOnDemand(input: { name: "v", imageName: "alpine:3", gpuTypeId: "${GPU}", volumeInGb: 20, volumeMountPath: "/data" }) { id volumeInGb volumeMountPath } }`,
     );
-    expect(errorCode(volume)).toBe('BAD_USER_INPUT');
-    expect(JSON.stringify(volume.body)).toContain('volumeInGb must be 0');
-    expect(volume.body.data ?? null).toBeNull();
+    expect(volume.body.errors).toBeUndefined();
+    expect(volume.body.data!.podFindAndDeployOnDemand).toMatchObject({
+      volumeInGb: 20,
+      volumeMountPath: '/data',
+    });
+    const id = volume.body.data!.podFindAndDeployOnDemand.id;
+    expect((await rest<PodView>('GET', `/v1/pods/${id}`)).body).toMatchObject({
+      volumeInGb: 20,
+      volumeMountPath: '/data',
+    });
+    const onCpu = await gql(
+      'mutation { deployCpuPod(input: { name: "cv", imageName: "alpine:3", instanceId: "cpu3c", volumeInGb: 20 }) { id } }',
+    );
+    expect(errorCode(onCpu)).toBe('BAD_REQUEST');
+    expect(onCpu.body.errors?.[0]?.message).toBe('volumeInGb is not allowed on a CPU pod');
+    expect(onCpu.body.data ?? null).toBeNull();
   });
 });

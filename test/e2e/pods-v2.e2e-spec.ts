@@ -318,7 +318,7 @@ describe('pods, management API v2', () => {
         mounts: { persistent: { size: 20, path: '/p' }, network: [{ volumeId: 'v', path: '/n' }] },
       }),
       400,
-      /not both/,
+      /^mounts\.persistent and mounts\.network: a pod has one volume, set one of them$/,
     );
     expectProblem(
       await alice('POST', '/v2/pods', {

@@ -22,6 +22,7 @@ export function memberToPodV2View(member: ClusterMemberView, ownerId: string): P
     ),
     publicIp: member.publicIp,
     containerDiskInGb: member.containerDiskInGb,
+    volumeInGb: 0,
     volumeMountPath: null,
     computeType: 'GPU',
     gpuTypeId: member.gpuTypeId,

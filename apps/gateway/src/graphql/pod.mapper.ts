@@ -45,7 +45,7 @@ export function toPodModel(view: PodView, now: Date): PodModel {
     ports: view.ports.join(','),
     uptimeSeconds: uptime,
     containerDiskInGb: view.containerDiskInGb,
-    volumeInGb: 0,
+    volumeInGb: view.volumeInGb,
     volumeMountPath: view.volumeMountPath,
     runtime: running ? { uptimeInSeconds: uptime, ports } : null,
   };
@@ -73,12 +73,9 @@ export function toCreatePod(input: PodDeployInputs, cpuTypeId?: string): CreateP
     ...(input.env?.length ? { env: Object.fromEntries(input.env.map((e) => [e.key, e.value])) } : {}),
     ...(input.dataCenterId ? { dataCenterIds: [input.dataCenterId] } : {}),
     ...(input.templateId ? { templateId: input.templateId } : {}),
-    ...(input.networkVolumeId
-      ? {
-          networkVolumeId: input.networkVolumeId,
-          ...(input.volumeMountPath ? { volumeMountPath: input.volumeMountPath } : {}),
-        }
-      : {}),
+    ...(input.volumeInGb ? { volumeInGb: input.volumeInGb } : {}),
+    ...(input.networkVolumeId ? { networkVolumeId: input.networkVolumeId } : {}),
+    ...(input.volumeMountPath ? { volumeMountPath: input.volumeMountPath } : {}),
     ...(input.startSsh ? { startSsh: true } : {}),
   };
 }

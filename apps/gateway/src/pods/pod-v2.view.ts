@@ -43,6 +43,7 @@ export function toPodV2View(pod: PodView): PodV2View {
     templateId: pod.templateId,
     registry: pod.containerRegistryAuthId,
     networkVolumeId: pod.networkVolumeId,
+    volumeInGb: pod.volumeInGb,
     volumeMountPath: pod.volumeMountPath,
     cluster: pod.clusterId
       ? { id: pod.clusterId, rank: pod.clusterRank, role: pod.clusterRole, ip: pod.clusterIp }

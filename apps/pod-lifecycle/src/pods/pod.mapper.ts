@@ -29,6 +29,7 @@ export function toPodView(pod: PodEntity, { secrets = false }: { secrets?: boole
     portMappings: publicPorts(pod.portMappings),
     publicIp: pod.publicIp,
     containerDiskInGb: pod.containerDiskGb,
+    volumeInGb: pod.mounts?.persistent?.size ?? 0,
     volumeMountPath: pod.volumeMountPath,
     computeType: pod.gpuCount > 0 || pod.gpuTypeId ? 'GPU' : 'CPU',
     gpuTypeId: pod.gpuTypeId,

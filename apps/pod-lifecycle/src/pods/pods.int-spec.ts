@@ -83,6 +83,38 @@ describe('creating a pod', () => {
     // A template without a volume gives none.
     const bare = await createPod('bare', { templateId: (await app.createTemplate('bare')).id });
     expect(await mounts(bare.id)).toEqual({ mounts: null, volume_mount_path: null });
+    // /v1's and GraphQL's volumeInGb is the pod's own: over its template's, at the request's path or /workspace.
+    const sized = await createPod('sized', { templateId: template.id, volumeInGb: 40 });
+    expect(sized).toMatchObject({ volumeInGb: 40, volumeMountPath: '/workspace' });
+    expect((await mounts(sized.id)).mounts).toEqual({ persistent: { size: 40, path: '/workspace' } });
+  });
+
+  it('refuses a volume disk with a network volume, or on a CPU pod, naming the fields as the request did', async () => {
+    const both = { volumeInGb: 20, networkVolumeId: 'nv-1' };
+    expect(await pods.refusal(() => createPod('both', both))).toEqual({
+      code: ErrorCode.BadRequest,
+      message: 'volumeInGb and networkVolumeId: a pod has one volume, set one of them',
+      wrote: [],
+    });
+    const v2 = {
+      mounts: { persistent: { size: 20, path: '/w' } },
+      networkVolumeId: 'nv-1',
+      vocabulary: 'v2',
+    };
+    expect(await pods.refusal(() => createPod('both-v2', v2))).toMatchObject({
+      message: 'mounts.persistent and mounts.network.0.volumeId: a pod has one volume, set one of them',
+    });
+    const cpu = {
+      computeType: 'CPU',
+      gpuTypeId: undefined,
+      gpuCount: 0,
+      cpuFlavorId: 'cpu3c',
+      volumeInGb: 20,
+    };
+    expect(await pods.refusal(() => createPod('cpu-volume', cpu))).toMatchObject({
+      code: ErrorCode.BadRequest,
+      message: 'volumeInGb is not allowed on a CPU pod',
+    });
   });
 });
 

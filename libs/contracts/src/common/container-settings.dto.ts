@@ -11,6 +11,7 @@ import {
   Min,
 } from 'class-validator';
 import { PORT_SPEC } from '../placement/placement.contracts.js';
+import { NETWORK_VOLUME_MAX_GB } from '../volumes/network-volume.contracts.js';
 import { IsEnvRecord } from './string-record.js';
 
 /** Class-validator's decorators as one, applied in the order they would be stacked (the last one first). */
@@ -39,6 +40,12 @@ export const ContainerPorts = (): PropertyDecorator =>
     ArrayMaxSize(32),
     Matches(PORT_SPEC, { each: true, message: 'each port must be <number>/http or <number>/tcp' }),
   );
+
+/** The largest pod volume (RunPod's `volumeInGb`) a pod or template may ask for, GB: a network volume's largest. */
+export const MAX_POD_VOLUME_GB = NETWORK_VOLUME_MAX_GB;
+/** A pod's volume disk, GB (RunPod's `volumeInGb`, at `volumeMountPath`); 0 for none. */
+export const PodVolume = (): PropertyDecorator =>
+  rules(IsOptional(), IsInt(), Min(0), Max(MAX_POD_VOLUME_GB));
 
 /**
  * The container settings a pod and a template share (RunPod's REST field names); every one optional here, since a

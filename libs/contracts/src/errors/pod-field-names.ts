@@ -18,6 +18,8 @@ const POD_FIELDS = {
   cpuPod: { v1: 'computeType CPU', v2: 'cpu' },
   dataCenterIds: { v1: 'dataCenterIds', v2: 'dataCenterIds' },
   networkVolumeId: { v1: 'networkVolumeId', v2: 'mounts.network.0.volumeId' },
+  /** The pod's own volume disk (host-local persistent storage). */
+  volumeInGb: { v1: 'volumeInGb', v2: 'mounts.persistent' },
 } as const satisfies Record<string, Record<PodVocabulary, string>>;
 
 export type PodField = keyof typeof POD_FIELDS;

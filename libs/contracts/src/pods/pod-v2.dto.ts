@@ -236,6 +236,8 @@ export interface PodV2View {
   templateId: string | null;
   registry: string | null;
   networkVolumeId: string | null;
+  /** The pod's volume disk, GB (`mounts.persistent.size`); 0 when it has none. */
+  volumeInGb: number;
   volumeMountPath: string | null;
   /** Set for a cluster member. */
   cluster: { id: string; rank: number | null; role: string | null; ip: string | null } | null;

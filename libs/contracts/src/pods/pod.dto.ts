@@ -10,7 +10,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { ContainerImage, ContainerSettingsDto } from '../common/container-settings.dto.js';
+import { ContainerImage, ContainerSettingsDto, PodVolume } from '../common/container-settings.dto.js';
 import type { NetworkVolumeView } from '../volumes/network-volume.contracts.js';
 import type { PodStatus } from './pod-status.js';
 
@@ -41,6 +41,13 @@ export class CreatePodDto extends ContainerSettingsDto {
   /** Container image; required unless the template gives one. */
   @ContainerImage()
   imageName?: string;
+
+  /**
+   * A volume disk of the pod's own, GB, at `volumeMountPath` (default `/workspace`): host-local persistent storage,
+   * kept by a stop; 0 or absent for none (the template's, if it has one). Not with a network volume.
+   */
+  @PodVolume()
+  volumeInGb?: number;
 
   /** `GPU` (default when a GPU type is named) or `CPU`. */
   @IsOptional()
@@ -126,6 +133,8 @@ export interface PodView {
   portMappings: Record<string, number>;
   publicIp: string | null;
   containerDiskInGb: number;
+  /** The pod's volume disk, GB (a persistent mount, at `volumeMountPath`); 0 when it has none. */
+  volumeInGb: number;
   volumeMountPath: string | null;
   computeType: 'GPU' | 'CPU';
   gpuTypeId: string | null;

@@ -1,23 +1,10 @@
-import {
-  IsBoolean,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Max,
-  MaxLength,
-  Min,
-  ValidateIf,
-} from 'class-validator';
+import { IsBoolean, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import {
   ContainerFieldsDto,
   ContainerImage,
   ContainerSettingsDto,
+  PodVolume,
 } from '../common/container-settings.dto.js';
-import { NETWORK_VOLUME_MAX_GB } from '../volumes/network-volume.contracts.js';
-
-/** The largest pod volume a template may carry, GB (a network volume's largest size). */
-export const MAX_TEMPLATE_VOLUME_GB = NETWORK_VOLUME_MAX_GB;
 
 /** Body of `POST /v1/templates` (field names as RunPod's REST API). */
 export class CreateTemplateDto extends ContainerSettingsDto {
@@ -35,10 +22,7 @@ export class CreateTemplateDto extends ContainerSettingsDto {
    * Host-local persistent storage, GB, of the pods made from the template when their request asks for no mount of
    * its own (RunPod's `volumeInGb`, mounted at `volumeMountPath`, default `/workspace`); 0 for none.
    */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(MAX_TEMPLATE_VOLUME_GB)
+  @PodVolume()
   volumeInGb?: number;
 
   /** A template for serverless endpoints' workers (true) or for pods (false, default). */
@@ -77,10 +61,7 @@ export class UpdateTemplateDto extends ContainerFieldsDto {
    * Host-local persistent storage, GB, of the pods made from the template when their request asks for no mount of
    * its own (RunPod's `volumeInGb`, mounted at `volumeMountPath`, default `/workspace`); 0 for none.
    */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(MAX_TEMPLATE_VOLUME_GB)
+  @PodVolume()
   volumeInGb?: number;
 
   @IsOptional()

@@ -14,6 +14,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { MAX_POD_VOLUME_GB } from '@app/contracts';
 import { EnvironmentVariableInput } from './endpoint.input.js';
 
 /** RunPod's cloud choice; every pod here is on the operator's own fleet, so it does not change placement. */
@@ -54,14 +55,12 @@ class PodDeployInput {
   @IsBoolean()
   supportPublicIp?: boolean | null;
 
-  /** Pods have no volume disk of their own here: only 0 (or absent); mount a network volume instead. */
+  /** The pod's volume disk, GB, at `volumeMountPath` (default /workspace); 0 or absent for none. */
   @Field(() => Int, { nullable: true })
   @IsOptional()
   @IsInt()
   @Min(0)
-  @Max(0, {
-    message: 'volumeInGb must be 0: pods have no volume disk here; mount a network volume (networkVolumeId)',
-  })
+  @Max(MAX_POD_VOLUME_GB)
   volumeInGb?: number | null;
 
   @Field(() => Int, { nullable: true })

@@ -14,7 +14,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { MAX_TEMPLATE_VOLUME_GB } from '@app/contracts';
+import { MAX_POD_VOLUME_GB } from '@app/contracts';
 import { EnvironmentVariableInput } from './endpoint.input.js';
 
 /**
@@ -61,7 +61,7 @@ export class SaveTemplateInput {
   @IsOptional()
   @IsInt()
   @Min(0)
-  @Max(MAX_TEMPLATE_VOLUME_GB)
+  @Max(MAX_POD_VOLUME_GB)
   volumeInGb?: number;
 
   @Field(() => String, { nullable: true })

@@ -114,7 +114,7 @@ export class PodModel {
   @Field(() => Int)
   containerDiskInGb: number;
 
-  @Field(() => Int, { description: 'Always 0: pods here have no volume disk; network volumes mount instead' })
+  @Field(() => Int, { description: "The pod's volume disk, GB, at volumeMountPath; 0 when it has none" })
   volumeInGb: number;
 
   @Field(() => String, { nullable: true })
