@@ -82,6 +82,9 @@ beforeAll(async () => {
     registryId: ids.registry,
     // The catalog is everyone's, so "B on A's id" has no A: an unknown GPU type (404) is what remains to test.
     gpuTypeId: 'fuzz-no-such-gpu',
+    cpuTypeId: 'fuzz-no-such-cpu',
+    dataCenterId: 'fuzz-no-such-dc',
+    buildId: 'fuzz-build',
     endpointId: fs.endpoints.a,
     jobId: ids.job,
     workerId: 'fuzz-worker',
@@ -166,6 +169,7 @@ beforeAll(async () => {
       CreateSshKeyDto: { publicKey: sshPublicKey('b@fuzz'), name: 'fuzz' },
       CreateApiKeyDto: { name: 'fuzz', scope: 'read' },
       SpendLimitDto: { monthlyLimit: 100 },
+      UpdateClusterDto: { name: 'fuzz-b2' },
       CreateClusterDto: {
         name: 'fuzz-b',
         type: 'TRAINING',
