@@ -128,7 +128,7 @@ export const recordActions: Record<string, Action> = {
   },
 };
 
-/** Pods (GPU and CPU, through every action) and clusters (created, their members run, deleted). */
+/** Pods (GPU and CPU, through every action and edit) and clusters (created, renamed, their members run, deleted). */
 export const computeActions: Record<string, Action> = {
   pod: async (ctx) => {
     const { world, rng } = ctx;
@@ -148,7 +148,9 @@ export const computeActions: Record<string, Action> = {
           : { gpuTypeId: A100, gpuCount: rng.int(1, 2), dataCenterIds: [HISTORY_DC] }),
         ...(!cpu && world.volumes.length && rng.chance(0.2)
           ? { networkVolumeId: rng.pick(world.volumes) }
-          : {}),
+          : !cpu && rng.chance(0.2)
+            ? { volumeInGb: 20 }
+            : {}),
         ports: ['8888/http'],
       });
       const created = idOf(reply.body);
@@ -156,10 +158,18 @@ export const computeActions: Record<string, Action> = {
       return;
     }
     if (choice === 'edit') {
-      await request(ctx, 'PATCH', `/v1/pods/${id}`, {
-        name: ctx.name('pod'),
-        env: { RUN: String(rng.int(0, 9)) },
-      });
+      // v1's edit, or v2's container update (a new image restarts a RUNNING pod).
+      if (rng.chance(0.5)) {
+        await request(ctx, 'PATCH', `/v1/pods/${id}`, {
+          name: ctx.name('pod'),
+          env: { RUN: String(rng.int(0, 9)) },
+        });
+      } else {
+        await request(ctx, 'PATCH', `/v2/pods/${id}`, {
+          image: `acme/app:${rng.int(1, 9)}`,
+          env: { RUN: String(rng.int(0, 9)) },
+        });
+      }
       return;
     }
     const action = rng.weighted({ stop: 3, start: 3, reset: 1, restart: 1, terminate: 1 });
@@ -173,6 +183,10 @@ export const computeActions: Record<string, Action> = {
   },
   cluster: async (ctx) => {
     const { world, rng } = ctx;
+    if (world.clusters.length && rng.chance(0.3)) {
+      await request(ctx, 'PATCH', `/v2/clusters/${rng.pick(world.clusters)}`, { name: ctx.name('cluster') });
+      return;
+    }
     if (world.clusters.length && (world.clusters.length > 2 || rng.chance(0.5))) {
       const id = world.clusters.shift()!;
       await request(ctx, 'DELETE', `/v2/clusters/${id}`);
