@@ -42,9 +42,13 @@ export class ClustersService {
     return this.queries.query(Subjects.cluster.get, { id }, actor);
   }
 
-  /** `PATCH /v2/clusters/{id}`: a rename, recorded and applied by cluster-scheduler. */
-  rename(id: string, dto: UpdateClusterDto, actor: Actor): Promise<ClusterView> {
-    return this.commands.execute(Subjects.cluster.rename, { ...dto, id }, actor);
+  /**
+   * `PATCH /v2/clusters/{id}`: a rename, recorded and applied by cluster-scheduler, then the cluster as it is now
+   * (the command answers its id and name only: member counts are no part of what it decides).
+   */
+  async rename(id: string, dto: UpdateClusterDto, actor: Actor): Promise<ClusterView> {
+    await this.commands.execute(Subjects.cluster.rename, { ...dto, id }, actor);
+    return this.get(id, actor);
   }
 
   /**

@@ -28,6 +28,16 @@ export class RenameClusterCommand extends UpdateClusterDto {
   id: string;
 }
 
+/**
+ * What `cluster.cmd.rename` answers: the renamed cluster's id and name, what the command decides. Not the whole
+ * ClusterView, whose member counts follow the pods' status events, which a rebuild applies at other moments
+ * than the live system did (the gateway reads the view after the rename).
+ */
+export interface ClusterRenamed {
+  id: string;
+  name: string;
+}
+
 export class GetClusterQuery {
   @IsString()
   @IsNotEmpty()

@@ -35,6 +35,7 @@ import {
   CreateClusterCommand,
   DeleteClusterCommand,
   RenameClusterCommand,
+  type ClusterRenamed,
 } from '../clusters/cluster.commands.js';
 import type { ClusterView } from '../clusters/cluster.dto.js';
 import {
@@ -117,7 +118,7 @@ export interface CommandContracts {
   [Subjects.placement.release]: { payload: ReleasePodCommand; result: null };
   [Subjects.cluster.create]: { payload: CreateClusterCommand; result: ClusterView };
   [Subjects.cluster.delete]: { payload: DeleteClusterCommand; result: null };
-  [Subjects.cluster.rename]: { payload: RenameClusterCommand; result: ClusterView };
+  [Subjects.cluster.rename]: { payload: RenameClusterCommand; result: ClusterRenamed };
   [Subjects.volume.create]: { payload: CreateNetworkVolumeCommand; result: NetworkVolumeView };
   [Subjects.volume.update]: { payload: UpdateNetworkVolumeCommand; result: NetworkVolumeView };
   [Subjects.volume.delete]: { payload: DeleteNetworkVolumeCommand; result: null };
