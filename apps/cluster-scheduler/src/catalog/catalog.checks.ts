@@ -4,6 +4,9 @@ import { DomainError, ErrorCode } from '@app/contracts';
 import { CatalogRepository } from './catalog.repository.js';
 import type { GpuTypeEntity } from './gpu-type.entity.js';
 
+/** A list field's name, or a function naming its item `i` as the request's surface does. */
+type ItemName = string | ((index: number) => string);
+
 function invalid(error: string): DomainError {
   return new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', [error]);
 }
@@ -34,7 +37,7 @@ export class CatalogChecks {
    */
   async gpuPodRequest(
     gpu: { field: string; id: string; countField: string; count: number },
-    dataCenters: { field: string; ids: readonly string[] },
+    dataCenters: { field: ItemName; ids: readonly string[] },
     manager: EntityManager,
   ): Promise<GpuTypeEntity> {
     const { gpuType, known } = await this.catalog.gpuTypeAndKnownDataCenters(
@@ -55,16 +58,18 @@ export class CatalogChecks {
     return gpuType;
   }
 
-  async dataCenters(field: string, ids: readonly string[], manager: EntityManager): Promise<void> {
+  /** `field`: the list's name (its items named `<field>.<i>`), or how the request's surface names item `i`. */
+  async dataCenters(field: ItemName, ids: readonly string[], manager: EntityManager): Promise<void> {
     const known = new Set((await this.catalog.dataCenters(manager)).map((dc) => dc.id));
     this.knownDataCenters(field, ids, known);
   }
 
-  private knownDataCenters(field: string, ids: readonly string[], known: ReadonlySet<string>): void {
+  private knownDataCenters(field: ItemName, ids: readonly string[], known: ReadonlySet<string>): void {
+    const item = typeof field === 'string' ? (i: number) => `${field}.${i}` : field;
     const errors = ids.flatMap((id, i) =>
       known.has(id)
         ? []
-        : [`${field}.${i} must be a data center id from GET /v2/catalog/datacenters; "${id}" is not one`],
+        : [`${item(i)} must be a data center id from GET /v2/catalog/datacenters; "${id}" is not one`],
     );
     if (errors.length) {
       throw new DomainError(ErrorCode.ValidationFailed, 'the request failed validation', errors);

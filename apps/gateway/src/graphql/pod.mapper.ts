@@ -63,6 +63,8 @@ export function toCreatePod(input: PodDeployInputs, cpuTypeId?: string): CreateP
     .filter(Boolean);
   return {
     name: input.name,
+    // Its refusals name GraphQL's arguments (instanceId, dataCenterId, ...), not the command's fields.
+    vocabulary: 'graphql',
     ...(input.imageName ? { imageName: input.imageName } : {}),
     ...(gpu
       ? { computeType: 'GPU', gpuTypeId: input.gpuTypeId, gpuCount: input.gpuCount ?? 1 }

@@ -13,7 +13,6 @@ import {
 import { MyselfModel } from './models/myself.model.js';
 import { PodMachineModel, PodModel } from './models/pod.model.js';
 import { cpuTypeOfInstance } from './cpu-instance.js';
-import { inArgumentNames, POD_DEPLOY_ARGUMENTS } from './graphql-vocabulary.js';
 import { toCreatePod, toPodModel } from './pod.mapper.js';
 
 /**
@@ -58,10 +57,7 @@ export class PodsResolver {
     @Args('input') input: PodFindAndDeployOnDemandInput,
     @CurrentActor() actor: Actor,
   ): Promise<PodModel> {
-    const created = await inArgumentNames(POD_DEPLOY_ARGUMENTS, () =>
-      this.pods.create(toCreatePod(input), actor),
-    );
-    return this.model(created);
+    return this.model(await this.pods.create(toCreatePod(input), actor));
   }
 
   @Mutation(() => PodModel, { description: 'Creates a CPU pod of a CPU type (instanceId), or of any' })
@@ -72,10 +68,7 @@ export class PodsResolver {
     const cpuTypeId = input.instanceId
       ? cpuTypeOfInstance(input.instanceId, await this.catalog.cpuTypes(actor))
       : undefined;
-    const created = await inArgumentNames(POD_DEPLOY_ARGUMENTS, () =>
-      this.pods.create(toCreatePod(input, cpuTypeId), actor),
-    );
-    return this.model(created);
+    return this.model(await this.pods.create(toCreatePod(input, cpuTypeId), actor));
   }
 
   @Mutation(() => PodModel, { description: 'Stops a pod, keeping its disk (as POST /v1/pods/{id}/stop)' })

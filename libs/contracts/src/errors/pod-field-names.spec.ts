@@ -13,4 +13,12 @@ describe('pod field names', () => {
     const v2 = podFieldNames('v2');
     expect(`${v2('gpuCount')} must not be greater than 8`).toBe('gpu.count must not be greater than 8');
   });
+
+  it("names GraphQL's arguments, a list it takes as one value without an index", () => {
+    const graphql = podFieldNames('graphql');
+    expect(graphql('dataCenterIds', 0)).toBe('dataCenterId');
+    expect(graphql('cpuFlavorId')).toBe('instanceId');
+    expect(graphql('gpuCount')).toBe('gpuCount');
+    expect(podFieldNames('v1')('dataCenterIds', 1)).toBe('dataCenterIds.1');
+  });
 });

@@ -86,7 +86,7 @@ export class ReservePodHandler {
     }
     if (payload.cpuTypeId) await this.checks.cpuType(field('cpuFlavorId'), payload.cpuTypeId, manager);
     const dataCenterIds = [...new Set(payload.dataCenterIds ?? [])];
-    await this.checks.dataCenters(field('dataCenterIds'), payload.dataCenterIds ?? [], manager);
+    await this.checks.dataCenters((i) => field('dataCenterIds', i), payload.dataCenterIds ?? [], manager);
     const regions = payload.regions ?? [];
     const badRegion = regions.find((r) => !(REGION_CODES as readonly string[]).includes(r));
     if (badRegion) {
