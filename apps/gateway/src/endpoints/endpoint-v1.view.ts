@@ -18,14 +18,6 @@ import type { EndpointDetails } from './endpoints.service.js';
  * catalog's GPU types in them (RunPod's v1 `gpuTypeIds` names types); every rule stays in EndpointsService and
  * endpoint-autoscaler.
  */
-/** Why DELETE /v1/endpoints/{id} is refused while workers may run, in v1's fields and the route that fixes it. */
-export function deleteRefusalV1(view: EndpointView): string {
-  return (
-    `endpoint ${view.id} has workersMin ${view.workersMin} and workersMax ${view.workersMax}: set both to 0 ` +
-    `with PATCH /v1/endpoints/${view.id} {"workersMin": 0, "workersMax": 0} before deleting it`
-  );
-}
-
 export function toEndpointV1View({ view, aiKey }: EndpointDetails, gpuTypes: GpuTypeView[]): EndpointV1View {
   return {
     id: view.id,

@@ -78,14 +78,6 @@ export function toTemplateFromImageV2(dto: CreateEndpointV2Dto, suffix: string):
   };
 }
 
-/** Why DELETE /v2/serverless/{id} is refused while workers may run, in v2's fields and the route that fixes it. */
-export function deleteRefusalV2(view: EndpointView): string {
-  return (
-    `endpoint ${view.id} has workers.min ${view.workersMin} and workers.max ${view.workersMax}: set both to 0 ` +
-    `with PATCH /v2/serverless/${view.id} {"workers": {"min": 0, "max": 0}} before deleting it`
-  );
-}
-
 /** The endpoint's allowed CUDA versions (stored comma-separated) as the list v1 and v2 show. */
 export function cudaVersionList(view: EndpointView): string[] {
   return (view.allowedCudaVersions ?? '')

@@ -5,7 +5,6 @@ import type { Principal } from '../accounts/accounts.service.js';
 import { scopeMayManage } from '../accounts/api-key-scope.js';
 import { Auth, actorOf, CurrentActor, CurrentPrincipal } from '../auth/auth.decorators.js';
 import { Operation, TextQuery, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
-import { deleteRefusalV1 } from './endpoint-v1.view.js';
 import { EndpointsService } from './endpoints.service.js';
 import { EndpointsV1Service, type EndpointIncludes } from './endpoints-v1.service.js';
 
@@ -99,7 +98,7 @@ export class EndpointsV1Controller {
     errors: { 409: 'workersMin or workersMax is not 0 (set both to 0 first)' },
   })
   delete(@Param('endpointId') endpointId: string, @CurrentActor() actor: Actor): Promise<void> {
-    return this.endpoints.delete(endpointId, actor, deleteRefusalV1);
+    return this.endpoints.delete(endpointId, actor, 'v1');
   }
 }
 

@@ -12,6 +12,7 @@ import {
   type MetricsWindow,
   type NetworkVolumeView,
   type SaveEndpointCommand,
+  type Vocabulary,
   type WorkerList,
 } from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
@@ -140,21 +141,12 @@ export class EndpointsService {
   /**
    * Deletes the endpoint (workersMin and workersMax must be 0), then revokes its workers' key. The endpoint is
    * asked for first, so an unknown or another user's id answers 404/403 without recording a command that can
-   * only fail (as get, update and the workers' list do). The owner's refusal while workers may run speaks
-   * GraphQL's fields; `refusal`, when given, says it again in the caller's own (v1, v2), from the endpoint as it
-   * is then.
+   * only fail (as get, update and the workers' list do). The owner's refusal while workers may run names the
+   * fields of the caller's surface (`vocabulary`).
    */
-  async delete(id: string, actor: Actor, refusal?: (view: EndpointView) => string): Promise<void> {
+  async delete(id: string, actor: Actor, vocabulary: Vocabulary): Promise<void> {
     await this.queries.query(Subjects.endpoint.get, { id }, actor);
-    try {
-      await this.commands.execute(Subjects.endpoint.delete, { id }, actor);
-    } catch (error) {
-      if (!refusal || !(error instanceof DomainError) || error.code !== ErrorCode.InvalidState) throw error;
-      throw new DomainError(
-        ErrorCode.InvalidState,
-        refusal(await this.queries.query(Subjects.endpoint.get, { id }, actor)),
-      );
-    }
+    await this.commands.execute(Subjects.endpoint.delete, { id, vocabulary }, actor);
     await this.accounts.revokeWorkerKeys(id);
   }
 

@@ -30,12 +30,7 @@ import { LogRequestOf, LogRoute, type LogRequest } from '../logs/log-route.decor
 import { PodLogsService } from '../logs/pod-logs.service.js';
 import { Operation, SPEND_LIMIT_REFUSAL, TextQuery } from '../openapi/openapi.decorators.js';
 import { EndpointFromImageService } from './endpoint-from-image.service.js';
-import {
-  deleteRefusalV2,
-  toEndpointV2View,
-  toSaveCommandV2,
-  toTemplateFromImageV2,
-} from './endpoint-v2.view.js';
+import { toEndpointV2View, toSaveCommandV2, toTemplateFromImageV2 } from './endpoint-v2.view.js';
 import { EndpointsService } from './endpoints.service.js';
 import { metricsWindow } from './metrics-window.js';
 
@@ -121,7 +116,7 @@ export class ServerlessV2Controller {
     errors: { 409: 'workers.min or workers.max is not 0 (set both to 0 first)' },
   })
   delete(@Param('endpointId') endpointId: string, @CurrentActor() actor: Actor): Promise<void> {
-    return this.endpoints.delete(endpointId, actor, deleteRefusalV2);
+    return this.endpoints.delete(endpointId, actor, 'v2');
   }
 
   @Get(':endpointId/workers')

@@ -64,7 +64,7 @@ export class EndpointsResolver {
     @Args('id', { type: () => String }) id: string,
     @CurrentActor() actor: Actor,
   ): Promise<null> {
-    await this.endpoints.delete(id, actor);
+    await this.endpoints.delete(id, actor, 'graphql');
     return null;
   }
 }

@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { GPU_TIERS, REGION_CODES, type GpuTier, type RegionCode } from '../catalog/catalog.contracts.js';
 import { deriveId } from '../common/ids.js';
+import { VOCABULARIES, type Vocabulary } from '../errors/pod-field-names.js';
 import { IsEnvRecord } from '../common/string-record.js';
 
 export const ENDPOINT_TYPES = ['QB', 'LB'] as const;
@@ -178,6 +179,36 @@ export class DeleteEndpointCommand {
   @IsString()
   @IsNotEmpty()
   id: string;
+
+  /** The surface the request came from, whose names its refusal uses; absent: graphql (the first to have it). */
+  @IsOptional()
+  @IsIn(VOCABULARIES)
+  vocabulary?: Vocabulary;
+}
+
+/**
+ * Why an endpoint whose workers may run is not deleted, with the request that fixes it, in the names of the
+ * surface that asked (its workers' bounds and the call that sets both to 0).
+ */
+export function endpointDeleteRefusal(
+  endpoint: { id: string; workersMin: number; workersMax: number },
+  vocabulary: Vocabulary = 'graphql',
+): string {
+  const { id, workersMin: min, workersMax: max } = endpoint;
+  switch (vocabulary) {
+    case 'v2':
+      return (
+        `endpoint ${id} has workers.min ${min} and workers.max ${max}: set both to 0 ` +
+        `with PATCH /v2/serverless/${id} {"workers": {"min": 0, "max": 0}} before deleting it`
+      );
+    case 'v1':
+      return (
+        `endpoint ${id} has workersMin ${min} and workersMax ${max}: set both to 0 ` +
+        `with PATCH /v1/endpoints/${id} {"workersMin": 0, "workersMax": 0} before deleting it`
+      );
+    case 'graphql':
+      return `endpoint ${id} has workersMin ${min} and workersMax ${max}: set both to 0 with saveEndpoint before deleting it`;
+  }
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   Matches,
   Min,
 } from 'class-validator';
-import { POD_VOCABULARIES, type PodVocabulary } from '../errors/pod-field-names.js';
+import { VOCABULARIES, type Vocabulary } from '../errors/pod-field-names.js';
 
 /** A port as the interface writes it: `8888/http` or `22/tcp`. */
 export const PORT_SPEC = /^([1-9]\d{0,4})\/(http|tcp)$/;
@@ -82,8 +82,8 @@ export class ReservePodCommand {
 
   /** The surface of the pod request this placement serves: its refusals name that surface's fields. */
   @IsOptional()
-  @IsIn(POD_VOCABULARIES)
-  vocabulary?: PodVocabulary;
+  @IsIn(VOCABULARIES)
+  vocabulary?: Vocabulary;
 }
 
 export class ReleasePodCommand {

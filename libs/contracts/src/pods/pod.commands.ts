@@ -15,7 +15,7 @@ import {
 } from 'class-validator';
 import { MountsDto } from '../common/mounts.dto.js';
 import { CreatePodDto, UpdatePodDto } from './pod.dto.js';
-import { POD_VOCABULARIES, type PodVocabulary } from '../errors/pod-field-names.js';
+import { VOCABULARIES, type Vocabulary } from '../errors/pod-field-names.js';
 import { PodStatus } from './pod-status.js';
 import { IsSealedEnv, type SealedEnv } from './sealed-env.js';
 import type { ClusterCreatedEvent, ClusterDeletedEvent } from './pod.events.js';
@@ -64,8 +64,8 @@ export class CreatePodCommand extends CreatePodDto {
 
   /** The surface the request came from, whose names its refusals use (pod-field-names.ts); absent: v1. */
   @IsOptional()
-  @IsIn(POD_VOCABULARIES)
-  vocabulary?: PodVocabulary;
+  @IsIn(VOCABULARIES)
+  vocabulary?: Vocabulary;
 }
 
 /** `pod.cmd.start` / `stop` / `reset` / `terminate`: a user's action on one pod. */

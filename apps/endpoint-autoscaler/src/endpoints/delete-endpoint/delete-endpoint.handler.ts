@@ -3,6 +3,7 @@ import {
   DomainError,
   ErrorCode,
   Subjects,
+  endpointDeleteRefusal,
   type DeleteEndpointCommand,
   type EndpointDeletedEvent,
 } from '@app/contracts';
@@ -28,11 +29,7 @@ export class DeleteEndpointHandler {
       envelope.actor,
     );
     if (entity.workersMin !== 0 || entity.workersMax !== 0) {
-      throw new DomainError(
-        ErrorCode.InvalidState,
-        `endpoint ${entity.id} has workersMin ${entity.workersMin} and workersMax ${entity.workersMax}: ` +
-          'set both to 0 with saveEndpoint before deleting it',
-      );
+      throw new DomainError(ErrorCode.InvalidState, endpointDeleteRefusal(entity, payload.vocabulary));
     }
     entity.deletedAt = ctx.now;
     entity.updatedAt = ctx.now;
