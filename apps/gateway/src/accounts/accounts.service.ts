@@ -182,7 +182,14 @@ export class AccountsService {
     const found = await this.keys.findWithUserByHash(keyHash);
     if (!found) return 'unknown';
     if (found.key.revokedAt) return 'revoked';
-    return found.user ? { user: found.user, key: found.key } : 'unknown';
+    return found.user
+      ? {
+          user: found.user,
+          key: found.key,
+          account: { id: found.user.id, name: found.user.name, kind: 'user' },
+          role: 'owner',
+        }
+      : 'unknown';
   }
 
   /** The key of an endpoint's workers (RUNPOD_AI_API_KEY): scope `worker`, bound to that one endpoint. */

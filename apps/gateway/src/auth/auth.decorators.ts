@@ -33,8 +33,11 @@ export interface AuthenticatedRequest {
   principal?: Principal;
 }
 
+/** The account acts; for a team, the member who acted is named too (docs/adr/0034-teams.md). */
 export function actorOf(principal: Principal): Actor {
-  return { userId: principal.user.id, keyId: principal.key.id, kind: 'user' };
+  return principal.account.kind === 'team'
+    ? { userId: principal.account.id, memberId: principal.user.id, keyId: principal.key.id, kind: 'user' }
+    : { userId: principal.user.id, keyId: principal.key.id, kind: 'user' };
 }
 
 /** The HTTP request behind a REST route or a GraphQL resolver (Apollo's context carries it as `req`). */

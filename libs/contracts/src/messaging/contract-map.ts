@@ -1,4 +1,22 @@
 import {
+  AddMemberCommand,
+  CreateKeyCommand,
+  CreateTeamCommand,
+  CreateUserCommand,
+  DeleteUserCommand,
+  type KeyRecordView,
+  type MemberChanged,
+  RemoveMemberCommand,
+  RenameTeamCommand,
+  RevokeKeysCommand,
+  type RevokedKeys,
+  SetMemberRoleCommand,
+  TeamRefCommand,
+  type TeamView,
+  UpdateUserCommand,
+  type UserView,
+} from '../accounts/account.commands.js';
+import {
   CreateRegistryAuthCommand,
   DeleteRegistryAuthCommand,
   UpdateRegistryAuthCommand,
@@ -146,6 +164,17 @@ export interface CommandContracts {
   [Subjects.endpoint.delete]: { payload: DeleteEndpointCommand; result: null };
   [Subjects.endpoint.remove]: { payload: RemoveEndpointCommand; result: null };
   [Subjects.spend.setLimit]: { payload: SetSpendLimitCommand; result: SpendLimitView };
+  [Subjects.account.createUser]: { payload: CreateUserCommand; result: UserView };
+  [Subjects.account.updateUser]: { payload: UpdateUserCommand; result: UserView };
+  [Subjects.account.deleteUser]: { payload: DeleteUserCommand; result: RevokedKeys };
+  [Subjects.account.createKey]: { payload: CreateKeyCommand; result: KeyRecordView };
+  [Subjects.account.revokeKeys]: { payload: RevokeKeysCommand; result: RevokedKeys };
+  [Subjects.account.createTeam]: { payload: CreateTeamCommand; result: TeamView };
+  [Subjects.account.renameTeam]: { payload: RenameTeamCommand; result: TeamView };
+  [Subjects.account.deleteTeam]: { payload: TeamRefCommand; result: RevokedKeys };
+  [Subjects.account.addMember]: { payload: AddMemberCommand; result: MemberChanged };
+  [Subjects.account.setMemberRole]: { payload: SetMemberRoleCommand; result: MemberChanged };
+  [Subjects.account.removeMember]: { payload: RemoveMemberCommand; result: MemberChanged };
 }
 
 /**
@@ -225,4 +254,15 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.endpoint.delete]: DeleteEndpointCommand,
   [Subjects.endpoint.remove]: RemoveEndpointCommand,
   [Subjects.spend.setLimit]: SetSpendLimitCommand,
+  [Subjects.account.createUser]: CreateUserCommand,
+  [Subjects.account.updateUser]: UpdateUserCommand,
+  [Subjects.account.deleteUser]: DeleteUserCommand,
+  [Subjects.account.createKey]: CreateKeyCommand,
+  [Subjects.account.revokeKeys]: RevokeKeysCommand,
+  [Subjects.account.createTeam]: CreateTeamCommand,
+  [Subjects.account.renameTeam]: RenameTeamCommand,
+  [Subjects.account.deleteTeam]: TeamRefCommand,
+  [Subjects.account.addMember]: AddMemberCommand,
+  [Subjects.account.setMemberRole]: SetMemberRoleCommand,
+  [Subjects.account.removeMember]: RemoveMemberCommand,
 };

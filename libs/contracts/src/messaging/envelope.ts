@@ -1,10 +1,23 @@
-/** Who issued a command: the authenticated user (and key) at the edge, or a system actor. */
+/**
+ * Who issued a command. `userId` is the ACCOUNT the command acts for, which owns what it creates and whose resources
+ * it may touch: the user's own account (their user id), or a team's (`team_…`) when the key is a team's. Owner apps
+ * check ownership against it alone; `memberId` says which member acted for the team (docs/adr/0034-teams.md).
+ */
 export interface Actor {
   userId: string;
+  /** The user who acted for the team `userId` names; absent when a user acts for their own account. */
+  memberId?: string;
   /** The API key that authenticated the request, when there was one. */
   keyId?: string;
   /** `user` for requests at the edge, `system` for commands an app issues on its own (autoscaler, timers). */
   kind: 'user' | 'system';
+  /** Why a system actor issued the command (an autoscaler's scale-up, a spend limit), for the audit trail. */
+  reason?: string;
+}
+
+/** The person behind an actor: the member acting for a team, or the user acting for themselves. */
+export function personOf(actor: Actor): string {
+  return actor.memberId ?? actor.userId;
 }
 
 /**

@@ -55,6 +55,17 @@ export const Subjects = {
   account: {
     /** Core NATS, published after commit: every gateway replica drops the principals it caches for it. */
     changed: 'account.evt.changed',
+    createUser: 'account.cmd.create-user',
+    updateUser: 'account.cmd.update-user',
+    deleteUser: 'account.cmd.delete-user',
+    createKey: 'account.cmd.create-key',
+    revokeKeys: 'account.cmd.revoke-keys',
+    createTeam: 'account.cmd.create-team',
+    renameTeam: 'account.cmd.rename-team',
+    deleteTeam: 'account.cmd.delete-team',
+    addMember: 'account.cmd.add-member',
+    setMemberRole: 'account.cmd.set-member-role',
+    removeMember: 'account.cmd.remove-member',
   },
   job: {
     submit: 'job.cmd.submit',
