@@ -8,20 +8,23 @@ import { baseEnv } from './processes.mjs';
 
 const run = promisify(execFile);
 
-/** Runs the gateway's keys CLI against `databaseUrl`; returns its trimmed stdout. */
-export async function keysCli(databaseUrl, args) {
+/**
+ * Runs the gateway's keys CLI against the system's database; it records its commands in the system's commands
+ * stream (`natsUrl`, `natsPrefix`). Returns its trimmed stdout.
+ */
+export async function keysCli({ databaseUrl, natsUrl, natsPrefix }, args) {
   const { stdout } = await run(
     process.execPath,
     [join(ROOT, 'dist', 'apps', 'gateway', 'cli', 'keys.mjs'), ...args],
-    { env: { ...baseEnv(), DATABASE_URL: databaseUrl } },
+    { env: { ...baseEnv(), DATABASE_URL: databaseUrl, NATS_URL: natsUrl, NATS_PREFIX: natsPrefix } },
   );
   return stdout.trim();
 }
 
-/** A user (not exempt from the rate limiter) and a full-access key of it. */
-export async function createUser(databaseUrl, name) {
-  const userId = (await keysCli(databaseUrl, ['user', 'create', name])).split('\t')[0];
-  const { key } = JSON.parse(await keysCli(databaseUrl, ['key', 'create', userId, '--json']));
+/** A user (not exempt from the rate limiter) and a full-access key of it; `at`: the system's database and NATS. */
+export async function createUser(at, name) {
+  const userId = (await keysCli(at, ['user', 'create', name])).split('\t')[0];
+  const { key } = JSON.parse(await keysCli(at, ['key', 'create', userId, '--json']));
   return { userId, key };
 }
 

@@ -125,7 +125,7 @@ export default {
     const pods = ctx.quick ? 1_000 : 10_000;
     // A user of its own: the bench user also owns what the earlier scenarios made (the placement scenario's
     // 1,300 pods, say), and the scenario is about a history of known size.
-    const { userId, key } = await createUser(ctx.databaseUrl, 'bench-history');
+    const { userId, key } = await createUser(ctx, 'bench-history');
     const own = { ...ctx, userId, key, api: client(ctx.system.url('gateway'), key) };
     const endpoint = await benchEndpoint(own, 'bench-history');
     await seed(ctx.sql, { jobs, pods, endpointId: endpoint.id, userId });

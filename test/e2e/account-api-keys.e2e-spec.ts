@@ -72,6 +72,7 @@ describe('the account API keys a user makes and revokes', () => {
       endpointIds: [],
       createdAt: expect.any(String),
       revokedAt: null,
+      teamId: null,
       key: expect.stringMatching(/^cpk_[A-Za-z0-9_-]{43}$/),
     });
     for (const replica of [0, 1]) {
@@ -181,8 +182,9 @@ describe('the account API keys a user makes and revokes', () => {
     expect((await list(alice.key)).status).toBe(200);
 
     const worker = await sql.query<{ id: string }>(
-      `INSERT INTO gateway.api_keys (id, user_id, name, key_prefix, key_hash, scope, endpoint_ids, created_at)
-       VALUES ('key_workerofalice0001', $1, 'worker:ep1', 'cpk_worker00', 'hash-of-a-worker-key', 'worker',
+      `INSERT INTO gateway.api_keys (id, user_id, account_id, name, key_prefix, key_hash, scope, endpoint_ids,
+                                     created_at)
+       VALUES ('key_workerofalice0001', $1, $1, 'worker:ep1', 'cpk_worker00', 'hash-of-a-worker-key', 'worker',
                '{ep1}', now()) RETURNING id`,
       [alice.userId],
     );

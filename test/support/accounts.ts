@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from './paths.js';
+import { systemPrefixOf } from './system-prefixes.js';
 import { testEnv } from './test-env.js';
 
 const run = promisify(execFile);
@@ -13,14 +14,19 @@ export interface TestKey {
 }
 
 /**
- * Runs the gateway's keys CLI (`npm run keys`) against a test database, as an operator would. `natsPrefix`: the
- * running system's, so its revocations and exemption changes reach the gateways at once (without it they are
- * announced under a prefix nobody listens to, and the gateways see them after AUTH_CACHE_TTL_MS).
+ * Runs the gateway's keys CLI (`npm run keys`) against a test database, as an operator would. It records its
+ * commands under `natsPrefix`, by default the prefix of the system last started on that database (so its
+ * changes reach that system's gateways at once, and a rebuild of its history has them), else the run's.
  */
 export async function keysCli(databaseUrl: string, args: string[], natsPrefix?: string): Promise<string> {
-  const bus = natsPrefix ? { NATS_URL: testEnv().natsUrl, NATS_PREFIX: natsPrefix } : {};
+  const prefix = natsPrefix ?? systemPrefixOf(databaseUrl) ?? testEnv().natsPrefix;
   const { stdout } = await run(process.execPath, [join(ROOT, 'dist/apps/gateway/cli/keys.mjs'), ...args], {
-    env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, ...bus },
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: databaseUrl,
+      NATS_URL: testEnv().natsUrl,
+      NATS_PREFIX: prefix,
+    },
   });
   return stdout.trim();
 }

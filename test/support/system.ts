@@ -13,6 +13,7 @@ import {
 } from './app-process.js';
 import { freePorts } from './ports.js';
 import { testEnv } from './test-env.js';
+import { rememberSystemPrefix } from './system-prefixes.js';
 
 export type { EnvOverrides, ExitInfo } from './app-process.js';
 export { freePorts } from './ports.js';
@@ -147,6 +148,7 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
   }
   if (new Set(apps).size !== apps.length) throw new Error(`an app is listed twice: ${apps.join(', ')}`);
   const natsPrefix = options.natsPrefix ?? freshNatsPrefix();
+  rememberSystemPrefix(options.databaseUrl, natsPrefix);
   const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
   const counts = apps.map((app) => options.replicas?.[app] ?? 1);
   for (const [i, count] of counts.entries()) {

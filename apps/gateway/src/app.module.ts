@@ -1,6 +1,8 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { CommandBus } from '@app/messaging';
 import { PlatformModule } from '@app/platform';
+import { AccountCommands } from './accounts/account-commands.js';
 import { AccountEventsListener } from './accounts/account-events.js';
 import { AccountsModule } from './accounts/accounts.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
@@ -22,8 +24,17 @@ import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { PodsModule } from './pods/pods.module.js';
 import { RegistryAuthModule } from './registry-auth/registry-auth.module.js';
 import { SshKeysModule } from './ssh-keys/ssh-keys.module.js';
+import { TeamsModule } from './teams/teams.module.js';
 import { TemplatesModule } from './templates/templates.module.js';
 import { WorkersModule } from './workers/workers.module.js';
+
+/** The accounts feature issues its commands on the bus: recorded, then applied by this app's own consumer. */
+@Global()
+@Module({
+  providers: [{ provide: AccountCommands, useExisting: CommandBus }],
+  exports: [AccountCommands],
+})
+class AccountCommandsModule {}
 
 @Module({})
 export class AppModule {
@@ -37,6 +48,7 @@ export class AppModule {
           config,
           database: DATA_SOURCE_SPEC,
         }),
+        AccountCommandsModule,
         AccountsModule,
         RateLimitModule,
         // Before the modules whose parametrised routes share its paths (`/v2/registries/:registryId`).
@@ -48,6 +60,7 @@ export class AppModule {
         BillingModule,
         SshKeysModule,
         ApiKeysModule,
+        TeamsModule,
         PodsModule,
         EndpointsModule,
         TemplatesModule,

@@ -2,6 +2,8 @@ import { MESSAGING_ENTITIES, type AppDataSourceSpec } from '@app/database';
 import { ApiKeyEntity } from './accounts/api-key.entity.js';
 import { UserEntity } from './accounts/user.entity.js';
 import { SshKeyEntity } from './accounts/ssh-key.entity.js';
+import { TeamMemberEntity } from './accounts/team-member.entity.js';
+import { TeamEntity } from './accounts/team.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { RateLimitCounterEntity } from './rate-limit/rate-limit-counter.entity.js';
 import { RateLimitOverrideEntity } from './rate-limit/rate-limit-override.entity.js';
@@ -15,6 +17,8 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     UserEntity,
     ApiKeyEntity,
     SshKeyEntity,
+    TeamEntity,
+    TeamMemberEntity,
     RateLimitCounterEntity,
     RateLimitOverrideEntity,
   ],

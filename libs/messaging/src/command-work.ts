@@ -38,7 +38,7 @@ export class CommandWork {
   ): Promise<BatchItem | ProcessResult | Error> {
     const subject = identity.subject;
     const handler = this.registry.commands.get(subject);
-    const payloadClass = CommandPayloadClasses[subject as CommandSubject];
+    const payloadClass: (new () => object) | undefined = CommandPayloadClasses[subject as CommandSubject];
     if (!handler || !payloadClass) {
       return new DomainError(ErrorCode.Internal, `no handler for ${subject} in ${this.options.app}`);
     }
@@ -46,7 +46,7 @@ export class CommandWork {
     if (isRefusalDecision(decided)) {
       return this.processor.recordFailure(identity, decided.refused).catch((error: Error) => error);
     }
-    const validated = validatePlain(payloadClass as new () => object, envelope.payload);
+    const validated = validatePlain(payloadClass, envelope.payload);
     if (!validated.ok) {
       return this.processor
         .recordFailure(identity, {

@@ -6,6 +6,7 @@ import type { AppName } from '@app/contracts';
 
 /** The apps that own command domains: the ones a rebuild runs. */
 export const OWNER_APPS: readonly AppName[] = [
+  'gateway',
   'cluster-scheduler',
   'pod-lifecycle',
   'queue-broker',

@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import type { AccountCommands } from './account-commands.js';
 import type { AccountEvents } from './account-events.js';
 import { AccountsService } from './accounts.service.js';
 import type { ApiKeysRepository } from './api-keys.repository.js';
 import { PrincipalCache } from './principal-cache.js';
+import type { TeamsRepository } from './teams.repository.js';
 import type { UsersRepository } from './users.repository.js';
 
 const KEY = `cpk_${'a'.repeat(43)}`;
@@ -15,7 +17,11 @@ function setup(ttl = 10_000) {
       () =>
         new Promise((resolve) => {
           pending.push(() =>
-            resolve({ key: { id: 'k1', userId: 'u1', revokedAt: null }, user: { id: 'u1', name: 'alice' } }),
+            resolve({
+              key: { id: 'k1', userId: 'u1', accountId: 'u1', revokedAt: null },
+              user: { id: 'u1', name: 'alice', disabledAt: null },
+              team: null,
+            }),
           );
         }),
     ),
@@ -24,9 +30,11 @@ function setup(ttl = 10_000) {
   const cache = new PrincipalCache(ttl);
   const accounts = new AccountsService(
     users as unknown as UsersRepository,
+    {} as TeamsRepository,
     keys as unknown as ApiKeysRepository,
     cache,
     {} as AccountEvents,
+    {} as AccountCommands,
   );
   const answer = async () => {
     pending.shift()!();

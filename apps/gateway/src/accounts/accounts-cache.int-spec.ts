@@ -10,7 +10,9 @@ import { DATA_SOURCE_SPEC } from '../data-source.js';
 import { AccountEvents, AccountEventsListener } from './account-events.js';
 import { AccountsService } from './accounts.service.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
+import { accountCommandsOn } from '../../../../test/support/account-commands.js';
 import { PrincipalCache } from './principal-cache.js';
+import { TeamsRepository } from './teams.repository.js';
 import { UsersRepository } from './users.repository.js';
 
 /**
@@ -40,13 +42,23 @@ async function replica(ttlMs: number, withBus = true): Promise<Replica> {
   const users = new UsersRepository(dataSource);
   const findWithUserByHash = keys.findWithUserByHash.bind(keys);
   keys.findWithUserByHash = (hash) => (queries++, findWithUserByHash(hash));
-  const nats = withBus ? await NatsClient.connect(testEnv().natsUrl, natsPrefix, 'auth-cache-test') : null;
-  if (nats) closers.push(() => nats.drain());
+  // Every replica records its account commands; only those `withBus` hear the others' changes.
+  const bus = await NatsClient.connect(testEnv().natsUrl, natsPrefix, 'auth-cache-test');
+  closers.push(() => bus.drain());
+  const nats = withBus ? bus : null;
   const cache = new PrincipalCache(ttlMs);
   const listener = nats ? new AccountEventsListener(nats, cache) : undefined;
   listener?.onModuleInit();
   if (listener) closers.push(() => Promise.resolve(listener.beforeApplicationShutdown()));
-  const accounts = new AccountsService(users, keys, cache, new AccountEvents(nats));
+  const commands = await accountCommandsOn(dataSource, bus);
+  const accounts = new AccountsService(
+    users,
+    new TeamsRepository(dataSource),
+    keys,
+    cache,
+    new AccountEvents(nats),
+    commands,
+  );
   return { accounts, cache, listener: listener as AccountEventsListener, queries: () => queries };
 }
 
@@ -99,7 +111,7 @@ describe('the auth cache', () => {
     expect(ms).toBeLessThan(1000);
     expect(await one.accounts.authenticate(doomed.key)).toBe('revoked');
 
-    await one.accounts.setRateLimitExempt('dave', true);
+    await one.accounts.updateUser('dave', { rateLimitExempt: true });
     await within(1000, async () => {
       const found = await two.accounts.authenticate(kept.key);
       return typeof found !== 'string' && found.user.rateLimitExempt;
@@ -110,9 +122,10 @@ describe('the auth cache', () => {
     const [one, two] = [await replica(60_000), await replica(60_000)];
     await one.accounts.createUser('erin');
     const user = await one.accounts.findUser('erin');
-    const worker = await one.accounts.issueWorkerKey(user?.id ?? '', 'ep-gone');
+    const actor = { userId: user?.id ?? '', kind: 'user' as const };
+    const worker = await one.accounts.issueWorkerKey(actor, 'ep-gone');
     expect(await two.accounts.authenticate(worker.key)).not.toBe('revoked');
-    expect(await one.accounts.revokeWorkerKeys('ep-gone')).toBe(1);
+    expect(await one.accounts.revokeWorkerKeys('ep-gone', actor)).toBe(1);
     await within(1000, async () => (await two.accounts.authenticate(worker.key)) === 'revoked');
   });
 

@@ -1,11 +1,25 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { hash, randomBytes, randomUUID } from 'node:crypto';
-import { type AccountChangedEvent, DomainError, ErrorCode, MAX_ACTIVE_API_KEYS } from '@app/contracts';
+import { hash, randomBytes } from 'node:crypto';
+import {
+  type AccountChangedEvent,
+  type Actor,
+  type ApiKeyScope,
+  type KeyRecordView,
+  type RevokedKeys,
+  type UserView,
+  DomainError,
+  ErrorCode,
+  MAX_ACTIVE_API_KEYS,
+  Subjects,
+} from '@app/contracts';
+import { AccountCommands } from './account-commands.js';
 import { AccountEvents } from './account-events.js';
 import { ApiKeyEntity } from './api-key.entity.js';
-import { type ApiKeyScope, scopeCovers } from './api-key-scope.js';
-import { ApiKeysRepository, type RevokedKey } from './api-keys.repository.js';
+import { scopeCovers } from './api-key-scope.js';
+import { ApiKeysRepository, type KeyWithUser } from './api-keys.repository.js';
 import { type Authentication, PrincipalCache } from './principal-cache.js';
+import type { TeamEntity } from './team.entity.js';
+import { TeamsRepository } from './teams.repository.js';
 import { UserEntity } from './user.entity.js';
 import { UsersRepository } from './users.repository.js';
 
@@ -17,9 +31,9 @@ export const API_KEY_PREFIX = 'cpk_';
 const KEY_SHAPE = /^cpk_[A-Za-z0-9_-]{43}$/;
 
 export interface IssuedKey {
-  /** The key itself: shown once, never stored. */
+  /** The key itself: shown once, never stored, never on the bus. */
   key: string;
-  record: ApiKeyEntity;
+  record: KeyRecordView;
 }
 
 /** Once per request (the auth cache is keyed by it): the one-shot `hash` is about 5× cheaper than a Hash object. */
@@ -27,35 +41,43 @@ export function hashKey(key: string): string {
   return hash('sha256', key, 'hex');
 }
 
-/** A new key and its record (not yet stored): the secret leaves only in the returned `key`. */
-function newKey(userId: string, scope: ApiKeyScope, name: string, endpointIds: string[]): IssuedKey {
-  // Rules between two fields (400, the interface's "conflicting rules"), each also as the one `errors` entry.
-  const conflict = (message: string) => new DomainError(ErrorCode.BadRequest, message, [message]);
-  if (scope === 'endpoints' && !endpointIds.length) {
-    throw conflict('endpointIds: a key of scope endpoints must name at least one endpoint');
-  }
-  if (scope === 'worker' && endpointIds.length !== 1) {
-    throw conflict('endpointIds: a key of scope worker names exactly one endpoint');
-  }
-  if (scope !== 'endpoints' && scope !== 'worker' && endpointIds.length) {
-    throw conflict('endpointIds: only keys of scope endpoints or worker name endpoints');
-  }
+/** Who the keys CLI and the gateway's own first-run bootstrap act as. */
+export const OPERATOR_ACTOR: Actor = { userId: 'system:operator', kind: 'system', reason: 'keys CLI' };
+
+/** A new secret: only its hash and first characters leave this function in a command. */
+function newSecret(): { key: string; keyHash: string; keyPrefix: string } {
   const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
-  const record = Object.assign(new ApiKeyEntity(), {
-    id: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
-    userId,
-    name,
-    keyPrefix: key.slice(0, 12),
-    keyHash: hashKey(key),
-    scope,
-    endpointIds,
-    createdAt: new Date(),
-    revokedAt: null,
-  });
-  return { key, record };
+  return { key, keyHash: hashKey(key), keyPrefix: key.slice(0, 12) };
 }
 
-/** Users and their API keys: the gateway owns both. */
+/** The principal a key's lookup describes, or why it is refused. */
+export function principalOf(found: KeyWithUser | null): Authentication {
+  if (!found) return 'unknown';
+  const { key, user, team } = found;
+  if (key.revokedAt) return 'revoked';
+  // An endpoint's workers' key is the account's, held by no member: for a team, the team stands as its user.
+  if (key.scope === 'worker' && !user && team) {
+    const holder = Object.assign(new UserEntity(), {
+      id: team.id,
+      name: team.name,
+      rateLimitExempt: false,
+      createdAt: key.createdAt,
+      disabledAt: null,
+      ssoSubject: null,
+    });
+    return { user: holder, key, account: { id: team.id, name: team.name, kind: 'team' }, role: 'owner' };
+  }
+  if (!user) return 'unknown';
+  if (user.disabledAt) return 'disabled';
+  if (team) {
+    // No longer a member (their keys were revoked with it; this covers a key the revocation has not reached).
+    if (!team.role) return 'revoked';
+    return { user, key, account: { id: team.id, name: team.name, kind: 'team' }, role: team.role };
+  }
+  return { user, key, account: { id: user.id, name: user.name, kind: 'user' }, role: 'owner' };
+}
+
+/** Users, teams' keys and their authentication: the gateway owns them; every change is an `account.cmd.*`. */
 @Injectable()
 export class AccountsService {
   private readonly logger = new Logger('accounts');
@@ -64,55 +86,50 @@ export class AccountsService {
 
   constructor(
     private readonly users: UsersRepository,
+    private readonly teams: TeamsRepository,
     private readonly keys: ApiKeysRepository,
     private readonly cache: PrincipalCache,
     private readonly events: AccountEvents,
+    private readonly commands: AccountCommands,
   ) {}
 
   static looksLikeKey(value: string): boolean {
     return KEY_SHAPE.test(value);
   }
 
-  async createUser(name: string, rateLimitExempt = false): Promise<UserEntity> {
-    if (!/^[A-Za-z0-9._@-]{1,64}$/.test(name)) {
-      throw new DomainError(ErrorCode.ValidationFailed, 'user name must be 1-64 of letters, digits, . _ @ -');
-    }
-    if (await this.users.findByIdOrName(name)) {
-      throw new DomainError(ErrorCode.Conflict, `a user named ${name} already exists`);
-    }
-    const user = Object.assign(new UserEntity(), {
-      id: `user_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
-      name,
-      rateLimitExempt,
-      createdAt: new Date(),
-    });
-    await this.users.insert(user);
-    return user;
+  createUser(name: string, rateLimitExempt = false, actor: Actor = OPERATOR_ACTOR): Promise<UserView> {
+    return this.commands.execute(Subjects.account.createUser, { name, rateLimitExempt }, actor);
   }
 
+  /** Issues a key (the keys CLI: any scope but worker, for the user's own account or one of their teams). */
   async createKey(
-    userIdOrName: string,
+    user: string,
     scope: ApiKeyScope,
     name = 'default',
     endpointIds: string[] = [],
+    options: { teamId?: string; cap?: number; actor?: Actor } = {},
   ): Promise<IssuedKey> {
-    const user = await this.users.findByIdOrName(userIdOrName);
-    if (!user) throw DomainError.notFound('user', userIdOrName);
-    const issued = newKey(user.id, scope, name, endpointIds);
-    await this.keys.insert(issued.record);
-    return issued;
+    const { key, keyHash, keyPrefix } = newSecret();
+    const record = await this.commands.execute(
+      Subjects.account.createKey,
+      { user, scope, name, endpointIds, keyHash, keyPrefix, teamId: options.teamId, cap: options.cap },
+      options.actor ?? OPERATOR_ACTOR,
+    );
+    return { key, record };
   }
 
   /**
-   * A key the signed-in user makes for themselves (`POST /v2/account/api-keys`): only a key that may manage (`full`)
-   * makes one, never of a wider scope than its own nor a worker key, and at most MAX_ACTIVE_API_KEYS are active.
-   * The secret is hashed and stored exactly as the keys CLI's are; it is returned once and never logged.
+   * A key the signed-in user makes for themselves (`POST /v2/account/api-keys`): for the account of the key they
+   * call with, or `teamId` (a team they are a member of); only a key that may manage makes one, never of a wider
+   * scope than its own nor a worker key, and at most MAX_ACTIVE_API_KEYS are active per account.
    */
-  async createOwnKey(
+  createOwnKey(
     creator: Principal,
+    actor: Actor,
     scope: ApiKeyScope,
     name: string,
     endpointIds: string[] = [],
+    teamId?: string,
   ): Promise<IssuedKey> {
     if (!scopeCovers(creator.key.scope, scope)) {
       throw new DomainError(
@@ -120,30 +137,28 @@ export class AccountsService {
         `a key of scope ${creator.key.scope} may not create a key of scope ${scope}`,
       );
     }
-    const issued = newKey(creator.user.id, scope, name, endpointIds);
-    if (!(await this.keys.insertCapped(issued.record, MAX_ACTIVE_API_KEYS))) {
-      throw new DomainError(
-        ErrorCode.Conflict,
-        `you already have ${MAX_ACTIVE_API_KEYS} active API keys, the most one user may hold: revoke one first`,
-      );
-    }
-    return issued;
+    const team = teamId ?? (creator.account.kind === 'team' ? creator.account.id : undefined);
+    return this.createKey(creator.user.id, scope, name, endpointIds, {
+      teamId: team,
+      cap: MAX_ACTIVE_API_KEYS,
+      actor,
+    });
+  }
+
+  /** Revokes one of the caller's own keys for the account they act for; anything else is "not found". */
+  async revokeOwnKey(principal: Principal, actor: Actor, id: string): Promise<void> {
+    const teamId = principal.account.kind === 'team' ? principal.account.id : undefined;
+    const { revoked } = await this.commands.execute(
+      Subjects.account.revokeKeys,
+      { keyId: id, holder: principal.user.id, teamId },
+      actor,
+    );
+    this.dropRevoked(revoked);
   }
 
   /**
-   * Revokes one of the user's own keys (`DELETE /v2/account/api-keys/{id}`), on every gateway replica at once.
-   * Another user's key, a worker key, an unknown or already revoked id are all "not found": the answer does not
-   * tell whether a key exists.
-   */
-  async revokeOwnKey(userId: string, id: string): Promise<void> {
-    const revoked = await this.keys.revokeOwn(id, userId, new Date());
-    if (!revoked) throw new DomainError(ErrorCode.NotFound, `you have no active API key ${id}`);
-    await this.keysRevoked([revoked]);
-  }
-
-  /**
-   * The principal of a presented key, or why it is refused (unknown, revoked): from the cache when it has the
-   * answer (see PrincipalCache for what is cached, how long, and how a change reaches every replica), then
+   * The principal of a presented key, or why it is refused (unknown, revoked, disabled): from the cache when it has
+   * the answer (see PrincipalCache for what is cached, how long, and how a change reaches every replica), then
    * without a promise: the edge's hot routes authenticate every request.
    */
   authenticate(key: string): Authentication | Promise<Authentication> {
@@ -165,9 +180,10 @@ export class AccountsService {
 
   private lookUpAndStore(keyHash: string): Promise<Authentication> {
     const ticket = this.cache.ticket();
-    const found = this.lookUp(keyHash).then((value) => {
-      this.cache.set(keyHash, value, ticket);
-      return value;
+    const found = this.keys.findWithUserByHash(keyHash).then((value) => {
+      const answer = principalOf(value);
+      this.cache.set(keyHash, answer, ticket);
+      return answer;
     });
     const entry = { ticket, found };
     this.lookups.set(keyHash, entry);
@@ -178,53 +194,43 @@ export class AccountsService {
     return found;
   }
 
-  private async lookUp(keyHash: string): Promise<Authentication> {
-    const found = await this.keys.findWithUserByHash(keyHash);
-    if (!found) return 'unknown';
-    if (found.key.revokedAt) return 'revoked';
-    return found.user
-      ? {
-          user: found.user,
-          key: found.key,
-          account: { id: found.user.id, name: found.user.name, kind: 'user' },
-          role: 'owner',
-        }
-      : 'unknown';
-  }
-
-  /** The key of an endpoint's workers (RUNPOD_AI_API_KEY): scope `worker`, bound to that one endpoint. */
-  issueWorkerKey(userId: string, endpointId: string): Promise<IssuedKey> {
-    return this.createKey(userId, 'worker', `worker:${endpointId}`, [endpointId]);
+  /** The key of an endpoint's workers (RUNPOD_AI_API_KEY): scope `worker`, held by the endpoint's account. */
+  issueWorkerKey(actor: Actor, endpointId: string): Promise<IssuedKey> {
+    return this.createKey(actor.userId, 'worker', `worker:${endpointId}`, [endpointId], { actor });
   }
 
   /** Revokes the workers' keys of an endpoint (it was deleted); how many were still active. */
-  async revokeWorkerKeys(endpointId: string): Promise<number> {
-    const revoked = await this.keys.revokeWorkerKeys(endpointId, new Date());
-    await this.keysRevoked(revoked);
+  async revokeWorkerKeys(endpointId: string, actor: Actor): Promise<number> {
+    const { revoked } = await this.commands.execute(
+      Subjects.account.revokeKeys,
+      { workersOfEndpoint: endpointId },
+      actor,
+    );
+    this.dropRevoked(revoked);
     return revoked.length;
   }
 
-  /** Revokes a key; every gateway replica refuses it within a second (AUTH_CACHE_TTL_MS without NATS). */
-  async revokeKey(id: string): Promise<void> {
-    const revoked = await this.keys.revoke(id, new Date());
-    if (!revoked) throw new DomainError(ErrorCode.NotFound, `no active API key ${id}`);
-    await this.keysRevoked([revoked]);
+  /** Revokes any key (the keys CLI); every gateway replica refuses it within a second. */
+  async revokeKey(id: string, actor: Actor = OPERATOR_ACTOR): Promise<RevokedKeys> {
+    const result = await this.commands.execute(Subjects.account.revokeKeys, { keyId: id }, actor);
+    this.dropRevoked(result.revoked);
+    return result;
   }
 
-  private async keysRevoked(revoked: RevokedKey[]): Promise<void> {
-    const byUser = new Map<string, string[]>();
-    for (const key of revoked) byUser.set(key.userId, [...(byUser.get(key.userId) ?? []), key.id]);
-    for (const [userId, revokedKeyIds] of byUser) {
-      await this.changed({ userId, revokedKeyIds, reason: 'key-revoked' });
-    }
+  /**
+   * This replica drops the holders' entries at once, without waiting for the command's `account.evt.changed` to
+   * come back through NATS (which tells the other replicas).
+   */
+  dropRevoked(revoked: RevokedKeys['revoked']): void {
+    for (const userId of new Set(revoked.map((k) => k.userId))) this.cache.dropUser(userId);
   }
 
-  /** Drops this replica's entries at once (no round trip through NATS for our own change), then tells the rest. */
-  private async changed(event: AccountChangedEvent): Promise<void> {
+  /** After a change committed: this replica at once, the others by the event the command wrote. */
+  async changed(event: AccountChangedEvent, tellOthers = false): Promise<void> {
     this.cache.dropUser(event.userId);
-    if (!(await this.events.changed(event))) {
+    if (tellOthers && !(await this.events.changed(event))) {
       this.logger.warn(
-        `the gateway replicas were not told that user ${event.userId} changed (${event.reason}); ` +
+        `the gateway replicas were not told that ${event.userId} changed (${event.reason}); ` +
           'they notice once their cached entry expires (AUTH_CACHE_TTL_MS)',
       );
     }
@@ -238,23 +244,50 @@ export class AccountsService {
     return this.users.findByIdOrName(idOrName);
   }
 
+  findTeam(idOrName: string): Promise<TeamEntity | null> {
+    return this.teams.findTeam(idOrName);
+  }
+
+  /** A user's or a team's account by id or name (spend limits and rate limits are an account's). */
+  async findAccount(idOrName: string): Promise<{ id: string; name: string } | null> {
+    return (await this.users.findByIdOrName(idOrName)) ?? (await this.teams.findTeam(idOrName));
+  }
+
   /** Exempt users are never rate-limited and get no rate-limit headers; in force on every replica within a second. */
-  async setRateLimitExempt(idOrName: string, exempt: boolean): Promise<UserEntity> {
+  async updateUser(
+    idOrName: string,
+    change: { rateLimitExempt?: boolean; disabled?: boolean },
+  ): Promise<UserView> {
+    const user = await this.commands.execute(
+      Subjects.account.updateUser,
+      { user: idOrName, ...change },
+      OPERATOR_ACTOR,
+    );
+    await this.changed({ userId: user.id, revokedKeyIds: [], reason: 'user-changed' }, true);
+    return user;
+  }
+
+  async deleteUser(idOrName: string): Promise<RevokedKeys> {
     const user = await this.users.findByIdOrName(idOrName);
     if (!user) throw DomainError.notFound('user', idOrName);
-    await this.users.setRateLimitExempt(user.id, exempt);
-    await this.changed({ userId: user.id, revokedKeyIds: [], reason: 'user-changed' });
-    return Object.assign(user, { rateLimitExempt: exempt });
+    const result = await this.commands.execute(
+      Subjects.account.deleteUser,
+      { user: user.id },
+      OPERATOR_ACTOR,
+    );
+    await this.changed({ userId: user.id, revokedKeyIds: [], reason: 'user-changed' }, true);
+    return result;
   }
 
-  listKeys(userId?: string): Promise<ApiKeyEntity[]> {
-    return this.keys.list(userId);
+  /** Keys held by a user (every account), or acting for an account. */
+  listKeys(filter: { userId?: string; accountId?: string } = {}): Promise<ApiKeyEntity[]> {
+    return this.keys.list(filter);
   }
 
-  /** First run: an `admin` user with a full-access key, if there are no users yet. */
+  /** First run: an `admin` user with an operator key, if there are no users yet. */
   async bootstrap(): Promise<IssuedKey | null> {
     if ((await this.users.count()) > 0) return null;
     const admin = await this.createUser('admin');
-    return this.createKey(admin.id, 'full', 'bootstrap');
+    return this.createKey(admin.id, 'operator', 'bootstrap');
   }
 }

@@ -4,14 +4,13 @@
  * - `read`: only reads (GET, and GraphQL queries);
  * - `endpoints`: only the job routes of the serverless endpoints it names (`/v2/{endpoint_id}/...`);
  * - `worker`: only the worker routes (`@Auth({worker: true})`: job-take, job-done, ping, ...) of the one endpoint
- *   it names; minted by the gateway for an endpoint's workers (their RUNPOD_AI_API_KEY), revoked with it.
+ *   it names; minted by the gateway for an endpoint's workers (their RUNPOD_AI_API_KEY), revoked with it;
+ * - `operator`: `full` on its holder's own account, and the deployment's operator routes (every team and user, every
+ *   account's audit trail); issued only by the keys CLI.
+ * A team key's rights are its scope and its holder's role in the team, both (ROLE_GRANTS).
  */
-export const API_KEY_SCOPES = ['full', 'read', 'endpoints', 'worker'] as const;
-export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
-
-export function isApiKeyScope(value: string): value is ApiKeyScope {
-  return (API_KEY_SCOPES as readonly string[]).includes(value);
-}
+export { API_KEY_SCOPES, isApiKeyScope, type ApiKeyScope } from '@app/contracts';
+import type { ApiKeyScope } from '@app/contracts';
 
 /**
  * Whether a key of this scope may change what its user owns (create, modify, delete), and so see the secrets that
@@ -19,7 +18,7 @@ export function isApiKeyScope(value: string): value is ApiKeyScope {
  * only use job routes.
  */
 export function scopeMayManage(scope: ApiKeyScope): boolean {
-  return scope === 'full';
+  return scope === 'full' || scope === 'operator';
 }
 
 /**
@@ -28,5 +27,5 @@ export function scopeMayManage(scope: ApiKeyScope): boolean {
  * never handed out by a user; the narrower scopes cover nothing (they may not create keys at all).
  */
 export function scopeCovers(holder: ApiKeyScope, wanted: ApiKeyScope): boolean {
-  return holder === 'full' && wanted !== 'worker';
+  return scopeMayManage(holder) && wanted !== 'worker' && wanted !== 'operator';
 }

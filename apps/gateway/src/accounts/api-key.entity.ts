@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { ApiKeyScope } from './api-key-scope.js';
+import type { ApiKeyScope } from '@app/contracts';
 
 /** An API key; only its SHA-256 is stored (keys are 256-bit random, so a fast hash is enough). */
 @Entity({ name: 'api_keys' })
@@ -10,6 +10,11 @@ export class ApiKeyEntity {
   @Index('api_keys_user_idx')
   @Column({ name: 'user_id', type: 'text' })
   userId: string;
+
+  /** The account the key acts for: its holder's own (`user_id`), or a team the holder is a member of. */
+  @Index('api_keys_account_idx')
+  @Column({ name: 'account_id', type: 'text' })
+  accountId: string;
 
   @Column({ type: 'text' })
   name: string;

@@ -1,127 +1,151 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type Repository } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { joinedEntity, preparedQuery, type JoinedEntity } from '@app/database';
+import type { TeamRole } from '@app/contracts';
 import { ApiKeyEntity } from './api-key.entity.js';
+import { TeamMemberEntity } from './team-member.entity.js';
+import { TeamEntity } from './team.entity.js';
 import { UserEntity } from './user.entity.js';
 
-/** A presented key's record and its user (null if the user is gone). */
+/** A presented key's record, its user (null if gone) and, for a team key, the team and the holder's role there. */
 export interface KeyWithUser {
   key: ApiKeyEntity;
   user: UserEntity | null;
-}
-
-@Injectable()
-export class ApiKeysRepository {
-  private readonly repo: Repository<ApiKeyEntity>;
-
-  private readonly keyColumns: JoinedEntity<ApiKeyEntity>;
-  private readonly userColumns: JoinedEntity<UserEntity>;
-  private readonly keyWithUserStatement: string;
-
-  constructor(private readonly dataSource: DataSource) {
-    this.repo = dataSource.getRepository(ApiKeyEntity);
-    this.keyColumns = joinedEntity(dataSource, ApiKeyEntity, 'k', 'k_');
-    this.userColumns = joinedEntity(dataSource, UserEntity, 'u', 'u_');
-    const keys = dataSource.getMetadata(ApiKeyEntity).tablePath;
-    const users = dataSource.getMetadata(UserEntity).tablePath;
-    this.keyWithUserStatement = `SELECT ${this.keyColumns.select}, ${this.userColumns.select}
-       FROM ${keys} k LEFT JOIN ${users} u ON u.id = k.user_id
-      WHERE k.key_hash = $1`;
-  }
-
-  insert(key: ApiKeyEntity): Promise<unknown> {
-    return this.repo.insert(key);
-  }
-
-  /**
-   * Inserts the key unless its user already holds `cap` active keys (worker keys not counted); whether it did.
-   * A transaction-scoped advisory lock on the user serialises concurrent creations, so the cap holds under a race.
-   */
-  insertCapped(key: ApiKeyEntity, cap: number): Promise<boolean> {
-    return this.repo.manager.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`api-keys:${key.userId}`]);
-      const active = await manager
-        .getRepository(ApiKeyEntity)
-        .createQueryBuilder('key')
-        .where("key.user_id = :userId AND key.revoked_at IS NULL AND key.scope <> 'worker'", {
-          userId: key.userId,
-        })
-        .getCount();
-      if (active >= cap) return false;
-      await manager.getRepository(ApiKeyEntity).insert(key);
-      return true;
-    });
-  }
-
-  /**
-   * The key with this hash and its user, as one named prepared statement on a pooled connection: what every
-   * authentication the cache cannot answer reads (a key's first request on a replica, one that comes after the
-   * cache's TTL, and the cache's renewals). Two ORM reads, the key then its user, cost two round trips and the
-   * ORM's query building and mapping: about 3 ms of a request's time on the development machine.
-   */
-  async findWithUserByHash(keyHash: string): Promise<KeyWithUser | null> {
-    const runner = this.dataSource.createQueryRunner();
-    let rows: Record<string, unknown>[];
-    try {
-      rows = await preparedQuery(runner.manager, 'accounts.key-with-user', this.keyWithUserStatement, [
-        keyHash,
-      ]);
-    } finally {
-      await runner.release();
-    }
-    const key = rows[0] && this.keyColumns.from(rows[0]);
-    return key ? { key, user: this.userColumns.from(rows[0]) } : null;
-  }
-
-  list(userId?: string): Promise<ApiKeyEntity[]> {
-    return this.repo.find({ where: userId ? { userId } : {}, order: { createdAt: 'ASC' } });
-  }
-
-  /** Revokes the active worker keys of an endpoint; the keys revoked (to tell the gateway replicas). */
-  async revokeWorkerKeys(endpointId: string, at: Date): Promise<RevokedKey[]> {
-    const result = await this.repo
-      .createQueryBuilder()
-      .update()
-      .set({ revokedAt: at })
-      .where("scope = 'worker' AND :endpointId = ANY(endpoint_ids) AND revoked_at IS NULL", { endpointId })
-      .returning(['id', 'user_id'])
-      .execute();
-    return revokedRows(result.raw);
-  }
-
-  /** Revokes the key if it is active; the key revoked, or null. */
-  async revoke(id: string, at: Date): Promise<RevokedKey | null> {
-    const result = await this.repo
-      .createQueryBuilder()
-      .update()
-      .set({ revokedAt: at })
-      .where('id = :id AND revoked_at IS NULL', { id })
-      .returning(['id', 'user_id'])
-      .execute();
-    return revokedRows(result.raw)[0] ?? null;
-  }
-
-  /** Revokes the key if it is an active, non-worker key of this user; the key revoked, or null. */
-  async revokeOwn(id: string, userId: string, at: Date): Promise<RevokedKey | null> {
-    const result = await this.repo
-      .createQueryBuilder()
-      .update()
-      .set({ revokedAt: at })
-      .where("id = :id AND user_id = :userId AND scope <> 'worker' AND revoked_at IS NULL", { id, userId })
-      .returning(['id', 'user_id'])
-      .execute();
-    return revokedRows(result.raw)[0] ?? null;
-  }
+  team: { id: string; name: string; role: TeamRole | null } | null;
 }
 
 export interface RevokedKey {
   id: string;
   userId: string;
+  accountId: string;
 }
 
-function revokedRows(raw: unknown): RevokedKey[] {
-  return (Array.isArray(raw) ? (raw as { id: string; user_id: string }[]) : []).map((row) => ({
-    id: row.id,
-    userId: row.user_id,
-  }));
+@Injectable()
+export class ApiKeysRepository {
+  private readonly keyColumns: JoinedEntity<ApiKeyEntity>;
+  private readonly userColumns: JoinedEntity<UserEntity>;
+  private readonly keyWithUserStatement: string;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.keyColumns = joinedEntity(dataSource, ApiKeyEntity, 'k', 'k_');
+    this.userColumns = joinedEntity(dataSource, UserEntity, 'u', 'u_');
+    const table = (
+      entity: typeof ApiKeyEntity | typeof UserEntity | typeof TeamEntity | typeof TeamMemberEntity,
+    ) => dataSource.getMetadata(entity).tablePath;
+    // One statement whatever the key: a personal key finds no team (account_id = user_id), a team key its team and
+    // the holder's role (null when they are no longer a member).
+    this.keyWithUserStatement = `SELECT ${this.keyColumns.select}, ${this.userColumns.select},
+            t.id AS t_id, t.name AS t_name, m.role AS t_role
+       FROM ${table(ApiKeyEntity)} k
+       LEFT JOIN ${table(UserEntity)} u ON u.id = k.user_id
+       LEFT JOIN ${table(TeamEntity)} t ON t.id = k.account_id AND k.account_id <> k.user_id
+       LEFT JOIN ${table(TeamMemberEntity)} m ON m.team_id = t.id AND m.user_id = k.user_id
+      WHERE k.key_hash = $1`;
+  }
+
+  private m(manager?: EntityManager): EntityManager {
+    return manager ?? this.dataSource.manager;
+  }
+
+  insert(key: ApiKeyEntity, manager?: EntityManager): Promise<unknown> {
+    return this.m(manager).insert(ApiKeyEntity, key);
+  }
+
+  /**
+   * How many active keys (worker keys not counted) the user holds for the account, counted under a
+   * transaction-scoped advisory lock on the user, so the cap of concurrent creations holds.
+   */
+  async countActiveLocked(userId: string, accountId: string, manager: EntityManager): Promise<number> {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`api-keys:${userId}`]);
+    return manager
+      .createQueryBuilder(ApiKeyEntity, 'key')
+      .where(
+        "key.user_id = :userId AND key.account_id = :accountId AND key.revoked_at IS NULL AND key.scope <> 'worker'",
+        { userId, accountId },
+      )
+      .getCount();
+  }
+
+  /**
+   * The key with this hash, its user and team, as one named prepared statement on a pooled connection: what every
+   * authentication the cache cannot answer reads. Two ORM reads cost two round trips and the ORM's query building
+   * and mapping: about 3 ms of a request's time on the development machine.
+   */
+  async findWithUserByHash(keyHash: string): Promise<KeyWithUser | null> {
+    const runner = this.dataSource.createQueryRunner();
+    let rows: Record<string, unknown>[];
+    try {
+      rows = await preparedQuery(runner.manager, 'accounts.key-with-team', this.keyWithUserStatement, [
+        keyHash,
+      ]);
+    } finally {
+      await runner.release();
+    }
+    const row = rows[0];
+    const key = row && this.keyColumns.from(row);
+    if (!key) return null;
+    const team =
+      typeof row.t_id === 'string'
+        ? { id: row.t_id, name: row.t_name as string, role: (row.t_role as TeamRole | null) ?? null }
+        : null;
+    return { key, user: this.userColumns.from(row), team };
+  }
+
+  /** Keys held by a user (every account), or acting for an account, or all; oldest first. */
+  list(filter: { userId?: string; accountId?: string } = {}): Promise<ApiKeyEntity[]> {
+    return this.m().find(ApiKeyEntity, { where: { ...filter }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  /** Revokes the active keys matching `where` (SQL over the key's columns, `:at` bound); the keys revoked. */
+  private async revokeWhere(
+    where: string,
+    params: Record<string, unknown>,
+    at: Date,
+    manager: EntityManager,
+  ): Promise<RevokedKey[]> {
+    const result = await manager
+      .createQueryBuilder()
+      .update(ApiKeyEntity)
+      .set({ revokedAt: at })
+      .where(`(${where}) AND revoked_at IS NULL`, params)
+      .returning(['id', 'user_id', 'account_id'])
+      .execute();
+    const raw = Array.isArray(result.raw) ? (result.raw as Record<string, string>[]) : [];
+    return raw
+      .map((row) => ({ id: row.id, userId: row.user_id, accountId: row.account_id }))
+      .sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  revokeById(id: string, at: Date, manager: EntityManager): Promise<RevokedKey[]> {
+    return this.revokeWhere('id = :id', { id }, at, manager);
+  }
+
+  /** The key if it is an active, non-worker key `holder` holds for `accountId`. */
+  revokeHeld(id: string, holder: string, accountId: string, at: Date, manager: EntityManager) {
+    return this.revokeWhere(
+      "id = :id AND user_id = :holder AND account_id = :accountId AND scope <> 'worker'",
+      { id, holder, accountId },
+      at,
+      manager,
+    );
+  }
+
+  revokeWorkerKeys(endpointId: string, at: Date, manager: EntityManager): Promise<RevokedKey[]> {
+    return this.revokeWhere(
+      "scope = 'worker' AND :endpointId = ANY(endpoint_ids)",
+      { endpointId },
+      at,
+      manager,
+    );
+  }
+
+  /** Every key a member holds for a team (they left it, or were removed). */
+  revokeMemberKeys(userId: string, teamId: string, at: Date, manager: EntityManager): Promise<RevokedKey[]> {
+    return this.revokeWhere('user_id = :userId AND account_id = :teamId', { userId, teamId }, at, manager);
+  }
+
+  /** Every key acting for the account, or held by the user: the account is gone. */
+  revokeAccountKeys(accountId: string, at: Date, manager: EntityManager): Promise<RevokedKey[]> {
+    return this.revokeWhere('account_id = :accountId OR user_id = :accountId', { accountId }, at, manager);
+  }
 }

@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import type { Principal } from './accounts.service.js';
 import { PrincipalCache } from './principal-cache.js';
 
-function principal(userId: string, keyId = `key-${userId}`): Principal {
-  return { user: { id: userId }, key: { id: keyId } } as unknown as Principal;
+function principal(userId: string, keyId = `key-${userId}`, accountId = userId): Principal {
+  return { user: { id: userId }, key: { id: keyId }, account: { id: accountId } } as unknown as Principal;
 }
 
 describe('PrincipalCache', () => {
@@ -65,5 +65,18 @@ describe('PrincipalCache', () => {
       false,
     ]);
     expect(cache.refreshDue('none', 600)).toBe(false);
+  });
+
+  it("drops the principals acting for a team when the team changes, and never caches a disabled user's key", () => {
+    const cache = new PrincipalCache(1000);
+    cache.set('own', principal('alice'), cache.ticket(), 0);
+    cache.set('team', principal('alice', 'key-team', 'team_1'), cache.ticket(), 0);
+    cache.set('other', principal('bob', 'key-bob', 'team_2'), cache.ticket(), 0);
+    cache.dropUser('team_1');
+    expect(cache.get('own', 1)).toBeDefined();
+    expect(cache.get('team', 1)).toBeUndefined();
+    expect(cache.get('other', 1)).toBeDefined();
+    cache.set('off', 'disabled', cache.ticket(), 0);
+    expect(cache.get('off', 1)).toBeUndefined();
   });
 });

@@ -1,7 +1,10 @@
 import type { Principal } from './principal.js';
 
-/** What `authenticate` answers for a key hash; what the cache keeps. */
-export type Authentication = Principal | 'unknown' | 'revoked';
+/**
+ * What `authenticate` answers for a key hash; what the cache keeps. `disabled`: the holder is disabled (not cached:
+ * an operator may enable them again, and nothing names the user to drop it by).
+ */
+export type Authentication = Principal | 'unknown' | 'revoked' | 'disabled';
 
 interface Entry {
   value: Authentication;
@@ -72,7 +75,7 @@ export class PrincipalCache {
 
   /** Stores a lookup's answer unless an invalidation arrived since `ticket` was taken. */
   set(keyHash: string, value: Authentication, ticket: number, now = Date.now()): void {
-    if (!this.enabled || ticket !== this.generation) return;
+    if (!this.enabled || ticket !== this.generation || value === 'disabled') return;
     this.entries.delete(keyHash);
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next();
@@ -81,11 +84,20 @@ export class PrincipalCache {
     this.entries.set(keyHash, { value, expiresAt: now + this.ttlMs, refreshAt: now + this.ttlMs / 2 });
   }
 
-  /** Drops the user's principals; negative entries stay (neither `unknown` nor `revoked` can turn valid). */
-  dropUser(userId: string): void {
+  /**
+   * Drops the principals of a user, or acting for an account (a team); negative entries stay (neither `unknown` nor
+   * `revoked` can turn valid).
+   */
+  dropUser(userOrAccountId: string): void {
     this.generation++;
     for (const [hash, entry] of this.entries) {
-      if (typeof entry.value !== 'string' && entry.value.user.id === userId) this.entries.delete(hash);
+      const value = entry.value;
+      if (
+        typeof value !== 'string' &&
+        (value.user.id === userOrAccountId || value.account.id === userOrAccountId)
+      ) {
+        this.entries.delete(hash);
+      }
     }
   }
 

@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 @Entity({ name: 'users' })
 export class UserEntity {
@@ -14,4 +14,13 @@ export class UserEntity {
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
+
+  /** A disabled user's keys and sessions are refused; the user and what their account owns stay. */
+  @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
+  disabledAt: Date | null;
+
+  /** The identity provider's `iss` and `sub` of a user created by a sign-in (`<iss>#<sub>`). */
+  @Index('users_sso_subject_uq', { unique: true, where: 'sso_subject IS NOT NULL' })
+  @Column({ name: 'sso_subject', type: 'text', nullable: true })
+  ssoSubject: string | null;
 }

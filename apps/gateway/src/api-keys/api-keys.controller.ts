@@ -6,10 +6,11 @@ import {
   type ApiKeyList,
   type ApiKeyView,
   type CreatedApiKey,
+  type KeyRecordView,
 } from '@app/contracts';
 import { AccountsService, type Principal } from '../accounts/accounts.service.js';
 import type { ApiKeyEntity } from '../accounts/api-key.entity.js';
-import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
+import { actorOf, Auth, CurrentPrincipal, Resource } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 
 /**
@@ -19,6 +20,7 @@ import { Operation } from '../openapi/openapi.decorators.js';
  */
 @ApiTags('Account')
 @Auth({ key: 'bearer' })
+@Resource('api-keys')
 @Controller('v2/account/api-keys')
 export class ApiKeysController {
   constructor(private readonly accounts: AccountsService) {}
@@ -30,7 +32,7 @@ export class ApiKeysController {
       "Never the keys themselves, only their first characters; an endpoint's worker keys are not listed.",
   })
   async list(@CurrentPrincipal() principal: Principal): Promise<ApiKeyList> {
-    const keys = await this.accounts.listKeys(principal.user.id);
+    const keys = await this.accounts.listKeys({ userId: principal.user.id, accountId: principal.account.id });
     return {
       current: toApiKeyView(principal.key),
       apiKeys: keys.filter((key) => key.scope !== 'worker').map(toApiKeyView),
@@ -54,8 +56,15 @@ export class ApiKeysController {
     @Body() dto: CreateApiKeyDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<CreatedApiKey> {
-    const issued = await this.accounts.createOwnKey(principal, dto.scope, dto.name, dto.endpointIds);
-    return { ...toApiKeyView(issued.record), key: issued.key };
+    const issued = await this.accounts.createOwnKey(
+      principal,
+      actorOf(principal),
+      dto.scope,
+      dto.name,
+      dto.endpointIds,
+      dto.teamId,
+    );
+    return { ...toRecordView(issued.record), key: issued.key };
   }
 
   @Delete(':apiKeyId')
@@ -66,8 +75,13 @@ export class ApiKeysController {
       "succeeds, the next one is 401. Another user's key, a worker key or an unknown id: 404.",
   })
   revoke(@Param('apiKeyId') id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
-    return this.accounts.revokeOwnKey(principal.user.id, id);
+    return this.accounts.revokeOwnKey(principal, actorOf(principal), id);
   }
+}
+
+/** A team key names its team; a key of the holder's own account, none. */
+function teamOf(key: { userId: string; accountId: string }): string | null {
+  return key.accountId === key.userId ? null : key.accountId;
 }
 
 function toApiKeyView(key: ApiKeyEntity): ApiKeyView {
@@ -78,7 +92,21 @@ function toApiKeyView(key: ApiKeyEntity): ApiKeyView {
     // A worker key is refused by the guard before it gets here (this route is not a worker route).
     scope: key.scope === 'worker' ? 'endpoints' : key.scope,
     endpointIds: key.endpointIds,
+    teamId: teamOf(key),
     createdAt: key.createdAt.toISOString(),
     revokedAt: key.revokedAt?.toISOString() ?? null,
+  };
+}
+
+function toRecordView(key: KeyRecordView): ApiKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scope: key.scope === 'worker' ? 'endpoints' : key.scope,
+    endpointIds: key.endpointIds,
+    teamId: teamOf(key),
+    createdAt: key.createdAt,
+    revokedAt: null,
   };
 }

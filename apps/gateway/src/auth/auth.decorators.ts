@@ -1,8 +1,9 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 import { type GqlContextType, GqlExecutionContext } from '@nestjs/graphql';
 import { type GraphQLResolveInfo, OperationTypeNode } from 'graphql';
-import type { Actor } from '@app/contracts';
+import type { AccountResource, Actor } from '@app/contracts';
 import type { Principal } from '../accounts/accounts.service.js';
+import { authorizeRole } from './role-check.js';
 
 /**
  * How a route family takes its key, as the interface says: `bearer` (/v2 REST, /v1), `raw-or-bearer` (queue
@@ -23,11 +24,24 @@ export interface AuthRule {
    * only submit and read jobs, are refused even for their own endpoints.
    */
   manage?: boolean;
+  /**
+   * What the route acts on, for the role check of team keys (ROLE_GRANTS). Usually given once per controller or
+   * resolver with `@Resource(...)`; a rule's own wins.
+   */
+  resource?: AccountResource;
+  /** Only keys of scope `operator` (the deployment's operators: every team and user). */
+  operator?: boolean;
 }
 
 export const AUTH_RULE = Symbol('gateway:auth-rule');
 
 export const Auth = (rule: AuthRule): MethodDecorator & ClassDecorator => SetMetadata(AUTH_RULE, rule);
+
+export const RESOURCE = Symbol('gateway:resource');
+
+/** What the routes of a controller or resolver (or one route) act on, for the role × resource matrix. */
+export const Resource = (resource: AccountResource): MethodDecorator & ClassDecorator =>
+  SetMetadata(RESOURCE, resource);
 
 export interface AuthenticatedRequest {
   principal?: Principal;
@@ -55,12 +69,18 @@ export function graphqlAccess(context: ExecutionContext): 'read' | 'write' | und
   return info.operation.operation === OperationTypeNode.QUERY ? 'read' : 'write';
 }
 
-/** The acting user of the request, as commands and queries carry it. */
-export const CurrentActor = createParamDecorator((_: unknown, context: ExecutionContext): Actor => {
-  const request = httpRequestOf<AuthenticatedRequest>(context);
-  if (!request.principal) throw new Error('CurrentActor used on a route without authentication');
-  return actorOf(request.principal);
-});
+/**
+ * The acting account of the request, as commands and queries carry it. A GraphQL field that reads another resource
+ * than its operation names it (`@CurrentActor('pods')`): the holder's role must allow reading it.
+ */
+export const CurrentActor = createParamDecorator(
+  (resource: AccountResource | undefined, context: ExecutionContext): Actor => {
+    const request = httpRequestOf<AuthenticatedRequest>(context);
+    if (!request.principal) throw new Error('CurrentActor used on a route without authentication');
+    if (resource) authorizeRole(request.principal, resource, 'read');
+    return actorOf(request.principal);
+  },
+);
 
 /** The authenticated key and its user, for a handler whose answer depends on the key's scope. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {

@@ -6,9 +6,11 @@ import { IS_PUBLIC } from '@app/platform';
 import { AccountsService, type Principal } from '../accounts/accounts.service.js';
 import type { Authentication } from '../accounts/principal-cache.js';
 import { HandlerMetadata } from '../edge/handler-metadata.js';
+import { authorizeRole } from './role-check.js';
 import { RateLimiter } from '../rate-limit/rate-limiter.service.js';
 import {
   AUTH_RULE,
+  RESOURCE,
   type AuthRule,
   type AuthenticatedRequest,
   graphqlAccess,
@@ -52,11 +54,31 @@ export function presentedKey(request: HttpRequest, rule: AuthRule): string | nul
   );
 }
 
-/** Checks what the key's scope allows on this route; throws 403 when it does not. */
+/**
+ * Checks what the key's scope allows on this route, then what the holder's role allows on its resource (a team
+ * key's; on their own account a user is `owner`); throws 403 when either does not.
+ */
 export function authorize(principal: Principal, rule: AuthRule, request: HttpRequest): void {
   const access = rule.access ?? (request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write');
+  if (rule.operator && principal.key.scope !== 'operator') {
+    throw new DomainError(
+      ErrorCode.Forbidden,
+      "this route is the deployment operators': it takes an operator key",
+    );
+  }
+  authorizeScope(principal, rule, request, access);
+  authorizeRole(principal, rule.resource ?? (rule.worker ? 'requests' : undefined), access);
+}
+
+function authorizeScope(
+  principal: Principal,
+  rule: AuthRule,
+  request: HttpRequest,
+  access: 'read' | 'write',
+): void {
   switch (principal.key.scope) {
     case 'full':
+    case 'operator':
       return;
     case 'read':
       if (access === 'read') return;
@@ -104,9 +126,11 @@ async function authenticateRequest(
   return admitted(await accounts.authenticate(key));
 }
 
-function admitted(principal: Authentication): Principal {
+/** The principal of a key's authentication, or the 401 that says why there is none. */
+export function admitted(principal: Authentication): Principal {
   if (principal === 'unknown') throw unauthenticated('invalid API key');
   if (principal === 'revoked') throw unauthenticated('this API key has been revoked');
+  if (principal === 'disabled') throw unauthenticated("this API key's user is disabled");
   requestContext.identify(principal.user.id);
   return principal;
 }
@@ -122,11 +146,12 @@ export class AuthGuard implements CanActivate {
     private readonly accounts: AccountsService,
     private readonly rateLimits: RateLimiter,
   ) {
-    this.rules = new HandlerMetadata((targets) =>
-      reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)
-        ? null
-        : (reflector.getAllAndOverride<AuthRule>(AUTH_RULE, targets) ?? DEFAULT_RULE),
-    );
+    this.rules = new HandlerMetadata((targets) => {
+      if (reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return null;
+      const rule = reflector.getAllAndOverride<AuthRule>(AUTH_RULE, targets) ?? DEFAULT_RULE;
+      const resource = rule.resource ?? reflector.getAllAndOverride<AuthRule['resource']>(RESOURCE, targets);
+      return resource ? { ...rule, resource } : rule;
+    });
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Actor, BillingV1Record } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { BillingRangeQuery } from './billing.decorators.js';
 import type { BillingQueryParams } from './billing-query.js';
@@ -14,6 +14,7 @@ const RANGE_ERROR = {
 /** `/v1/billing/*`: the v2 billing records as flat arrays (amount and time billed per resource and bucket). */
 @ApiTags('Billing')
 @Auth({ key: 'bearer' })
+@Resource('billing')
 @Controller('v1/billing')
 export class BillingV1Controller {
   constructor(private readonly billing: BillingService) {}

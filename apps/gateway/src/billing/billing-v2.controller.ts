@@ -12,7 +12,7 @@ import {
   type ServerlessBillingList,
   type UsageExport,
 } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { Operation, TextQuery } from '../openapi/openapi.decorators.js';
 import { BillingRangeQuery } from './billing.decorators.js';
 import { billingRange, type BillingQueryParams } from './billing-query.js';
@@ -30,6 +30,7 @@ const RANGE_ERROR = {
  */
 @ApiTags('Billing')
 @Auth({ key: 'bearer' })
+@Resource('billing')
 @Controller('v2/billing')
 export class BillingV2Controller {
   constructor(private readonly billing: BillingService) {}

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { SpendLimitDto, type Actor, type SpendStatus } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { SpendLimitService } from './spend-limit.service.js';
 
@@ -12,6 +12,7 @@ import { SpendLimitService } from './spend-limit.service.js';
  */
 @ApiTags('Billing')
 @Auth({ key: 'bearer' })
+@Resource('billing')
 @Controller('v2/account/spend-limit')
 export class SpendLimitController {
   constructor(private readonly spend: SpendLimitService) {}

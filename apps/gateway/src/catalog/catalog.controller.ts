@@ -8,7 +8,7 @@ import {
   type GpuTypeView,
   type TemplateList,
 } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { Operation, TextQuery } from '../openapi/openapi.decorators.js';
 import { toTemplateV2View } from '../templates/template-v2.mapper.js';
 import { CatalogService } from './catalog.service.js';
@@ -26,6 +26,7 @@ const AVAILABILITY_ALWAYS = 'accepted for compatibility: availability is always 
  */
 @ApiTags('Catalog')
 @Auth({ key: 'bearer' })
+@Resource('catalog')
 @Controller('v2/catalog')
 export class CatalogController {
   constructor(private readonly catalog: CatalogService) {}

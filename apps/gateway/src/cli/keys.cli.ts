@@ -1,30 +1,37 @@
 import 'reflect-metadata';
-import { Global, Module } from '@nestjs/common';
+import { Global, Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DomainError } from '@app/contracts';
 import { BusConfig, ConfigModule, MigrationConfig } from '@app/config';
 import { DatabaseModule } from '@app/database';
-import { NatsClient, natsAuth } from '@app/messaging';
+import { NatsClient, QueryBus, natsAuth } from '@app/messaging';
 import { loadConfigOrExit } from '@app/platform';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { AccountsService } from '../accounts/accounts.service.js';
-import { isApiKeyScope } from '../accounts/api-key-scope.js';
+import { AccountCommands } from '../accounts/account-commands.js';
+import { liveResourcesOf } from '../accounts/live-resources.js';
 import { DATA_SOURCE_SPEC } from '../data-source.js';
 import { GatewayConfig } from '../gateway.config.js';
 import { RateLimitAdminModule } from '../rate-limit/rate-limit-admin.module.js';
 import { parseQuotaArgument, RateLimitAdminService } from '../rate-limit/rate-limit-admin.service.js';
+import { runAccountsCommand, UsageError } from './accounts.cli.js';
+import { LocalAccountCommands } from './local-account-commands.js';
 import { runSpendCommand } from './spend-limits.cli.js';
 
 const USAGE = `usage: npm run keys -- <command> [options]
 
-  bootstrap [--json]                        first run: create user "admin" with a full-access key
+  bootstrap [--json]                        first run: create user "admin" with an operator key
   user create <name> [--exempt]             create a user (--exempt: no rate limits)
   user list                                 list users
   user exempt <user> [--off]                exempt a user from rate limits (--off: limit it again)
-  key create <user> [--scope full|read|endpoints] [--endpoints id,id] [--name text] [--json]
-                                            issue a key (shown once)
-  key list [<user>]                         list keys (never the keys themselves)
+  user disable <user> [--off]               refuse the user's keys and sessions (--off: enable again)
+  user delete <user>                        delete a user (refused while their account owns live resources
+                                            or they are a team's last owner); their keys are revoked
+  key create <user> [--scope full|read|endpoints|operator] [--team <team>] [--endpoints id,id]
+             [--name text] [--json]         issue a key (shown once); --team: it acts for that team,
+                                            within the user's role there; operator: every team and user
+  key list [<user>]                         list keys by holder (never the keys themselves)
   key revoke <keyId>                        revoke a key (on every gateway replica within a second)
   limits set <user> [--policy rest] [--minute N|default] [--hour N|default] [--day N|default]
                                             override the user's quotas of one policy (effective at once)
@@ -35,9 +42,10 @@ const USAGE = `usage: npm run keys -- <command> [options]
   spend clear <user> [--json]               remove the cap (the user's own limit, if any, stays)
   spend show <user> [--json]                the cap, the user's own limit and this month's spend
 
-  Spend limits are kept by pod-lifecycle: \`spend\` needs NATS and pod-lifecycle running.
-  Revocations and exemptions are announced to the gateways over NATS (NATS_URL, NATS_PREFIX as the gateway's);
-  without NATS they take effect once a gateway's cached entry expires (AUTH_CACHE_TTL_MS).
+  Users and keys are changed by recorded commands (account.cmd.*) in the deployment's commands stream: the CLI
+  needs NATS (NATS_URL, NATS_PREFIX as the gateway's) and applies them itself, so no app has to run. A user
+  delete asks the owner apps what the account owns: they must run. Spend limits are kept by pod-lifecycle:
+  \`spend\` needs NATS and pod-lifecycle running.
 
   policies: rest, queue.run, queue.runsync, queue.status, queue.stream, queue.cancel, queue.purge-queue, lb`;
 
@@ -92,19 +100,42 @@ const { values, positionals } = parseArgsOrExit({
     hour: { type: 'string' },
     day: { type: 'string' },
     monthly: { type: 'string' },
+    team: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
 
-const CHANGES = new Set(['key revoke', 'user exempt']);
-const nats =
-  CHANGES.has(`${positionals[0]} ${positionals[1]}`) || positionals[0] === 'spend'
-    ? await connectBus(bus)
-    : null;
+/** What only reads the database; everything else records commands (or, for spend, asks pod-lifecycle). */
+const READS = new Set(['user list', 'key list', 'limits set', 'limits clear', 'limits list']);
+const command = `${positionals[0] ?? ''} ${positionals[1] ?? ''}`.trim();
+const nats = READS.has(command) || values.help || !positionals[0] ? null : await connectBus(bus);
+if (!nats && !READS.has(command) && !values.help && positionals[0]) {
+  process.stderr.write(
+    `NATS (${bus.NATS_URL}) unreachable: the keys CLI records every change of users and keys in the ` +
+      "deployment's commands stream\n",
+  );
+  process.exit(1);
+}
 
 @Global()
 @Module({ providers: [{ provide: NatsClient, useValue: nats }], exports: [NatsClient] })
 class CliBusModule {}
+
+/** The CLI applies its account commands itself; the app context is there once Nest built it. */
+let context: INestApplicationContext | null = null;
+const commands = new (class extends AccountCommands {
+  private local?: LocalAccountCommands;
+
+  execute: AccountCommands['execute'] = (subject, payload, actor) => {
+    if (!context || !nats) throw new Error('the keys CLI applies commands only once connected');
+    this.local ??= LocalAccountCommands.of(context, nats);
+    return this.local.execute(subject, payload, actor);
+  };
+})();
+
+@Global()
+@Module({ providers: [{ provide: AccountCommands, useValue: commands }], exports: [AccountCommands] })
+class CliCommandsModule {}
 
 const app = await NestFactory.createApplicationContext(
   {
@@ -116,6 +147,7 @@ const app = await NestFactory.createApplicationContext(
         Object.assign(new GatewayConfig(), bus, config, { DATABASE_POOL_SIZE: 2 }),
       ),
       CliBusModule,
+      CliCommandsModule,
       DatabaseModule.forApp(DATA_SOURCE_SPEC, 'gateway-cli'),
       AccountsModule,
       RateLimitAdminModule,
@@ -123,18 +155,13 @@ const app = await NestFactory.createApplicationContext(
   },
   { logger: false },
 );
+context = app;
 const accounts = app.get(AccountsService);
 const limits = app.get(RateLimitAdminService);
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 const [group, action, arg] = positionals;
 
 async function main(): Promise<number> {
-  if (CHANGES.has(`${group} ${action}`) && !nats) {
-    process.stderr.write(
-      `warning: NATS (${bus.NATS_URL}) unreachable: the gateways will see this change only once their cached ` +
-        'entry expires (AUTH_CACHE_TTL_MS)\n',
-    );
-  }
   if (values.help || !group) {
     out(USAGE);
     return values.help ? 0 : 2;
@@ -155,47 +182,6 @@ async function main(): Promise<number> {
             : 'users exist already; nothing done',
         );
       }
-      return 0;
-    }
-    case 'user create': {
-      if (!action || !arg) return usage();
-      const user = await accounts.createUser(arg, values.exempt);
-      out(`${user.id}\t${user.name}${user.rateLimitExempt ? '\t(rate-limit exempt)' : ''}`);
-      return 0;
-    }
-    case 'user list':
-      for (const u of await accounts.listUsers()) {
-        out(`${u.id}\t${u.name}\t${u.createdAt.toISOString()}${u.rateLimitExempt ? '\texempt' : ''}`);
-      }
-      return 0;
-    case 'key create': {
-      if (!arg || !isApiKeyScope(values.scope)) return usage();
-      const endpointIds = values.endpoints.split(',').filter(Boolean);
-      const issued = await accounts.createKey(arg, values.scope, values.name, endpointIds);
-      out(
-        values.json
-          ? JSON.stringify({ key: issued.key, id: issued.record.id, userId: issued.record.userId })
-          : `${issued.record.id}\t${issued.key}\t(shown once)`,
-      );
-      return 0;
-    }
-    case 'key list':
-      for (const k of await accounts.listKeys(arg)) {
-        const scope = k.scope === 'endpoints' ? `endpoints:${k.endpointIds.join(',')}` : k.scope;
-        out(
-          `${k.id}\t${k.userId}\t${k.name}\t${k.keyPrefix}…\t${scope}\t${k.revokedAt ? 'revoked' : 'active'}`,
-        );
-      }
-      return 0;
-    case 'key revoke':
-      if (!arg) return usage();
-      await accounts.revokeKey(arg);
-      out(`revoked ${arg}`);
-      return 0;
-    case 'user exempt': {
-      if (!arg) return usage();
-      const user = await accounts.setRateLimitExempt(arg, !values.off);
-      out(`${user.id}\t${user.name}\t${user.rateLimitExempt ? 'rate-limit exempt' : 'rate-limited'}`);
       return 0;
     }
     case 'limits set': {
@@ -228,6 +214,10 @@ async function main(): Promise<number> {
       return 0;
     }
     default: {
+      const live = (accountId: string) =>
+        liveResourcesOf(new QueryBus(nats!, app.get(GatewayConfig)), accountId);
+      const done = await runAccountsCommand(command, arg, values, accounts, out, live);
+      if (done !== null) return done;
       if (group !== 'spend') return usage();
       const gatewayConfig = app.get(GatewayConfig);
       const deps = { nats, config: gatewayConfig, accounts, out };
@@ -245,8 +235,13 @@ let code: number;
 try {
   code = await main();
 } catch (error) {
-  process.stderr.write(`${error instanceof DomainError ? error.message : String(error)}\n`);
-  code = 1;
+  if (error instanceof UsageError) {
+    process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+    code = 2;
+  } else {
+    process.stderr.write(`${error instanceof DomainError ? error.message : String(error)}\n`);
+    code = 1;
+  }
 }
 await app.close();
 await nats?.drain();

@@ -26,8 +26,9 @@ export async function runSpendCommand(
       `NATS (${deps.config.NATS_URL}) unreachable: spend limits are kept by pod-lifecycle, over NATS`,
     );
   }
-  const found = await deps.accounts.findUser(user);
-  if (!found) throw DomainError.notFound('user', user);
+  // A user's or a team's account: spend limits are an account's.
+  const found = await deps.accounts.findAccount(user);
+  if (!found) throw DomainError.notFound('user or team', user);
   const actor: Actor = { userId: found.id, kind: 'system' };
   const queries = new QueryBus(deps.nats, deps.config);
   if (action !== 'show') {

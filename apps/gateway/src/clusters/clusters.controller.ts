@@ -8,7 +8,7 @@ import {
   type ClusterView,
   type PodV2List,
 } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { SecretsReadable } from '../auth/secrets-readable.decorator.js';
 import { Operation, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
 import { ClustersService } from './clusters.service.js';
@@ -16,6 +16,7 @@ import { ClustersService } from './clusters.service.js';
 /** `/v2/clusters`: multi-node clusters placed in one data center on a VXLAN overlay. */
 @ApiTags('Clusters')
 @Auth({ key: 'bearer' })
+@Resource('clusters')
 @Controller('v2/clusters')
 export class ClustersController {
   constructor(private readonly clusters: ClustersService) {}

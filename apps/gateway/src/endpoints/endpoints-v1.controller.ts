@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { CreateEndpointV1Dto, UpdateEndpointV1Dto, type Actor, type EndpointV1View } from '@app/contracts';
 import type { Principal } from '../accounts/accounts.service.js';
 import { scopeMayManage } from '../accounts/api-key-scope.js';
-import { Auth, actorOf, CurrentActor, CurrentPrincipal } from '../auth/auth.decorators.js';
+import { Auth, actorOf, CurrentActor, CurrentPrincipal, Resource } from '../auth/auth.decorators.js';
 import { Operation, TextQuery, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
 import { EndpointsService } from './endpoints.service.js';
 import { EndpointsV1Service, type EndpointIncludes } from './endpoints-v1.service.js';
@@ -25,6 +25,7 @@ const UPDATE = {
  */
 @ApiTags('Serverless endpoints')
 @Auth({ key: 'bearer' })
+@Resource('endpoints')
 @Controller('v1/endpoints')
 export class EndpointsV1Controller {
   constructor(

@@ -147,7 +147,7 @@ export class EndpointsService {
   async delete(id: string, actor: Actor, vocabulary: Vocabulary): Promise<void> {
     await this.queries.query(Subjects.endpoint.get, { id }, actor);
     await this.commands.execute(Subjects.endpoint.delete, { id, vocabulary }, actor);
-    await this.accounts.revokeWorkerKeys(id);
+    await this.accounts.revokeWorkerKeys(id, actor);
   }
 
   private modify(command: SaveEndpointCommand, actor: Actor): Promise<EndpointView> {
@@ -158,7 +158,7 @@ export class EndpointsService {
   private async create(command: SaveEndpointCommand, actor: Actor): Promise<EndpointView> {
     const commandId = randomUUID();
     const endpointId = newEndpointId(commandId);
-    const issued = await this.accounts.issueWorkerKey(actor.userId, endpointId);
+    const issued = await this.accounts.issueWorkerKey(actor, endpointId);
     try {
       return await this.commands.execute(
         Subjects.endpoint.save,
@@ -169,7 +169,7 @@ export class EndpointsService {
     } catch (error) {
       // Refused: the endpoint will never exist, so neither should its key. Unanswered: it may still be created.
       if (error instanceof DomainError && error.code !== ErrorCode.OwnerUnavailable) {
-        await this.accounts.revokeKey(issued.record.id);
+        await this.accounts.revokeKey(issued.record.id, actor);
       }
       throw error;
     }

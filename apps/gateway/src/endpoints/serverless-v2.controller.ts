@@ -25,7 +25,7 @@ import {
 } from '@app/contracts';
 import type { Principal } from '../accounts/accounts.service.js';
 import { scopeMayManage } from '../accounts/api-key-scope.js';
-import { Auth, actorOf, CurrentActor, CurrentPrincipal } from '../auth/auth.decorators.js';
+import { Auth, actorOf, CurrentActor, CurrentPrincipal, Resource } from '../auth/auth.decorators.js';
 import { LogRequestOf, LogRoute, type LogRequest } from '../logs/log-route.decorator.js';
 import { PodLogsService } from '../logs/pod-logs.service.js';
 import { Operation, SPEND_LIMIT_REFUSAL, TextQuery } from '../openapi/openapi.decorators.js';
@@ -40,6 +40,7 @@ import { metricsWindow } from './metrics-window.js';
  */
 @ApiTags('Serverless endpoints')
 @Auth({ key: 'bearer' })
+@Resource('endpoints')
 @Controller('v2/serverless')
 export class ServerlessV2Controller {
   constructor(

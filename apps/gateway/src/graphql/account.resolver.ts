@@ -1,6 +1,6 @@
 import { Args, Mutation, ResolveField, Resolver } from '@nestjs/graphql';
 import type { Actor } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { SshKeysService } from '../ssh-keys/ssh-keys.service.js';
 import { UpdateUserSettingsInput } from './inputs/user-settings.input.js';
 import { MyselfModel } from './models/myself.model.js';
@@ -12,12 +12,13 @@ import { UserSettingsModel } from './models/user-settings.model.js';
  * `/v2/account/ssh-keys`.
  */
 @Auth({ key: 'query-or-bearer' })
+@Resource('settings')
 @Resolver(() => MyselfModel)
 export class AccountResolver {
   constructor(private readonly sshKeys: SshKeysService) {}
 
   @ResolveField('pubKey', () => String, { description: "The account's SSH public keys, one per line" })
-  async pubKey(@CurrentActor() actor: Actor): Promise<string> {
+  async pubKey(@CurrentActor('settings') actor: Actor): Promise<string> {
     return (await this.sshKeys.keySet(actor)).keys.join('\n');
   }
 

@@ -2,8 +2,9 @@ import { Args, Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import type { Actor, SaveEndpointCommand } from '@app/contracts';
 import type { Principal } from '../accounts/accounts.service.js';
 import { scopeMayManage } from '../accounts/api-key-scope.js';
-import { actorOf, Auth, CurrentActor, CurrentPrincipal } from '../auth/auth.decorators.js';
+import { actorOf, Auth, CurrentActor, CurrentPrincipal, Resource } from '../auth/auth.decorators.js';
 import { EndpointsService, type EndpointDetails } from '../endpoints/endpoints.service.js';
+import { authorizeRole } from '../auth/role-check.js';
 import { toEndpointModel, toSaveCommand } from './endpoint.mapper.js';
 import { EndpointInput, UpdateEndpointTemplateInput } from './inputs/endpoint.input.js';
 import { EndpointModel } from './models/endpoint.model.js';
@@ -13,10 +14,13 @@ const toModel = (details: EndpointDetails): EndpointModel => toEndpointModel(det
 
 /** Endpoint management: `saveEndpoint`, `updateEndpointTemplate`, `deleteEndpoint`, and `myself { endpoints }`. */
 @Auth({ key: 'query-or-bearer' })
+@Resource('endpoints')
 @Resolver(() => MyselfModel)
 export class EndpointsResolver {
   constructor(private readonly endpoints: EndpointsService) {}
 
+  // Every member reads `myself`; each list checks the role for what it reads.
+  @Resource('team')
   @Query(() => MyselfModel, { description: 'The calling user; each of its lists is read when selected' })
   myself(@CurrentActor() actor: Actor): MyselfModel {
     return { id: actor.userId, serverlessDiscount: null };
@@ -25,6 +29,7 @@ export class EndpointsResolver {
   /** A read-only key sees no secret: `aiKey` null, secret-looking `env` values masked. */
   @ResolveField('endpoints', () => [EndpointModel], { description: "The user's serverless endpoints" })
   async myEndpoints(@CurrentPrincipal() principal: Principal): Promise<EndpointModel[]> {
+    authorizeRole(principal, 'endpoints', 'read');
     const secrets = scopeMayManage(principal.key.scope);
     return (await this.endpoints.list(actorOf(principal), { secrets })).map(toModel);
   }

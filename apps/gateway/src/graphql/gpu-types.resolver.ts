@@ -1,6 +1,6 @@
 import { Args, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import type { Actor } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { stockStatus } from './gpu-stock.js';
 import { GpuLowestPriceInput, GpuTypeFilterInput } from './inputs/pod.input.js';
@@ -11,6 +11,7 @@ import { GpuTypeModel, LowestPriceModel } from './models/pod.model.js';
  * GPU types with their live capacity, both from cluster-scheduler (the same query as GET /v2/catalog/gpus).
  */
 @Auth({ key: 'query-or-bearer' })
+@Resource('catalog')
 @Resolver(() => GpuTypeModel)
 export class GpuTypesResolver {
   constructor(private readonly catalog: CatalogService) {}

@@ -1,6 +1,6 @@
 import { Args, Mutation, ResolveField, Resolver } from '@nestjs/graphql';
 import type { Actor, NetworkVolumeView } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { NetworkVolumesService } from '../network-volumes/network-volumes.service.js';
 import { CreateNetworkVolumeInput, DeleteNetworkVolumeInput } from './inputs/network-volume.input.js';
 import { MyselfModel } from './models/myself.model.js';
@@ -18,12 +18,13 @@ const toModel = (view: NetworkVolumeView): NetworkVolumeModel => ({
  * `myself { networkVolumes { ... } }`, on the service behind `/v1/networkvolumes` and `/v2/network-volumes`.
  */
 @Auth({ key: 'query-or-bearer' })
+@Resource('volumes')
 @Resolver(() => MyselfModel)
 export class NetworkVolumesResolver {
   constructor(private readonly volumes: NetworkVolumesService) {}
 
   @ResolveField('networkVolumes', () => [NetworkVolumeModel])
-  async networkVolumes(@CurrentActor() actor: Actor): Promise<NetworkVolumeModel[]> {
+  async networkVolumes(@CurrentActor('volumes') actor: Actor): Promise<NetworkVolumeModel[]> {
     return (await this.volumes.list(actor)).map(toModel);
   }
 

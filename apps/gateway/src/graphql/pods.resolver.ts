@@ -1,6 +1,6 @@
 import { Args, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { DomainError, ErrorCode, type Actor, type PodView } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { SecretsReadable } from '../auth/secrets-readable.decorator.js';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { PodsService } from '../pods/pods.service.js';
@@ -20,6 +20,7 @@ import { toCreatePod, toPodModel } from './pod.mapper.js';
  * /v1 and /v2: a pod made here is acted on there and the other way round, and pod-lifecycle checks every rule.
  */
 @Auth({ key: 'query-or-bearer' })
+@Resource('pods')
 @Resolver(() => MyselfModel)
 export class PodsResolver {
   constructor(
@@ -29,7 +30,7 @@ export class PodsResolver {
 
   /** Env secrets (a generated JUPYTER_PASSWORD, say) in clear for a full key, masked for a read key, as on REST. */
   @ResolveField('pods', () => [PodModel], { description: "The user's pods that are not terminated" })
-  async myPods(@CurrentActor() actor: Actor, @SecretsReadable() secrets: boolean): Promise<PodModel[]> {
+  async myPods(@CurrentActor('pods') actor: Actor, @SecretsReadable() secrets: boolean): Promise<PodModel[]> {
     const now = new Date();
     return (await this.pods.list(false, actor, secrets)).map((view) => toPodModel(view, now));
   }
@@ -111,6 +112,7 @@ const NAMES_TTL_MS = 60_000;
  * fleet file, not per request.
  */
 @Auth({ key: 'query-or-bearer' })
+@Resource('pods')
 @Resolver(() => PodMachineModel)
 export class PodMachineResolver {
   private names: { map: Map<string, string>; until: number } | null = null;

@@ -1,6 +1,6 @@
 import { Args, Mutation, ResolveField, Resolver } from '@nestjs/graphql';
 import type { Actor } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { RegistryAuthService } from '../registry-auth/registry-auth.service.js';
 import { SaveRegistryAuthInput, UpdateRegistryAuthInput } from './inputs/registry-auth.input.js';
 import { MyselfModel } from './models/myself.model.js';
@@ -12,12 +12,13 @@ import { RegistryAuthModel } from './models/registry-auth.model.js';
  * behind `/v1/containerregistryauth` and `/v2/registries`.
  */
 @Auth({ key: 'query-or-bearer' })
+@Resource('registry-auth')
 @Resolver(() => MyselfModel)
 export class RegistryAuthResolver {
   constructor(private readonly registryAuth: RegistryAuthService) {}
 
   @ResolveField('containerRegistryCreds', () => [RegistryAuthModel])
-  containerRegistryCreds(@CurrentActor() actor: Actor): Promise<RegistryAuthModel[]> {
+  containerRegistryCreds(@CurrentActor('registry-auth') actor: Actor): Promise<RegistryAuthModel[]> {
     return this.registryAuth.list(actor);
   }
 

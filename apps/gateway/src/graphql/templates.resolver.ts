@@ -1,6 +1,6 @@
 import { Args, Mutation, Resolver } from '@nestjs/graphql';
 import type { Actor } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { TemplatesService } from '../templates/templates.service.js';
 import { SaveTemplateInput } from './inputs/template.input.js';
 import { TemplateModel } from './models/template.model.js';
@@ -8,6 +8,7 @@ import { toTemplateFields, toTemplateModel, toTemplateUpdate } from './template.
 
 /** The Python SDK's template documents, on the service behind `/v1/templates` and `/v2/templates`. */
 @Auth({ key: 'query-or-bearer' })
+@Resource('templates')
 @Resolver()
 export class TemplatesResolver {
   constructor(private readonly templates: TemplatesService) {}

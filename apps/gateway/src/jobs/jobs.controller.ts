@@ -21,7 +21,11 @@ import { jobRoute } from '../edge/job-routes.setup.js';
 import { intParam } from './wait-param.js';
 
 /** The key rule of the queue routes: the key raw or as bearer, keys of scope `endpoints` for their own endpoints. */
-export const QUEUE_AUTH_RULE: AuthRule = { key: 'raw-or-bearer', endpointParam: 'endpointId' };
+export const QUEUE_AUTH_RULE: AuthRule = {
+  key: 'raw-or-bearer',
+  endpointParam: 'endpointId',
+  resource: 'requests',
+};
 export const QUEUE_JOBS_TAG = 'Queue jobs';
 
 /**

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Actor, WebhookSecret } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { WebhookSecretsService } from './webhook-secrets.service.js';
 
@@ -12,6 +12,7 @@ import { WebhookSecretsService } from './webhook-secrets.service.js';
  */
 @ApiTags('Queue jobs')
 @Auth({ key: 'raw-or-bearer', endpointParam: 'endpointId', access: 'write', manage: true })
+@Resource('endpoints')
 @Controller('v2')
 export class WebhookSecretsController {
   constructor(private readonly secrets: WebhookSecretsService) {}

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { DomainError, ErrorCode, type EndpointView } from '@app/contracts';
-import { requestContext } from '@app/observability';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { actorOf } from '../auth/auth.decorators.js';
-import { authorize } from '../auth/auth.guard.js';
+import { admitted, authorize } from '../auth/auth.guard.js';
 import { EndpointAccess } from '../jobs/endpoint-access.js';
 import { RateLimiter, type HeaderSink } from '../rate-limit/rate-limiter.service.js';
 
@@ -38,16 +37,11 @@ export class LbAccess {
 
   async admit(caller: LbCaller): Promise<EndpointView> {
     if (!caller.key) throw new DomainError(ErrorCode.Unauthenticated, caller.missingKey);
-    const principal = await this.accounts.authenticate(caller.key);
-    if (principal === 'unknown') throw new DomainError(ErrorCode.Unauthenticated, 'invalid API key');
-    if (principal === 'revoked') {
-      throw new DomainError(ErrorCode.Unauthenticated, 'this API key has been revoked');
-    }
-    requestContext.identify(principal.user.id);
+    const principal = admitted(await this.accounts.authenticate(caller.key));
     await this.rateLimits.enforceRoute('lb', principal, caller.endpointId, caller.rateLimitHeaders);
     authorize(
       principal,
-      { key: 'bearer', endpointParam: 'endpointId' },
+      { key: 'bearer', endpointParam: 'endpointId', resource: 'requests' },
       {
         method: caller.method,
         headers: caller.headers,

@@ -7,13 +7,14 @@ import {
   type NetworkVolumeList,
   type NetworkVolumeView,
 } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { NetworkVolumesService } from './network-volumes.service.js';
 
 /** `/v2/network-volumes` (management API v2): the volumes of `/v1/networkvolumes`, through the same service. */
 @ApiTags('Network volumes')
 @Auth({ key: 'bearer' })
+@Resource('volumes')
 @Controller('v2/network-volumes')
 export class NetworkVolumesV2Controller {
   constructor(private readonly volumes: NetworkVolumesService) {}

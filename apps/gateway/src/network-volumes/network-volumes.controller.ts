@@ -6,13 +6,14 @@ import {
   type Actor,
   type NetworkVolumeView,
 } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { NetworkVolumesService } from './network-volumes.service.js';
 
 /** `/v1/networkvolumes`: storage in one data center; deleting one that is mounted is refused (400). */
 @ApiTags('Network volumes')
 @Auth({ key: 'bearer' })
+@Resource('volumes')
 @Controller('v1/networkvolumes')
 export class NetworkVolumesController {
   constructor(private readonly volumes: NetworkVolumesService) {}

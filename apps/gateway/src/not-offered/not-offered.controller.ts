@@ -1,13 +1,14 @@
 import { Controller, RequestMapping, RequestMethod } from '@nestjs/common';
 import { ApiParam, ApiTags } from '@nestjs/swagger';
 import { DomainError, ErrorCode } from '@app/contracts';
-import { Auth } from '../auth/auth.decorators.js';
+import { Auth, Resource } from '../auth/auth.decorators.js';
 import { NOT_OFFERED_ROUTES, notOfferedDetail } from '../edge/not-offered.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 
 /** The controller of NOT_OFFERED_ROUTES: one handler per row, made from the table (so none is forgotten). */
 @ApiTags('Not offered by a self-hosted deployment')
 @Auth({ key: 'bearer' })
+@Resource('catalog')
 @Controller()
 export class NotOfferedController {}
 

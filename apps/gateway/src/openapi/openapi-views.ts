@@ -38,6 +38,10 @@ import type {
   StopsResult,
   StreamRead,
   TakenJob,
+  TeamList,
+  TeamMemberList,
+  TeamMemberView,
+  TeamView,
   TemplateList,
   TemplateV2View,
   TemplateView,
@@ -100,6 +104,10 @@ export interface ResponseViews {
   StopsResult: StopsResult;
   StreamRead: StreamRead;
   TakenJob: TakenJob;
+  TeamList: TeamList;
+  TeamMemberList: TeamMemberList;
+  TeamMemberView: TeamMemberView;
+  TeamView: TeamView;
   TemplateList: TemplateList;
   TemplateV2View: TemplateV2View;
   TemplateView: TemplateView;

@@ -11,7 +11,7 @@ import {
   type PodV2List,
   type PodV2View,
 } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { SecretsReadable } from '../auth/secrets-readable.decorator.js';
 import { LogRequestOf, LogRoute, type LogRequest } from '../logs/log-route.decorator.js';
 import { PodLogsService } from '../logs/pod-logs.service.js';
@@ -22,6 +22,7 @@ import { PodsService } from './pods.service.js';
 /** `/v2/pods`: RunPod's management API v2, on the same use cases as /v1/pods and GraphQL. */
 @ApiTags('Pods')
 @Auth({ key: 'bearer' })
+@Resource('pods')
 @Controller('v2/pods')
 export class PodsV2Controller {
   constructor(

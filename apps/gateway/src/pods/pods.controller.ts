@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CreatePodDto, UpdatePodDto, type Actor, type PodDetailsView, type PodView } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { SecretsReadable } from '../auth/secrets-readable.decorator.js';
 import { Operation, TextQuery, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
 import { PodsService } from './pods.service.js';
@@ -22,6 +22,7 @@ const UPDATE = {
 /** `/v1/pods`: RunPod's pod routes. Actions answer 200 with the pod (the Go CLI parses the body as a pod). */
 @ApiTags('Pods')
 @Auth({ key: 'bearer' })
+@Resource('pods')
 @Controller('v1/pods')
 export class PodsController {
   constructor(private readonly pods: PodsService) {}

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CreateRegistryAuthDto, type Actor, type RegistryAuthView, type RegistryList } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { RegistryAuthService } from './registry-auth.service.js';
 
@@ -11,6 +11,7 @@ import { RegistryAuthService } from './registry-auth.service.js';
  */
 @ApiTags('Container registry credentials')
 @Auth({ key: 'bearer' })
+@Resource('registry-auth')
 @Controller('v2/registries')
 export class RegistriesController {
   constructor(private readonly registryAuth: RegistryAuthService) {}

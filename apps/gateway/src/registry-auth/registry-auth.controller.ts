@@ -1,12 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CreateRegistryAuthDto, type Actor, type RegistryAuthView } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { RegistryAuthService } from './registry-auth.service.js';
 
 @ApiTags('Container registry credentials')
 @Auth({ key: 'bearer' })
+@Resource('registry-auth')
 @Controller('v1/containerregistryauth')
 export class RegistryAuthController {
   constructor(private readonly registryAuth: RegistryAuthService) {}

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { SshKeySetDto, type Actor, type SshKeySet } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { SshKeysService } from './ssh-keys.service.js';
 
@@ -11,6 +11,7 @@ import { SshKeysService } from './ssh-keys.service.js';
  */
 @ApiTags('SSH keys')
 @Auth({ key: 'bearer' })
+@Resource('settings')
 @Controller('v2/account/ssh-keys')
 export class AccountSshKeysController {
   constructor(private readonly sshKeys: SshKeysService) {}

@@ -1,13 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CreateSshKeyDto, type Actor, type SshKeyView } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { SshKeysService } from './ssh-keys.service.js';
 
 /** `/v1/user/ssh-keys`: the account's SSH public keys, injected as PUBLIC_KEY by `startSsh`. */
 @ApiTags('SSH keys')
 @Auth({ key: 'bearer' })
+@Resource('settings')
 @Controller('v1/user/ssh-keys')
 export class SshKeysController {
   constructor(private readonly sshKeys: SshKeysService) {}

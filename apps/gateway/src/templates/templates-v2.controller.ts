@@ -7,7 +7,7 @@ import {
   type TemplateList,
   type TemplateV2View,
 } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { fromCreateV2, fromUpdateV2, toTemplateV2View } from './template-v2.mapper.js';
 import { TemplatesService } from './templates.service.js';
@@ -19,6 +19,7 @@ const NAME_TAKEN = 'you already have a template with this name';
 /** `/v2/templates` (management API v2): the templates of `/v1/templates` in RunPod's v2 field names. */
 @ApiTags('Templates')
 @Auth({ key: 'bearer' })
+@Resource('templates')
 @Controller('v2/templates')
 export class TemplatesV2Controller {
   constructor(private readonly templates: TemplatesService) {}

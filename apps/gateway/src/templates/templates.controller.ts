@@ -1,12 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CreateTemplateDto, UpdateTemplateDto, type Actor, type TemplateView } from '@app/contracts';
-import { Auth, CurrentActor } from '../auth/auth.decorators.js';
+import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { Operation } from '../openapi/openapi.decorators.js';
 import { TemplatesService } from './templates.service.js';
 
 @ApiTags('Templates')
 @Auth({ key: 'bearer' })
+@Resource('templates')
 @Controller('v1/templates')
 export class TemplatesController {
   constructor(private readonly templates: TemplatesService) {}

@@ -227,3 +227,13 @@ export interface MemberChanged {
   /** Keys the change revoked (a member removed loses every key of the team). */
   revokedKeyIds: string[];
 }
+
+/** `GET /v2/teams`: the caller's teams (an operator's key: every team). */
+export interface TeamList {
+  teams: TeamView[];
+}
+
+/** `GET /v2/teams/{id}/members`. */
+export interface TeamMemberList {
+  members: TeamMemberView[];
+}

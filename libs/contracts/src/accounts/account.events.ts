@@ -5,8 +5,9 @@
  * (AUTH_CACHE_TTL_MS) bounds how long a replica that missed the event keeps the old one (docs/adr/0012).
  */
 export interface AccountChangedEvent {
+  /** The user, or the team (`team_…`): every cached principal of that user, or acting for that team, is dropped. */
   userId: string;
   /** The keys revoked, if that is what changed; every cached key of the user is dropped either way. */
   revokedKeyIds: string[];
-  reason: 'key-revoked' | 'user-changed';
+  reason: 'key-revoked' | 'user-changed' | 'team-changed';
 }

@@ -38,6 +38,15 @@ export class CreateApiKeyDto {
   @IsString({ each: true })
   @Matches(/^[A-Za-z0-9_-]{1,64}$/, { each: true, message: 'each of endpointIds must be an endpoint id' })
   endpointIds?: string[];
+
+  /**
+   * The team the key acts for (one the caller is a member of); absent: the account of the key making the request.
+   * The key's rights are its scope and the holder's role in the team, both.
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(/^team_[A-Za-z0-9]{1,64}$/, { message: 'teamId must be a team id (team_…)' })
+  teamId?: string;
 }
 
 /** The answer of `POST /v2/account/api-keys`: the new key's view and the key itself, shown this once only. */

@@ -8,9 +8,14 @@ export interface ApiKeyView {
   name: string;
   /** The first characters of the key, to recognise it. */
   prefix: string;
-  /** `full` manages everything, `read` only reads, `endpoints` only runs jobs of `endpointIds`. */
-  scope: 'full' | 'read' | 'endpoints';
+  /**
+   * `full` manages everything (its holder's role allows), `read` only reads, `endpoints` only runs jobs of
+   * `endpointIds`; `operator` is `full` and the deployment's operator routes (issued by the keys CLI only).
+   */
+  scope: 'full' | 'read' | 'endpoints' | 'operator';
   endpointIds: string[];
+  /** The team the key acts for; null: its holder's own account. */
+  teamId: string | null;
   createdAt: string;
   revokedAt: string | null;
 }

@@ -38,6 +38,7 @@ const WEIGHTS = {
   sshKeys: 2,
   user: 1,
   key: 1,
+  team: 2,
 } satisfies Record<keyof typeof ACTIONS, number>;
 
 /** Clients issuing actions side by side, each with a generator of its own forked from the seed's. */

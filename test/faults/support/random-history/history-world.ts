@@ -22,6 +22,10 @@ export class HistoryWorld {
   readonly jobs = new Map<string, string[]>();
   readonly keys: string[] = [];
   users = 0;
+  /** The users made so far, by name: members a team may add. */
+  readonly userNames: string[] = [];
+  /** Teams (of the history's user, their first owner) and the users added to each. */
+  readonly teams = new Map<string, string[]>();
   /** HTTP status (0: no answer; `graphql:<code>` for a GraphQL error) → how many requests got it, for the verdict. */
   readonly statuses: Record<string, number> = {};
 

@@ -26,11 +26,59 @@ async function request(ctx: ActionContext, method: string, path: string, body?: 
 
 const idOf = (body: unknown): string | undefined => (body as { id?: string } | undefined)?.id;
 
-/** Users, API keys and SSH keys: the gateway's own records (written directly, not rebuilt, ADR 11). */
+const ROLES = ['owner', 'admin', 'dev', 'billing', 'basic'] as const;
+
+/**
+ * Users, API keys, SSH keys and teams: the gateway's records. Users, keys, teams and members are `account.cmd.*`
+ * commands (the keys CLI's recorded like the routes'); SSH keys are written directly and not rebuilt (ADR 11).
+ */
 export const accountActions: Record<string, Action> = {
   user: async (ctx) => {
     ctx.world.users += 1;
-    await keysCli(ctx.hs.db.url, ['user', 'create', ctx.name('user')], ctx.hs.system.natsPrefix);
+    const name = ctx.name('user');
+    await keysCli(ctx.hs.db.url, ['user', 'create', name], ctx.hs.system.natsPrefix);
+    ctx.world.userNames.push(name);
+  },
+  /** A team made, renamed or deleted; members added, given roles, removed; a member's key for it. */
+  team: async (ctx) => {
+    const { world, rng, hs } = ctx;
+    const teams = [...world.teams.keys()];
+    if (!teams.length || rng.chance(0.15)) {
+      const made = await request(ctx, 'POST', '/v2/teams', { name: ctx.name('team') });
+      const id = idOf(made.body);
+      if (made.status === 201 && id) world.teams.set(id, []);
+      return;
+    }
+    const teamId = rng.pick(teams)!;
+    const members = world.teams.get(teamId)!;
+    const member = members.length ? rng.pick(members) : undefined;
+    const user = world.userNames.length ? rng.pick(world.userNames) : undefined;
+    const path = `/v2/teams/${teamId}`;
+    const draw = rng.int(0, 9);
+    if (draw <= 3 && user) {
+      const added = await request(ctx, 'POST', `${path}/members`, { user, role: rng.pick(ROLES) });
+      const userId = (added.body as { userId?: string }).userId;
+      if (added.status === 201 && userId) members.push(userId);
+    } else if (draw <= 5 && member) {
+      await request(ctx, 'PATCH', `${path}/members/${member}`, { role: rng.pick(ROLES) });
+    } else if (draw <= 6 && member) {
+      // The history's user when it is the pick: the last owner's leave is refused, a recorded refusal.
+      const target = rng.chance(0.2) ? hs.user.userId : member;
+      const removed = await request(ctx, 'DELETE', `${path}/members/${target}`);
+      if (removed.status === 204) members.splice(members.indexOf(target), 1);
+    } else if (draw <= 7 && member) {
+      // A member's key for the team, issued by the keys CLI (refused when they left meanwhile).
+      await keysCli(
+        hs.db.url,
+        ['key', 'create', member, '--team', teamId, '--json'],
+        hs.system.natsPrefix,
+      ).catch(() => undefined);
+    } else if (draw <= 8) {
+      await request(ctx, 'PATCH', path, { name: ctx.name('team') });
+    } else {
+      const deleted = await request(ctx, 'DELETE', path);
+      if (deleted.status === 204) world.teams.delete(teamId);
+    }
   },
   key: async (ctx) => {
     const { world, hs, rng } = ctx;

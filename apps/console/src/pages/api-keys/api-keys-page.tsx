@@ -5,7 +5,7 @@ import { api } from '../../api';
 import { ConfirmButton } from '../../controls';
 import { ErrorBox, Loading, Section, StatusBadge, WriteOnly, useAction, useSession, when } from '../../ui';
 import { CreateApiKey } from './create-api-key';
-import { SCOPE_LABELS } from './scopes';
+import { LISTED_SCOPE_LABELS } from './scopes';
 
 /**
  * The signed-in user's API keys: a `full` key creates keys (the secret shown once) and revokes them; a read key
@@ -102,7 +102,7 @@ function KeyTable({
               <code>{k.prefix}…</code>
             </td>
             <td>
-              {SCOPE_LABELS[k.scope]}
+              {LISTED_SCOPE_LABELS[k.scope]}
               {k.endpointIds.length > 0 && `: ${k.endpointIds.join(', ')}`}
             </td>
             <td>{when(k.createdAt)}</td>
