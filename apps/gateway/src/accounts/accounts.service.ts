@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { hash, randomBytes } from 'node:crypto';
 import {
   type AccountChangedEvent,
   type Actor,
@@ -13,10 +12,11 @@ import {
   Subjects,
 } from '@app/contracts';
 import { AccountCommands } from './account-commands.js';
+import { hashKey, KEY_SHAPE, newSecret, OPERATOR_ACTOR, principalOf } from './account-keys.js';
 import { AccountEvents } from './account-events.js';
 import { ApiKeyEntity } from './api-key.entity.js';
 import { scopeCovers } from './api-key-scope.js';
-import { ApiKeysRepository, type KeyWithUser } from './api-keys.repository.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 import { type Authentication, PrincipalCache } from './principal-cache.js';
 import type { TeamEntity } from './team.entity.js';
 import { TeamsRepository } from './teams.repository.js';
@@ -27,54 +27,12 @@ import type { Principal } from './principal.js';
 
 export type { Principal } from './principal.js';
 
-export const API_KEY_PREFIX = 'cpk_';
-const KEY_SHAPE = /^cpk_[A-Za-z0-9_-]{43}$/;
+export { API_KEY_PREFIX, hashKey, OPERATOR_ACTOR, principalOf } from './account-keys.js';
 
 export interface IssuedKey {
   /** The key itself: shown once, never stored, never on the bus. */
   key: string;
   record: KeyRecordView;
-}
-
-/** Once per request (the auth cache is keyed by it): the one-shot `hash` is about 5× cheaper than a Hash object. */
-export function hashKey(key: string): string {
-  return hash('sha256', key, 'hex');
-}
-
-/** Who the keys CLI and the gateway's own first-run bootstrap act as. */
-export const OPERATOR_ACTOR: Actor = { userId: 'system:operator', kind: 'system', reason: 'keys CLI' };
-
-/** A new secret: only its hash and first characters leave this function in a command. */
-function newSecret(): { key: string; keyHash: string; keyPrefix: string } {
-  const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
-  return { key, keyHash: hashKey(key), keyPrefix: key.slice(0, 12) };
-}
-
-/** The principal a key's lookup describes, or why it is refused. */
-export function principalOf(found: KeyWithUser | null): Authentication {
-  if (!found) return 'unknown';
-  const { key, user, team } = found;
-  if (key.revokedAt) return 'revoked';
-  // An endpoint's workers' key is the account's, held by no member: for a team, the team stands as its user.
-  if (key.scope === 'worker' && !user && team) {
-    const holder = Object.assign(new UserEntity(), {
-      id: team.id,
-      name: team.name,
-      rateLimitExempt: false,
-      createdAt: key.createdAt,
-      disabledAt: null,
-      ssoSubject: null,
-    });
-    return { user: holder, key, account: { id: team.id, name: team.name, kind: 'team' }, role: 'owner' };
-  }
-  if (!user) return 'unknown';
-  if (user.disabledAt) return 'disabled';
-  if (team) {
-    // No longer a member (their keys were revoked with it; this covers a key the revocation has not reached).
-    if (!team.role) return 'revoked';
-    return { user, key, account: { id: team.id, name: team.name, kind: 'team' }, role: team.role };
-  }
-  return { user, key, account: { id: user.id, name: user.name, kind: 'user' }, role: 'owner' };
 }
 
 /** Users, teams' keys and their authentication: the gateway owns them; every change is an `account.cmd.*`. */
@@ -153,7 +111,7 @@ export class AccountsService {
       { keyId: id, holder: principal.user.id, teamId },
       actor,
     );
-    this.dropRevoked(revoked);
+    await this.dropRevoked(revoked);
   }
 
   /**
@@ -206,32 +164,44 @@ export class AccountsService {
       { workersOfEndpoint: endpointId },
       actor,
     );
-    this.dropRevoked(revoked);
+    await this.dropRevoked(revoked);
     return revoked.length;
   }
 
   /** Revokes any key (the keys CLI); every gateway replica refuses it within a second. */
   async revokeKey(id: string, actor: Actor = OPERATOR_ACTOR): Promise<RevokedKeys> {
     const result = await this.commands.execute(Subjects.account.revokeKeys, { keyId: id }, actor);
-    this.dropRevoked(result.revoked);
+    await this.dropRevoked(result.revoked);
     return result;
   }
 
-  /**
-   * This replica drops the holders' entries at once, without waiting for the command's `account.evt.changed` to
-   * come back through NATS (which tells the other replicas).
-   */
-  dropRevoked(revoked: RevokedKeys['revoked']): void {
-    for (const userId of new Set(revoked.map((k) => k.userId))) this.cache.dropUser(userId);
+  /** Holders of revoked keys: dropped here at once, announced to the other replicas (announce). */
+  private async dropRevoked(revoked: RevokedKeys['revoked']): Promise<void> {
+    await this.announce(
+      [...new Set(revoked.map((k) => k.userId))].map((userId) => ({
+        userId,
+        revokedKeyIds: revoked.filter((k) => k.userId === userId).map((k) => k.id),
+        reason: 'key-revoked' as const,
+      })),
+    );
   }
 
-  /** After a change committed: this replica at once, the others by the event the command wrote. */
+  /**
+   * After an account command committed: this replica drops the principals at once, and the others hear it on core
+   * NATS before the caller gets its answer, as before teams. The command's own `account.evt.changed` (its outbox)
+   * is the durable path, for a replica that missed this one.
+   */
+  async announce(events: AccountChangedEvent[]): Promise<void> {
+    for (const event of events) await this.changed(event, true);
+  }
+
+  /** This replica at once; with `tellOthers`, the other replicas on core NATS too. */
   async changed(event: AccountChangedEvent, tellOthers = false): Promise<void> {
     this.cache.dropUser(event.userId);
     if (tellOthers && !(await this.events.changed(event))) {
       this.logger.warn(
         `the gateway replicas were not told that ${event.userId} changed (${event.reason}); ` +
-          'they notice once their cached entry expires (AUTH_CACHE_TTL_MS)',
+          'they notice once their cached entry expires (AUTH_CACHE_TTL_MS), or hear the recorded event',
       );
     }
   }

@@ -108,7 +108,8 @@ export class ApiKeysRepository {
       .update(ApiKeyEntity)
       .set({ revokedAt: at })
       .where(`(${where}) AND revoked_at IS NULL`, params)
-      .returning(['id', 'user_id', 'account_id'])
+      // The raw columns: TypeORM keeps only the names it can map to the entity from a list of strings.
+      .returning('id, user_id, account_id')
       .execute();
     const raw = Array.isArray(result.raw) ? (result.raw as Record<string, string>[]) : [];
     return raw

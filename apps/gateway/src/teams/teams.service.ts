@@ -11,6 +11,7 @@ import {
 } from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
 import { toMemberView } from '../accounts/account.mapper.js';
+import { AccountsService } from '../accounts/accounts.service.js';
 import type { Principal } from '../accounts/principal.js';
 import { liveResourcesOf } from '../accounts/live-resources.js';
 import { TeamsRepository, type TeamWithCount } from '../accounts/teams.repository.js';
@@ -35,9 +36,15 @@ function toTeamView(team: TeamWithCount, role?: TeamRole): TeamView {
 export class TeamsService {
   constructor(
     private readonly teams: TeamsRepository,
+    private readonly accounts: AccountsService,
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
   ) {}
+
+  /** Cached principals of the user, or acting for the team, dropped on every replica before the answer. */
+  private changed(userOrTeamId: string, revokedKeyIds: string[] = []): Promise<void> {
+    return this.accounts.announce([{ userId: userOrTeamId, revokedKeyIds, reason: 'team-changed' }]);
+  }
 
   private operator(principal: Principal): boolean {
     return principal.key.scope === 'operator';
@@ -88,7 +95,13 @@ export class TeamsService {
 
   async rename(principal: Principal, teamId: string, name: string): Promise<TeamView> {
     const { actor, asOperator } = await this.acting(principal, teamId);
-    return this.commands.execute(Subjects.account.renameTeam, { teamId, name, asOperator }, actor);
+    const renamed = await this.commands.execute(
+      Subjects.account.renameTeam,
+      { teamId, name, asOperator },
+      actor,
+    );
+    await this.changed(teamId);
+    return renamed;
   }
 
   /** Refused while the team owns anything live: deleted, it would leave it running for nobody. */
@@ -108,7 +121,15 @@ export class TeamsService {
         `team ${view.name} still owns ${live.join(', ')}: terminate or delete them first`,
       );
     }
-    await this.commands.execute(Subjects.account.deleteTeam, { teamId, asOperator }, actor);
+    const { revoked } = await this.commands.execute(
+      Subjects.account.deleteTeam,
+      { teamId, asOperator },
+      actor,
+    );
+    await this.changed(
+      teamId,
+      revoked.map((k) => k.id),
+    );
   }
 
   async members(principal: Principal, teamId: string): Promise<TeamMemberView[]> {
@@ -140,11 +161,18 @@ export class TeamsService {
       { teamId, userId, role, asOperator },
       actor,
     );
+    await this.changed(userId);
     return changed.member;
   }
 
   async removeMember(principal: Principal, teamId: string, userId: string): Promise<MemberChanged> {
     const { actor, asOperator } = await this.acting(principal, teamId);
-    return this.commands.execute(Subjects.account.removeMember, { teamId, userId, asOperator }, actor);
+    const removed = await this.commands.execute(
+      Subjects.account.removeMember,
+      { teamId, userId, asOperator },
+      actor,
+    );
+    await this.changed(userId, removed.revokedKeyIds);
+    return removed;
   }
 }
