@@ -71,6 +71,7 @@ beforeAll(async () => {
       compute: { gpuTypeId: A100, gpuCountPerPod: 1, podCount: 2 },
     }),
     job: await create(`/v2/${fs.endpoints.a}/run`, { input: { fuzz: true } }),
+    team: await create('/v2/teams', { name: 'fuzz-a-team' }),
   };
   job = { endpointId: fs.endpoints.a, jobId: ids.job, key: a };
 
@@ -89,6 +90,9 @@ beforeAll(async () => {
     jobId: ids.job,
     workerId: 'fuzz-worker',
     apiKeyId: fs.user.id,
+    // A's team, and A in it: B is no member, so the team does not exist for B (404).
+    teamId: ids.team,
+    userId: fs.user.userId,
   };
   targets = {
     idFor: (path, param) => {
@@ -168,6 +172,9 @@ beforeAll(async () => {
       SshKeySetDto: { keys: [sshPublicKey('b@fuzz')] },
       CreateSshKeyDto: { publicKey: sshPublicKey('b@fuzz'), name: 'fuzz' },
       CreateApiKeyDto: { name: 'fuzz', scope: 'read' },
+      TeamDto: { name: 'fuzz-b-team' },
+      AddMemberDto: { user: 'fuzz-b', role: 'basic' },
+      MemberRoleDto: { role: 'dev' },
       SpendLimitDto: { monthlyLimit: 100 },
       UpdateClusterDto: { name: 'fuzz-b2' },
       CreateClusterDto: {
