@@ -22,6 +22,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { PodsModule } from './pods/pods.module.js';
 import { RegistryAuthModule } from './registry-auth/registry-auth.module.js';
 import { SshKeysModule } from './ssh-keys/ssh-keys.module.js';
+import { SsoModule } from './sso/sso.module.js';
 import { TemplatesModule } from './templates/templates.module.js';
 import { WorkersModule } from './workers/workers.module.js';
 
@@ -38,6 +39,7 @@ export class AppModule {
           database: DATA_SOURCE_SPEC,
         }),
         AccountsModule,
+        SsoModule,
         RateLimitModule,
         // Before the modules whose parametrised routes share its paths (`/v2/registries/:registryId`).
         NotOfferedModule,
