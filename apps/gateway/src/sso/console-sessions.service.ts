@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DomainError, ErrorCode, type TeamRole } from '@app/contracts';
+import { DomainError, ErrorCode, type SsoAccountView, type TeamRole } from '@app/contracts';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { ApiKeyEntity } from '../accounts/api-key.entity.js';
 import type { AccountRef, Principal } from '../accounts/principal.js';
@@ -31,9 +31,7 @@ export interface SessionRequest {
 }
 
 /** An account the signed-in user may act for in the console: their own, and each team they are a member of. */
-export interface SessionAccount extends AccountRef {
-  role: TeamRole;
-}
+export type SessionAccount = SsoAccountView;
 
 /**
  * The console's server-side sessions (docs/adr/0036-console-single-sign-on.md): made by a sign-in, read by the

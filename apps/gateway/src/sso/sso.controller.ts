@@ -1,28 +1,14 @@
 import { Body, Controller, Get, HttpCode, Logger, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, ErrorCode } from '@app/contracts';
+import { DomainError, ErrorCode, type SsoConfigView, type SsoSessionView } from '@app/contracts';
 import { Public } from '@app/platform';
 import { GatewayConfig } from '../gateway.config.js';
-import { ConsoleSessions, type SessionAccount } from './console-sessions.service.js';
+import { ConsoleSessions } from './console-sessions.service.js';
 import { OidcClient } from './oidc-client.js';
 import { csrfTokenFor, loginCookieName, readCookie, serializeCookie } from './session-cookies.js';
 import { LOGIN_TTL_MS, SsoSignIn } from './sso-sign-in.service.js';
 import { SwitchAccountDto } from './switch-account.dto.js';
-
-/** `GET /console/sso/config`: whether the console offers "Sign in with …". */
-export interface SsoConfigView {
-  enabled: boolean;
-  providerName: string;
-}
-
-/** `GET /console/sso/session`: who the session is, what it acts for, and the CSRF token its changes carry. */
-export interface SsoSessionView {
-  user: { id: string; name: string };
-  account: SessionAccount;
-  accounts: SessionAccount[];
-  csrfToken: string;
-}
 
 const CALLBACK_PATH = '/console/sso/callback';
 
