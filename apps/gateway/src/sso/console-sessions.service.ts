@@ -127,7 +127,8 @@ export class ConsoleSessions {
     const row = await this.sessions.find(hash);
     if (!row) return null;
     const user = await this.accounts.findUser(row.userId);
-    if (!user) return null;
+    // A disabled user's sessions are refused like their keys (the flag comes with account.cmd.update-user).
+    if (!user || (user as { disabled?: boolean }).disabled === true) return null;
     let account: AccountRef = { id: user.id, name: user.name, kind: 'user' };
     let role: TeamRole = 'owner';
     if (row.accountId !== user.id) {
