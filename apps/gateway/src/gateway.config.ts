@@ -19,7 +19,7 @@ import {
   QUOTAS_PATTERN,
   WINDOWS_PATTERN,
 } from './rate-limit-policies.js';
-import { SsoConfig } from './sso.config.js';
+import { SsoConfig } from './sso-settings.js';
 
 const QUOTAS_MESSAGE =
   '$property must be three quotas minute,hour,day (non-negative integers), e.g. 300,6000,50000';
