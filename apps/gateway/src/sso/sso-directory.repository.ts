@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { isTeamRole, type TeamRole } from '@app/contracts';
+import { DomainError, ErrorCode, isTeamRole, type TeamRole } from '@app/contracts';
 import { SCHEMA } from '../schema.js';
 import type { Membership } from './sso-claims.js';
 import { SsoDirectory } from './sso-directory.js';
@@ -22,11 +22,20 @@ export class SsoDirectoryRepository extends SsoDirectory {
   }
 
   async userBySubject(ssoSubject: string): Promise<{ id: string; name: string } | null> {
-    const rows = await this.dataSource.query<{ id: string; name: string }[]>(
-      `SELECT id, name FROM "${SCHEMA}"."users" WHERE sso_subject = $1`,
-      [ssoSubject],
-    );
-    return rows[0] ?? null;
+    try {
+      const rows = await this.dataSource.query<{ id: string; name: string }[]>(
+        `SELECT id, name FROM "${SCHEMA}"."users" WHERE sso_subject = $1`,
+        [ssoSubject],
+      );
+      return rows[0] ?? null;
+    } catch (error) {
+      if (!missingSchema(error)) throw error;
+      // Said plainly (501) rather than as an internal error: the deployment's accounts lack what sign-in needs.
+      throw new DomainError(
+        ErrorCode.NotAvailable,
+        'single sign-on needs users.sso_subject (account.cmd.create-user with ssoSubject), which this build lacks',
+      );
+    }
   }
 
   async teamByName(name: string): Promise<{ id: string; name: string } | null> {
