@@ -46,7 +46,9 @@ export class ConsoleSessionsRepository {
     await this.logins.delete({ expiresAt: LessThan(now) });
   }
 
-  async insertLogin(login: SsoLoginEntity): Promise<void> {
+  /** Inserts the sign-in after deleting those past their expiry, so abandoned sign-ins cannot pile up. */
+  async insertLogin(login: SsoLoginEntity, now: Date): Promise<void> {
+    await this.logins.delete({ expiresAt: LessThan(now) });
     await this.logins.insert(login);
   }
 

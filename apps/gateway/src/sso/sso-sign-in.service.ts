@@ -34,12 +34,14 @@ export class SsoSignIn {
     const secret = newSecret();
     const { state, nonce, codeVerifier } = loginParameters(secret);
     const url = await this.oidc.authorizationUrl(redirectUri, state, nonce, codeVerifier);
+    const now = new Date();
     await this.logins.insertLogin(
       Object.assign(new SsoLoginEntity(), {
         idHash: secretHash(secret),
         returnTo: safeReturnTo(returnTo),
-        expiresAt: new Date(Date.now() + LOGIN_TTL_MS),
+        expiresAt: new Date(now.getTime() + LOGIN_TTL_MS),
       }),
+      now,
     );
     return { secret, url };
   }
