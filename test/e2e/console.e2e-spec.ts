@@ -193,6 +193,15 @@ describe('web console, in Chromium', () => {
     const html = await response.text();
     // No inline script: every <script> has a src.
     expect(html.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toBeNull();
+    // No identity provider configured: API keys only; the SSO routes say so in a problem.
+    expect(await (await fetch(`${base}/console/sso/config`)).json()).toEqual({
+      enabled: false,
+      providerName: '',
+    });
+    const sso = await fetch(`${base}/console/sso/login`, { redirect: 'manual' });
+    expect(sso.status).toBe(404);
+    expect(sso.headers.get('content-type')).toContain('application/problem+json');
+    expect(((await sso.json()) as { detail: string }).detail).toMatch(/single sign-on is not configured/);
     await step('sign-in page', async () => {
       await page.goto(`${base}/console/`);
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();

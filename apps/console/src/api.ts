@@ -1,9 +1,18 @@
 /**
  * The console's client of the gateway's own API (same origin). The key travels only in the Authorization header
- * and lives in sessionStorage: gone with the tab, never in a URL. Errors are the API's problem+json, kept whole.
+ * and lives in sessionStorage: gone with the tab, never in a URL. Signed in by single sign-on instead, the browser
+ * sends the HttpOnly session cookie, and every request that changes something carries the session's CSRF token
+ * (kept in memory only). Errors are the API's problem+json, kept whole.
  */
 
 const KEY_STORAGE = 'gpucp.console.key';
+
+let csrfToken: string | null = null;
+
+/** The CSRF token of the console session (from GET /console/sso/session), or null when signed in by key. */
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
 
 export function storedKey(): string | null {
   return sessionStorage.getItem(KEY_STORAGE);
@@ -58,9 +67,12 @@ export interface RequestOptions {
 
 function headersFor(options: RequestOptions): Record<string, string> {
   const key = options.key ?? storedKey();
+  const method = options.method ?? 'GET';
+  const changes = method !== 'GET' && method !== 'HEAD';
   return {
     accept: options.accept ?? 'application/json',
     ...(key ? { authorization: `Bearer ${key}` } : {}),
+    ...(!key && csrfToken && changes ? { 'x-csrf-token': csrfToken } : {}),
     ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
   };
 }

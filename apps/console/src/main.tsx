@@ -1,10 +1,11 @@
-import { StrictMode, useEffect, useState, type FormEvent } from 'react';
+import { StrictMode, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ApiKeyList } from '@app/contracts';
-import { api, ApiError, storedKey, storeKey } from './api';
+import type { ApiKeyList, SsoSessionView } from '@app/contracts';
+import { api, ApiError, setCsrfToken, storedKey, storeKey } from './api';
 import { Button, ToggleButton } from 'react-aria-components';
-import { TextInput } from './controls';
+import { AccountSwitcher } from './account-switcher';
+import { SignIn } from './sign-in';
 import { ErrorBox, SessionContext, useRoute, type Session } from './ui';
 import { OverviewPage } from './pages/overview';
 import { PodsPage } from './pages/pods/pods-page';
@@ -55,50 +56,6 @@ function ThemeButton() {
   );
 }
 
-function SignIn({ onSignedIn }: { onSignedIn: (key: string) => void }) {
-  const [key, setKey] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api<ApiKeyList>('/v2/account/api-keys', { key: key.trim() });
-      onSignedIn(key.trim());
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <main className="sign-in">
-      <h1>GPU control plane</h1>
-      <form onSubmit={(e) => void submit(e)} className="card">
-        <h2>Sign in</h2>
-        <p className="muted">
-          Paste an API key (from the console's API keys page, or <code>npm run keys</code>). It is kept in
-          this tab&apos;s session storage only.
-        </p>
-        <TextInput
-          label="API key"
-          type="password"
-          autoComplete="off"
-          isRequired
-          value={key}
-          onChange={setKey}
-        />
-        <ErrorBox error={error} />
-        <Button type="submit" isDisabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </Button>
-      </form>
-      <ThemeButton />
-    </main>
-  );
-}
-
 function Shell({ session }: { session: Session }) {
   const route = useRoute();
   const current = PAGES.find((p) => p.path === (route[0] ?? '')) ?? PAGES[0];
@@ -118,10 +75,19 @@ function Shell({ session }: { session: Session }) {
       <div className="layout">
         <header className="top">
           <span className="brand">GPU control plane</span>
-          <span className="muted">
-            key <code>{session.key.prefix}…</code> (
-            {session.key.scope === 'full' ? 'full access' : 'read only'})
-          </span>
+          {session.sso ? (
+            <>
+              <span className="muted">
+                signed in as <strong>{session.sso.user.name}</strong>
+              </span>
+              <AccountSwitcher session={session.sso} />
+            </>
+          ) : (
+            <span className="muted">
+              key <code>{session.key.prefix}…</code> (
+              {session.key.scope === 'full' ? 'full access' : 'read only'})
+            </span>
+          )}
           <ThemeButton />
           <Button className="secondary" onPress={session.signOut}>
             Sign out
@@ -147,17 +113,50 @@ function Shell({ session }: { session: Session }) {
   );
 }
 
+/** The roles that change things: a `billing` or `basic` member of a team is offered no write button. */
+const WRITING_ROLES = new Set(['owner', 'admin', 'dev']);
+
+/** The console session of a single sign-on, or null when there is none (or no single sign-on at all). */
+async function ssoSession(): Promise<SsoSessionView | null> {
+  try {
+    const session = await api<SsoSessionView>('/console/sso/session');
+    setCsrfToken(session.csrfToken);
+    return session;
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 404)) {
+      setCsrfToken(null);
+      return null;
+    }
+    throw error;
+  }
+}
+
 function App() {
   const client = useQueryClient();
   const [key, setKey] = useState(storedKey);
+  const sso = useQuery({
+    queryKey: ['sso-session'],
+    queryFn: ssoSession,
+    enabled: key === null,
+    retry: false,
+    staleTime: Infinity,
+  });
+  const bySso = key === null && Boolean(sso.data);
   const me = useQuery({
-    queryKey: ['session', key],
+    queryKey: ['session', key, sso.data?.account.id ?? null],
     queryFn: () => api<ApiKeyList>('/v2/account/api-keys'),
-    enabled: key !== null,
+    enabled: key !== null || bySso,
     retry: false,
     staleTime: Infinity,
   });
   const signOut = () => {
+    if (bySso) {
+      // The session ends on the gateway (every replica); a fresh load of the page then forgets everything it held.
+      void api('/console/sso/logout', { method: 'POST' })
+        .catch(() => undefined)
+        .then(() => window.location.assign('/console/'));
+      return;
+    }
     storeKey(null);
     client.clear();
     setKey(null);
@@ -165,9 +164,11 @@ function App() {
   useEffect(() => {
     if (me.error instanceof ApiError && me.error.status === 401) signOut();
   });
-  if (key === null) {
+  if (key === null && sso.isPending) return <p role="status">Signing in…</p>;
+  if (key === null && !sso.data) {
     return (
       <SignIn
+        theme={<ThemeButton />}
         onSignedIn={(k) => {
           storeKey(k);
           setKey(k);
@@ -184,7 +185,9 @@ function App() {
     );
   }
   if (!me.data) return <p role="status">Signing in…</p>;
-  return <Shell session={{ key: me.data.current, canWrite: me.data.current.scope === 'full', signOut }} />;
+  const session = bySso ? (sso.data ?? undefined) : undefined;
+  const canWrite = me.data.current.scope === 'full' && (!session || WRITING_ROLES.has(session.account.role));
+  return <Shell session={{ key: me.data.current, canWrite, signOut, sso: session }} />;
 }
 
 const queryClient = new QueryClient({

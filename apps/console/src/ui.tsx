@@ -1,6 +1,6 @@
 import { createContext, useContext, useEffect, useId, useState, type ReactNode } from 'react';
 import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import type { ApiKeyView } from '@app/contracts';
+import type { ApiKeyView, SsoSessionView } from '@app/contracts';
 import { ApiError } from './api';
 import { TextInput } from './controls';
 
@@ -9,6 +9,8 @@ export interface Session {
   key: ApiKeyView;
   canWrite: boolean;
   signOut: () => void;
+  /** Signed in by single sign-on: the user, the account acted for and the others (the team switcher). */
+  sso?: SsoSessionView;
 }
 
 export const SessionContext = createContext<Session | null>(null);

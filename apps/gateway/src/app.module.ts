@@ -25,6 +25,7 @@ import { PodsModule } from './pods/pods.module.js';
 import { RegistryAuthModule } from './registry-auth/registry-auth.module.js';
 import { SshKeysModule } from './ssh-keys/ssh-keys.module.js';
 import { TeamsModule } from './teams/teams.module.js';
+import { SsoModule } from './sso/sso.module.js';
 import { TemplatesModule } from './templates/templates.module.js';
 import { WorkersModule } from './workers/workers.module.js';
 
@@ -50,6 +51,7 @@ export class AppModule {
         }),
         AccountCommandsModule,
         AccountsModule,
+        SsoModule,
         RateLimitModule,
         // Before the modules whose parametrised routes share its paths (`/v2/registries/:registryId`).
         NotOfferedModule,

@@ -8,6 +8,8 @@ import { MIGRATIONS } from './migrations/index.js';
 import { RateLimitCounterEntity } from './rate-limit/rate-limit-counter.entity.js';
 import { RateLimitOverrideEntity } from './rate-limit/rate-limit-override.entity.js';
 import { SCHEMA } from './schema.js';
+import { ConsoleSessionEntity } from './sso/console-session.entity.js';
+import { SsoLoginEntity } from './sso/sso-login.entity.js';
 
 /** The gateway's entities, in its own schema. */
 export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
@@ -21,6 +23,8 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     TeamMemberEntity,
     RateLimitCounterEntity,
     RateLimitOverrideEntity,
+    ConsoleSessionEntity,
+    SsoLoginEntity,
   ],
   migrations: MIGRATIONS,
 };

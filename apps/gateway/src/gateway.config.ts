@@ -12,13 +12,14 @@ import {
   ValidatorConstraint,
   type ValidatorConstraintInterface,
 } from 'class-validator';
-import { BaseConfig, IsKeyRing, KeyIdsApartFrom } from '@app/config';
+import { type BaseConfig, IsKeyRing, KeyIdsApartFrom } from '@app/config';
 import {
   DEFAULT_QUOTAS,
   DEFAULT_WINDOW_SECONDS,
   QUOTAS_PATTERN,
   WINDOWS_PATTERN,
 } from './rate-limit-policies.js';
+import { SsoConfig } from './sso-settings.js';
 
 const QUOTAS_MESSAGE =
   '$property must be three quotas minute,hour,day (non-negative integers), e.g. 300,6000,50000';
@@ -36,7 +37,7 @@ class TestOnlyWindows implements ValidatorConstraintInterface {
 }
 
 /** The gateway's settings, validated once at boot (see .env.example). */
-export class GatewayConfig extends BaseConfig {
+export class GatewayConfig extends SsoConfig {
   override HTTP_PORT = 8080;
   /** The public edge: every interface by default (the internal apps default to loopback). */
   override HTTP_HOST = '0.0.0.0';

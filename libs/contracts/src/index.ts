@@ -52,6 +52,7 @@ export * from './accounts/api-key.dto.js';
 export * from './accounts/account.commands.js';
 export * from './accounts/team.dto.js';
 export * from './accounts/team-roles.js';
+export * from './accounts/sso.views.js';
 export * from './jobs/payload-blobs.js';
 export * from './jobs/webhook.contracts.js';
 export * from './common/container-settings.dto.js';

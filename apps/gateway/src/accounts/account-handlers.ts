@@ -13,7 +13,11 @@ import { RevokeKeysHandler } from './revoke-keys/revoke-keys.handler.js';
 import { SetMemberRoleHandler } from './set-member-role/set-member-role.handler.js';
 import { UpdateUserHandler } from './update-user/update-user.handler.js';
 
-type AccountSubject = (typeof Subjects.account)[Exclude<keyof typeof Subjects.account, 'changed'>];
+/** The account commands (not its events). */
+type AccountSubject = Extract<
+  (typeof Subjects.account)[keyof typeof Subjects.account],
+  `account.cmd.${string}`
+>;
 
 /** A handler of an account command: the method `@CommandHandler` marks is `handle`. */
 export interface AccountHandler<S extends AccountSubject = AccountSubject> {

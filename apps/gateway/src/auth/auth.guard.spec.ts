@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { DomainError } from '@app/contracts';
 import type { Principal } from '../accounts/accounts.service.js';
 import type { ApiKeyScope } from '../accounts/api-key-scope.js';
-import { authorize, presentedKey } from './auth.guard.js';
+import type { ConsoleSessions } from '../sso/console-sessions.service.js';
+import { admitRequest, authorize, presentedKey } from './auth.guard.js';
 import type { AuthRule } from './auth.decorators.js';
 
 type Request = Parameters<typeof presentedKey>[0];
@@ -138,5 +139,42 @@ describe('authorize', () => {
     ],
   ])('%s', (_label, who, rule, method, params, expected) => {
     expect(code(() => authorize(who, rule, request({ method, params })))).toBe(expected);
+  });
+});
+
+describe('admitRequest with console sessions', () => {
+  const accounts = {
+    authenticate: () => principal('full'),
+  } as unknown as Parameters<typeof admitRequest>[0];
+  const session = principal('full');
+  let asked = 0;
+  const sessions = {
+    authenticate: () => {
+      asked++;
+      return Promise.resolve(session);
+    },
+  } as unknown as ConsoleSessions;
+  const none = { authenticate: () => Promise.resolve(null) } as unknown as ConsoleSessions;
+
+  it('a request with a key never looks at the session', async () => {
+    asked = 0;
+    const got = await admitRequest(
+      accounts,
+      request({ authorization: 'Bearer cpk_x' }),
+      { key: 'bearer' },
+      () => undefined,
+      sessions,
+    );
+    expect(got).not.toBe(session);
+    expect(asked).toBe(0);
+  });
+
+  it('a request without a key acts as its session, or is 401 without one', async () => {
+    const req = request({});
+    expect(await admitRequest(accounts, req, { key: 'bearer' }, () => undefined, sessions)).toBe(session);
+    expect(req.principal).toBe(session);
+    await expect(
+      admitRequest(accounts, request({}), { key: 'bearer' }, () => undefined, none),
+    ).rejects.toThrow(/missing API key/);
   });
 });

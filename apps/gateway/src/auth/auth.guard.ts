@@ -8,6 +8,7 @@ import type { Authentication } from '../accounts/principal-cache.js';
 import { HandlerMetadata } from '../edge/handler-metadata.js';
 import { authorizeRole } from './role-check.js';
 import { RateLimiter } from '../rate-limit/rate-limiter.service.js';
+import { ConsoleSessions } from '../sso/console-sessions.service.js';
 import {
   AUTH_RULE,
   RESOURCE,
@@ -108,15 +109,23 @@ function authorizeScope(
 
 /**
  * The caller's principal from the key the route family takes (401 missing, malformed, unknown or revoked), with
- * the user put in the request's log context.
+ * the user put in the request's log context. Only a request without a key is looked at for a console session
+ * cookie (docs/adr/0036): a key's path is the one it always was, and a key wins over a cookie sent with it.
  */
 async function authenticateRequest(
   accounts: AccountsService,
   request: HttpRequest,
   rule: AuthRule,
+  sessions?: ConsoleSessions,
 ): Promise<Principal> {
   const key = presentedKey(request, rule);
   if (!key) {
+    // 401 for an ended session, 403 for a mutation without its CSRF token (ConsoleSessions.authenticate).
+    const session = sessions ? await sessions.authenticate(request) : null;
+    if (session) {
+      requestContext.identify(session.user.id);
+      return session;
+    }
     throw unauthenticated(
       rule.key === 'query-or-bearer'
         ? 'missing API key: pass ?api_key=<key> or Authorization: Bearer <key>'
@@ -145,6 +154,7 @@ export class AuthGuard implements CanActivate {
     reflector: Reflector,
     private readonly accounts: AccountsService,
     private readonly rateLimits: RateLimiter,
+    private readonly sessions: ConsoleSessions,
   ) {
     this.rules = new HandlerMetadata((targets) => {
       if (reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return null;
@@ -163,13 +173,15 @@ export class AuthGuard implements CanActivate {
       // GraphQL is one POST route: a query reads, a mutation writes.
       { ...rule, access: rule.access ?? graphqlAccess(context) },
       (principal) => this.rateLimits.enforce(context, principal, rule),
+      this.sessions,
     );
     return true;
   }
 }
 
 /**
- * The edge's admission of a request, in its one order: the key (401, before anything is counted), then `limit`
+ * The edge's admission of a request, in its one order: the key or, without one, the console session (401, and
+ * 403 for a session's mutation without its CSRF token, before anything is counted), then `limit`
  * (the route's rate-limit policy: the RateLimit headers, 429), then the key's scope (403, so it carries the
  * headers). AuthGuard runs it for every Nest route; the job reads registered on Fastify run it too
  * (jobs/job-read-routes.setup.ts), so both answer alike. Sets `request.principal`.
@@ -179,8 +191,9 @@ export async function admitRequest(
   request: HttpRequest,
   rule: AuthRule,
   limit: (principal: Principal) => void | Promise<void>,
+  sessions?: ConsoleSessions,
 ): Promise<Principal> {
-  const principal = await authenticateRequest(accounts, request, rule);
+  const principal = await authenticateRequest(accounts, request, rule, sessions);
   request.principal = principal;
   await limit(principal);
   authorize(principal, rule, request);

@@ -5,6 +5,7 @@ import { JobLimits, type Actor, type JobView } from '@app/contracts';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { actorOf } from '../auth/auth.decorators.js';
 import { admitRequest } from '../auth/auth.guard.js';
+import { ConsoleSessions } from '../sso/console-sessions.service.js';
 import { sendProblem } from '../edge/problem.filter.js';
 import { checkParameters } from '../edge/request-shape.pipe.js';
 import type { IntLimits, OperationMetadata } from '../openapi/openapi.decorators.js';
@@ -84,13 +85,18 @@ type JobReadRequest = FastifyRequest<{
 export function configureJobReadRoutes(app: NestFastifyApplication): void {
   const accounts = app.get(AccountsService);
   const rateLimits = app.get(RateLimiter);
+  const sessions = app.get(ConsoleSessions);
   const jobs = app.get(JobsService);
   const logger = new Logger('edge');
 
   const answer = async (route: JobReadRoute, request: JobReadRequest, reply: FastifyReply) => {
     const { endpointId, jobId } = request.params;
-    const principal = await admitRequest(accounts, request, QUEUE_AUTH_RULE, (admitted) =>
-      rateLimits.enforceRoute(JOB_READ_POLICY, admitted, endpointId, reply),
+    const principal = await admitRequest(
+      accounts,
+      request,
+      QUEUE_AUTH_RULE,
+      (admitted) => rateLimits.enforceRoute(JOB_READ_POLICY, admitted, endpointId, reply),
+      sessions,
     );
     const raw = request.query[route.query.name];
     checkParameters(endpointId, 'endpointId');

@@ -25,8 +25,9 @@ import { NON_API_PATHS } from './openapi.document.js';
 const DIR = join(ROOT, 'apps/gateway/openapi');
 
 /**
- * Routes that are not REST operations: probes, metrics, GraphQL and its SDL, the descriptions themselves, and the
- * load-balancing proxy (any method and path of an LB endpoint: the worker's own API, ADR 26).
+ * Routes that are not REST operations: probes, metrics, GraphQL and its SDL, the descriptions themselves, the
+ * load-balancing proxy (any method and path of an LB endpoint: the worker's own API, ADR 26), and the web console's
+ * single sign-on (a browser's redirects and cookies, not an API: ADR 36).
  */
 const NOT_DESCRIBED = new Set([
   ...NON_API_PATHS,
@@ -35,6 +36,7 @@ const NOT_DESCRIBED = new Set([
   ...OPENAPI_INTERFACES.map(openApiRoute),
   '/lb/:endpointId',
   '/lb/:endpointId/*',
+  ...['config', 'login', 'callback', 'session', 'account', 'logout'].map((route) => `/console/sso/${route}`),
 ]);
 
 /**

@@ -11,3 +11,15 @@ export interface AccountChangedEvent {
   revokedKeyIds: string[];
   reason: 'key-revoked' | 'user-changed' | 'team-changed';
 }
+
+/**
+ * A console session ended (sign-out) or now acts for another account (the console's team switch): published on
+ * core NATS after the database changed, so every gateway replica drops its cached copy at once;
+ * SSO_SESSION_CACHE_MS bounds how long a replica that missed it keeps the old one.
+ */
+export interface SessionChangedEvent {
+  /** SHA-256 (hex) of the session id: what the replicas key their cache by (the id itself never travels). */
+  sessionHash: string;
+  userId: string;
+  reason: 'signed-out' | 'account-switched';
+}

@@ -99,7 +99,7 @@ import type {
 } from '../jobs/job.views.js';
 import { RotateWebhookSecretCommand, type WebhookSecretView } from '../jobs/webhook.contracts.js';
 import type { Packed } from '../jobs/payload-blobs.js';
-import type { AccountChangedEvent } from '../accounts/account.events.js';
+import type { AccountChangedEvent, SessionChangedEvent } from '../accounts/account.events.js';
 import type { OwnedResourceCreatedEvent, OwnedResourceDeletedEvent } from '../common/resource.events.js';
 import type { Class } from '../common/validation.js';
 import type { EndpointDeletedEvent, EndpointSavedEvent } from '../endpoints/endpoint.contracts.js';
@@ -183,6 +183,7 @@ export interface CommandContracts {
  */
 export interface EventContracts {
   [Subjects.account.changed]: AccountChangedEvent;
+  [Subjects.account.sessionChanged]: SessionChangedEvent;
   [Subjects.job.queued]: JobQueuedEvent;
   [Subjects.job.changed]: JobChangedEvent;
   [Subjects.job.queuedMany]: JobQueuedManyEvent;

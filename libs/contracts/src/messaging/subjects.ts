@@ -55,6 +55,8 @@ export const Subjects = {
   account: {
     /** Core NATS, published after commit: every gateway replica drops the principals it caches for it. */
     changed: 'account.evt.changed',
+    /** Core NATS, after a console session ended or switched account: every gateway replica drops its copy. */
+    sessionChanged: 'account.evt.session-changed',
     createUser: 'account.cmd.create-user',
     updateUser: 'account.cmd.update-user',
     deleteUser: 'account.cmd.delete-user',

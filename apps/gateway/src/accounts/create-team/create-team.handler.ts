@@ -15,7 +15,10 @@ import { TeamEntity } from '../team.entity.js';
 import { TeamsRepository } from '../teams.repository.js';
 import { UsersRepository } from '../users.repository.js';
 
-/** A team, its creator its first owner. */
+/**
+ * A team, its creator its first owner. The platform (a system actor: single sign-on's group mapping) makes a team
+ * with no member yet; the members its mapping names join it, and operators manage it.
+ */
 @Injectable()
 export class CreateTeamHandler {
   constructor(
@@ -25,8 +28,9 @@ export class CreateTeamHandler {
 
   @CommandHandler(Subjects.account.createTeam)
   async handle({ envelope, payload, manager, now }: CommandContext<CreateTeamCommand>): Promise<TeamView> {
-    const creator = await this.users.findById(personOf(envelope.actor), manager);
-    if (!creator) throw new DomainError(ErrorCode.Forbidden, 'only a user creates a team');
+    const system = envelope.actor.kind === 'system';
+    const creator = system ? null : await this.users.findById(personOf(envelope.actor), manager);
+    if (!system && !creator) throw new DomainError(ErrorCode.Forbidden, 'only a user creates a team');
     await freeAccountName(this.users, this.teams, payload.name, manager);
     const team = Object.assign(new TeamEntity(), {
       id: `team_${deriveId(envelope.commandId, 'team')}`,
@@ -34,6 +38,7 @@ export class CreateTeamHandler {
       createdAt: now,
     } satisfies TeamEntity);
     await this.teams.insertTeam(team, manager);
+    if (!creator) return { id: team.id, name: team.name, createdAt: now.toISOString(), members: 0 };
     await this.teams.insertMember(
       Object.assign(new TeamMemberEntity(), {
         teamId: team.id,
