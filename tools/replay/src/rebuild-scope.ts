@@ -54,6 +54,10 @@ export const EXCLUSIONS: readonly Exclusion[] = [
     table: 'gateway.ssh_keys',
     why: "an account's SSH keys, written by their routes directly rather than by commands",
   },
+  ...['console_sessions', 'sso_logins'].map((table) => ({
+    table: `gateway.${table}`,
+    why: 'console sign-ins and sessions: short-lived credentials the sign-in routes keep, not account state',
+  })),
   ...['rate_limit_counters', 'rate_limit_overrides'].map((table) => ({
     table: `gateway.${table}`,
     why: 'rate limiting: counters of requests, and the quota overrides the keys CLI writes directly',
