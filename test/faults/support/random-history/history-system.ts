@@ -55,8 +55,6 @@ export interface HistorySystem {
 /** `replicas`: processes of each app (the history kills and restarts whole apps: every replica at once). */
 export async function startHistorySystem(label: string, replicas = 1): Promise<HistorySystem> {
   const db = await createTestDatabase(label);
-  await keysCli(db.url, ['user', 'create', label, '--exempt']);
-  const user = JSON.parse(await keysCli(db.url, ['key', 'create', label, '--json'])) as TestKey;
   const fleet = writeFleet(
     Array.from({ length: 4 }, (_, i) => ({
       id: `history-host-${i + 1}`,
@@ -86,6 +84,9 @@ export async function startHistorySystem(label: string, replicas = 1): Promise<H
     await db.drop();
     throw error;
   }
+  // Once the system runs: the keys CLI records its commands in the system's stream, which the rebuild replays.
+  await keysCli(db.url, ['user', 'create', label, '--exempt']);
+  const user = JSON.parse(await keysCli(db.url, ['key', 'create', label, '--json'])) as TestKey;
   const sql = new pg.Pool({ connectionString: db.url, max: 3 });
   sql.on('error', () => undefined);
   const gateway = system.url('gateway');
