@@ -112,6 +112,27 @@ describe('ApiKeysRepository.findWithUserByHash', () => {
     expect(await accounts.authenticate(issued.key)).toBe('revoked');
   });
 
+  it("issues a team's workers' key held by the team itself, which authenticates as the team", async () => {
+    const owner = await accounts.createUser('wren');
+    const commands = await accountCommandsOn(dataSource, nats);
+    const team = await commands.execute(
+      Subjects.account.createTeam,
+      { name: 'inference' },
+      { userId: owner.id, kind: 'user' as const },
+    );
+    const asTeam = { userId: team.id, memberId: owner.id, kind: 'user' as const };
+    const issued = await accounts.issueWorkerKey(asTeam, 'ep-team');
+    expect(issued.record).toMatchObject({ userId: team.id, accountId: team.id, scope: 'worker' });
+    expect(await accounts.authenticate(issued.key)).toMatchObject({
+      user: { id: team.id },
+      account: { id: team.id, name: 'inference', kind: 'team' },
+      role: 'owner',
+      key: { endpointIds: ['ep-team'] },
+    });
+    // A team holds no other key: only its workers' key is held by an account that is not a user.
+    await expect(accounts.createKey(team.id, 'full')).rejects.toThrow(/user team_\w+ does not exist/);
+  });
+
   it('answers null for a hash no key has', async () => {
     expect(await keys.findWithUserByHash(hashKey(`cpk_${'z'.repeat(43)}`))).toBeNull();
   });

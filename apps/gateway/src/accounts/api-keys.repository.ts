@@ -33,12 +33,13 @@ export class ApiKeysRepository {
       entity: typeof ApiKeyEntity | typeof UserEntity | typeof TeamEntity | typeof TeamMemberEntity,
     ) => dataSource.getMetadata(entity).tablePath;
     // One statement whatever the key: a personal key finds no team (account_id = user_id), a team key its team and
-    // the holder's role (null when they are no longer a member).
+    // the holder's role (null when they are no longer a member). A team's workers' key is held by the team itself
+    // (account_id = user_id = the team's id): it finds its team, and no user, as principalOf expects.
     this.keyWithUserStatement = `SELECT ${this.keyColumns.select}, ${this.userColumns.select},
             t.id AS t_id, t.name AS t_name, m.role AS t_role
        FROM ${table(ApiKeyEntity)} k
        LEFT JOIN ${table(UserEntity)} u ON u.id = k.user_id
-       LEFT JOIN ${table(TeamEntity)} t ON t.id = k.account_id AND k.account_id <> k.user_id
+       LEFT JOIN ${table(TeamEntity)} t ON t.id = k.account_id AND (k.account_id <> k.user_id OR k.scope = 'worker')
        LEFT JOIN ${table(TeamMemberEntity)} m ON m.team_id = t.id AND m.user_id = k.user_id
       WHERE k.key_hash = $1`;
   }

@@ -8,6 +8,7 @@ import {
   type CreateKeyCommand,
   type KeyRecordView,
 } from '@app/contracts';
+import type { EntityManager } from 'typeorm';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { toKeyRecordView } from '../account.mapper.js';
 import { ApiKeyEntity } from '../api-key.entity.js';
@@ -54,7 +55,15 @@ export class CreateKeyHandler {
   }: CommandContext<CreateKeyCommand>): Promise<KeyRecordView> {
     checkEndpoints(payload);
     const holder = await this.users.findByIdOrName(payload.user, manager);
-    if (!holder) throw DomainError.notFound('user', payload.user);
+    if (!holder) {
+      // An endpoint's workers' key is held by the endpoint's account itself (ADR 34), a team's by the team, so a
+      // member leaving never stops its workers. Without this a team could create no endpoint at all: the key its
+      // workers need was refused as "user team_… does not exist" (found by test/e2e/role-matrix.e2e-spec.ts).
+      const team =
+        payload.scope === 'worker' && !payload.teamId && (await this.teams.findTeam(payload.user, manager));
+      if (!team) throw DomainError.notFound('user', payload.user);
+      return this.insert(envelope.commandId, payload, team.id, team.id, now, manager);
+    }
     if (holder.disabledAt) throw new DomainError(ErrorCode.InvalidState, `user ${holder.name} is disabled`);
     let accountId = holder.id;
     if (payload.teamId) {
@@ -80,9 +89,20 @@ export class CreateKeyHandler {
         `you already have ${payload.cap} active API keys for this account, the most one user may hold: revoke one first`,
       );
     }
+    return this.insert(envelope.commandId, payload, holder.id, accountId, now, manager);
+  }
+
+  private async insert(
+    commandId: string,
+    payload: CreateKeyCommand,
+    userId: string,
+    accountId: string,
+    now: Date,
+    manager: EntityManager,
+  ): Promise<KeyRecordView> {
     const key = Object.assign(new ApiKeyEntity(), {
-      id: `key_${deriveId(envelope.commandId, 'key')}`,
-      userId: holder.id,
+      id: `key_${deriveId(commandId, 'key')}`,
+      userId,
       accountId,
       name: payload.name,
       keyPrefix: payload.keyPrefix,
