@@ -4,6 +4,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { DomainError, ErrorCode, deriveId, type CommandOutcome, type ErrorPayload } from '@app/contracts';
 import { ProcessedCommandEntity, pipelinedTransaction } from '@app/database';
 import type {
+  AuditOfRefusal,
   BatchItem,
   Effect,
   Emit,
@@ -11,6 +12,7 @@ import type {
   MessageIdentity,
   ProcessResult,
 } from './applied-message.js';
+import { auditEvent, recordRefusalWithEntry } from './audited-refusal.js';
 import { BookkeepingStatements, type OutboxRow, type ProcessedRow } from './bookkeeping-statements.js';
 import { FaultInjector } from './fault-injector.js';
 
@@ -111,14 +113,17 @@ export class MessageProcessor {
   /**
    * Records a failed outcome; if an outcome was recorded meanwhile, that one stands. `decidedAt` (the database's
    * clock, as text) dates the row when the refusal was decided in an earlier transaction; without it, the row is
-   * dated when written.
+   * dated when written. `audit`: the refused command's audit entry, written to the outbox with the row.
    */
   async recordFailure(
     message: MessageIdentity,
     error: ErrorPayload,
     decidedAt: string | null = null,
+    audit?: AuditOfRefusal,
   ): Promise<ProcessResult> {
     const outcome: CommandOutcome = { ok: false, error };
+    const entry = audit?.(error) ?? null;
+    if (entry !== null) return this.recordAuditedFailure(message, outcome, decidedAt, entry);
     const inserted = await this.dataSource
       .createQueryBuilder()
       .insert()
@@ -129,6 +134,23 @@ export class MessageProcessor {
       .returning(['commandId'])
       .execute();
     if (inserted.raw && (inserted.raw as unknown[]).length) return { outcome, duplicate: false, events: [] };
+    const winner = await this.find(message.id);
+    return { outcome: winner ?? outcome, duplicate: true, events: [] };
+  }
+
+  /** A refusal and its audit entry (auditedRefusal), answered as recordFailure answers. */
+  private async recordAuditedFailure(
+    message: MessageIdentity,
+    outcome: CommandOutcome,
+    decidedAt: string | null,
+    payload: unknown,
+  ): Promise<ProcessResult> {
+    const event = auditEvent(message, payload);
+    if (
+      await recordRefusalWithEntry(this.dataSource, this.row(message, outcome, decidedAt), decidedAt, event)
+    ) {
+      return { outcome, duplicate: false, events: [event] };
+    }
     const winner = await this.find(message.id);
     return { outcome: winner ?? outcome, duplicate: true, events: [] };
   }
@@ -144,9 +166,11 @@ export class MessageProcessor {
       return result;
     } catch (error) {
       if (error instanceof Refusal) {
-        return this.recordFailure(item.message, error.error.toPayload(), error.decidedAt);
+        return this.recordFailure(item.message, error.error.toPayload(), error.decidedAt, item.audit);
       }
-      if (error instanceof DomainError) return this.recordFailure(item.message, error.toPayload());
+      if (error instanceof DomainError) {
+        return this.recordFailure(item.message, error.toPayload(), null, item.audit);
+      }
       if (isUniqueViolation(error)) {
         // Another delivery of the same message committed first.
         const winner = await this.find(item.message.id);
