@@ -4,6 +4,7 @@ import { PlatformModule } from '@app/platform';
 import { AccountEventsListener } from './accounts/account-events.js';
 import { AccountsModule } from './accounts/accounts.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { AuditModule } from './audit/audit.module.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { BillingModule } from './billing/billing.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
@@ -48,6 +49,7 @@ export class AppModule {
         BillingModule,
         SshKeysModule,
         ApiKeysModule,
+        AuditModule,
         PodsModule,
         EndpointsModule,
         TemplatesModule,

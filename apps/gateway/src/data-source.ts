@@ -1,6 +1,7 @@
 import { MESSAGING_ENTITIES, type AppDataSourceSpec } from '@app/database';
 import { ApiKeyEntity } from './accounts/api-key.entity.js';
 import { UserEntity } from './accounts/user.entity.js';
+import { AuditEntryEntity } from './audit/audit-entry.entity.js';
 import { SshKeyEntity } from './accounts/ssh-key.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { RateLimitCounterEntity } from './rate-limit/rate-limit-counter.entity.js';
@@ -17,6 +18,7 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     SshKeyEntity,
     RateLimitCounterEntity,
     RateLimitOverrideEntity,
+    AuditEntryEntity,
   ],
   migrations: MIGRATIONS,
 };

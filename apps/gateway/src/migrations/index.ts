@@ -3,10 +3,12 @@ import { Initial1795237944704 } from './1795237944704-initial.js';
 import { RateLimits1795238701472 } from './1795238701472-rate-limits.js';
 import { SshKeys1795239005180 } from './1795239005180-ssh-keys.js';
 import { OutboxJsonPayload1795927916095 } from './1795927916095-outbox-json-payload.js';
+import { AuditEntries1796508232088 } from './1796508232088-audit-entries.js';
 
 export const MIGRATIONS = [
   Initial1795237944704,
   RateLimits1795238701472,
   SshKeys1795239005180,
   OutboxJsonPayload1795927916095,
+  AuditEntries1796508232088,
 ];
