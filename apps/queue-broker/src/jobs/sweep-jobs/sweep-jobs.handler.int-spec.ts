@@ -60,12 +60,14 @@ describe('workers the sweep finds lost', () => {
       { endpointId: 'ep-lost', workerId: 'w-lost-1' },
       { ...at16(0), actor: owner },
     );
-    // One that only took (never registered): its account is unknown, so it makes no entry.
-    await harness.send(
-      Subjects.worker.take,
-      { endpointId: 'ep-lost', workerId: 'w-lost-2', batchSize: 1 },
-      at16(0),
-    );
+    // Both call once, then stop; the second was never registered: its account is unknown, so it makes no entry.
+    for (const workerId of ['w-lost-1', 'w-lost-2']) {
+      await harness.send(
+        Subjects.worker.ping,
+        { endpointId: 'ep-lost', workerId, jobIds: [], unhealthy: false },
+        at16(1),
+      );
+    }
     const sweep = await harness.send(
       Subjects.job.sweep,
       { detectLostWorkers: true },
