@@ -61,6 +61,7 @@ const SCENARIOS = [
   'cold-start',
   'placement',
   'history',
+  'audit',
   'lb',
 ];
 const FLEET_HOSTS = 10_000;
