@@ -1,8 +1,20 @@
 import { deriveId } from '../common/ids.js';
-import { personOf, type CommandEnvelope, type CommandOutcome } from '../messaging/envelope.js';
-import type { CommandSubject } from '../messaging/contract-map.js';
-import { auditRuleOf } from './audit-actions.js';
-import type { AuditResourceType, IdSource } from './audit.rules.js';
+
+/** What an audit entry is about. */
+export const AUDIT_RESOURCE_TYPES = [
+  'pod',
+  'cluster',
+  'endpoint',
+  'volume',
+  'template',
+  'registry-auth',
+  'account',
+  'user',
+  'api-key',
+  'team',
+  'worker',
+] as const;
+export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
 /** Who did it: the person (a team's member, or the user acting for themselves), the key, and a machine's reason. */
 export interface AuditActor {
@@ -47,65 +59,10 @@ export interface AuditPage {
   nextCursor: string | null;
 }
 
-const MAX_DETAIL = 200;
-const MAX_MESSAGE = 500;
-const MAX_REASON = 300;
-
-function read(source: IdSource<CommandSubject>, payload: unknown, value: unknown): string | undefined {
-  const [from, field] = 'payload' in source ? [payload, source.payload] : [value, source.value];
-  if (!from || typeof from !== 'object') return undefined;
-  const found = (from as Record<string, unknown>)[field];
-  return typeof found === 'string' && found ? found : undefined;
-}
-
-function first(
-  sources: readonly IdSource<CommandSubject>[] | undefined,
-  payload: unknown,
-  value: unknown,
-): string | undefined {
-  for (const source of sources ?? []) {
-    const found = read(source, payload, value);
-    if (found) return found;
-  }
-  return undefined;
-}
+/** An audit action no command makes: the broker's sweep found an endpoint's worker lost (a machine decision). */
+export const WORKER_LOST_ACTION = 'worker.lost';
 
 /** The entry id of a command's audit entry. */
 export function auditEntryId(commandId: string): string {
   return `aud_${deriveId(commandId, 'audit')}`;
-}
-
-/**
- * The audit entry of a command and its outcome, as its rule (AUDIT_RULES) says; null when the subject is not
- * audited (or, for a rule of refusals only, when it succeeded). Pure: a replay of the command makes the same entry.
- */
-export function auditEntryOf(envelope: CommandEnvelope, outcome: CommandOutcome): AuditEntry | null {
-  const rule = auditRuleOf(envelope.subject);
-  if (!rule || (rule.only === 'refused' && outcome.ok)) return null;
-  const value = outcome.ok ? outcome.value : undefined;
-  const { actor, payload } = envelope;
-  const details: Record<string, string> = {};
-  for (const field of rule.details ?? []) {
-    const found = read({ payload: field }, payload, undefined);
-    if (found) details[field] = found.slice(0, MAX_DETAIL);
-  }
-  return {
-    id: auditEntryId(envelope.commandId),
-    at: envelope.issuedAt,
-    accountId: first(rule.account, payload, value) ?? actor.userId,
-    actor: {
-      userId: personOf(actor),
-      ...(actor.keyId ? { keyId: actor.keyId } : {}),
-      kind: actor.kind,
-      ...(actor.reason ? { reason: actor.reason.slice(0, MAX_REASON) } : {}),
-    },
-    action: rule.action,
-    resourceType: rule.resourceType,
-    resourceId: first(rule.resourceId, payload, value) ?? null,
-    outcome: outcome.ok
-      ? { ok: true }
-      : { ok: false, code: outcome.error.code, message: outcome.error.message.slice(0, MAX_MESSAGE) },
-    ...(Object.keys(details).length ? { details } : {}),
-    commandId: envelope.commandId,
-  };
 }

@@ -1,21 +1,6 @@
-import type { CommandPayload, CommandResult, CommandSubject } from '../messaging/contract-map.js';
-import { Subjects } from '../messaging/subjects.js';
-
-/** What an audit entry is about. */
-export const AUDIT_RESOURCE_TYPES = [
-  'pod',
-  'cluster',
-  'endpoint',
-  'volume',
-  'template',
-  'registry-auth',
-  'account',
-  'user',
-  'api-key',
-  'team',
-  'worker',
-] as const;
-export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
+import type { AuditResourceType } from '../audit/audit-entry.js';
+import type { CommandPayload, CommandResult, CommandSubject } from './contract-map.js';
+import { Subjects } from './subjects.js';
 
 /** The keys of T whose values are strings (maybe absent): where an id or a name may be read. */
 type StringKeys<T> = T extends object

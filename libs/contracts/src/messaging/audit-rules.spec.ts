@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { ErrorCode } from '../errors/error-code.js';
-import type { CommandEnvelope } from '../messaging/envelope.js';
-import { CommandPayloadClasses, type CommandSubject } from '../messaging/contract-map.js';
-import { Subjects } from '../messaging/subjects.js';
-import { auditEntryId, auditEntryOf } from './audit-entry.js';
-import { AUDIT_ACTIONS, auditRuleOf } from './audit-actions.js';
-import { AUDIT_RULES, type AuditRule, type NotAudited } from './audit.rules.js';
+import type { CommandEnvelope } from './envelope.js';
+import { CommandPayloadClasses, type CommandSubject } from './contract-map.js';
+import { Subjects } from './subjects.js';
+import { auditEntryId } from '../audit/audit-entry.js';
+import { AUDIT_ACTIONS, auditEntryOf, auditRuleOf } from './audit-entries.js';
+import { AUDIT_RULES, type AuditRule, type NotAudited } from './audit-rules.js';
 
 function envelope(subject: string, payload: unknown, actor: CommandEnvelope['actor']): CommandEnvelope {
   return {
