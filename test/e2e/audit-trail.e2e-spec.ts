@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AuditEntry, AuditPage, EndpointV2View, PodV2View } from '@app/contracts';
+import { ROOT } from '../support/paths.js';
 import type { RunningSystem } from '../support/system.js';
 import type { TestDatabase } from '../support/test-database.js';
 import { A100, writeFleet } from './clusters-fixtures.js';
@@ -17,6 +20,7 @@ describe('the audit trail', () => {
   let db: TestDatabase;
   let system: RunningSystem;
   let alice: Call;
+  let aliceKey: string;
   let bob: Call;
   let reader: Call;
   let templateId: string;
@@ -40,7 +44,7 @@ describe('the audit trail', () => {
 
   beforeAll(async () => {
     let template;
-    ({ db, system, alice, bob, reader, template } = await startServerlessSystem('audit_trail', {
+    ({ db, system, alice, aliceKey, bob, reader, template } = await startServerlessSystem('audit_trail', {
       'cluster-scheduler': { FLEET_FILE: FLEET },
       'pod-lifecycle': { RUNTIME_DRIVER: 'simulated', SIM_PROVISION_MS: '100', SIM_START_MS: '100' },
       'endpoint-autoscaler': { AUTOSCALER_TICK_MS: '200' },
@@ -166,5 +170,28 @@ describe('the audit trail', () => {
     const bobs = await trail(bob);
     expectProblem(await alice('GET', `/v2/audit?accountId=${bobs[0].accountId}`), 403);
     expect(JSON.stringify(bobs)).not.toContain(endpoint.id);
+  });
+
+  it('gpucp audit prints the same trail, filtered, as a table or as the page', async () => {
+    const gpucp = (args: string[]) =>
+      new Promise<{ code: number; stdout: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          [join(ROOT, 'dist/tools/gpucp/gpucp.cli.js'), ...args],
+          { env: { PATH: process.env.PATH, GPUCP_API_URL: system.url('gateway'), GPUCP_API_KEY: aliceKey } },
+          (error, stdout) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }),
+        ),
+      );
+    const json = await gpucp(['audit', '--action', 'pod.stop', '--resource-id', pod.id, '--json']);
+    expect(json.code).toBe(0);
+    const page = JSON.parse(json.stdout) as AuditPage;
+    expect(page.entries.map((e) => e.action)).toEqual(['pod.stop']);
+    const table = await gpucp(['audit', '--resource-type', 'pod', '--all']);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^AT\s+ACCOUNT\s+ACTOR\s+ACTION\s+RESOURCE\s+OUTCOME$/);
+    expect(table.stdout).toContain(`pod.stop`);
+    expect(table.stdout).toMatch(/system \(autoscaler: scale-up: /);
+    const bad = await gpucp(['audit', '--limit', '0']);
+    expect(bad.code).toBe(1);
   });
 });

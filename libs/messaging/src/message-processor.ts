@@ -70,10 +70,11 @@ export class MessageProcessor {
     return this.statements.find(this.dataSource.manager, ids);
   }
 
-  async process(message: MessageIdentity, effect: Effect): Promise<ProcessResult> {
+  /** `audit`: an audited command's refusal entry (BatchItem.audit). */
+  async process(message: MessageIdentity, effect: Effect, audit?: AuditOfRefusal): Promise<ProcessResult> {
     const recorded = await this.find(message.id);
     if (recorded) return { outcome: recorded, duplicate: true, events: [] };
-    return this.applyOne({ message, effect });
+    return this.applyOne({ message, effect, audit });
   }
 
   /**
@@ -84,7 +85,9 @@ export class MessageProcessor {
     const settle = (p: Promise<ProcessResult>) => p.catch((error: unknown) => toError(error));
     if (items.length === 1) {
       const [item] = items;
-      return [await settle(item.fresh ? this.applyOne(item) : this.process(item.message, item.effect))];
+      return [
+        await settle(item.fresh ? this.applyOne(item) : this.process(item.message, item.effect, item.audit)),
+      ];
     }
     const recorded = await this.findMany(items.filter((item) => !item.fresh).map((item) => item.message.id));
     const results = new Array<ProcessResult | Error | undefined>(items.length);
@@ -105,7 +108,7 @@ export class MessageProcessor {
       else for (const i of fresh) results[i] = await settle(this.applyOne(items[i]));
     }
     for (let i = 0; i < items.length; i++) {
-      results[i] ??= await settle(this.process(items[i].message, items[i].effect));
+      results[i] ??= await settle(this.process(items[i].message, items[i].effect, items[i].audit));
     }
     return results as (ProcessResult | Error)[];
   }
