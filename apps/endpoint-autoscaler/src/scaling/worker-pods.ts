@@ -132,9 +132,12 @@ export class WorkerPods {
   /** A deleted endpoint's queue is purged; only an owner that does not answer makes the tick fail. */
   async purgeQueue(endpoint: EndpointEntity): Promise<void> {
     try {
-      await this.commands.execute(Subjects.job.purge, { endpointId: endpoint.id }, actorFor(endpoint), {
-        commandId: deriveId(endpoint.id, 'purge-on-delete'),
-      });
+      await this.commands.execute(
+        Subjects.job.purge,
+        { endpointId: endpoint.id },
+        actorFor(endpoint, 'autoscaler: the endpoint was deleted; its queue goes with it'),
+        { commandId: deriveId(endpoint.id, 'purge-on-delete') },
+      );
     } catch (error) {
       if (error instanceof DomainError && error.code !== ErrorCode.OwnerUnavailable) return;
       throw error;
