@@ -434,7 +434,8 @@ describe('replay tool', () => {
     await until('the rebuild reads the stream', () => /rebuild: \d+ commands/.test(stderr), WAIT_MS);
     const [, database, prefix] = /database (\S+), NATS prefix (\S+)/.exec(stderr) ?? [];
     const apps = await descendants(child.pid!);
-    expect(apps).toHaveLength(4);
+    // The four owner apps and the gateway (it keeps the audit trail from the owners' events).
+    expect(apps).toHaveLength(5);
     expect(await streamsOf(prefix)).not.toEqual([]);
     child.kill('SIGTERM');
     expect(await exited).toBe(143);
@@ -460,7 +461,7 @@ describe('replay tool', () => {
     await until('the rebuild reads the stream', () => /rebuild: \d+ commands/.test(stderr), WAIT_MS);
     const [, database, prefix] = /database (\S+), NATS prefix (\S+)/.exec(stderr) ?? [];
     const processes = await descendants(npm.pid!);
-    expect(processes.length).toBeGreaterThanOrEqual(5); // the tool (maybe under a shell) and its four apps
+    expect(processes.length).toBeGreaterThanOrEqual(6); // the tool (maybe under a shell) and its five apps
     process.kill(-npm.pid!, 'SIGINT');
     await exited;
     expect(stderr).toContain('replay: stopped by SIGINT');

@@ -52,8 +52,9 @@ export interface RebuildReport {
 /**
  * Replays the whole commands stream into a fresh database and compares it with the live one:
  * 1. creates database `<live>_rebuild_<id>` on the same server and runs every owner's migrations;
- * 2. starts the four owner apps on it with a fresh NATS prefix and REPLAY_MODE=true (they apply what they are given
- *    and nothing else: no runtime driver, autoscaler loop, sweeper or webhooks);
+ * 2. starts the four owner apps and the gateway (the audit trail's keeper) on it with a fresh NATS prefix and
+ *    REPLAY_MODE=true (they apply what they are given and nothing else: no runtime driver, autoscaler loop, sweeper
+ *    or webhooks);
  * 3. replays every recorded command up to the stream's last sequence, in the order the live deployment applied
  *    them (its `processed_commands` times; stream order for commands it never applied), through the owners'
  *    replay feeds in batches, waiting whenever the owner changes until the events caused so far are handled, and
