@@ -105,6 +105,8 @@ export async function startHistorySystem(label: string, replicas = 1): Promise<H
       FLEET_FILE: fleet,
       LOG_LEVEL: 'warn',
       ...SHARED_ENV,
+      // The rebuild runs the gateway too (it keeps the audit trail), which checks its hand-out against the grace.
+      JOB_TAKE_HAND_OUT_MS: '4000',
     },
     api: (method, path, body) => call(method, `${gateway}${path}`, user.key, body, 20_000),
     graphql: async <T>(query: string) => {
