@@ -8,7 +8,8 @@
 // worker slots, with each app's peak RSS; at most 5 rounds), replicas (two gateways and queue-brokers against
 // one, same load), edge, autoscaler, cold-start, placement, history (the metrics and billing routes over 1,000,000
 // jobs and 10,000 pods of history seeded with SQL; --quick: 100,000 and 1,000), replay (a recorded history of job
-// commands rebuilt and replayed by the operators' tool), lb (a load-balancing endpoint's worker through the
+// commands rebuilt and replayed by the operators' tool), audit (a filtered audit trail page over 10,000 recorded
+// commands vs a bare authenticated route), lb (a load-balancing endpoint's worker through the
 // gateway's proxy vs called directly).
 //
 //   npm run bench                        the full run (10 rounds; drain: 10,000 jobs a round, 5 rounds)
@@ -61,6 +62,7 @@ const SCENARIOS = [
   'cold-start',
   'placement',
   'history',
+  'audit',
   'lb',
 ];
 const FLEET_HOSTS = 10_000;

@@ -413,6 +413,26 @@ describe('web console, in Chromium', () => {
     });
   });
 
+  it("shows the account's audit trail, filtered", async () => {
+    await step('audit trail', async () => {
+      await go('Audit trail');
+      const rows = page.getByRole('table', { name: 'Audit entries' }).locator('tbody tr');
+      await until(
+        () => rows.count(),
+        (n) => n > 0,
+      );
+      await page.getByLabel('Action', { exact: true }).fill('pod.create');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await until(
+        async () => (await rows.allTextContents()).every((row) => row.includes('pod.create')),
+        (onlyCreates) => onlyCreates,
+      );
+      await expect(rows.count()).resolves.toBeGreaterThan(0);
+      await expectAccessible('audit trail');
+      await snapshot('audit');
+    });
+  });
+
   it('shows the overview and the other pages, in both themes', async () => {
     await step('overview and the rest', async () => {
       await go('Overview');

@@ -434,7 +434,8 @@ describe('replay tool', () => {
     await until('the rebuild reads the stream', () => /rebuild: \d+ commands/.test(stderr), WAIT_MS);
     const [, database, prefix] = /database (\S+), NATS prefix (\S+)/.exec(stderr) ?? [];
     const apps = await descendants(child.pid!);
-    expect(apps).toHaveLength(5); // the five owner apps, the gateway (accounts) among them
+    // The five owner apps: the gateway owns the accounts and keeps the audit trail from the owners' events.
+    expect(apps).toHaveLength(5);
     expect(await streamsOf(prefix)).not.toEqual([]);
     child.kill('SIGTERM');
     expect(await exited).toBe(143);

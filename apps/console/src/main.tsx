@@ -14,6 +14,7 @@ import { EndpointsPage } from './pages/endpoints/endpoints-page';
 import { TemplatesPage } from './pages/templates';
 import { RegistriesPage, SshKeysPage, VolumesPage } from './pages/account';
 import { UsagePage } from './pages/usage';
+import { AuditPage } from './pages/audit';
 import { ApiKeysPage } from './pages/api-keys/api-keys-page';
 import './styles.css';
 
@@ -28,6 +29,7 @@ const PAGES = [
   { path: 'ssh-keys', label: 'SSH keys', page: SshKeysPage },
   { path: 'usage', label: 'Usage', page: UsagePage },
   { path: 'api-keys', label: 'API keys', page: ApiKeysPage },
+  { path: 'audit', label: 'Audit trail', page: AuditPage },
 ] as const;
 
 type Theme = 'light' | 'dark';

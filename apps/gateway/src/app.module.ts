@@ -6,6 +6,7 @@ import { AccountCommands } from './accounts/account-commands.js';
 import { AccountEventsListener } from './accounts/account-events.js';
 import { AccountsModule } from './accounts/accounts.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { AuditModule } from './audit/audit.module.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { BillingModule } from './billing/billing.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
@@ -63,6 +64,7 @@ export class AppModule {
         SshKeysModule,
         ApiKeysModule,
         TeamsModule,
+        AuditModule,
         PodsModule,
         EndpointsModule,
         TemplatesModule,

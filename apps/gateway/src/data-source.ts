@@ -1,6 +1,7 @@
 import { MESSAGING_ENTITIES, type AppDataSourceSpec } from '@app/database';
 import { ApiKeyEntity } from './accounts/api-key.entity.js';
 import { UserEntity } from './accounts/user.entity.js';
+import { AuditEntryEntity } from './audit/audit-entry.entity.js';
 import { SshKeyEntity } from './accounts/ssh-key.entity.js';
 import { TeamMemberEntity } from './accounts/team-member.entity.js';
 import { TeamEntity } from './accounts/team.entity.js';
@@ -25,6 +26,7 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     RateLimitOverrideEntity,
     ConsoleSessionEntity,
     SsoLoginEntity,
+    AuditEntryEntity,
   ],
   migrations: MIGRATIONS,
 };

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { CommandEnvelope, CommandOutcome } from '@app/contracts';
+import type { CommandEnvelope, CommandOutcome, ErrorPayload } from '@app/contracts';
 
 /** The identity of a message to apply once: a command (command id) or an event (event id). */
 export interface MessageIdentity {
@@ -52,4 +52,12 @@ export interface BatchItem {
    * the record, as a redelivery is.
    */
   fresh?: boolean;
+  /**
+   * The audit entry of the command's refusal, for a subject that is audited (AUDIT_RULES): written to the outbox
+   * with the refusal's processed row (its success writes its own, in its effect). Absent on every other message.
+   */
+  audit?: AuditOfRefusal;
 }
+
+/** The `audit.evt.recorded` payload of a refused command (null: its rule records no entry for it). */
+export type AuditOfRefusal = (error: ErrorPayload) => unknown;

@@ -3,6 +3,9 @@ import {
   CommandPayloadClasses,
   DomainError,
   ErrorCode,
+  Subjects,
+  auditEntryOf,
+  auditRuleOf,
   isRefusalDecision,
   validatePlain,
   type CommandEnvelope,
@@ -12,7 +15,7 @@ import {
 import { requestContext } from '@app/observability';
 import type { CommandContext } from './handler-context.js';
 import { HandlerRegistry } from './handler-registry.js';
-import type { BatchItem, MessageIdentity, ProcessResult } from './applied-message.js';
+import type { AuditOfRefusal, BatchItem, MessageIdentity, ProcessResult } from './applied-message.js';
 import { MessageProcessor } from './message-processor.js';
 import { MESSAGING_OPTIONS, type MessagingOptions } from './messaging.options.js';
 
@@ -42,35 +45,60 @@ export class CommandWork {
     if (!handler || !payloadClass) {
       return new DomainError(ErrorCode.Internal, `no handler for ${subject} in ${this.options.app}`);
     }
+    // One lookup per command; undefined for every subject of the job path, which then pays nothing more.
+    const audit = auditOfRefusal(subject, envelope);
     // Refused live because a dependency did not answer: the same refusal, not a new try (ADR 11).
     if (isRefusalDecision(decided)) {
-      return this.processor.recordFailure(identity, decided.refused).catch((error: Error) => error);
+      return this.processor
+        .recordFailure(identity, decided.refused, null, audit)
+        .catch((error: Error) => error);
     }
     const validated = validatePlain(payloadClass, envelope.payload);
     if (!validated.ok) {
       return this.processor
-        .recordFailure(identity, {
-          code: ErrorCode.ValidationFailed,
-          message: `invalid ${subject} command`,
-          errors: validated.errors,
-        })
+        .recordFailure(
+          identity,
+          {
+            code: ErrorCode.ValidationFailed,
+            message: `invalid ${subject} command`,
+            errors: validated.errors,
+          },
+          null,
+          audit,
+        )
         .catch((error: Error) => error);
     }
+    const apply: BatchItem['effect'] = (manager, emit) => {
+      const context: CommandContext = {
+        envelope,
+        payload: validated.value,
+        manager,
+        now: new Date(envelope.issuedAt),
+        emit,
+        decided,
+      };
+      return requestContext.run({ correlationId: identity.correlationId }, () =>
+        Promise.resolve(handler(context as never)),
+      );
+    };
+    if (!audit) return { message: identity, effect: apply };
     return {
       message: identity,
-      effect: (manager, emit) => {
-        const context: CommandContext = {
-          envelope,
-          payload: validated.value,
-          manager,
-          now: new Date(envelope.issuedAt),
-          emit,
-          decided,
-        };
-        return requestContext.run({ correlationId: identity.correlationId }, () =>
-          Promise.resolve(handler(context as never)),
-        );
+      audit,
+      // The success's entry goes to the outbox in the command's own transaction, after the handler's events.
+      effect: async (manager, emit) => {
+        const value = await apply(manager, emit);
+        // Only the result's top-level strings are read (a create's new id): the live value does.
+        const entry = auditEntryOf({ ...envelope, subject }, { ok: true, value });
+        if (entry) await emit(Subjects.audit.recorded, entry, 'audit');
+        return value;
       },
     };
   }
+}
+
+/** How an audited command's refusal is entered in the trail; undefined for a subject that is not audited. */
+export function auditOfRefusal(subject: string, envelope: CommandEnvelope): AuditOfRefusal | undefined {
+  if (!auditRuleOf(subject)) return undefined;
+  return (error) => auditEntryOf({ ...envelope, subject }, { ok: false, error });
 }

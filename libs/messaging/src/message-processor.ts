@@ -4,6 +4,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { DomainError, ErrorCode, deriveId, type CommandOutcome, type ErrorPayload } from '@app/contracts';
 import { ProcessedCommandEntity, pipelinedTransaction } from '@app/database';
 import type {
+  AuditOfRefusal,
   BatchItem,
   Effect,
   Emit,
@@ -11,6 +12,7 @@ import type {
   MessageIdentity,
   ProcessResult,
 } from './applied-message.js';
+import { auditEvent, recordRefusalWithEntry } from './audited-refusal.js';
 import { BookkeepingStatements, type OutboxRow, type ProcessedRow } from './bookkeeping-statements.js';
 import { FaultInjector } from './fault-injector.js';
 
@@ -68,10 +70,11 @@ export class MessageProcessor {
     return this.statements.find(this.dataSource.manager, ids);
   }
 
-  async process(message: MessageIdentity, effect: Effect): Promise<ProcessResult> {
+  /** `audit`: an audited command's refusal entry (BatchItem.audit). */
+  async process(message: MessageIdentity, effect: Effect, audit?: AuditOfRefusal): Promise<ProcessResult> {
     const recorded = await this.find(message.id);
     if (recorded) return { outcome: recorded, duplicate: true, events: [] };
-    return this.applyOne({ message, effect });
+    return this.applyOne({ message, effect, audit });
   }
 
   /**
@@ -82,7 +85,9 @@ export class MessageProcessor {
     const settle = (p: Promise<ProcessResult>) => p.catch((error: unknown) => toError(error));
     if (items.length === 1) {
       const [item] = items;
-      return [await settle(item.fresh ? this.applyOne(item) : this.process(item.message, item.effect))];
+      return [
+        await settle(item.fresh ? this.applyOne(item) : this.process(item.message, item.effect, item.audit)),
+      ];
     }
     const recorded = await this.findMany(items.filter((item) => !item.fresh).map((item) => item.message.id));
     const results = new Array<ProcessResult | Error | undefined>(items.length);
@@ -103,7 +108,7 @@ export class MessageProcessor {
       else for (const i of fresh) results[i] = await settle(this.applyOne(items[i]));
     }
     for (let i = 0; i < items.length; i++) {
-      results[i] ??= await settle(this.process(items[i].message, items[i].effect));
+      results[i] ??= await settle(this.process(items[i].message, items[i].effect, items[i].audit));
     }
     return results as (ProcessResult | Error)[];
   }
@@ -111,14 +116,17 @@ export class MessageProcessor {
   /**
    * Records a failed outcome; if an outcome was recorded meanwhile, that one stands. `decidedAt` (the database's
    * clock, as text) dates the row when the refusal was decided in an earlier transaction; without it, the row is
-   * dated when written.
+   * dated when written. `audit`: the refused command's audit entry, written to the outbox with the row.
    */
   async recordFailure(
     message: MessageIdentity,
     error: ErrorPayload,
     decidedAt: string | null = null,
+    audit?: AuditOfRefusal,
   ): Promise<ProcessResult> {
     const outcome: CommandOutcome = { ok: false, error };
+    const entry = audit?.(error) ?? null;
+    if (entry !== null) return this.recordAuditedFailure(message, outcome, decidedAt, entry);
     const inserted = await this.dataSource
       .createQueryBuilder()
       .insert()
@@ -129,6 +137,23 @@ export class MessageProcessor {
       .returning(['commandId'])
       .execute();
     if (inserted.raw && (inserted.raw as unknown[]).length) return { outcome, duplicate: false, events: [] };
+    const winner = await this.find(message.id);
+    return { outcome: winner ?? outcome, duplicate: true, events: [] };
+  }
+
+  /** A refusal and its audit entry (auditedRefusal), answered as recordFailure answers. */
+  private async recordAuditedFailure(
+    message: MessageIdentity,
+    outcome: CommandOutcome,
+    decidedAt: string | null,
+    payload: unknown,
+  ): Promise<ProcessResult> {
+    const event = auditEvent(message, payload);
+    if (
+      await recordRefusalWithEntry(this.dataSource, this.row(message, outcome, decidedAt), decidedAt, event)
+    ) {
+      return { outcome, duplicate: false, events: [event] };
+    }
     const winner = await this.find(message.id);
     return { outcome: winner ?? outcome, duplicate: true, events: [] };
   }
@@ -144,9 +169,11 @@ export class MessageProcessor {
       return result;
     } catch (error) {
       if (error instanceof Refusal) {
-        return this.recordFailure(item.message, error.error.toPayload(), error.decidedAt);
+        return this.recordFailure(item.message, error.error.toPayload(), error.decidedAt, item.audit);
       }
-      if (error instanceof DomainError) return this.recordFailure(item.message, error.toPayload());
+      if (error instanceof DomainError) {
+        return this.recordFailure(item.message, error.toPayload(), null, item.audit);
+      }
       if (isUniqueViolation(error)) {
         // Another delivery of the same message committed first.
         const winner = await this.find(item.message.id);

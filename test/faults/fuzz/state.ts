@@ -4,8 +4,9 @@ import { sendRaw } from './http.js';
 /**
  * What the fuzz cases must leave unchanged: each user's resources as their listings show them (ids and what the
  * user asked for, not statuses that move on their own), user A's job, and the row count of every table that
- * holds state (bookkeeping tables excluded: migrations, processed commands, outboxes, rate-limit counters, and the
- * endpoint metrics, which the broker's sampler adds to every few seconds whatever the requests, ADR 22).
+ * holds state (bookkeeping tables excluded: migrations, processed commands, outboxes, rate-limit counters, the
+ * audit trail, which enters every refused command as processed_commands records it (ADR 35), and the endpoint
+ * metrics, which the broker's sampler adds to every few seconds whatever the requests, ADR 22).
  */
 export interface StateSnapshot {
   listings: Record<string, string[]>;
@@ -17,6 +18,7 @@ const BOOKKEEPING = new Set([
   'migrations',
   'processed_commands',
   'outbox',
+  'audit_entries',
   'rate_limit_counters',
   'fleet_loads',
   'endpoint_metric_rollups',

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { ApiError } from './api-client.js';
+import { auditCommand } from './audit.commands.js';
 import { clustersCommand } from './clusters.commands.js';
 import { DEFAULT_API_URL } from './context.js';
 import { endpointsCommand } from './endpoints.commands.js';
@@ -15,7 +16,9 @@ import { usageCommand } from './usage.commands.js';
  * printed), 2 usage (a missing key, an unknown option).
  */
 const program = new Command('gpucp')
-  .description('pods, clusters, serverless endpoints, jobs, logs and usage of a GPU control plane')
+  .description(
+    'pods, clusters, serverless endpoints, jobs, logs, usage and the audit trail of a GPU control plane',
+  )
   .option('--api-url <url>', `the gateway (env GPUCP_API_URL; default ${DEFAULT_API_URL})`)
   .option('--api-key <key>', 'an API key cpk_… (env GPUCP_API_KEY)')
   .option('--json', 'print JSON (no progress output)')
@@ -28,6 +31,7 @@ endpointsCommand(program);
 jobsCommand(program);
 logsCommand(program);
 usageCommand(program);
+auditCommand(program);
 
 try {
   await program.parseAsync(process.argv);

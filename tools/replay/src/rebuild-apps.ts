@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { AppName } from '@app/contracts';
 
-/** The apps that own command domains: the ones a rebuild runs. */
+/** The apps that own command domains, and the gateway, which keeps the audit trail: the ones a rebuild runs. */
 export const OWNER_APPS: readonly AppName[] = [
   'gateway',
   'cluster-scheduler',

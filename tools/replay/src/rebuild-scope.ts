@@ -1,7 +1,8 @@
 /**
  * What a rebuild reproduces and compares: the schemas of the apps that own command domains, rebuilt from the
- * commands stream. The gateway owns the accounts (users, teams, members, API keys: `account.cmd.*`); what it
- * writes directly (SSH keys, rate-limit counters and overrides) is left out below.
+ * commands stream. The gateway owns the accounts (users, teams, members, API keys: `account.cmd.*`) and keeps the
+ * audit trail (`audit_entries`) from the owners' events; what it writes directly (SSH keys, console sessions,
+ * rate-limit counters and overrides) is left out below.
  */
 export const REBUILT_SCHEMAS = [
   'gateway',

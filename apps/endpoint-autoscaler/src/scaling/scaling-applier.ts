@@ -8,7 +8,7 @@ import { autoscalerMetrics } from './autoscaler.metrics.js';
 import { ScalingEventEntity, type ScalingAction } from './scaling-event.entity.js';
 import { COMMAND_FOR, type PlannedChange, type ScalingPlan, type Tally } from './scaling-plan.js';
 import { ScalingStateRepository, noWrites, type ScalingWrites } from './scaling-state.repository.js';
-import { WorkerPods, type PodAnswer } from './worker-pods.js';
+import { WorkerPods, scalingReason, type PodAnswer } from './worker-pods.js';
 
 /** One scaling event's content (its id, endpoint and time are the applier's). */
 export interface ScalingRecord extends Tally {
@@ -45,7 +45,7 @@ export class ScalingApplier {
     // Before the endpoint's row can go: a queue left unpurged would have nobody to purge it later.
     if (plan.purgeQueue) await this.pods.purgeQueue(endpoint);
     const byId = new Map(rows.map((row) => [row.podId, row]));
-    const { writes, created, changed } = this.decide(endpoint, byId, plan, now);
+    const { writes, created, changed, reasons } = this.decide(endpoint, byId, plan, now);
     await this.state.commit(writes);
     this.announce(endpoint, writes.events);
     if (plan.held.length) this.logger.debug(`endpoint ${endpoint.id}: held: ${plan.held.join('; ')}`);
@@ -65,22 +65,27 @@ export class ScalingApplier {
       }
     };
     await settle(
-      plan.reissue.map(async ({ podId, command }) => {
+      plan.reissue.map(async ({ podId, command, reason }) => {
         const row = byId.get(podId)!;
+        const why = scalingReason('reissue', reason);
         if (command !== 'create') {
-          return answers.command(row, command, await this.pods.command(endpoint, row, command));
+          return answers.command(row, command, await this.pods.command(endpoint, row, command, why));
         }
         const recorded = await this.pods.recordedCreate(endpoint, row);
-        answers.create(row, recorded ?? (await this.pods.create(endpoint, row)));
+        answers.create(row, recorded ?? (await this.pods.create(endpoint, row, why)));
       }),
     );
     const act = (row: WorkerEntity) =>
       this.pods
-        .command(endpoint, row, COMMAND_FOR[row.desired])
+        .command(endpoint, row, COMMAND_FOR[row.desired], reasons.get(row))
         .then((a) => answers.command(row, COMMAND_FOR[row.desired], a));
     await settle(changed.filter((row) => row.desired !== 'RUNNING').map(act));
     await settle(changed.filter((row) => row.desired === 'RUNNING').map(act));
-    await settle(created.map(async (row) => answers.create(row, await this.pods.create(endpoint, row))));
+    await settle(
+      created.map(async (row) =>
+        answers.create(row, await this.pods.create(endpoint, row, reasons.get(row))),
+      ),
+    );
 
     const recorded = answers.writes(this.clock.now());
     await this.state.commit(recorded);
@@ -104,8 +109,15 @@ export class ScalingApplier {
     byId: Map<string, WorkerEntity>,
     plan: ScalingPlan,
     now: Date,
-  ): { writes: ScalingWrites; created: WorkerEntity[]; changed: WorkerEntity[] } {
+  ): {
+    writes: ScalingWrites;
+    created: WorkerEntity[];
+    changed: WorkerEntity[];
+    /** Each worker's command's reason, for its actor (the owner's audit trail). */
+    reasons: Map<WorkerEntity, string>;
+  } {
     const writes = noWrites();
+    const reasons = new Map<WorkerEntity, string>();
     const touched = new Set<WorkerEntity>();
     const event = (record: ScalingRecord) => writes.events.push(scalingEvent(endpoint.id, now, record));
     for (const { podId, podStatus, idleSince } of plan.refresh) {
@@ -129,6 +141,7 @@ export class ScalingApplier {
       touched.add(row);
       changed.push(row);
       event({ action: ACTION_OF[bucket], podId: row.podId, reason: entry.reason, ...entry.tally });
+      reasons.set(row, scalingReason(bucket === 'resume' ? 'scale-up' : 'scale-down', entry.reason));
     };
     for (const bucket of ['terminate', 'stop', 'resume'] as const) {
       for (const entry of plan[bucket]) change(bucket, entry);
@@ -136,11 +149,12 @@ export class ScalingApplier {
     const created = plan.create.map(({ reason, tally }) => {
       const row = newWorker(endpoint.id, now);
       event({ action: 'create', podId: row.podId, reason, ...tally });
+      reasons.set(row, scalingReason('scale-up', reason));
       return row;
     });
     writes.inserted = created;
     writes.saved = [...touched];
-    return { writes, created, changed };
+    return { writes, created, changed, reasons };
   }
 
   private announce(endpoint: EndpointEntity, events: ScalingEventEntity[]): void {

@@ -25,9 +25,19 @@ export type PodAnswer =
   | { kind: 'not-found' }
   | { kind: 'refused'; code: string; message: string };
 
-/** Worker pods are the endpoint owner's, asked for by the system. */
-export function actorFor(endpoint: Pick<EndpointEntity, 'ownerId'>): Actor {
-  return { userId: endpoint.ownerId, kind: 'system' };
+/**
+ * Worker pods are the endpoint owner's, asked for by the system; `reason` says why, for the owner's audit trail
+ * (`autoscaler: scale-up: …`).
+ */
+export function actorFor(endpoint: Pick<EndpointEntity, 'ownerId'>, reason?: string): Actor {
+  return reason
+    ? { userId: endpoint.ownerId, kind: 'system', reason }
+    : { userId: endpoint.ownerId, kind: 'system' };
+}
+
+/** Why the autoscaler issues a worker's command, as the actor's reason: the direction, then the plan's reason. */
+export function scalingReason(direction: 'scale-up' | 'scale-down' | 'reissue', planReason: string): string {
+  return `autoscaler: ${direction}: ${planReason}`.slice(0, 300);
 }
 
 /**
@@ -47,12 +57,12 @@ export class WorkerPods {
   ) {}
 
   /** `pod.cmd.create`; refused when pod-lifecycle (or the catalog, for the placement) said no. */
-  async create(endpoint: EndpointEntity, worker: WorkerEntity): Promise<PodAnswer> {
+  async create(endpoint: EndpointEntity, worker: WorkerEntity, reason?: string): Promise<PodAnswer> {
     try {
       const pod = await this.commands.execute(
         Subjects.pod.create,
         await this.podSpec(endpoint, worker),
-        actorFor(endpoint),
+        actorFor(endpoint, reason),
         { commandId: worker.createCommandId },
       );
       return { kind: 'applied', pod };
@@ -79,12 +89,17 @@ export class WorkerPods {
   }
 
   /** Start, stop or terminate; the command id is derived from the worker and its action count. */
-  async command(endpoint: EndpointEntity, worker: WorkerEntity, action: PodAction): Promise<PodAnswer> {
+  async command(
+    endpoint: EndpointEntity,
+    worker: WorkerEntity,
+    action: PodAction,
+    reason?: string,
+  ): Promise<PodAnswer> {
     try {
       const pod = await this.commands.execute(
         Subjects.pod[action],
         { podId: worker.podId },
-        actorFor(endpoint),
+        actorFor(endpoint, reason),
         {
           commandId: deriveId(worker.podId, `${action}/${worker.actionSeq}`),
         },
@@ -117,9 +132,12 @@ export class WorkerPods {
   /** A deleted endpoint's queue is purged; only an owner that does not answer makes the tick fail. */
   async purgeQueue(endpoint: EndpointEntity): Promise<void> {
     try {
-      await this.commands.execute(Subjects.job.purge, { endpointId: endpoint.id }, actorFor(endpoint), {
-        commandId: deriveId(endpoint.id, 'purge-on-delete'),
-      });
+      await this.commands.execute(
+        Subjects.job.purge,
+        { endpointId: endpoint.id },
+        actorFor(endpoint, 'autoscaler: the endpoint was deleted; its queue goes with it'),
+        { commandId: deriveId(endpoint.id, 'purge-on-delete') },
+      );
     } catch (error) {
       if (error instanceof DomainError && error.code !== ErrorCode.OwnerUnavailable) return;
       throw error;

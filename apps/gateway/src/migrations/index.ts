@@ -4,6 +4,7 @@ import { RateLimits1795238701472 } from './1795238701472-rate-limits.js';
 import { SshKeys1795239005180 } from './1795239005180-ssh-keys.js';
 import { OutboxJsonPayload1795927916095 } from './1795927916095-outbox-json-payload.js';
 import { Teams1796507921145 } from './1796507921145-teams.js';
+import { AuditEntries1796508232088 } from './1796508232088-audit-entries.js';
 import { ConsoleSessions1796508244918 } from './1796508244918-console-sessions.js';
 
 export const MIGRATIONS = [
@@ -12,5 +13,6 @@ export const MIGRATIONS = [
   SshKeys1795239005180,
   OutboxJsonPayload1795927916095,
   Teams1796507921145,
+  AuditEntries1796508232088,
   ConsoleSessions1796508244918,
 ];

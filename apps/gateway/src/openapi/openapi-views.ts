@@ -1,5 +1,6 @@
 import type {
   ApiKeyList,
+  AuditPage,
   CreatedApiKey,
   BillingSummaryList,
   BillingV1Record,
@@ -65,6 +66,7 @@ export interface PingResult {
  */
 export interface ResponseViews {
   ApiKeyList: ApiKeyList;
+  AuditPage: AuditPage;
   CreatedApiKey: CreatedApiKey;
   BillingSummaryList: BillingSummaryList;
   BillingV1Record: BillingV1Record;

@@ -12,6 +12,13 @@ export interface WorkerStates extends WorkerCounts {
   initializingIds: string[];
 }
 
+/** A worker the sweep found lost: its endpoint, and the account it worked for when the register named it. */
+export interface LostWorker {
+  id: string;
+  endpointId: string;
+  ownerId: string | null;
+}
+
 export abstract class WorkerRoster {
   /**
    * Records a take's call of the worker made at `heardAt` (it polls, so it has started and is healthy), as a part
@@ -19,8 +26,8 @@ export abstract class WorkerRoster {
    * worker is alive (not lost, and a heartbeat since `lostBefore`): nothing is leased to one that is not.
    */
   abstract pollingTouch(endpointId: string, workerId: string, heardAt: Date, lostBefore: Date): StatementPart;
-  /** Marks lost the workers not seen since `lostBefore`; their ids. */
-  abstract markLost(lostBefore: Date, now: Date, manager: EntityManager): Promise<string[]>;
+  /** Marks lost the workers not seen since `lostBefore`; who they are. */
+  abstract markLost(lostBefore: Date, now: Date, manager: EntityManager): Promise<LostWorker[]>;
   /** Forgets workers lost before `before`. */
   abstract deleteLostBefore(before: Date, manager: EntityManager): Promise<unknown>;
   /**

@@ -6,6 +6,7 @@ import { EndpointMetrics1795492806244 } from './1795492806244-endpoint-metrics.j
 import { MetricsRowVersion1795524209378 } from './1795524209378-metrics-row-version.js';
 import { OutboxJsonPayload1795927920408 } from './1795927920408-outbox-json-payload.js';
 import { JobsActiveIndex1796300008270 } from './1796300008270-jobs-active-index.js';
+import { WorkerOwner1796508839580 } from './1796508839580-worker-owner.js';
 
 export const MIGRATIONS = [
   Initial1795237761633,
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   MetricsRowVersion1795524209378,
   OutboxJsonPayload1795927920408,
   JobsActiveIndex1796300008270,
+  WorkerOwner1796508839580,
 ];

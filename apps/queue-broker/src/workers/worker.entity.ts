@@ -38,4 +38,11 @@ export class WorkerEntity {
 
   @Column({ type: 'text', nullable: true })
   version: string | null;
+
+  /**
+   * The account the worker works for: the endpoint owner the autoscaler's register named (its actor). The sweep
+   * enters a lost worker in that account's audit trail; null for a worker that called before it was registered.
+   */
+  @Column({ name: 'owner_id', type: 'text', nullable: true })
+  ownerId: string | null;
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { numberedFrom, writeBehind, type StatementPart } from '@app/database';
-import type { WorkerRoster, WorkerStates } from '../jobs/worker-roster.js';
+import type { LostWorker, WorkerRoster, WorkerStates } from '../jobs/worker-roster.js';
 import { WorkerEntity } from './worker.entity.js';
 
 /**
@@ -102,12 +102,18 @@ export class WorkersRepository implements WorkerRoster {
   }
 
   /** The autoscaler started a worker pod: it counts as initializing until it calls. */
-  async register(endpointId: string, workerId: string, now: Date, manager: EntityManager): Promise<void> {
+  async register(
+    endpointId: string,
+    workerId: string,
+    ownerId: string,
+    now: Date,
+    manager: EntityManager,
+  ): Promise<void> {
     await manager.query(
-      `INSERT INTO queue_broker.workers (id, endpoint_id, registered_at, unhealthy, recycle_requested)
-       VALUES ($1, $2, $3, false, false)
-       ON CONFLICT (id) DO UPDATE SET endpoint_id = EXCLUDED.endpoint_id`,
-      [workerId, endpointId, now],
+      `INSERT INTO queue_broker.workers (id, endpoint_id, registered_at, unhealthy, recycle_requested, owner_id)
+       VALUES ($1, $2, $3, false, false, $4)
+       ON CONFLICT (id) DO UPDATE SET endpoint_id = EXCLUDED.endpoint_id, owner_id = EXCLUDED.owner_id`,
+      [workerId, endpointId, now, ownerId],
     );
   }
 
@@ -127,16 +133,21 @@ export class WorkersRepository implements WorkerRoster {
   }
 
   /** Workers silent since before `lostBefore` that are not marked lost yet, marked now; returns their ids. */
-  async markLost(lostBefore: Date, now: Date, manager: EntityManager): Promise<string[]> {
-    const rows = await manager.query<[{ id: string }[], number]>(
+  async markLost(lostBefore: Date, now: Date, manager: EntityManager): Promise<LostWorker[]> {
+    const rows = await manager.query<
+      [{ id: string; endpoint_id: string; owner_id: string | null }[], number]
+    >(
       `UPDATE queue_broker.workers w SET lost_at = $2
        WHERE w.lost_at IS NULL AND COALESCE(w.last_seen_at, w.registered_at) < $1
          AND (w.last_seen_at IS NOT NULL OR EXISTS
            (SELECT 1 FROM queue_broker.jobs j WHERE j.lease_worker_id = w.id))
-       RETURNING w.id`,
+       RETURNING w.id, w.endpoint_id, w.owner_id`,
       [lostBefore, now],
     );
-    return rows[0].map((r) => r.id);
+    // RETURNING has no order of its own: by id, so the sweep's entries (and a replay's) come in one order.
+    return rows[0]
+      .map((r) => ({ id: r.id, endpointId: r.endpoint_id, ownerId: r.owner_id }))
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
   deleteLostBefore(before: Date, manager: EntityManager): Promise<unknown> {

@@ -100,6 +100,7 @@ import type {
 import { RotateWebhookSecretCommand, type WebhookSecretView } from '../jobs/webhook.contracts.js';
 import type { Packed } from '../jobs/payload-blobs.js';
 import type { AccountChangedEvent, SessionChangedEvent } from '../accounts/account.events.js';
+import type { AuditRecordedEvent } from '../audit/audit-entry.js';
 import type { OwnedResourceCreatedEvent, OwnedResourceDeletedEvent } from '../common/resource.events.js';
 import type { Class } from '../common/validation.js';
 import type { EndpointDeletedEvent, EndpointSavedEvent } from '../endpoints/endpoint.contracts.js';
@@ -182,6 +183,7 @@ export interface CommandContracts {
  * are typed by it, so a wrong payload is a compile error on both sides.
  */
 export interface EventContracts {
+  [Subjects.audit.recorded]: AuditRecordedEvent;
   [Subjects.account.changed]: AccountChangedEvent;
   [Subjects.account.sessionChanged]: SessionChangedEvent;
   [Subjects.job.queued]: JobQueuedEvent;

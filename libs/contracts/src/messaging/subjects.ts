@@ -17,6 +17,8 @@ export const Domain = {
   Endpoint: 'endpoint',
   Account: 'account',
   Spend: 'spend',
+  /** The audit trail: events only (`audit.evt.recorded`), written by every owner, kept by the gateway. */
+  Audit: 'audit',
 } as const;
 export type Domain = (typeof Domain)[keyof typeof Domain];
 
@@ -34,6 +36,7 @@ export const DomainOwner = {
   [Domain.Endpoint]: 'endpoint-autoscaler',
   [Domain.Account]: 'gateway',
   [Domain.Spend]: 'pod-lifecycle',
+  [Domain.Audit]: 'gateway',
 } as const satisfies Record<Domain, AppName>;
 
 export const APP_NAMES = [
@@ -52,6 +55,13 @@ export function domainsOwnedBy(app: AppName): Domain[] {
 }
 
 export const Subjects = {
+  audit: {
+    /**
+     * An audited command's entry (docs/adr/0035-audit-trail.md): written by its owner with the command's outcome (in
+     * its transaction, or with its refusal's processed row), kept by the gateway in `gateway.audit_entries`.
+     */
+    recorded: 'audit.evt.recorded',
+  },
   account: {
     /** Core NATS, published after commit: every gateway replica drops the principals it caches for it. */
     changed: 'account.evt.changed',

@@ -106,7 +106,7 @@ export async function startHistorySystem(label: string, replicas = 1): Promise<H
       FLEET_FILE: fleet,
       LOG_LEVEL: 'warn',
       ...SHARED_ENV,
-      // The rebuild runs the gateway too (it owns the accounts), whose hand-out must stay below the shared grace.
+      // The rebuild runs the gateway too (accounts, the audit trail), whose hand-out must stay below the grace.
       JOB_TAKE_HAND_OUT_MS: '4000',
     },
     api: (method, path, body) => call(method, `${gateway}${path}`, user.key, body, 20_000),

@@ -47,3 +47,44 @@ describe('the sweep and rows other commands hold', () => {
     expect(changes).toContainEqual(expect.objectContaining({ jobId: accepted.id, status: 'TIMED_OUT' }));
   });
 });
+
+describe('workers the sweep finds lost', () => {
+  const at16 = (minute: number): SendOptions => ({
+    issuedAt: new Date(Date.UTC(2026, 2, 1, 16, minute)).toISOString(),
+  });
+
+  it("are entered in the audit trail of the account the register named, a machine's decision with its reason", async () => {
+    const owner: Actor = { userId: 'u-owner', kind: 'system', reason: 'autoscaler: scale-up: queue' };
+    await harness.send(
+      Subjects.worker.register,
+      { endpointId: 'ep-lost', workerId: 'w-lost-1' },
+      { ...at16(0), actor: owner },
+    );
+    // Both call once, then stop; the second was never registered: its account is unknown, so it makes no entry.
+    for (const workerId of ['w-lost-1', 'w-lost-2']) {
+      await harness.send(
+        Subjects.worker.ping,
+        { endpointId: 'ep-lost', workerId, jobIds: [], unhealthy: false },
+        at16(1),
+      );
+    }
+    const sweep = await harness.send(
+      Subjects.job.sweep,
+      { detectLostWorkers: true },
+      { ...at16(5), actor: SYSTEM },
+    );
+    expect(sweep).toMatchObject({ lostWorkers: 2 });
+    const entries = (await harness.events(Subjects.audit.recorded)).map((event) => event.payload);
+    expect(entries).toEqual([
+      expect.objectContaining({
+        accountId: 'u-owner',
+        action: 'worker.lost',
+        resourceType: 'worker',
+        resourceId: 'w-lost-1',
+        actor: expect.objectContaining({ kind: 'system', reason: expect.stringMatching(/^sweep: /) }),
+        details: { endpointId: 'ep-lost' },
+        at: at16(5).issuedAt,
+      }),
+    ]);
+  });
+});

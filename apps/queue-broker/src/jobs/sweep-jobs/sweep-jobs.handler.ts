@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Subjects, type SweepJobsCommand } from '@app/contracts';
+import { lostWorkerEntry } from '../lost-worker-entry.js';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
 import { JobLifecycle } from '../job-lifecycle.js';
@@ -31,7 +32,15 @@ export class SweepJobsHandler {
       const lostBefore = new Date(now.getTime() - this.config.WORKER_LOST_AFTER_MS);
       const lost = await this.workers.markLost(lostBefore, now, manager);
       result.lostWorkers = lost.length;
-      for (const job of await this.jobs.lockLeasedTo(lost, manager)) {
+      // A machine's decision, in the trail of the account each worker worked for (unknown: not registered).
+      for (const worker of lost) {
+        const entry = lostWorkerEntry(ctx.envelope, worker, this.config.WORKER_LOST_AFTER_MS);
+        if (entry) await ctx.emit(Subjects.audit.recorded, entry, `lost/${worker.id}`);
+      }
+      for (const job of await this.jobs.lockLeasedTo(
+        lost.map((w) => w.id),
+        manager,
+      )) {
         const outcome = await this.lifecycle.requeue(
           ctx,
           job,

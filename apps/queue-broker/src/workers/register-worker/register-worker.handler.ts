@@ -10,7 +10,9 @@ export class RegisterWorkerHandler {
 
   @CommandHandler(Subjects.worker.register)
   async handle(ctx: CommandContext<RegisterWorkerCommand>): Promise<null> {
-    await this.workers.register(ctx.payload.endpointId, ctx.payload.workerId, ctx.now, ctx.manager);
+    // The autoscaler registers a worker as its endpoint's owner (its actor): the account the worker works for.
+    const { endpointId, workerId } = ctx.payload;
+    await this.workers.register(endpointId, workerId, ctx.envelope.actor.userId, ctx.now, ctx.manager);
     return null;
   }
 }
