@@ -26,8 +26,11 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--disable-dev-shm-usage',
 ];
-/** The provider's people and their groups; `ml-research` maps to the team `research` as `dev`. */
-const GROUPS: Record<string, string[]> = { ada: ['ml-research', 'unmapped'] };
+/**
+ * The provider's people and their groups; `ml-research` maps to the team `research` as `dev`, `ml-leads` as
+ * `admin` (the higher wins: ada reads the team's audit trail).
+ */
+const GROUPS: Record<string, string[]> = { ada: ['ml-research', 'ml-leads', 'unmapped'] };
 
 /**
  * Single sign-on of the web console, end to end: a real OpenID provider (`oidc-provider`, in this process, with
@@ -77,17 +80,18 @@ describe('console single sign-on (OpenID Connect), in Chromium', () => {
     db = await createTestDatabase('console_sso');
     const [providerPort] = await freePorts(1);
     issuer = `http://127.0.0.1:${providerPort}`;
+    // Every app: the test creates a pod in the team and reads it back from the audit trail.
     system = await startApps({
       databaseUrl: db.url,
-      apps: ['gateway'],
       replicas: { gateway: 2 },
       appEnv: {
+        'pod-lifecycle': { RUNTIME_DRIVER: 'simulated', SIM_PROVISION_MS: '150', SIM_START_MS: '150' },
         gateway: {
           OIDC_ISSUER_URL: issuer,
           OIDC_CLIENT_ID: CLIENT_ID,
           OIDC_CLIENT_SECRET: CLIENT_SECRET,
           OIDC_SCOPES: 'openid profile email groups',
-          OIDC_GROUP_TEAMS: 'ml-research=research:dev,platform=platform:admin',
+          OIDC_GROUP_TEAMS: 'ml-research=research:dev,ml-leads=research:admin,platform=platform:admin',
           OIDC_PROVIDER_NAME: 'Test IdP',
           SSO_COOKIE_SECURE: 'false',
           SSO_SESSION_CACHE_MS: '60000',
@@ -244,11 +248,11 @@ describe('console single sign-on (OpenID Connect), in Chromium', () => {
           'have no handlers yet, or they failed (see the gateway log)',
       );
     }
-    expect(team).toMatchObject({ kind: 'team', role: 'dev' });
+    expect(team).toMatchObject({ kind: 'team', role: 'admin' });
     expect(session.accounts.some((a) => a.name === 'platform')).toBe(false);
     await step('switch team', async () => {
       const switched = page.waitForResponse((r) => r.url().endsWith('/console/sso/account'));
-      await page.getByLabel('Account').selectOption({ label: 'research (team, dev)' });
+      await page.getByLabel('Account').selectOption({ label: 'research (team, admin)' });
       expect((await switched).status()).toBe(204);
       // The console reads its session again: the switcher now names the team.
       const deadline = Date.now() + 10_000;
@@ -261,7 +265,48 @@ describe('console single sign-on (OpenID Connect), in Chromium', () => {
     const now = (await (
       await withSession(`${base}/console/sso/session`, 'gpucp_session')
     ).json()) as SsoSessionView;
-    expect(now.account).toMatchObject({ id: team.id, kind: 'team', role: 'dev' });
+    expect(now.account).toMatchObject({ id: team.id, kind: 'team', role: 'admin' });
+  });
+
+  it("creates a pod in the team from the console's session, and finds it in the team's audit trail", async () => {
+    const session = (await page.evaluate(() =>
+      fetch('/console/sso/session').then((r) => r.json()),
+    )) as SsoSessionView;
+    const created = await page.evaluate(async (csrf) => {
+      const response = await fetch('/v2/pods', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+        body: JSON.stringify({
+          name: 'sso-pod',
+          image: 'runpod/base:0.6.2',
+          gpu: { id: 'NVIDIA RTX A4000', count: 1 },
+        }),
+      });
+      return { status: response.status, body: (await response.json()) as { id: string } };
+    }, session.csrfToken);
+    expect(created.status).toBe(201);
+    // The team's: a key of ada's own account does not see it.
+    const pods = (await (await withSession(`${base}/v2/pods`, 'gpucp_session')).json()) as {
+      pods: { id: string }[];
+    };
+    expect(pods.pods.map((p) => p.id)).toEqual([created.body.id]);
+    await step('team audit trail', async () => {
+      await page.getByRole('link', { name: 'Audit trail' }).click();
+      await page.getByLabel('Resource id').fill(created.body.id);
+      await page.getByRole('button', { name: 'Apply' }).click();
+      const rows = page.getByRole('table', { name: 'Audit entries' }).locator('tbody tr');
+      const deadline = Date.now() + 10_000;
+      // The trail is kept from the owner's event: it may take a moment, and the page is asked again.
+      while (
+        !(await rows.allTextContents()).some((row) => row.includes('pod.create') && row.includes('ok'))
+      ) {
+        if (Date.now() > deadline)
+          throw new Error(`no pod.create of ${created.body.id} in the team's audit trail`);
+        await page.getByRole('button', { name: 'Apply' }).click();
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect((await rows.allTextContents()).join('\n')).toContain(session.user.id);
+    });
   });
 
   it('signs out: the session is gone from the database and refused at once on the other replica', async () => {

@@ -58,6 +58,7 @@ const REST_RESOURCES: readonly [RegExp, AccountResource, Access?][] = [
   [/^\/v2\/clusters(\/|$)/, 'clusters'],
   [/^\/v2\/catalog(\/|$)/, 'catalog'],
   [/^\/v2\/teams(\/|$)/, 'team'],
+  [/^\/v2\/audit$/, 'audit'],
 ];
 
 /** Every REST route of the committed OpenAPI documents (v1 and v2: pods, …, queue jobs, worker protocol). */

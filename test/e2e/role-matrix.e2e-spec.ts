@@ -172,6 +172,17 @@ describe('every route × every role, and nothing of another team', () => {
     for (const key of [...Object.values(w.teamKeys), w.personalKey]) {
       await eachLimited([...lists, everything], 6, async (list) => {
         const reply = list.startsWith('query') ? await w.graphql(key, list) : await w.send(key, 'GET', list);
+        if (list.startsWith('/v2/audit')) {
+          // Team A's trail records its members' refused attempts on B's ids (the ids they sent): every entry must
+          // be team A's own (or a member's own account's), never one of team B's.
+          const entries = (JSON.parse(reply.text) as { entries?: { accountId: string }[] }).entries ?? [];
+          for (const e of entries) {
+            if ([w.bIds.teamId, w.bIds.userId].includes(e.accountId)) {
+              problems.push(`${list} shows B's entry`);
+            }
+          }
+          return;
+        }
         for (const id of w.bIdList) {
           if (!list.includes(id) && reply.text.includes(id)) problems.push(`${list} names ${id}`);
         }

@@ -223,10 +223,12 @@ export async function startWorld(
     graphql,
     bodyOf: (route) => bodyOf(route, { userName: 'a-basic' }),
     snapshot,
+    // A refusal is recorded, which is no change: its processed row (left out by SchemaWrites), its audit entry
+    // and the outbox event that carries it to the gateway (docs/adr/0035-audit-trail.md).
     changedSince: async (before) =>
-      (await Promise.all(writes.map((w, i) => w.changedSince(before[i])))).flatMap((tables, i) =>
-        tables.map((table) => `${schemas[i]}.${table}`),
-      ),
+      (await Promise.all(writes.map((w, i) => w.changedSince(before[i]))))
+        .flatMap((tables, i) => tables.map((table) => `${schemas[i]}.${table}`))
+        .filter((table) => !/\.outbox$/.test(table) && table !== 'gateway.audit_entries'),
     close: () => data.destroy(),
   };
 }

@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, type AuditPage } from '@app/contracts';
 import type { Principal } from '../accounts/principal.js';
-import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
+import { Auth, CurrentPrincipal, Resource } from '../auth/auth.decorators.js';
 import { IntQuery, Operation, TextQuery } from '../openapi/openapi.decorators.js';
 import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT } from './audit-filter.js';
 import { AuditService } from './audit.service.js';
@@ -10,6 +10,7 @@ import { AuditService } from './audit.service.js';
 /** `GET /v2/audit`: the account's audit trail (docs/api.md, "Audit trail"; docs/adr/0035-audit-trail.md). */
 @ApiTags('Audit')
 @Auth({ key: 'bearer', access: 'read' })
+@Resource('audit')
 @Controller('v2/audit')
 export class AuditController {
   constructor(private readonly audit: AuditService) {}
