@@ -23,7 +23,12 @@ export interface Route {
 export interface Classified {
   resource: AccountResource;
   access: Access;
+  /** A route of the deployment's operators (`@Auth({operator: true})`): no team key, whatever its role. */
+  operator?: true;
 }
+
+/** The operators' routes: refused to every team key (403 naming the operators), whatever the role. */
+const OPERATOR_ROUTES: readonly RegExp[] = [/^\/v2\/users(\/|$)/];
 
 /**
  * What each REST route acts on, by path, as docs/api.md's role table names the families (first match wins). It is
@@ -87,14 +92,17 @@ export function listRoutes(ids: Ids): string[] {
 }
 
 export function classifyRest(route: Route): Classified | undefined {
+  if (OPERATOR_ROUTES.some((pattern) => pattern.test(route.path))) {
+    return { resource: 'team', access: route.method === 'GET' ? 'read' : 'write', operator: true };
+  }
   const rule = REST_RESOURCES.find(([pattern]) => pattern.test(route.path));
   if (!rule) return undefined;
   return { resource: rule[1], access: rule[2] ?? (route.method === 'GET' ? 'read' : 'write') };
 }
 
 /** Whether ROLE_GRANTS lets the role do it (the table itself, imported: the test follows it). */
-export function mayDo(role: TeamRole, { resource, access }: Classified): boolean {
-  return ROLE_GRANTS[resource][access].includes(role);
+export function mayDo(role: TeamRole, { resource, access, operator }: Classified): boolean {
+  return !operator && ROLE_GRANTS[resource][access].includes(role);
 }
 
 /** The ids a path's parameters are filled with: an account's resources, or none at all. */
@@ -281,18 +289,4 @@ export function graphqlOperations(sdl: string): GraphqlOperation[] {
     add(`Mutation.${field.name}`, 'write', (ids) => `mutation { ${call(field, ids)} }`);
   }
   return operations;
-}
-
-/** Runs `task` over `items`, `limit` at a time. */
-export async function eachLimited<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>) {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await task(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

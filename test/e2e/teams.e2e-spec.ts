@@ -8,6 +8,8 @@ import type {
   TeamMemberList,
   TeamMemberView,
   TeamView,
+  UserList,
+  UserView,
 } from '@app/contracts';
 import { keysCli, userWithKey, type TestKey } from '../support/accounts.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
@@ -228,6 +230,15 @@ describe('teams, members and their keys', () => {
       /unknown scope 'root': one of full, read, endpoints, worker, operator/,
     );
     await expect(keysCli(db.url, ['key', 'create', 'nobody'])).rejects.toThrow(/user nobody does not exist/);
+    // The operators' user routes: every user, disabled and enabled again; no other key reaches them.
+    const users = await as(ops.key)<UserList>('GET', '/v2/users');
+    expect(users.body.users.map((u) => u.name).sort()).toEqual(['alice', 'bob', 'carol', 'dana']);
+    expectProblem(await as(alice.key)('GET', '/v2/users'), 403, /operators'/);
+    const off = await as(ops.key)<UserView>('PATCH', `/v2/users/${carol.userId}`, { disabled: true });
+    expect(off.body).toMatchObject({ name: 'carol', disabled: true });
+    expectProblem(await as(carol.key)('GET', '/v2/pods'), 401, /user is disabled/);
+    expect((await as(ops.key)('PATCH', '/v2/users/carol', { disabled: false })).status).toBe(200);
+    expectProblem(await as(ops.key)('DELETE', '/v2/users/bob'), 409, /last owner of team\(s\) bobs/);
   });
 
   it('the keys CLI disables, lists by user name, and deletes a user; a last owner stays', async () => {

@@ -26,6 +26,7 @@ import { PodsModule } from './pods/pods.module.js';
 import { RegistryAuthModule } from './registry-auth/registry-auth.module.js';
 import { SshKeysModule } from './ssh-keys/ssh-keys.module.js';
 import { TeamsModule } from './teams/teams.module.js';
+import { UsersModule } from './users/users.module.js';
 import { SsoModule } from './sso/sso.module.js';
 import { TemplatesModule } from './templates/templates.module.js';
 import { WorkersModule } from './workers/workers.module.js';
@@ -64,6 +65,7 @@ export class AppModule {
         SshKeysModule,
         ApiKeysModule,
         TeamsModule,
+        UsersModule,
         AuditModule,
         PodsModule,
         EndpointsModule,

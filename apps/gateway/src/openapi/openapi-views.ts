@@ -45,6 +45,8 @@ import type {
   TeamView,
   TemplateList,
   TemplateV2View,
+  UserList,
+  UserView,
   TemplateView,
   WebhookSecret,
   WorkerList,
@@ -113,6 +115,8 @@ export interface ResponseViews {
   TemplateList: TemplateList;
   TemplateV2View: TemplateV2View;
   TemplateView: TemplateView;
+  UserList: UserList;
+  UserView: UserView;
   WebhookSecret: WebhookSecret;
   WorkerList: WorkerList;
 }

@@ -237,3 +237,8 @@ export interface TeamList {
 export interface TeamMemberList {
   members: TeamMemberView[];
 }
+
+/** `GET /v2/users` (operators only). */
+export interface UserList {
+  users: UserView[];
+}

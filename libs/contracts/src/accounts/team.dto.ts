@@ -1,4 +1,4 @@
-import { IsIn, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { ACCOUNT_NAME } from './account.commands.js';
 import { TEAM_ROLES, type TeamRole } from './team-roles.js';
 
@@ -25,4 +25,15 @@ export class AddMemberDto {
 export class MemberRoleDto {
   @IsIn(TEAM_ROLES, { message: ROLE_MESSAGE })
   role: TeamRole;
+}
+
+/** Body of `PATCH /v2/users/{userId}` (operators only). */
+export class UpdateUserDto {
+  @IsOptional()
+  @IsBoolean()
+  disabled?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  rateLimitExempt?: boolean;
 }
