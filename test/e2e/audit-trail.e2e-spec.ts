@@ -82,7 +82,12 @@ describe('the audit trail', () => {
   it("records bob's refused stop of alice's pod in bob's trail, not in alice's", async () => {
     const refused = await bob('POST', `/v2/pods/${pod.id}/action`, { action: 'start' });
     expect([403, 404]).toContain(refused.status);
-    const bobs = await eventually('bob refused', bob, (e) => e.some((x) => x.action === 'pod.start'));
+    const trailOfBob = await eventually('bob refused', bob, (e) => e.some((x) => x.action === 'pod.start'));
+    // Bob's own account: his user and his key (made by the keys CLI, recorded like the rest), and his refusal.
+    expect(trailOfBob.map((e) => e.action)).toEqual(
+      expect.arrayContaining(['user.create', 'api-key.create']),
+    );
+    const bobs = trailOfBob.filter((e) => e.action === 'pod.start');
     expect(bobs).toEqual([
       expect.objectContaining({
         action: 'pod.start',

@@ -186,6 +186,9 @@ export async function startApps(options: StartAppsOptions): Promise<RunningSyste
         NODE_ENV: 'test',
         REGISTRY_AUTH_KEYS: TEST_REGISTRY_AUTH_KEYS,
         WORKER_KEY_RING: TEST_WORKER_KEY_RING,
+        // The machine's Postgres allows 100 connections for the run's test files side by side: a whole system of
+        // five apps (a gateway or two more) opening 10 each left too few for the file next to it.
+        DATABASE_POOL_SIZE: '7',
         // Tests poll and burst; they get quotas they never reach unless a test sets its own.
         RATE_LIMIT_REST: '100000,1000000,10000000',
         RATE_LIMIT_GRAPHQL: '100000,1000000,10000000',

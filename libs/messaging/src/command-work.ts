@@ -81,20 +81,33 @@ export class CommandWork {
         Promise.resolve(handler(context as never)),
       );
     };
-    if (!audit) return { message: identity, effect: apply };
-    return {
-      message: identity,
-      audit,
-      // The success's entry goes to the outbox in the command's own transaction, after the handler's events.
-      effect: async (manager, emit) => {
-        const value = await apply(manager, emit);
-        // Only the result's top-level strings are read (a create's new id): the live value does.
-        const entry = auditEntryOf({ ...envelope, subject }, { ok: true, value });
-        if (entry) await emit(Subjects.audit.recorded, entry, 'audit');
-        return value;
-      },
-    };
+    return { message: identity, ...audited(subject, envelope, apply, audit) };
   }
+}
+
+/**
+ * The effect of an audited command with its entry in the trail: a success's goes to the outbox in the command's own
+ * transaction, after the handler's events; a refusal's is written with its failure row (`audit`, for the processor).
+ * Any other subject's effect is returned as it is. The live consumers, the replay feed and the keys CLI (which
+ * applies its own account commands) all apply commands through it, so a rebuild writes the entries live wrote.
+ */
+export function audited(
+  subject: string,
+  envelope: CommandEnvelope,
+  apply: BatchItem['effect'],
+  audit = auditOfRefusal(subject, envelope),
+): { effect: BatchItem['effect']; audit?: AuditOfRefusal } {
+  if (!audit) return { effect: apply };
+  return {
+    audit,
+    effect: async (manager, emit) => {
+      const value = await apply(manager, emit);
+      // Only the result's top-level strings are read (a create's new id): the live value does.
+      const entry = auditEntryOf({ ...envelope, subject }, { ok: true, value });
+      if (entry) await emit(Subjects.audit.recorded, entry, 'audit');
+      return value;
+    },
+  };
 }
 
 /** How an audited command's refusal is entered in the trail; undefined for a subject that is not audited. */

@@ -12,3 +12,4 @@ export * from './outbox-relay.service.js';
 export * from './messaging.module.js';
 export * from './spend-limit-check.js';
 export * from './bookkeeping-statements.js';
+export { audited } from './command-work.js';

@@ -22,8 +22,14 @@ function request(init: {
   };
 }
 
+/** A key of the user's own account: every role's right is theirs (`owner`), only the scope limits it. */
 function principal(scope: ApiKeyScope, endpointIds: string[] = []): Principal {
-  return { user: { id: 'u1' }, key: { id: 'k1', scope, endpointIds } } as unknown as Principal;
+  return {
+    user: { id: 'u1' },
+    key: { id: 'k1', scope, endpointIds },
+    account: { id: 'u1', name: 'u1', kind: 'user' },
+    role: 'owner',
+  } as unknown as Principal;
 }
 
 function code(fn: () => unknown): string | undefined {
@@ -60,6 +66,55 @@ describe('presentedKey', () => {
     ['two words', raw, 'a b'],
   ])('refuses %s with 401', (_label, rule, authorization) => {
     expect(code(() => presentedKey(request({ authorization }), rule))).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('authorize, by role', () => {
+  const member = (role: string, scope: ApiKeyScope = 'full') =>
+    ({
+      ...principal(scope),
+      account: { id: 't1', name: 'research', kind: 'team' },
+      role,
+    }) as unknown as Principal;
+  const pods: AuthRule = { key: 'bearer', resource: 'pods' };
+  const message = (fn: () => unknown) => {
+    try {
+      fn();
+      return undefined;
+    } catch (error) {
+      return (error as DomainError).message;
+    }
+  };
+
+  it('lets a role do what ROLE_GRANTS allows, and names the role when it refuses', () => {
+    expect(code(() => authorize(member('basic'), pods, request({ method: 'GET' })))).toBeUndefined();
+    expect(message(() => authorize(member('basic'), pods, request({ method: 'POST' })))).toBe(
+      'your role in team research is basic: it may not change pods',
+    );
+    expect(code(() => authorize(member('dev'), pods, request({ method: 'POST' })))).toBeUndefined();
+    expect(code(() => authorize(member('billing'), pods, request({ method: 'GET' })))).toBe('FORBIDDEN');
+  });
+
+  it('checks the scope and the role both: a read key of an admin still only reads', () => {
+    expect(code(() => authorize(member('admin', 'read'), pods, request({ method: 'POST' })))).toBe(
+      'FORBIDDEN',
+    );
+  });
+
+  it("refuses a route that names no resource to every role but a user's own account", () => {
+    const unnamed: AuthRule = { key: 'bearer' };
+    expect(code(() => authorize(member('admin'), unnamed, request({ method: 'GET' })))).toBe('FORBIDDEN');
+    expect(code(() => authorize(principal('full'), unnamed, request({ method: 'GET' })))).toBeUndefined();
+  });
+
+  it("keeps the operators' routes to operator keys", () => {
+    const operators: AuthRule = { key: 'bearer', resource: 'team', operator: true };
+    expect(message(() => authorize(principal('full'), operators, request({ method: 'GET' })))).toMatch(
+      /operators'/,
+    );
+    expect(
+      code(() => authorize(principal('operator'), operators, request({ method: 'GET' }))),
+    ).toBeUndefined();
   });
 });
 

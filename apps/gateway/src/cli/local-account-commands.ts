@@ -19,6 +19,7 @@ import { BaseConfig } from '@app/config';
 import {
   FaultInjector,
   MessageProcessor,
+  audited,
   NatsClient,
   commandIdentity,
   ensureStreams,
@@ -75,14 +76,16 @@ export class LocalAccountCommands extends AccountCommands {
       payload,
       format: COMMAND_FORMAT,
     };
-    await this.record(envelope);
+    // Refused before it is recorded, as the edge refuses a bad request: a rebuild then has nothing to refuse again.
     const payloadClass: new () => object = CommandPayloadClasses[subject];
     const validated = validatePlain(payloadClass, payload);
     if (!validated.ok) {
       throw new DomainError(ErrorCode.ValidationFailed, `invalid ${subject} command`, validated.errors);
     }
+    await this.record(envelope);
     const handler = this.handlerOf(ACCOUNT_HANDLERS[subject]);
-    const result = await this.processor.process(commandIdentity(subject, envelope), (manager, emit) =>
+    // Applied as the gateway's consumers apply it (CommandWork): its audit entry with it, success or refusal.
+    const { effect, audit } = audited(subject, envelope, (manager, emit) =>
       handler.handle({
         envelope,
         payload: validated.value,
@@ -91,6 +94,7 @@ export class LocalAccountCommands extends AccountCommands {
         emit,
       } as CommandContext as never),
     );
+    const result = await this.processor.process(commandIdentity(subject, envelope), effect, audit);
     await this.publish(result.events);
     if (!result.outcome.ok) throw DomainError.fromPayload(result.outcome.error);
     return result.outcome.value as CommandResult<S>;
