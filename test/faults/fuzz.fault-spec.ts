@@ -175,6 +175,7 @@ beforeAll(async () => {
       TeamDto: { name: 'fuzz-b-team' },
       AddMemberDto: { user: 'fuzz-b', role: 'basic' },
       MemberRoleDto: { role: 'dev' },
+      UpdateUserDto: { disabled: false },
       SpendLimitDto: { monthlyLimit: 100 },
       UpdateClusterDto: { name: 'fuzz-b2' },
       CreateClusterDto: {
