@@ -231,7 +231,7 @@ describe('console single sign-on (OpenID Connect), in Chromium', () => {
     ).json()) as SsoSessionView;
     const team = session.accounts.find((a) => a.name === 'research');
     if (!team) {
-      // Not skipped: the mapping must have made ada a member, through the lead's account commands.
+      // Not skipped: the mapping must have made ada a member, through the account commands.
       throw new Error(
         `no team "research" among ${JSON.stringify(session.accounts)}: account.cmd.create-team/add-member ` +
           'have no handlers yet, or they failed (see the gateway log)',
