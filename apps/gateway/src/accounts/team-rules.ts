@@ -9,7 +9,7 @@ import {
   type TeamRole,
 } from '@app/contracts';
 import type { TeamEntity } from './team.entity.js';
-import type { TeamsRepository } from './teams.repository.js';
+import type { NamedMember, TeamsRepository } from './teams.repository.js';
 import type { UsersRepository } from './users.repository.js';
 
 /** Who acts on a team: a member with their role, or an operator (who manages every team, member or not). */
@@ -21,15 +21,26 @@ export type TeamActor = { team: TeamEntity; role: TeamRole | 'operator' };
  */
 export async function actingOnTeam(
   teams: TeamsRepository,
-  teamId: string,
+  { teamId, asOperator }: { teamId: string; asOperator?: boolean },
   actor: Actor,
-  asOperator: boolean | undefined,
   manager: EntityManager,
 ): Promise<TeamActor> {
   const team = await teams.lockTeam(teamId, manager);
   const member = team ? await teams.member(team.id, personOf(actor), manager) : null;
   if (!team || (!member && !asOperator)) throw DomainError.notFound('team', teamId);
   return { team, role: asOperator ? 'operator' : member!.role };
+}
+
+/** The member a command names, with their name; "not found" when they are no member of the team. */
+export async function namedMember(
+  teams: TeamsRepository,
+  team: TeamEntity,
+  userId: string,
+  manager: EntityManager,
+): Promise<NamedMember> {
+  const member = (await teams.members(team.id, manager)).find((m) => m.userId === userId);
+  if (!member) throw DomainError.notFound(`member of team ${team.name}:`, userId);
+  return member;
 }
 
 /** Refuses unless the role may change the team (its name, its members). */

@@ -21,13 +21,7 @@ export class AddMemberHandler {
     manager,
     now,
   }: CommandContext<AddMemberCommand>): Promise<MemberChanged> {
-    const acting = await actingOnTeam(
-      this.teams,
-      payload.teamId,
-      envelope.actor,
-      payload.asOperator,
-      manager,
-    );
+    const acting = await actingOnTeam(this.teams, payload, envelope.actor, manager);
     mayManageTeam(acting);
     mayGrant(acting, payload.role);
     const { team } = acting;

@@ -24,13 +24,7 @@ export class DeleteTeamHandler {
     now,
     emit,
   }: CommandContext<TeamRefCommand>): Promise<RevokedKeys> {
-    const { team, role } = await actingOnTeam(
-      this.teams,
-      payload.teamId,
-      envelope.actor,
-      payload.asOperator,
-      manager,
-    );
+    const { team, role } = await actingOnTeam(this.teams, payload, envelope.actor, manager);
     if (role !== 'owner' && role !== 'operator') {
       throw new DomainError(
         ErrorCode.Forbidden,

@@ -1,16 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import {
-  DomainError,
-  Subjects,
-  personOf,
-  type MemberChanged,
-  type RemoveMemberCommand,
-} from '@app/contracts';
+import { Subjects, personOf, type MemberChanged, type RemoveMemberCommand } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { announceRevoked } from '../account-changes.js';
 import { toMemberView } from '../account.mapper.js';
 import { ApiKeysRepository } from '../api-keys.repository.js';
-import { actingOnTeam, keepsAnOwner, mayGrant, mayManageTeam } from '../team-rules.js';
+import { actingOnTeam, namedMember, keepsAnOwner, mayGrant, mayManageTeam } from '../team-rules.js';
 import { TeamsRepository } from '../teams.repository.js';
 
 /**
@@ -32,16 +26,9 @@ export class RemoveMemberHandler {
     now,
     emit,
   }: CommandContext<RemoveMemberCommand>): Promise<MemberChanged> {
-    const acting = await actingOnTeam(
-      this.teams,
-      payload.teamId,
-      envelope.actor,
-      payload.asOperator,
-      manager,
-    );
+    const acting = await actingOnTeam(this.teams, payload, envelope.actor, manager);
     const { team } = acting;
-    const member = (await this.teams.members(team.id, manager)).find((m) => m.userId === payload.userId);
-    if (!member) throw DomainError.notFound(`member of team ${team.name}:`, payload.userId);
+    const member = await namedMember(this.teams, team, payload.userId, manager);
     const leaving = member.userId === personOf(envelope.actor) && !payload.asOperator;
     if (!leaving) {
       mayManageTeam(acting);

@@ -14,13 +14,7 @@ export class RenameTeamHandler {
 
   @CommandHandler(Subjects.account.renameTeam)
   async handle({ envelope, payload, manager, emit }: CommandContext<RenameTeamCommand>): Promise<TeamView> {
-    const acting = await actingOnTeam(
-      this.teams,
-      payload.teamId,
-      envelope.actor,
-      payload.asOperator,
-      manager,
-    );
+    const acting = await actingOnTeam(this.teams, payload, envelope.actor, manager);
     mayManageTeam(acting);
     const { team } = acting;
     if (team.name !== payload.name) {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, Subjects, type MemberChanged, type SetMemberRoleCommand } from '@app/contracts';
+import { Subjects, type MemberChanged, type SetMemberRoleCommand } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { toMemberView } from '../account.mapper.js';
-import { actingOnTeam, keepsAnOwner, mayGrant, mayManageTeam } from '../team-rules.js';
+import { actingOnTeam, namedMember, keepsAnOwner, mayGrant, mayManageTeam } from '../team-rules.js';
 import { TeamsRepository } from '../teams.repository.js';
 
 /** A member's new role; in force on every gateway replica within a second (the cached principals carry it). */
@@ -17,17 +17,10 @@ export class SetMemberRoleHandler {
     manager,
     emit,
   }: CommandContext<SetMemberRoleCommand>): Promise<MemberChanged> {
-    const acting = await actingOnTeam(
-      this.teams,
-      payload.teamId,
-      envelope.actor,
-      payload.asOperator,
-      manager,
-    );
+    const acting = await actingOnTeam(this.teams, payload, envelope.actor, manager);
     mayManageTeam(acting);
     const { team } = acting;
-    const member = (await this.teams.members(team.id, manager)).find((m) => m.userId === payload.userId);
-    if (!member) throw DomainError.notFound(`member of team ${team.name}:`, payload.userId);
+    const member = await namedMember(this.teams, team, payload.userId, manager);
     mayGrant(acting, member.role);
     mayGrant(acting, payload.role);
     if (payload.role !== 'owner') await keepsAnOwner(this.teams, team, member, manager);
