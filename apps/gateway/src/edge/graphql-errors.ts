@@ -29,6 +29,8 @@ export function graphqlCodeFor(code: ErrorCode): string {
       return 'IN_USE';
     case ErrorCode.CapacityUnavailable:
       return 'CAPACITY_UNAVAILABLE';
+    case ErrorCode.QuotaExceeded:
+      return 'QUOTA_EXCEEDED';
     case ErrorCode.PayloadTooLarge:
       return 'PAYLOAD_TOO_LARGE';
     case ErrorCode.RateLimited:

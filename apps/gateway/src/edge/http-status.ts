@@ -19,6 +19,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case ErrorCode.InvalidState:
     case ErrorCode.Conflict:
     case ErrorCode.CapacityUnavailable:
+    case ErrorCode.QuotaExceeded:
       return 409;
     case ErrorCode.PayloadTooLarge:
       return 413;

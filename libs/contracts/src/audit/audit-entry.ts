@@ -13,6 +13,7 @@ export const AUDIT_RESOURCE_TYPES = [
   'api-key',
   'team',
   'worker',
+  'quota',
 ] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 

@@ -20,6 +20,7 @@ import {
   type ValidationArguments,
 } from 'class-validator';
 import type { PodStatus } from '../pods/pod-status.js';
+import { PRIORITIES, type Priority } from '../quotas/priority.js';
 import { MountsDto } from '../common/mounts.dto.js';
 import { IsEnvRecord } from '../common/string-record.js';
 import { ContainerArgs, ContainerDisk } from '../common/container-settings.dto.js';
@@ -58,6 +59,11 @@ export class CreateClusterDto {
   @MinLength(1)
   @MaxLength(191)
   name: string;
+
+  /** This project's extension: `low`, `normal` (the default) or `high` against the team's other workloads. */
+  @IsOptional()
+  @IsIn(PRIORITIES)
+  priority?: Priority;
 
   @IsIn(CLUSTER_TYPES)
   type: ClusterType;

@@ -18,6 +18,8 @@ export const ErrorCode = {
   InUse: 'IN_USE',
   /** No capacity satisfies the request (409). */
   CapacityUnavailable: 'CAPACITY_UNAVAILABLE',
+  /** The team's GPU quota (with what its cohort may lend) does not cover the request (409). */
+  QuotaExceeded: 'QUOTA_EXCEEDED',
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
   RateLimited: 'RATE_LIMITED',
   /** The user's monthly spend limit is reached: new GPU work is refused (402). */

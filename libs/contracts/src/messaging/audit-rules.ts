@@ -81,6 +81,17 @@ export const AUDIT_RULES: { [S in CommandSubject]: AuditRule<S> | NotAudited } =
     details: ['gpuTypeId', 'cpuTypeId'],
     only: 'refused',
   },
+  [Subjects.quota.set]: {
+    action: 'quota.set',
+    resourceType: 'quota',
+    resourceId: [{ payload: 'accountId' }],
+    account: [{ payload: 'accountId' }],
+    details: ['cohort'],
+  },
+  [Subjects.quota.sample]: { notAudited: "the scheduler's minute samples of each quota's use: no one's decision" },
+  [Subjects.pod.preempt]: {
+    notAudited: 'the pods of a preemption, whose entry (placement.preempted) the scheduler writes with the placement',
+  },
   [Subjects.placement.release]: {
     notAudited: "follows a pod's terminate or a refused create, which are audited",
   },

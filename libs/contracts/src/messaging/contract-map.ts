@@ -113,6 +113,13 @@ import type {
 } from '../jobs/job.events.js';
 import type { ClusterCreatedEvent, ClusterDeletedEvent, PodStatusChangedEvent } from '../pods/pod.events.js';
 import type { NetworkVolumeCreatedEvent } from '../volumes/network-volume.contracts.js';
+import {
+  SampleQuotasCommand,
+  SetQuotaCommand,
+  type QuotaSampleResult,
+  type QuotaView,
+} from '../quotas/quota.contracts.js';
+import { PreemptPodsCommand, type PreemptPodsResult, type PreemptedEvent } from '../quotas/preemption.events.js';
 import { Subjects } from './subjects.js';
 
 /** Typed subject → payload/result map of every command. */
@@ -135,6 +142,9 @@ export interface CommandContracts {
   [Subjects.worker.register]: { payload: RegisterWorkerCommand; result: null };
   [Subjects.placement.reserve]: { payload: ReservePodCommand; result: PlacementView };
   [Subjects.placement.release]: { payload: ReleasePodCommand; result: null };
+  [Subjects.quota.set]: { payload: SetQuotaCommand; result: QuotaView };
+  [Subjects.quota.sample]: { payload: SampleQuotasCommand; result: QuotaSampleResult };
+  [Subjects.pod.preempt]: { payload: PreemptPodsCommand; result: PreemptPodsResult };
   [Subjects.cluster.create]: { payload: CreateClusterCommand; result: ClusterView };
   [Subjects.cluster.delete]: { payload: DeleteClusterCommand; result: null };
   [Subjects.cluster.rename]: { payload: RenameClusterCommand; result: ClusterRenamed };
@@ -197,6 +207,7 @@ export interface EventContracts {
   [Subjects.template.created]: OwnedResourceCreatedEvent;
   [Subjects.template.deleted]: OwnedResourceDeletedEvent;
   [Subjects.cluster.created]: ClusterCreatedEvent;
+  [Subjects.placement.preempted]: PreemptedEvent;
   [Subjects.cluster.deleted]: ClusterDeletedEvent;
   [Subjects.volume.created]: NetworkVolumeCreatedEvent;
   [Subjects.volume.deleted]: OwnedResourceDeletedEvent;
@@ -230,6 +241,9 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.worker.register]: RegisterWorkerCommand,
   [Subjects.placement.reserve]: ReservePodCommand,
   [Subjects.placement.release]: ReleasePodCommand,
+  [Subjects.quota.set]: SetQuotaCommand,
+  [Subjects.quota.sample]: SampleQuotasCommand,
+  [Subjects.pod.preempt]: PreemptPodsCommand,
   [Subjects.cluster.create]: CreateClusterCommand,
   [Subjects.cluster.delete]: DeleteClusterCommand,
   [Subjects.cluster.rename]: RenameClusterCommand,

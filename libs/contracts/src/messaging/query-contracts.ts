@@ -34,6 +34,14 @@ import { GetWebhookSecretQuery, type WebhookSecretView } from '../jobs/webhook.c
 import type { Packed } from '../jobs/payload-blobs.js';
 import { EndpointMetricsQuery, type EndpointMetrics } from '../metrics/endpoint-metrics.contracts.js';
 import type { Class } from '../common/validation.js';
+import {
+  GetQuotaQuery,
+  ListQuotasQuery,
+  QuotaHistoryQuery,
+  type QuotaHistoryView,
+  type QuotaListView,
+  type QuotaView,
+} from '../quotas/quota.contracts.js';
 import { Subjects } from './subjects.js';
 
 /** Typed subject → payload/result map of every query. */
@@ -66,6 +74,9 @@ export interface QueryContracts {
   [Subjects.template.get]: { payload: GetTemplateQuery; result: TemplateView };
   [Subjects.template.catalog]: { payload: ListCatalogTemplatesQuery; result: TemplateView[] };
   [Subjects.spend.status]: { payload: GetSpendStatusQuery; result: SpendStatus };
+  [Subjects.quota.get]: { payload: GetQuotaQuery; result: QuotaView };
+  [Subjects.quota.list]: { payload: ListQuotasQuery; result: QuotaListView };
+  [Subjects.quota.history]: { payload: QuotaHistoryQuery; result: QuotaHistoryView };
 }
 
 export type QuerySubject = keyof QueryContracts;
@@ -101,4 +112,7 @@ export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> 
   [Subjects.template.get]: GetTemplateQuery,
   [Subjects.template.catalog]: ListCatalogTemplatesQuery,
   [Subjects.spend.status]: GetSpendStatusQuery,
+  [Subjects.quota.get]: GetQuotaQuery,
+  [Subjects.quota.list]: ListQuotasQuery,
+  [Subjects.quota.history]: QuotaHistoryQuery,
 };

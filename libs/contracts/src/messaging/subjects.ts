@@ -19,6 +19,8 @@ export const Domain = {
   Spend: 'spend',
   /** The audit trail: events only (`audit.evt.recorded`), written by every owner, kept by the gateway. */
   Audit: 'audit',
+  /** Team GPU quotas and cohorts: commands and queries, owned by the scheduler that admits against them. */
+  Quota: 'quota',
 } as const;
 export type Domain = (typeof Domain)[keyof typeof Domain];
 
@@ -37,6 +39,7 @@ export const DomainOwner = {
   [Domain.Account]: 'gateway',
   [Domain.Spend]: 'pod-lifecycle',
   [Domain.Audit]: 'gateway',
+  [Domain.Quota]: 'cluster-scheduler',
 } as const satisfies Record<Domain, AppName>;
 
 export const APP_NAMES = [
@@ -123,6 +126,16 @@ export const Subjects = {
   placement: {
     reserve: 'placement.cmd.reserve',
     release: 'placement.cmd.release',
+    /** Holders preempted for a placement, in the transaction that freed their GPUs: pod-lifecycle stops them. */
+    preempted: 'placement.evt.preempted',
+  },
+  quota: {
+    set: 'quota.cmd.set',
+    /** The scheduler's leader, every minute: each quota's use, for the charts (recorded, so a rebuild has them). */
+    sample: 'quota.cmd.sample',
+    get: 'quota.qry.get',
+    list: 'quota.qry.list',
+    history: 'quota.qry.history',
   },
   pod: {
     statusChanged: 'pod.evt.status-changed',
@@ -134,6 +147,8 @@ export const Subjects = {
     update: 'pod.cmd.update',
     observe: 'pod.cmd.observe',
     hostFailed: 'pod.cmd.host-failed',
+    /** pod-lifecycle, on the scheduler's placement.evt.preempted: the pods go EXITED with reason PREEMPTED. */
+    preempt: 'pod.cmd.preempt',
     sealEnv: 'pod.cmd.seal-env',
     /** pod-lifecycle, on the scheduler's cluster.evt.created / deleted: recorded, so replayed where it was applied. */
     createClusterMembers: 'pod.cmd.create-cluster-members',

@@ -13,6 +13,7 @@ import {
   Min,
 } from 'class-validator';
 import { VOCABULARIES, type Vocabulary } from '../errors/pod-field-names.js';
+import { PRIORITIES, type Priority } from '../quotas/priority.js';
 
 /** A port as the interface writes it: `8888/http` or `22/tcp`. */
 export const PORT_SPEC = /^([1-9]\d{0,4})\/(http|tcp)$/;
@@ -79,6 +80,16 @@ export class ReservePodCommand {
   @IsOptional()
   @IsBoolean()
   reassignPorts?: boolean;
+
+  /** The workload's priority (default normal): it may preempt its own team's lower-priority holders. */
+  @IsOptional()
+  @IsIn(PRIORITIES)
+  priority?: Priority;
+
+  /** Preemptible at any priority (an interruptible, or spot, pod). */
+  @IsOptional()
+  @IsBoolean()
+  interruptible?: boolean;
 
   /** The surface of the pod request this placement serves: its refusals name that surface's fields. */
   @IsOptional()
