@@ -20,7 +20,17 @@ import { DeleteClusterHandler } from '../../apps/cluster-scheduler/src/clusters/
 import { RenameClusterHandler } from '../../apps/cluster-scheduler/src/clusters/rename-cluster/rename-cluster.handler.js';
 import { FollowPodStatusHandler } from '../../apps/cluster-scheduler/src/clusters/follow-pod-status/follow-pod-status.handler.js';
 import { DATA_SOURCE_SPEC } from '../../apps/cluster-scheduler/src/data-source.js';
+import { HoldersRepository } from '../../apps/cluster-scheduler/src/placement/holders.repository.js';
 import { PlacementApplier } from '../../apps/cluster-scheduler/src/placement/placement.applier.js';
+import { Preemption } from '../../apps/cluster-scheduler/src/placement/preemption.service.js';
+import { QuotaAdmission } from '../../apps/cluster-scheduler/src/placement/quota-admission.js';
+import { GetQuotaHandler } from '../../apps/cluster-scheduler/src/quotas/get-quota/get-quota.handler.js';
+import { ListQuotasHandler } from '../../apps/cluster-scheduler/src/quotas/list-quotas/list-quotas.handler.js';
+import { QuotaHistoryHandler } from '../../apps/cluster-scheduler/src/quotas/quota-history/quota-history.handler.js';
+import { QuotaViews } from '../../apps/cluster-scheduler/src/quotas/quota-views.js';
+import { QuotasRepository } from '../../apps/cluster-scheduler/src/quotas/quotas.repository.js';
+import { SampleQuotasHandler } from '../../apps/cluster-scheduler/src/quotas/sample-quotas/sample-quotas.handler.js';
+import { SetQuotaHandler } from '../../apps/cluster-scheduler/src/quotas/set-quota/set-quota.handler.js';
 import { PlacementRepository } from '../../apps/cluster-scheduler/src/placement/placement.repository.js';
 import { ReleasePodHandler } from '../../apps/cluster-scheduler/src/placement/release-pod/release-pod.handler.js';
 import { ReservePodHandler } from '../../apps/cluster-scheduler/src/placement/reserve-pod/reserve-pod.handler.js';
@@ -165,7 +175,7 @@ export function statusEvent(
 /**
  * cluster-scheduler's command handlers over its real schema (HandlerHarness), for its medium tests: the fleet
  * loaded (the default one, or the one given), the repositories and the placement applier as the app wires them,
- * every volume, cluster and placement command registered, pod status events followed (`follow`). A test registers the query or event handler it is about
+ * every volume, cluster, placement and quota command registered, pod status events followed (`follow`). A test registers the query or event handler it is about
  * on `harness`. Shared here because a feature's tests may not import another feature's use cases (the boundary
  * lint), and the volumes' tests reserve pods, the placement's create clusters.
  */
@@ -181,6 +191,7 @@ export class SchedulerCommands {
     readonly usage: VolumeUsageRepository,
     readonly placement: PlacementRepository,
     readonly clusters: ClustersRepository,
+    readonly quotas: QuotasRepository,
   ) {
     this.followPodStatus = new FollowPodStatusHandler(
       clusters,
@@ -202,7 +213,17 @@ export class SchedulerCommands {
       const usage = new VolumeUsageRepository(dataSource);
       const placement = new PlacementRepository(dataSource);
       const clusters = new ClustersRepository(dataSource);
-      const applier = new PlacementApplier(placement, volumes, clusters, config);
+      const quotas = new QuotasRepository(dataSource);
+      const preemption = new Preemption(placement, new HoldersRepository(), quotas, config);
+      const applier = new PlacementApplier(
+        placement,
+        volumes,
+        clusters,
+        config,
+        new QuotaAdmission(quotas),
+        preemption,
+      );
+      const views = new QuotaViews(quotas);
       const queries = new InProcessQueries().answer(Subjects.spend.status, ({ at }, actor) =>
         noLimit(actor.userId, at ?? '2026-03-01T12:00:00.000Z'),
       );
@@ -217,8 +238,13 @@ export class SchedulerCommands {
         new RenameClusterHandler(clusters),
         new ReservePodHandler(placement, applier, checks, clusters, catalog),
         new ReleasePodHandler(placement),
+        new SetQuotaHandler(quotas, checks),
+        new SampleQuotasHandler(quotas),
+        new GetQuotaHandler(views),
+        new ListQuotasHandler(quotas, views),
+        new QuotaHistoryHandler(quotas),
       );
-      return new SchedulerCommands(harness, config, catalog, volumes, usage, placement, clusters);
+      return new SchedulerCommands(harness, config, catalog, volumes, usage, placement, clusters, quotas);
     } catch (error) {
       await harness.stop();
       throw error;

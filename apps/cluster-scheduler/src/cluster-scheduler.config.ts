@@ -59,4 +59,20 @@ export class ClusterSchedulerConfig extends BaseConfig {
   @Max(50)
   @Type(() => Number)
   PLACEMENT_MAX_ATTEMPTS = 8;
+
+  /**
+   * At most this many workloads of one cohort (of one account, without a cohort) are preempted per minute: a
+   * burst of high-priority requests waits rather than emptying a cohort.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  @Type(() => Number)
+  PREEMPTIONS_PER_MINUTE = 20;
+
+  /** How often the leader samples every quota's use for the charts (quota.cmd.sample); 0: never. */
+  @IsInt()
+  @Min(0)
+  @Type(() => Number)
+  QUOTA_SAMPLE_INTERVAL_MS = 60_000;
 }

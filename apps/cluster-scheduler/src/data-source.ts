@@ -1,3 +1,6 @@
+import { PreemptionEntity } from './quotas/preemption.entity.js';
+import { QuotaSampleEntity } from './quotas/quota-sample.entity.js';
+import { QuotaEntity } from './quotas/quota.entity.js';
 import { MESSAGING_ENTITIES, type AppDataSourceSpec } from '@app/database';
 import { CpuTypeEntity } from './catalog/cpu-type.entity.js';
 import { DataCenterEntity } from './catalog/data-center.entity.js';
@@ -31,6 +34,9 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     ClusterMemberEntity,
     NetworkVolumeEntity,
     VolumeUsageEntity,
+    QuotaEntity,
+    PreemptionEntity,
+    QuotaSampleEntity,
   ],
   migrations: MIGRATIONS,
 };

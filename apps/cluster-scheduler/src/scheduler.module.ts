@@ -17,6 +17,17 @@ import { ClusterMembership } from './placement/cluster-membership.js';
 import { PlacementRepository } from './placement/placement.repository.js';
 import { LiveOverlays } from './placement/live-overlays.js';
 import { PlacementApplier } from './placement/placement.applier.js';
+import { HoldersRepository } from './placement/holders.repository.js';
+import { Preemption } from './placement/preemption.service.js';
+import { QuotaAdmission } from './placement/quota-admission.js';
+import { QuotasRepository } from './quotas/quotas.repository.js';
+import { QuotaViews } from './quotas/quota-views.js';
+import { QuotaSampler } from './quotas/quota-sampler.js';
+import { SetQuotaHandler } from './quotas/set-quota/set-quota.handler.js';
+import { GetQuotaHandler } from './quotas/get-quota/get-quota.handler.js';
+import { ListQuotasHandler } from './quotas/list-quotas/list-quotas.handler.js';
+import { QuotaHistoryHandler } from './quotas/quota-history/quota-history.handler.js';
+import { SampleQuotasHandler } from './quotas/sample-quotas/sample-quotas.handler.js';
 import { ReleasePodHandler } from './placement/release-pod/release-pod.handler.js';
 import { ReservePodHandler } from './placement/reserve-pod/reserve-pod.handler.js';
 import { CreateNetworkVolumeHandler } from './volumes/create-network-volume/create-network-volume.handler.js';
@@ -31,7 +42,7 @@ import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.j
 
 /**
  * The catalog and fleet, placement, clusters and network volumes: one module, since they share the ledger. The
- * features depend one way (clusters → placement → volumes → catalog); a question a lower one asks of a higher one
+ * features depend one way (clusters → placement → quotas, volumes → catalog); a question a lower one asks of a higher one
  * (is this volume mounted, is this pod a cluster member) is declared by the asker and answered by the repository
  * wired to it here.
  */
@@ -45,6 +56,17 @@ import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.j
     ListDataCentersHandler,
     PlacementRepository,
     PlacementApplier,
+    QuotasRepository,
+    QuotaViews,
+    QuotaSampler,
+    SetQuotaHandler,
+    GetQuotaHandler,
+    ListQuotasHandler,
+    QuotaHistoryHandler,
+    SampleQuotasHandler,
+    QuotaAdmission,
+    HoldersRepository,
+    Preemption,
     ReservePodHandler,
     ReleasePodHandler,
     ClustersRepository,

@@ -15,10 +15,11 @@ import { ClustersRepository } from './clusters.repository.js';
  * What one cluster create sends to Postgres, transaction control and prepared statements included (the command's
  * own bookkeeping, the catalog checks, the snapshot, the claims and ports, the overlay and rows, the rates, the
  * event): as many as before the placement had one applier (measured on main: 14), one more since every placement
- * takes the ledger's advisory lock (PlacementRepository.lockLedger), and one fewer since a command's outbox rows
- * and processed row are one statement (docs/adr/0013).
+ * takes the ledger's advisory lock (PlacementRepository.lockLedger), one fewer since a command's outbox rows
+ * and processed row are one statement (docs/adr/0013), and one more since admission reads the owner's quota
+ * (QuotasRepository.around, docs/adr/0037).
  */
-const CLUSTER_CREATE_STATEMENTS = 14;
+const CLUSTER_CREATE_STATEMENTS = 15;
 
 let scheduler: SchedulerCommands;
 let harness: HandlerHarness;

@@ -5,6 +5,7 @@ import { CatalogPrices1795482602596 } from './1795482602596-catalog-prices.js';
 import { VolumeUsage1795483035329 } from './1795483035329-volume-usage.js';
 import { ClusterMemberEnv1795919565847 } from './1795919565847-cluster-member-env.js';
 import { OutboxJsonPayload1795927928310 } from './1795927928310-outbox-json-payload.js';
+import { Quotas1796519937873 } from './1796519937873-quotas.js';
 
 export const MIGRATIONS = [
   Initial1795237760795,
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   VolumeUsage1795483035329,
   ClusterMemberEnv1795919565847,
   OutboxJsonPayload1795927928310,
+  Quotas1796519937873,
 ];

@@ -7,6 +7,8 @@ import { mountableNetworkVolume } from '../volumes/network-volume.access.js';
 import type { NetworkVolumeEntity } from '../volumes/network-volume.entity.js';
 import { NetworkVolumesRepository } from '../volumes/network-volumes.repository.js';
 import { LiveOverlays } from './live-overlays.js';
+import { Preemption, type PreemptingAsk } from './preemption.service.js';
+import { QuotaAdmission, quotaPlugins } from './quota-admission.js';
 import { DEFAULT_PLUGINS } from './plugins/index.js';
 import { consideredDataCenters, place, type PlacementRequest } from './placement.js';
 import { PlacementRepository, type ClaimTerms } from './placement.repository.js';
@@ -35,6 +37,11 @@ export interface PlacementOrder {
   overlay: boolean;
   /** The refusal when no data center has the capacity, naming what was asked and the data centers considered. */
   noCapacity: (considered: string[]) => DomainError;
+  /** priorityRank of the workload, and whether it is preemptible at any priority. */
+  priority: number;
+  interruptible: boolean;
+  /** The command placing it and the workload's id (its pod's or its cluster's): what a preemption records. */
+  asker: { ctx: PreemptingAsk['ctx']; workloadId: string };
 }
 
 /** One pod as placed: its host, that host's public address and the pod's public port mappings. */
@@ -93,6 +100,8 @@ export class PlacementApplier {
     private readonly volumes: NetworkVolumesRepository,
     private readonly overlays: LiveOverlays,
     private readonly config: ClusterSchedulerConfig,
+    private readonly admission: QuotaAdmission,
+    private readonly preemption: Preemption,
   ) {}
 
   /**
@@ -125,10 +134,38 @@ export class PlacementApplier {
       hostId: order.hostId,
     };
     await this.repository.lockLedger(manager);
+    // Admission reads the ledger under the lock, so two creates never both pass a quota (ADR 37).
+    const asked = request.podCount * request.gpusPerPod;
+    let ledger = await this.admission.ledger(manager, order.ownerId, order.gpuTypeId);
+    let preempted = false;
     for (let attempt = 1; ; attempt++) {
       const snapshot = await this.repository.snapshot(manager, request);
-      const plan = place(snapshot, request, DEFAULT_PLUGINS);
-      if (!plan.ok) throw order.noCapacity(plan.considered);
+      const plan = place(snapshot, request, quotaPlugins(DEFAULT_PLUGINS, ledger, asked));
+      if (!plan.ok) {
+        // Once per placement: what it may preempt is planned over a snapshot, released, and the placement planned
+        // again over what that freed.
+        const preemption = preempted
+          ? null
+          : await this.preemption.preempt(manager, this.ask(order), request, ledger);
+        if (preemption?.ok) {
+          preempted = true;
+          ledger = await this.admission.ledger(manager, order.ownerId, order.gpuTypeId);
+          continue;
+        }
+        const considered = consideredDataCenters(
+          snapshot.dataCenters,
+          request,
+          DEFAULT_PLUGINS.dataCenterFilters,
+        );
+        const refusal =
+          this.admission.refusal(
+            ledger,
+            asked,
+            considered.map((dc) => dc.id),
+          ) ?? order.noCapacity(considered.map((dc) => dc.id));
+        if (!preemption || preemption.ok || !preemption.paced) throw refusal;
+        throw new DomainError(refusal.code, `${refusal.message} (${preemption.why})`, refusal.errors);
+      }
       try {
         return await manager.transaction(async (savepoint) => {
           const terms: ClaimTerms = {
@@ -141,6 +178,8 @@ export class PlacementApplier {
             networkVolumeId: order.volume?.id ?? null,
             ports: order.ports,
             createdAt: order.createdAt,
+            priority: order.priority,
+            interruptible: order.interruptible,
           };
           const claims = plan.assignments.map((a): PodClaim => ({
             podId: order.podIds[a.rank],
@@ -184,6 +223,11 @@ export class PlacementApplier {
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       }
     }
+  }
+
+  private ask(order: PlacementOrder): PreemptingAsk {
+    const { ownerId, priority, interruptible, asker } = order;
+    return { ctx: asker.ctx, ownerId, workloadId: asker.workloadId, priority, interruptible };
   }
 
   /** The lowest free VXLAN id and a free CIDR block for `podCount` pods, among the live clusters'. */

@@ -18,10 +18,10 @@ import { PlacementRepository } from './placement.repository.js';
  * What one pod reserve sends to Postgres, transaction control and prepared statements included (the command's own
  * bookkeeping, the catalog checks, the snapshot, the claims and ports, the rates): as many as before the placement
  * had one applier (measured on main: 15), one more since every placement takes the ledger's advisory
- * lock (PlacementRepository.lockLedger), and one more since a reserve takes the ledger before it reads what the pod
- * holds (and again to place it).
+ * lock (PlacementRepository.lockLedger), one more since a reserve takes the ledger before it reads what the pod
+ * holds (and again to place it), and one more since admission reads the owner's quota (QuotasRepository.around).
  */
-const RESERVE_STATEMENTS = 17;
+const RESERVE_STATEMENTS = 18;
 
 let scheduler: SchedulerCommands;
 let harness: HandlerHarness;

@@ -24,6 +24,9 @@ export interface ClaimTerms {
   /** The port specs each pod maps publicly. */
   ports: readonly string[];
   createdAt: Date;
+  /** priorityRank of the workload, and whether it is preemptible at any priority. */
+  priority: number;
+  interruptible: boolean;
 }
 
 /** A snapshot host as the snapshot statement encodes it (see `snapshot`). */
@@ -70,16 +73,16 @@ export class PlacementRepository implements PodsMountingVolume {
   mountingVolume(volumeId: string, manager: EntityManager): Promise<number> {
     return manager.countBy(ReservationEntity, { networkVolumeId: volumeId });
   }
-
   /**
    * The data centers, and the hosts that could take at least one pod of the request now (not locked: the commit
    * re-checks), in ONE statement: both come back as JSON, which costs less to decode than rows field by field.
+   * `full`: every host of the type, full ones too (preemption plans with what it would free on them).
    */
-  async snapshot(manager: EntityManager, request: PlacementRequest): Promise<FleetSnapshot> {
-    const where = ['active', 'free_ports >= $1'];
+  async snapshot(manager: EntityManager, request: PlacementRequest, full = false): Promise<FleetSnapshot> {
+    const where = ['active', full ? '$1::int >= 0' : 'free_ports >= $1'];
     const params: unknown[] = [request.portsPerPod];
     if (request.gpuTypeId !== null) {
-      params.push(request.gpuTypeId, Math.max(1, request.gpusPerPod));
+      params.push(request.gpuTypeId, full ? 0 : Math.max(1, request.gpusPerPod));
       where.push(`gpu_type_id = $${params.length - 1}`, `free_gpus >= $${params.length}`);
     } else {
       where.push('free_cpu_slots >= 1');
@@ -173,9 +176,10 @@ export class PlacementRepository implements PodsMountingVolume {
            JOIN json_array_elements($3::json) WITH ORDINALITY AS m(mapping, n) USING (n)
        ), reserved AS (
          INSERT INTO ${table('reservations')} (pod_id, owner_id, cluster_id, host_id, data_center_id, gpu_type_id,
-                                               gpu_count, cpu_slots, network_volume_id, port_mappings, created_at)
+                                               gpu_count, cpu_slots, network_volume_id, port_mappings, created_at,
+                                               priority, interruptible)
          SELECT pod_id, $4::text, $5::text, host_id, $6::text, $7::text, $8::int, $9::int, $10::text,
-                mapping::jsonb, $11::timestamptz
+                mapping::jsonb, $11::timestamptz, $12::smallint, $13::boolean
            FROM claim
        )
        INSERT INTO ${table('host_ports')} (host_id, port, pod_id)
@@ -192,6 +196,8 @@ export class PlacementRepository implements PodsMountingVolume {
         terms.cpuSlots,
         terms.networkVolumeId,
         terms.createdAt,
+        terms.priority,
+        terms.interruptible,
       ],
     );
     return { mappings, hosts };

@@ -3,6 +3,7 @@ import { HostEntity } from '../catalog/host.entity.js';
 
 /** Capacity held by one pod on one host (a cluster member or a standalone pod), until it exits or terminates. */
 @Entity({ name: 'reservations' })
+@Index('reservations_owner_type_idx', ['ownerId', 'gpuTypeId'])
 export class ReservationEntity {
   @PrimaryColumn({ name: 'pod_id', type: 'text' })
   podId: string;
@@ -41,4 +42,12 @@ export class ReservationEntity {
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
+
+  /** The workload's priority: 0 low, 1 normal, 2 high (priorityRank). */
+  @Column({ type: 'smallint', default: 1 })
+  priority: number;
+
+  /** Preemptible at any priority (an interruptible pod). */
+  @Column({ type: 'boolean', default: false })
+  interruptible: boolean;
 }

@@ -88,9 +88,12 @@ export const AUDIT_RULES: { [S in CommandSubject]: AuditRule<S> | NotAudited } =
     account: [{ payload: 'accountId' }],
     details: ['cohort'],
   },
-  [Subjects.quota.sample]: { notAudited: "the scheduler's minute samples of each quota's use: no one's decision" },
+  [Subjects.quota.sample]: {
+    notAudited: "the scheduler's minute samples of each quota's use: no one's decision",
+  },
   [Subjects.pod.preempt]: {
-    notAudited: 'the pods of a preemption, whose entry (placement.preempted) the scheduler writes with the placement',
+    notAudited:
+      'the pods of a preemption, whose entry (placement.preempted) the scheduler writes with the placement',
   },
   [Subjects.placement.release]: {
     notAudited: "follows a pod's terminate or a refused create, which are audited",

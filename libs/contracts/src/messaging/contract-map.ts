@@ -117,9 +117,13 @@ import {
   SampleQuotasCommand,
   SetQuotaCommand,
   type QuotaSampleResult,
-  type QuotaView,
+  type QuotaSetResult,
 } from '../quotas/quota.contracts.js';
-import { PreemptPodsCommand, type PreemptPodsResult, type PreemptedEvent } from '../quotas/preemption.events.js';
+import {
+  PreemptPodsCommand,
+  type PreemptPodsResult,
+  type PreemptedEvent,
+} from '../quotas/preemption.events.js';
 import { Subjects } from './subjects.js';
 
 /** Typed subject → payload/result map of every command. */
@@ -142,7 +146,7 @@ export interface CommandContracts {
   [Subjects.worker.register]: { payload: RegisterWorkerCommand; result: null };
   [Subjects.placement.reserve]: { payload: ReservePodCommand; result: PlacementView };
   [Subjects.placement.release]: { payload: ReleasePodCommand; result: null };
-  [Subjects.quota.set]: { payload: SetQuotaCommand; result: QuotaView };
+  [Subjects.quota.set]: { payload: SetQuotaCommand; result: QuotaSetResult };
   [Subjects.quota.sample]: { payload: SampleQuotasCommand; result: QuotaSampleResult };
   [Subjects.pod.preempt]: { payload: PreemptPodsCommand; result: PreemptPodsResult };
   [Subjects.cluster.create]: { payload: CreateClusterCommand; result: ClusterView };

@@ -89,6 +89,16 @@ export interface QuotaSampleResult {
   samples: number;
 }
 
+/**
+ * What `quota.cmd.set` answers: what it decided, not the view (whose use follows placements a rebuild applies at
+ * other moments); the gateway reads the view after it.
+ */
+export interface QuotaSetResult {
+  accountId: string;
+  /** True when the command removed the quota (no limits and no cohort). */
+  removed: boolean;
+}
+
 export class GetQuotaQuery {
   @IsString()
   @IsNotEmpty()

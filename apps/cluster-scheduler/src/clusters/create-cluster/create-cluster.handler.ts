@@ -6,6 +6,7 @@ import {
   PodStatus,
   Subjects,
   deriveId,
+  priorityRank,
   type ClusterCreatedEvent,
   type ClusterView,
   type CreateClusterCommand,
@@ -115,6 +116,9 @@ export class CreateClusterHandler {
         volume,
         createdAt: ctx.now,
         overlay: true,
+        priority: priorityRank(payload.priority),
+        interruptible: false,
+        asker: { ctx, workloadId: clusterId },
         noCapacity: (considered) =>
           this.noCapacity(gpuType, compute.podCount, compute.gpuCountPerPod, considered),
       },

@@ -5,6 +5,7 @@ import {
   REGION_CODES,
   Subjects,
   podFieldNames,
+  priorityRank,
   type PlacementView,
   type ReservePodCommand,
 } from '@app/contracts';
@@ -125,6 +126,9 @@ export class ReservePodHandler {
       volume,
       createdAt: ctx.now,
       overlay: false,
+      priority: priorityRank(payload.priority),
+      interruptible: payload.interruptible ?? false,
+      asker: { ctx, workloadId: payload.podId },
       noCapacity: (considered) =>
         new DomainError(
           ErrorCode.CapacityUnavailable,
