@@ -238,7 +238,7 @@ export class SchedulerCommands {
         new RenameClusterHandler(clusters),
         new ReservePodHandler(placement, applier, checks, clusters, catalog),
         new ReleasePodHandler(placement),
-        new SetQuotaHandler(quotas, checks),
+        new SetQuotaHandler(quotas, checks, { lock: (manager) => placement.lockLedger(manager) }),
         new SampleQuotasHandler(quotas),
         new GetQuotaHandler(views),
         new ListQuotasHandler(quotas, views),

@@ -22,6 +22,7 @@ import { Preemption } from './placement/preemption.service.js';
 import { QuotaAdmission } from './placement/quota-admission.js';
 import { QuotasRepository } from './quotas/quotas.repository.js';
 import { QuotaViews } from './quotas/quota-views.js';
+import { LedgerLock } from './quotas/ledger-lock.js';
 import { QuotaSampler } from './quotas/quota-sampler.js';
 import { SetQuotaHandler } from './quotas/set-quota/set-quota.handler.js';
 import { GetQuotaHandler } from './quotas/get-quota/get-quota.handler.js';
@@ -57,6 +58,13 @@ import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.j
     PlacementRepository,
     PlacementApplier,
     QuotasRepository,
+    {
+      provide: LedgerLock,
+      useFactory: (placement: PlacementRepository): LedgerLock => ({
+        lock: (manager) => placement.lockLedger(manager),
+      }),
+      inject: [PlacementRepository],
+    },
     QuotaViews,
     QuotaSampler,
     SetQuotaHandler,

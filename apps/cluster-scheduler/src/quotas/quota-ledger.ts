@@ -171,3 +171,43 @@ export function lentBy(ledger: Ledger, limit: StoredLimit): number {
   }
   return 0;
 }
+
+/**
+ * Where the ledger breaks its rules: an account above its share plus what it may borrow (its share alone without
+ * a cohort), or a cohort above the sum of its members' shares. Admission never makes one; a quota change that
+ * would is refused (`quotas`: every account's quota in force, the default standing in where it applies).
+ */
+export function quotaBreaches(
+  quotas: readonly AccountQuota[],
+  usage: ReadonlyMap<string, Usage[]>,
+): string[] {
+  const breaches: string[] = [];
+  const cohorts = new Map<string, number[]>();
+  for (const quota of quotas) {
+    for (const limit of quota.limits) {
+      const where = `${limit.gpuTypeId}${limit.dataCenterId ? ` in ${limit.dataCenterId}` : ''}`;
+      const used = usedUnder(usage.get(limit.gpuTypeId) ?? [], quota.accountId, limit);
+      const cap = !quota.cohort ? limit.gpus : limit.gpus + (limit.borrowingLimit ?? Infinity);
+      if (used > cap) {
+        breaches.push(
+          `${quota.accountId} holds ${used} × ${where}, more than its limit of ${limit.gpus}` +
+            (quota.cohort ? ` plus its borrowing limit of ${limit.borrowingLimit}` : ''),
+        );
+      }
+      if (!quota.cohort) continue;
+      const key = `${quota.cohort}\u0000${limit.gpuTypeId}\u0000${limit.dataCenterId ?? ''}`;
+      const [gpus, inUse] = cohorts.get(key) ?? [0, 0];
+      cohorts.set(key, [gpus + limit.gpus, inUse + used]);
+    }
+  }
+  for (const [key, [gpus, inUse]] of cohorts) {
+    const [cohort, gpuTypeId, dataCenterId] = key.split('\u0000');
+    if (inUse > gpus) {
+      breaches.push(
+        `cohort ${cohort} holds ${inUse} × ${gpuTypeId}${dataCenterId ? ` in ${dataCenterId}` : ''}, ` +
+          `more than its members' ${gpus}`,
+      );
+    }
+  }
+  return breaches;
+}

@@ -109,6 +109,22 @@ export class QuotasRepository {
     return rows.map((r) => r.owner_id);
   }
 
+  /** Every account's quota in force: its own, or the default for each account that holds GPUs without one. */
+  async inForce(manager: EntityManager): Promise<AccountQuota[]> {
+    const rows = await this.all(manager);
+    const own = rows.filter((r) => r.accountId !== DEFAULT_QUOTA_ACCOUNT);
+    const fallback = rows.find((r) => r.accountId === DEFAULT_QUOTA_ACCOUNT);
+    const quotas: AccountQuota[] = own.map((r) => ({ ...r, source: 'account' }));
+    if (!fallback) return quotas;
+    const named = new Set(own.map((r) => r.accountId));
+    for (const accountId of await this.holders(manager)) {
+      if (!named.has(accountId)) {
+        quotas.push({ ...fallback, accountId, accountName: null, cohort: null, source: 'default' });
+      }
+    }
+    return quotas;
+  }
+
   async save(quota: QuotaEntity, manager: EntityManager): Promise<void> {
     await manager.upsert(QuotaEntity, quota, ['accountId']);
   }

@@ -9,6 +9,8 @@ import {
 } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { CatalogChecks } from '../../catalog/catalog.checks.js';
+import { LedgerLock } from '../ledger-lock.js';
+import { quotaBreaches } from '../quota-ledger.js';
 import { QuotaEntity, type StoredLimit } from '../quota.entity.js';
 import { QuotasRepository } from '../quotas.repository.js';
 
@@ -19,14 +21,14 @@ function invalid(error: string): DomainError {
 /**
  * `quota.cmd.set` (operators, through the gateway): replaces an account's quota, or the default (`*`). The limits
  * name catalog GPU types and data centers, one limit per key; no limits and no cohort remove the quota. Admissions
- * after it count against the new limits; what already runs keeps running (over a lowered limit, it is borrowing or
- * simply over, and nothing new of the type is admitted until it drops below).
+ * after it count against the new limits. It takes the placement ledger's lock, as admissions do.
  */
 @Injectable()
 export class SetQuotaHandler {
   constructor(
     private readonly quotas: QuotasRepository,
     private readonly checks: CatalogChecks,
+    private readonly ledger: LedgerLock,
   ) {}
 
   @CommandHandler(Subjects.quota.set)
@@ -59,6 +61,7 @@ export class SetQuotaHandler {
         borrowingLimit: limit.borrowingLimit ?? null,
       });
     }
+    await this.ledger.lock(manager);
     if (!limits.length && cohort === null) {
       await this.quotas.remove(payload.accountId, manager);
     } else {
@@ -71,6 +74,23 @@ export class SetQuotaHandler {
           updatedAt: ctx.now,
         }),
         manager,
+      );
+    }
+    // Nothing is preempted for a quota change: one that would leave an account or a cohort above its limits is
+    // refused, and the operator lowers it once the work above it has stopped.
+    const quotas = await this.quotas.inForce(manager);
+    const breaches = quotaBreaches(
+      quotas,
+      await this.quotas.usageByType(
+        quotas.map((q) => q.accountId),
+        manager,
+      ),
+    );
+    if (breaches.length) {
+      throw new DomainError(
+        ErrorCode.InvalidState,
+        'the quota would be below what is in use now; stop or terminate work first, or set a higher limit',
+        breaches,
       );
     }
     return { accountId: payload.accountId, removed: !limits.length && cohort === null };
