@@ -61,6 +61,7 @@ const SCENARIOS = [
   'autoscaler',
   'cold-start',
   'placement',
+  'quotas',
   'history',
   'audit',
   'lb',
