@@ -3,12 +3,14 @@ import { describeRebuild, rebuildDetail, runRebuild } from './support/random-his
 import { runHistory } from './support/random-history/history-run.js';
 import { startHistorySystem } from './support/random-history/history-system.js';
 import { recordVerdict } from './support/verdict.js';
+import { HELD_BY_DELETED_TEAMS, QUOTA_BREACHES } from '../support/quota-ledger-checks.js';
 
 /**
  * Issue 14's randomized history: for each seed, the running system (all five apps) is driven by a seeded random
  * mix of every command family (users, keys, SSH keys, templates, registry credentials, network volumes, pods and
  * their actions, clusters, endpoints created, edited and deleted, jobs that finish, fail, stream, are cancelled,
- * time out, or kill their worker, workers killed with SIGKILL mid-job), while the queue-broker, pod-lifecycle and
+ * time out, or kill their worker, workers killed with SIGKILL mid-job; quotas set and cleared by an operator, pods
+ * and clusters of every priority, interruptible pods, so placements are refused by quota and preempt), while the queue-broker, pod-lifecycle and
  * the endpoint-autoscaler are each killed (SIGKILL) and restarted once. Then `npm run replay -- rebuild` must
  * rebuild every owner's database from the recorded commands identically: every outcome as live, every table equal,
  * a second pass applying nothing. A failing seed is printed with the line that runs it again:
@@ -46,13 +48,16 @@ describe('randomized history, rebuilt from its recorded commands', () => {
       try {
         const history = await runHistory(hs, seed, COMMANDS);
         const historyMs = Date.now() - started;
+        // The GPU ledger after the history (ADR 37): whole, within every quota, nothing held by a deleted team.
+        const breaches = (await hs.sql.query<{ breach: string }>(QUOTA_BREACHES)).rows.map((r) => r.breach);
+        const orphans = (await hs.sql.query<{ owner_id: string }>(HELD_BY_DELETED_TEAMS)).rows.length;
         const summary = await runRebuild(hs.replayEnv);
         const identical =
           summary.code === 0 &&
           summary.differences.length === 0 &&
           summary.outcomeMismatches.length === 0 &&
           summary.secondPass.applied === 0;
-        const pass = identical && summary.commands >= COMMANDS;
+        const pass = identical && summary.commands >= COMMANDS && !breaches.length && orphans === 0;
         recordVerdict({
           name: `random history, seed ${seed}${replicas > 1 ? ` (${replicas} replicas)` : ''}`,
           pass,
@@ -62,6 +67,8 @@ describe('randomized history, rebuilt from its recorded commands', () => {
             later: summary.later.recorded,
             outcomeMismatches: summary.outcomeMismatches.length,
             tableDifferences: summary.differences.length,
+            ledgerBreaches: breaches.length,
+            heldByDeletedTeams: orphans,
             secondPassApplied: summary.secondPass.applied,
             restarts: history.restarts.length,
             workerKills: history.workerKills,
@@ -85,6 +92,7 @@ describe('randomized history, rebuilt from its recorded commands', () => {
         expect(history.restarts).toHaveLength(3);
         expect(summary.commands).toBeGreaterThanOrEqual(COMMANDS);
         expect({ seed, identical }).toEqual({ seed, identical: true });
+        expect({ seed, breaches, orphans }).toEqual({ seed, breaches: [], orphans: 0 });
       } finally {
         await hs.close();
       }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DomainError, Subjects } from '@app/contracts';
 import { SMALL_FLEET, SchedulerCommands } from '../../../../test/support/cluster-scheduler-commands.js';
+import { QUOTA_BREACHES } from '../../../../test/support/quota-ledger-checks.js';
 
 /**
  * The ledger's invariants over a seeded random history (QUOTA_HISTORY_SEED, QUOTA_HISTORY_OPS): clients side by
@@ -17,40 +18,6 @@ const CLIENTS = 4;
 const TEAMS = ['t1', 't2', 't3', 't4', 't5', 't6'];
 const TYPES = ['NVIDIA L4', 'NVIDIA A40'];
 const DCS = ['US-TX-3', 'EU-RO-1'];
-
-const BREACHES = `
-WITH in_force AS (
-  SELECT q.account_id, q.cohort, l.*
-    FROM cluster_scheduler.quotas q,
-         jsonb_to_recordset(q.limits) AS l("gpuTypeId" text, "dataCenterId" text, gpus int, "borrowingLimit" int)
-   WHERE q.account_id <> '*'
-  UNION ALL
-  SELECT h.owner_id, NULL, l.*
-    FROM (SELECT DISTINCT owner_id FROM cluster_scheduler.reservations) h
-    JOIN cluster_scheduler.quotas d ON d.account_id = '*',
-         jsonb_to_recordset(d.limits) AS l("gpuTypeId" text, "dataCenterId" text, gpus int, "borrowingLimit" int)
-   WHERE h.owner_id NOT IN (SELECT account_id FROM cluster_scheduler.quotas)
-), held AS (
-  SELECT owner_id, gpu_type_id, data_center_id, sum(gpu_count) AS gpus
-    FROM cluster_scheduler.reservations WHERE gpu_type_id IS NOT NULL GROUP BY 1, 2, 3
-), used AS (
-  SELECT f.*, (SELECT coalesce(sum(h.gpus), 0) FROM held h
-                WHERE h.owner_id = f.account_id AND h.gpu_type_id = f."gpuTypeId"
-                  AND (f."dataCenterId" IS NULL OR h.data_center_id = f."dataCenterId")) AS held
-    FROM in_force f
-)
-SELECT 'host ' || h.id || ': ' || (h.gpu_count - h.free_gpus) || ' used, reservations hold ' ||
-       coalesce(sum(r.gpu_count), 0) AS breach
-  FROM cluster_scheduler.hosts h LEFT JOIN cluster_scheduler.reservations r ON r.host_id = h.id
- GROUP BY h.id HAVING h.gpu_count - h.free_gpus <> coalesce(sum(r.gpu_count), 0)
-UNION ALL
-SELECT 'account ' || account_id || ' holds ' || held || ' × ' || "gpuTypeId" || ', limit ' || gpus
-  FROM used
- WHERE held > gpus + CASE WHEN cohort IS NULL THEN 0 ELSE coalesce("borrowingLimit", 1000000) END
-UNION ALL
-SELECT 'cohort ' || cohort || ' holds ' || sum(held) || ' × ' || "gpuTypeId" || ', shares ' || sum(gpus)
-  FROM used WHERE cohort IS NOT NULL
- GROUP BY cohort, "gpuTypeId", "dataCenterId" HAVING sum(held) > sum(gpus)`;
 
 /** mulberry32: small, seeded, the same sequence everywhere. */
 function rng(seed: number): () => number {
@@ -147,7 +114,7 @@ describe('the GPU ledger over a random history', () => {
           (e: unknown) => (e instanceof DomainError ? e.code : `thrown: ${(e as Error).message}`),
         );
         counts[`${kind} ${outcome}`] = (counts[`${kind} ${outcome}`] ?? 0) + 1;
-        const found: { breach: string }[] = await harness.dataSource.query(BREACHES);
+        const found: { breach: string }[] = await harness.dataSource.query(QUOTA_BREACHES);
         breaches.push(...found.map((b) => `after ${kind} #${issued}: ${b.breach}`));
       }
     });

@@ -10,6 +10,7 @@ import {
   accountActions,
   computeActions,
   createTemplate,
+  quotaActions,
   recordActions,
   type Action,
   type ActionContext,
@@ -20,6 +21,7 @@ const ACTIONS: Record<string, Action> = {
   ...accountActions,
   ...recordActions,
   ...computeActions,
+  ...quotaActions,
   ...endpointActions,
   ...jobActions,
 };
@@ -39,6 +41,7 @@ const WEIGHTS = {
   user: 1,
   key: 1,
   team: 2,
+  quota: 2,
 } satisfies Record<keyof typeof ACTIONS, number>;
 
 /** Clients issuing actions side by side, each with a generator of its own forked from the seed's. */

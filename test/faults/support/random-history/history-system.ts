@@ -44,6 +44,8 @@ export interface HistorySystem {
   /** The environment `npm run replay` needs for this system (bus, database, keys, shared settings). */
   replayEnv: Record<string, string>;
   api<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
+  /** The same with an operator's key (quotas). */
+  operatorApi<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
   graphql<T>(
     query: string,
   ): Promise<{ data?: T; errors?: { message: string; extensions?: { code?: string } }[]; status: number }>;
@@ -87,6 +89,9 @@ export async function startHistorySystem(label: string, replicas = 1): Promise<H
   // Once the system runs: the keys CLI records its commands in the system's stream, which the rebuild replays.
   await keysCli(db.url, ['user', 'create', label, '--exempt']);
   const user = JSON.parse(await keysCli(db.url, ['key', 'create', label, '--json'])) as TestKey;
+  const operator = JSON.parse(
+    await keysCli(db.url, ['key', 'create', label, '--scope', 'operator', '--json']),
+  ) as TestKey;
   const sql = new pg.Pool({ connectionString: db.url, max: 3 });
   sql.on('error', () => undefined);
   const gateway = system.url('gateway');
@@ -110,6 +115,7 @@ export async function startHistorySystem(label: string, replicas = 1): Promise<H
       JOB_TAKE_HAND_OUT_MS: '4000',
     },
     api: (method, path, body) => call(method, `${gateway}${path}`, user.key, body, 20_000),
+    operatorApi: (method, path, body) => call(method, `${gateway}${path}`, operator.key, body, 20_000),
     graphql: async <T>(query: string) => {
       const reply = await call<{ data?: T; errors?: { message: string; extensions?: { code?: string } }[] }>(
         'POST',

@@ -176,6 +176,32 @@ export const recordActions: Record<string, Action> = {
   },
 };
 
+/**
+ * Quotas, set by an operator: the default (which the history's user and its teams fall under), and teams' own in
+ * two cohorts, raised, lowered (refused while below what is held) and cleared.
+ */
+export const quotaActions: Record<string, Action> = {
+  quota: async (ctx) => {
+    const { world, rng, hs } = ctx;
+    const teams = [...world.teams.keys()];
+    const path =
+      teams.length && rng.chance(0.5) ? `/v2/teams/${rng.pick(teams)}/quota` : '/v2/quotas/default';
+    const reply = rng.chance(0.15)
+      ? await hs.operatorApi('DELETE', path)
+      : await hs.operatorApi('PUT', path, {
+          ...(path.startsWith('/v2/teams') && rng.chance(0.7) ? { cohort: rng.pick(['red', 'blue']) } : {}),
+          limits: [
+            {
+              gpuTypeId: A100,
+              gpus: rng.int(2, 24),
+              ...(rng.chance(0.5) ? { borrowingLimit: rng.int(0, 8) } : {}),
+            },
+          ],
+        });
+    world.note(reply.status);
+  },
+};
+
 /** Pods (GPU and CPU, through every action and edit) and clusters (created, renamed, their members run, deleted). */
 export const computeActions: Record<string, Action> = {
   pod: async (ctx) => {
@@ -193,7 +219,14 @@ export const computeActions: Record<string, Action> = {
         ...(template ? { templateId: template } : { imageName: `acme/app:${rng.int(1, 9)}` }),
         ...(cpu
           ? { computeType: 'CPU', cpuFlavorId: 'cpu3c' }
-          : { gpuTypeId: A100, gpuCount: rng.int(1, 2), dataCenterIds: [HISTORY_DC] }),
+          : {
+              gpuTypeId: A100,
+              gpuCount: rng.int(1, 2),
+              dataCenterIds: [HISTORY_DC],
+              // Priorities and interruptible pods: placements that preempt (ADR 37).
+              ...(rng.chance(0.4) ? { priority: rng.pick(['low', 'normal', 'high']) } : {}),
+              ...(rng.chance(0.15) ? { interruptible: true } : {}),
+            }),
         ...(!cpu && world.volumes.length && rng.chance(0.2)
           ? { networkVolumeId: rng.pick(world.volumes) }
           : !cpu && rng.chance(0.2)
@@ -245,6 +278,7 @@ export const computeActions: Record<string, Action> = {
       type: 'TRAINING',
       compute: { gpuTypeId: A100, gpuCountPerPod: rng.int(1, 2), podCount: rng.int(2, 3) },
       dataCenterIds: [HISTORY_DC],
+      ...(rng.chance(0.4) ? { priority: rng.pick(['low', 'normal', 'high']) } : {}),
     });
     const id = idOf(reply.body);
     if (reply.status === 201 && id) world.clusters.push(id);
