@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PodStatus, type EndpointV2View, type PodV2View, type SpendStatus } from '@app/contracts';
+import {
+  PodStatus,
+  type EndpointHealth,
+  type EndpointV2View,
+  type PodV2View,
+  type SpendStatus,
+} from '@app/contracts';
 import { keysCli } from '../support/accounts.js';
 import type { RunningSystem } from '../support/system.js';
 import type { TestDatabase } from '../support/test-database.js';
@@ -11,7 +17,8 @@ import { startServerlessSystem, stopServerlessSystem } from './serverless-system
  * Monthly spend limits end to end (docs/adr/0023-spend-limits.md), all five apps on the simulated runtime: the
  * operator caps alice with the keys CLI, alice sets a lower limit of her own; under it a pod is created, once
  * this month's spend reaches it new GPU work is refused with 402 on REST v2, REST v1 and GraphQL alike (and by
- * the scheduler and the autoscaler for clusters and workersMin), while the running pod keeps running.
+ * the scheduler and the autoscaler for clusters and workersMin, the endpoint's /health saying why it waits), while
+ * the running pod keeps running.
  */
 const FLEET = writeFleet([{ id: 'ro-a100-1', dataCenterId: 'EU-RO-1', gpuTypeId: A100, gpuCount: 8 }]);
 const LIMIT_DETAIL =
@@ -170,6 +177,18 @@ describe('spend limits', () => {
       402,
       LIMIT_DETAIL,
     );
+    // A job queued there: the autoscaler's create of a worker is refused, and /health says why it waits.
+    expect((await alice('POST', `/v2/${idle.body.id}/run`, { input: {} })).status).toBe(200);
+    const health = await until('the reason in /health', async () => {
+      const reply = await alice<EndpointHealth>('GET', `/v2/${idle.body.id}/health`);
+      return reply.body.throttled ? reply.body : undefined;
+    });
+    expect(health).toMatchObject({ jobs: { inQueue: 1 }, workers: { idle: 0, running: 0 } });
+    expect(health.throttled).toEqual({
+      code: 'SPEND_LIMIT_REACHED',
+      message: expect.stringMatching(/^worker not created: .*monthly spend limit is reached/),
+      since: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
 
     expect((await alice('POST', `/v2/pods/${running.id}/action`, { action: 'stop' })).status).toBe(200);
     expectProblem(

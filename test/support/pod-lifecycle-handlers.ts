@@ -23,6 +23,7 @@ import { ListWorkerRunsHandler } from '../../apps/pod-lifecycle/src/pods/list-wo
 import { ObservePodHandler } from '../../apps/pod-lifecycle/src/pods/observe-pod/observe-pod.handler.js';
 import { PodTransitions } from '../../apps/pod-lifecycle/src/pods/pod-transitions.js';
 import { PodRepository } from '../../apps/pod-lifecycle/src/pods/pod.repository.js';
+import { PreemptPodsHandler } from '../../apps/pod-lifecycle/src/pods/preempt-pods/preempt-pods.handler.js';
 import { ResetPodHandler } from '../../apps/pod-lifecycle/src/pods/reset-pod/reset-pod.handler.js';
 import { SealPodEnvHandler } from '../../apps/pod-lifecycle/src/pods/seal-pod-env/seal-pod-env.handler.js';
 import { StartPodHandler } from '../../apps/pod-lifecycle/src/pods/start-pod/start-pod.handler.js';
@@ -67,7 +68,7 @@ export const SEALED = 'v1.test-key.c2VhbGVk';
  * imports no other app): each pod on a host of its own (the one asked for on a resume), its ports mapped from
  * 40000, the prices in RATES; a GPU type other than GPU refused (422).
  */
-function reserve(command: ReservePodCommand): PlacementView {
+export function reserve(command: ReservePodCommand): PlacementView {
   if (command.gpuTypeId && command.gpuTypeId !== GPU) {
     throw new DomainError(ErrorCode.ValidationFailed, `unknown GPU type ${command.gpuTypeId}`);
   }
@@ -156,6 +157,8 @@ export class PodLifecycleHandlers {
       new UpdatePodHandler(pods, registryAuths, transitions, usage),
       new ObservePodHandler(pods, transitions),
       new HostFailedHandler(pods, transitions),
+      // Its command only, as the cluster handlers below.
+      new PreemptPodsHandler(pods, transitions, commands),
       new SealPodEnvHandler(pods),
       // Their commands only: the events they react to are another app's, never delivered here.
       new CreateClusterMembersHandler(pods, usage, transitions, deletedClusters, commands),

@@ -1,11 +1,21 @@
 import { Module } from '@nestjs/common';
+import { EndpointThrottles } from './endpoints/endpoint-throttles.js';
 import { EndpointsRepository } from './endpoints/endpoints.repository.js';
 import { ScalingEventsRepository } from './scaling/scaling-events.repository.js';
+import { ScalingThrottles } from './scaling/scaling-throttles.js';
 import { WorkersRepository } from './workers/workers.repository.js';
 
-/** endpoint-autoscaler's repositories, shared by the endpoint use cases and the control loop. */
+/**
+ * endpoint-autoscaler's repositories, shared by the endpoint use cases and the control loop; and why an endpoint
+ * waits, which the endpoint use cases ask through EndpointThrottles and the control loop's records answer.
+ */
 @Module({
-  providers: [EndpointsRepository, WorkersRepository, ScalingEventsRepository],
-  exports: [EndpointsRepository, WorkersRepository, ScalingEventsRepository],
+  providers: [
+    EndpointsRepository,
+    WorkersRepository,
+    ScalingEventsRepository,
+    { provide: EndpointThrottles, useClass: ScalingThrottles },
+  ],
+  exports: [EndpointsRepository, WorkersRepository, ScalingEventsRepository, EndpointThrottles],
 })
 export class PersistenceModule {}

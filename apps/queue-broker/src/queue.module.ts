@@ -4,6 +4,7 @@ import { CancelJobHandler } from './jobs/cancel-job/cancel-job.handler.js';
 import { EndpointHealthHandler } from './jobs/endpoint-health/endpoint-health.handler.js';
 import { ListWorkersHandler } from './workers/list-workers/list-workers.handler.js';
 import { GetJobHandler } from './jobs/get-job/get-job.handler.js';
+import { HandBackLeasesHandler } from './jobs/hand-back-leases/hand-back-leases.handler.js';
 import { JobLifecycle } from './jobs/job-lifecycle.js';
 import { JobSweeper } from './jobs/job-sweeper.js';
 import { JobChunksRepository } from './jobs/job-chunks.repository.js';
@@ -66,6 +67,7 @@ import { WorkersRepository } from './workers/workers.repository.js';
     SetJobTtlHandler,
     ReadStreamHandler,
     SweepJobsHandler,
+    HandBackLeasesHandler,
     GetJobHandler,
     EndpointHealthHandler,
     ListWorkersHandler,

@@ -37,6 +37,7 @@ export * from './clusters/ssh-key.dto.js';
 export * from './catalog/catalog.contracts.js';
 export * from './volumes/network-volume.contracts.js';
 export * from './endpoints/endpoint.contracts.js';
+export * from './endpoints/endpoint-throttle.js';
 export * from './endpoints/endpoint-v2.dto.js';
 export * from './endpoints/endpoint-v1.dto.js';
 export * from './endpoints/lb-routing.js';

@@ -8,6 +8,14 @@ export const autoscalerMetrics = {
     labelNames: ['action'] as const,
     registers: [metricsRegistry],
   }),
+  refusals: new Counter({
+    name: 'autoscaler_worker_refusals_total',
+    help:
+      'Worker creates and resumes refused, per endpoint and error code (QUOTA_EXCEEDED, SPEND_LIMIT_REACHED, ' +
+      'CAPACITY_UNAVAILABLE, ...): why an endpoint waits for workers',
+    labelNames: ['endpoint', 'code'] as const,
+    registers: [metricsRegistry],
+  }),
   desiredWorkers: new Gauge({
     name: 'autoscaler_desired_workers',
     help: 'Workers the scaler wants, per endpoint',

@@ -7,6 +7,7 @@ import type { WorkerEntity } from '../workers/worker.entity.js';
 import { WorkersRepository } from '../workers/workers.repository.js';
 import { autoscalerMetrics } from './autoscaler.metrics.js';
 import { LbLoadBoard } from './lb-load-board.js';
+import { planSettings } from './plan-settings.js';
 import { ScalingApplier } from './scaling-applier.js';
 import { ScalingEventsRepository } from './scaling-events.repository.js';
 import {
@@ -18,12 +19,6 @@ import {
   type RecentRefusals,
 } from './scaling-plan.js';
 import { actorFor } from './worker-pods.js';
-
-/**
- * How long an endpoint whose owner reached their monthly spend limit creates and resumes no worker: the refusal
- * (SPEND_LIMIT_REACHED) is recorded as a failed scaling event, and asking again every tick would only record more.
- */
-const SPEND_LIMIT_PAUSE_MS = 30_000;
 
 const NO_REFUSALS: RecentRefusals = { createRefusedAt: null, spendLimitRefusedAt: null };
 
@@ -47,11 +42,7 @@ export class EndpointReconciler {
     private readonly lbLoad: LbLoadBoard,
     config: EndpointAutoscalerConfig,
   ) {
-    this.settings = {
-      reissueAfterMs: config.AUTOSCALER_REISSUE_AFTER_MS,
-      failureBackoffMs: config.AUTOSCALER_FAILURE_BACKOFF_MS,
-      spendLimitPauseMs: SPEND_LIMIT_PAUSE_MS,
-    };
+    this.settings = planSettings(config);
   }
 
   async reconcile(endpoint: EndpointEntity, now: Date): Promise<void> {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, deriveId, type PodView } from '@app/contracts';
 import { Clock } from '../clock.js';
 import type { EndpointEntity } from '../endpoints/endpoint.entity.js';
+import { EndpointThrottles } from '../endpoints/endpoint-throttles.js';
 import { WorkerEntity } from '../workers/worker.entity.js';
 import { autoscalerMetrics } from './autoscaler.metrics.js';
 import { ScalingEventEntity, type ScalingAction } from './scaling-event.entity.js';
@@ -39,6 +40,7 @@ export class ScalingApplier {
     private readonly state: ScalingStateRepository,
     private readonly pods: WorkerPods,
     private readonly clock: Clock,
+    private readonly throttles: EndpointThrottles,
   ) {}
 
   async apply(endpoint: EndpointEntity, rows: WorkerEntity[], plan: ScalingPlan, now: Date): Promise<void> {
@@ -87,7 +89,11 @@ export class ScalingApplier {
       ),
     );
 
-    const recorded = answers.writes(this.clock.now());
+    // A refusal records since when its endpoint waits: the one before it says, unless a create or resume went
+    // through between them (asked as of the tick's time, so the attempts of this tick do not count).
+    const waiting = answers.refused ? await this.throttles.throttled(endpoint.id, now) : null;
+    const at = this.clock.now();
+    const recorded = answers.writes(at, waiting?.since ?? at.toISOString());
     await this.state.commit(recorded);
     this.announce(endpoint, recorded.events);
     // Queue workers are announced to the broker; load-balancing ones never take jobs (the gateway routes to them).
@@ -160,6 +166,8 @@ export class ScalingApplier {
   private announce(endpoint: EndpointEntity, events: ScalingEventEntity[]): void {
     for (const e of events) {
       autoscalerMetrics.decisions.inc({ action: e.action });
+      const code = e.inputs.errorCode;
+      if (typeof code === 'string') autoscalerMetrics.refusals.inc({ endpoint: endpoint.id, code });
       this.logger.log(
         `endpoint ${endpoint.id}: ${e.action} worker ${e.podId ?? '-'} (${e.workersBefore} -> ${e.workersDesired}): ${e.reason}`,
       );
@@ -185,6 +193,11 @@ class Answers {
   }[] = [];
 
   constructor(private readonly endpointId: string) {}
+
+  /** Whether pod-lifecycle refused any command of this tick. */
+  get refused(): boolean {
+    return this.failures.length > 0;
+  }
 
   create(row: WorkerEntity, answer: PodAnswer): void {
     if (answer.kind === 'applied') {
@@ -229,7 +242,8 @@ class Answers {
     });
   }
 
-  writes(at: Date): ScalingWrites {
+  /** `waitingSince`: when the endpoint began waiting, which each refusal records (ScalingThrottles reads it). */
+  writes(at: Date, waitingSince: string): ScalingWrites {
     const writes = noWrites();
     for (const row of this.redecided) row.desiredSince = at;
     writes.saved = [...this.saved].filter((row) => !this.removed.has(row.podId));
@@ -241,7 +255,7 @@ class Answers {
         reason,
         workersBefore: 0,
         workersDesired: 0,
-        inputs: { refusedCommand: command, errorCode: code },
+        inputs: { refusedCommand: command, errorCode: code, waitingSince },
       }),
     );
     return writes;

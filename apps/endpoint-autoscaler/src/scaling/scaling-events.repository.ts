@@ -38,4 +38,38 @@ export class ScalingEventsRepository {
       spendLimitRefusedAt: row?.spendLimitRefusedAt ?? null,
     };
   }
+
+  /**
+   * The endpoint's latest refused create or resume in (`since`, `before`), unless a create or resume was decided
+   * after it (before `before`): then its workers are no longer held back by it. Both reads walk the
+   * (endpoint_id, at) index over that window only.
+   */
+  async latestUnansweredRefusal(
+    endpointId: string,
+    since: Date,
+    before: Date,
+  ): Promise<LatestRefusal | null> {
+    const rows = await this.dataSource.query<LatestRefusal[]>(
+      `SELECT f.at, f.reason, f.inputs->>'errorCode' AS code, f.inputs->>'waitingSince' AS "waitingSince"
+       FROM endpoint_autoscaler.scaling_events f
+       WHERE f.endpoint_id = $1 AND f.action = 'failed' AND f.at > $2 AND f.at < $3
+         AND f.inputs->>'refusedCommand' IN ('create', 'start')
+         AND NOT EXISTS (SELECT 1 FROM endpoint_autoscaler.scaling_events a
+                         WHERE a.endpoint_id = $1 AND a.action IN ('create', 'resume')
+                           AND a.at > f.at AND a.at < $3)
+       ORDER BY f.at DESC, f.id DESC
+       LIMIT 1`,
+      [endpointId, since, before],
+    );
+    return rows[0] ?? null;
+  }
+}
+
+/** A failed scaling event of a refused create or resume, as latestUnansweredRefusal reads it. */
+export interface LatestRefusal {
+  at: Date;
+  reason: string;
+  code: string | null;
+  /** The refusal's record of when its endpoint began waiting (older records have none). */
+  waitingSince: string | null;
 }

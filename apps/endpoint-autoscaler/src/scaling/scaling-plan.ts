@@ -1,4 +1,4 @@
-import { PodStatus } from '@app/contracts';
+import { PREEMPTED_REASON, PodStatus } from '@app/contracts';
 import type { WorkerDesired } from '../workers/worker.entity.js';
 import { scaleLb } from './lb-scaling.js';
 import { PlanRecorder, type Entry } from './plan-recorder.js';
@@ -92,7 +92,9 @@ class PlanBuilder {
 
   /**
    * Rows that are done with (terminated pods) go; live workers whose pod failed or vanished are terminated (the
-   * scaler replaces them); stopped workers are not kept without FLASHBOOT. True when the entry is no longer live.
+   * scaler replaces them), and so are workers whose pod was preempted, whatever the autoscaler wanted of them (never
+   * resumed on the host that lost its GPUs); stopped workers are not kept without FLASHBOOT. True when the entry is
+   * no longer live.
    */
   private cleanUp(entry: Entry): boolean {
     const { worker, pod } = entry;
@@ -106,6 +108,12 @@ class PlanBuilder {
     }
     if (worker.desired === 'RUNNING' && pod?.status === PodStatus.Error) {
       this.change(entry, 'TERMINATED', `worker pod failed: ${pod.statusReason ?? 'ERROR'}`);
+      return true;
+    }
+    if (worker.desired !== 'TERMINATED' && isPreempted(pod)) {
+      // Its host's GPUs went to another workload: a resume there would wait for them (or take them back by quota),
+      // a new worker is placed wherever the scheduler admits it.
+      this.change(entry, 'TERMINATED', `worker pod was preempted: ${pod.statusReason}`);
       return true;
     }
     const stuckSince = now.getTime() - settings.reissueAfterMs;
@@ -168,4 +176,9 @@ class PlanBuilder {
   private refresh(podId: string, fields: Omit<PlannedRefresh, 'podId'>): void {
     this.recorder.refresh(podId, fields);
   }
+}
+
+/** A pod the scheduler preempted (pod.cmd.preempt): EXITED, its reason starting with PREEMPTED. */
+function isPreempted(pod: PlanPod | null): pod is PlanPod {
+  return pod?.status === PodStatus.Exited && (pod.statusReason ?? '').startsWith(PREEMPTED_REASON);
 }

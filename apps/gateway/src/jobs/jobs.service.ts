@@ -132,9 +132,14 @@ export class JobsService {
     return { removed, status };
   }
 
+  /**
+   * RunPod's counts as the broker keeps them, and ours beside them: why the endpoint waits for workers (`throttled`,
+   * from the autoscaler's view of the endpoint, which the access check just read), when it does.
+   */
   async health(endpointId: string, actor: Actor): Promise<EndpointHealth> {
-    await this.endpoints.queueEndpoint(endpointId, actor);
-    return this.queries.query(Subjects.job.health, { endpointId }, actor);
+    const endpoint = await this.endpoints.queueEndpoint(endpointId, actor);
+    const health = await this.queries.query(Subjects.job.health, { endpointId }, actor);
+    return endpoint.throttled ? { ...health, throttled: endpoint.throttled } : health;
   }
 
   private async submit(

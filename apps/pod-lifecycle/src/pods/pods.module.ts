@@ -12,6 +12,7 @@ import { ListPodsByClusterHandler } from './list-pods-by-cluster/list-pods-by-cl
 import { ListWorkerRunsHandler } from './list-worker-runs/list-worker-runs.handler.js';
 import { ObservePodHandler } from './observe-pod/observe-pod.handler.js';
 import { PodTransitions } from './pod-transitions.js';
+import { PreemptPodsHandler } from './preempt-pods/preempt-pods.handler.js';
 import { ResetPodHandler } from './reset-pod/reset-pod.handler.js';
 import { LegacyWorkerKeys } from './seal-pod-env/legacy-worker-keys.service.js';
 import { SealPodEnvHandler } from './seal-pod-env/seal-pod-env.handler.js';
@@ -36,6 +37,7 @@ import { PodUsage } from './usage/pod-usage.service.js';
     UpdatePodHandler,
     ObservePodHandler,
     HostFailedHandler,
+    PreemptPodsHandler,
     SealPodEnvHandler,
     LegacyWorkerKeys,
     GetPodHandler,

@@ -4,13 +4,14 @@ import type { LostWorker } from './worker-roster.js';
 /**
  * The audit entry of a worker the sweep found lost (docs/adr/0035-audit-trail.md): the sweep is no account's command
  * (job.cmd.sweep is not audited), so it enters each lost worker in the trail of the account it worked for, dated
- * and identified by the sweep's command, so a replay makes the same entries. Null for a worker
- * whose account is unknown (it called before any register named it).
+ * and identified by the sweep's command, so a replay makes the same entries; `why` says how it was found lost (its
+ * silence, or its pod preempted). Null for a worker whose account is unknown (it called before any register named
+ * it).
  */
 export function lostWorkerEntry(
   sweep: Pick<CommandEnvelope, 'commandId' | 'issuedAt'>,
   worker: LostWorker,
-  lostAfterMs: number,
+  why: string,
 ): AuditEntry | null {
   if (!worker.ownerId) return null;
   return {
@@ -20,7 +21,7 @@ export function lostWorkerEntry(
     actor: {
       userId: 'system:queue-broker',
       kind: 'system',
-      reason: `sweep: the worker made no call for ${lostAfterMs} ms; its jobs are queued again or failed`,
+      reason: `sweep: ${why}; its jobs are queued again or failed`,
     },
     action: WORKER_LOST_ACTION,
     resourceType: 'worker',

@@ -28,6 +28,8 @@ export abstract class WorkerRoster {
   abstract pollingTouch(endpointId: string, workerId: string, heardAt: Date, lostBefore: Date): StatementPart;
   /** Marks lost the workers not seen since `lostBefore`; who they are. */
   abstract markLost(lostBefore: Date, now: Date, manager: EntityManager): Promise<LostWorker[]>;
+  /** Marks lost at `now` the workers of these ids that are not lost yet (their pods are gone); who they are. */
+  abstract markGone(workerIds: string[], now: Date, manager: EntityManager): Promise<LostWorker[]>;
   /** Forgets workers lost before `before`. */
   abstract deleteLostBefore(before: Date, manager: EntityManager): Promise<unknown>;
   /**

@@ -150,6 +150,26 @@ export class WorkersRepository implements WorkerRoster {
       .sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
+  /**
+   * The workers of these ids not lost yet, marked lost at `now`; who they were. Locked in id order first, as a sweep
+   * marking silent workers lost beside it (another lane) may lock some of them too.
+   */
+  async markGone(workerIds: string[], now: Date, manager: EntityManager): Promise<LostWorker[]> {
+    if (!workerIds.length) return [];
+    const rows = await manager.query<
+      [{ id: string; endpoint_id: string; owner_id: string | null }[], number]
+    >(
+      `UPDATE queue_broker.workers w SET lost_at = $2
+       WHERE w.id IN (SELECT id FROM queue_broker.workers
+                      WHERE id = ANY($1) AND lost_at IS NULL ORDER BY id FOR UPDATE)
+       RETURNING w.id, w.endpoint_id, w.owner_id`,
+      [workerIds, now],
+    );
+    return rows[0]
+      .map((r) => ({ id: r.id, endpointId: r.endpoint_id, ownerId: r.owner_id }))
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
   deleteLostBefore(before: Date, manager: EntityManager): Promise<unknown> {
     return manager.query(`DELETE FROM queue_broker.workers WHERE lost_at < $1`, [before]);
   }

@@ -19,6 +19,7 @@ import { GPU_TIERS, REGION_CODES, type GpuTier, type RegionCode } from '../catal
 import { deriveId } from '../common/ids.js';
 import { VOCABULARIES, type Vocabulary } from '../errors/pod-field-names.js';
 import { IsEnvRecord } from '../common/string-record.js';
+import type { EndpointThrottle } from './endpoint-throttle.js';
 
 export const ENDPOINT_TYPES = ['QB', 'LB'] as const;
 export type EndpointType = (typeof ENDPOINT_TYPES)[number];
@@ -252,6 +253,8 @@ export interface EndpointView {
   aiKeySealed?: string;
   /** The endpoint's worker pods (not yet terminated), with what the autoscaler wants of each. */
   workers?: EndpointWorkerView[];
+  /** Why its workers are held back now (`endpoint.qry.get` only; absent when they are not): /health shows it. */
+  throttled?: EndpointThrottle;
 }
 
 /** One worker pod of an endpoint as the autoscaler sees it. */

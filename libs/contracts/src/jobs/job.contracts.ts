@@ -97,7 +97,10 @@ export class SetJobTtlCommand extends JobScoped {
   ttlMs: number;
 }
 
-/** `job.cmd.sweep`: the broker's timer: lost workers, execution timeouts, ttl and retention expiry. */
+/**
+ * `job.cmd.sweep`: the broker's timer: lost workers, execution timeouts, ttl and retention expiry; and, recorded by
+ * the broker when it hears `placement.evt.preempted`, the workers known to be gone at once.
+ */
 export class SweepJobsCommand {
   /**
    * False for the first WORKER_LOST_AFTER_MS after the broker starts: pings recorded while it was down are still
@@ -105,6 +108,16 @@ export class SweepJobsCommand {
    */
   @IsBoolean()
   detectLostWorkers: boolean;
+
+  /**
+   * Workers whose pods were preempted (a pod worker's id is its pod id, `RUNPOD_POD_ID`): lost now, without waiting
+   * for their silence, and their jobs handed back. Ids of no known worker (other pods of the preemption) are ignored.
+   */
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  preemptedWorkerIds?: string[];
 }
 
 // ---- job.* queries ----------------------------------------------------------------------------------------------

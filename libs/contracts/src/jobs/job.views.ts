@@ -1,3 +1,4 @@
+import type { EndpointThrottle } from '../endpoints/endpoint-throttle.js';
 import type { JobPolicy } from './job.contracts.js';
 import type { JobStatus } from './job.model.js';
 import type { Packed } from './payload-blobs.js';
@@ -77,6 +78,12 @@ export interface WorkerCounts {
 export interface EndpointHealth {
   jobs: { completed: number; failed: number; inProgress: number; inQueue: number; retried: number };
   workers: WorkerCounts;
+  /**
+   * Ours, beside RunPod's fields (its clients ignore it): why the endpoint waits for workers, when the autoscaler's
+   * creates are refused (a quota, the spend limit, capacity); absent otherwise. The gateway adds it from the
+   * autoscaler's view of the endpoint.
+   */
+  throttled?: EndpointThrottle;
 }
 
 /** `job.qry.queue-stats`: what the autoscaler needs to scale an endpoint. */

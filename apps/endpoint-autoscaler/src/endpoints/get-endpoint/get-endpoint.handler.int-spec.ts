@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ErrorCode, Subjects, type Actor } from '@app/contracts';
 import { EndpointCommands } from '../../../../../test/support/endpoint-autoscaler-commands.js';
 import { BOB, refusalOf, type HandlerHarness } from '../../../../../test/support/handler-harness.js';
+import { EndpointAutoscalerConfig } from '../../endpoint-autoscaler.config.js';
+import { ScalingEventEntity } from '../../scaling/scaling-event.entity.js';
+import { ScalingEventsRepository } from '../../scaling/scaling-events.repository.js';
+import { ScalingThrottles } from '../../scaling/scaling-throttles.js';
 import { WorkersRepository } from '../../workers/workers.repository.js';
 import { EndpointsRepository } from '../endpoints.repository.js';
 import { GetEndpointHandler } from './get-endpoint.handler.js';
@@ -15,14 +19,17 @@ const SYSTEM: Actor = { userId: 'system', kind: 'system' };
 
 let commands: EndpointCommands;
 let harness: HandlerHarness;
+let events: ScalingEventsRepository;
 
 beforeAll(async () => {
   commands = await EndpointCommands.start('endpoint_get');
   harness = commands.harness;
+  events = new ScalingEventsRepository(harness.dataSource);
   harness.register(
     new GetEndpointHandler(
       new EndpointsRepository(harness.dataSource),
       new WorkersRepository(harness.dataSource),
+      new ScalingThrottles(events, new EndpointAutoscalerConfig()),
     ),
   );
 });
@@ -74,5 +81,30 @@ describe('getting an endpoint', () => {
     await harness.send(Subjects.endpoint.delete, { id: deleted.id });
     expect(await refusalOf(get(deleted.id))).toMatchObject({ code: ErrorCode.NotFound });
     expect(await refusalOf(get(deleted.id, { actor: SYSTEM }))).toMatchObject({ code: ErrorCode.NotFound });
+  });
+});
+
+describe("why an endpoint's workers are held back (throttled, what the gateway's /health shows)", () => {
+  it('is its latest refused create or resume none went through since; absent when there is none', async () => {
+    const endpoint = await commands.create({ name: 'throttled' });
+    expect(await get(endpoint.id)).not.toHaveProperty('throttled');
+    const since = new Date(Date.now() - 20_000).toISOString();
+    const refused = Object.assign(new ScalingEventEntity(), {
+      id: `evt-${endpoint.id}`,
+      endpointId: endpoint.id,
+      at: new Date(Date.now() - 1_000),
+      action: 'failed',
+      podId: 'pod-refused',
+      workersBefore: 0,
+      workersDesired: 0,
+      reason: 'worker not created: quota exceeded',
+      inputs: { refusedCommand: 'create', errorCode: ErrorCode.QuotaExceeded, waitingSince: since },
+    } satisfies ScalingEventEntity);
+    await harness.dataSource.transaction((manager) => events.insert([refused], manager));
+    expect((await get(endpoint.id)).throttled).toEqual({
+      code: ErrorCode.QuotaExceeded,
+      message: 'worker not created: quota exceeded',
+      since,
+    });
   });
 });

@@ -5,7 +5,7 @@ import { CommandHandler, type CommandContext } from '@app/messaging';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
 import { JobLifecycle } from '../job-lifecycle.js';
 import { JobsRepository } from '../jobs.repository.js';
-import { WorkerRoster } from '../worker-roster.js';
+import { WorkerRoster, type LostWorker } from '../worker-roster.js';
 
 const DAY_MS = 24 * 3600_000;
 
@@ -13,7 +13,8 @@ const DAY_MS = 24 * 3600_000;
  * The broker's timer, as a recorded command (its time is the envelope's, so a replay does the same): workers that
  * stopped calling lose their leases (jobs queued again, or FAILED after JOB_MAX_ATTEMPTS), running jobs past their
  * executionTimeout and jobs past their ttl end TIMED_OUT (their workers hear it through job-stop), and expired
- * results are deleted.
+ * results are deleted. Recorded on a preemption (hand-back-leases), it also names the workers whose pods were
+ * preempted: they are lost at once and their leases handed back the same way, without waiting for their silence.
  */
 @Injectable()
 export class SweepJobsHandler {
@@ -27,29 +28,42 @@ export class SweepJobsHandler {
   @CommandHandler(Subjects.job.sweep)
   async handle(ctx: CommandContext<SweepJobsCommand>): Promise<Record<string, number>> {
     const { manager, now } = ctx;
-    const result = { lostWorkers: 0, requeued: 0, failed: 0, timedOut: 0, outlived: 0, deleted: 0 };
+    const result: Record<string, number> = {
+      lostWorkers: 0,
+      requeued: 0,
+      failed: 0,
+      timedOut: 0,
+      outlived: 0,
+      deleted: 0,
+    };
+    const preempted = ctx.payload.preemptedWorkerIds ?? [];
+    if (preempted.length) {
+      const gone = await this.workers.markGone(preempted, now, manager);
+      // Only in the answer of a sweep that names them: a timer's sweep answers as it always did (a rebuild compares).
+      result.preemptedWorkers = gone.length;
+      // Every job leased to one of them, even one leased after the preemption, before this command (its container
+      // runs until the runtime stops it): none of them can finish there.
+      await this.handBack(ctx, gone, preempted, result, {
+        audit: "the worker's pod was preempted",
+        job: (workerId) => `worker ${workerId}'s pod was preempted while running the job`,
+      });
+    }
     if (ctx.payload.detectLostWorkers) {
       const lostBefore = new Date(now.getTime() - this.config.WORKER_LOST_AFTER_MS);
       const lost = await this.workers.markLost(lostBefore, now, manager);
       result.lostWorkers = lost.length;
-      // A machine's decision, in the trail of the account each worker worked for (unknown: not registered).
-      for (const worker of lost) {
-        const entry = lostWorkerEntry(ctx.envelope, worker, this.config.WORKER_LOST_AFTER_MS);
-        if (entry) await ctx.emit(Subjects.audit.recorded, entry, `lost/${worker.id}`);
-      }
-      for (const job of await this.jobs.lockLeasedTo(
+      const silence = this.config.WORKER_LOST_AFTER_MS;
+      await this.handBack(
+        ctx,
+        lost,
         lost.map((w) => w.id),
-        manager,
-      )) {
-        const outcome = await this.lifecycle.requeue(
-          ctx,
-          job,
-          'WORKER_LOST',
-          `worker ${job.leaseWorkerId} stopped calling (nothing for ${this.config.WORKER_LOST_AFTER_MS} ms) while running the job`,
-          this.config.JOB_MAX_ATTEMPTS,
-        );
-        result[outcome] += 1;
-      }
+        result,
+        {
+          audit: `the worker made no call for ${silence} ms`,
+          job: (workerId) =>
+            `worker ${workerId} stopped calling (nothing for ${silence} ms) while running the job`,
+        },
+      );
     }
     for (const job of await this.jobs.lockTimedOut(now, manager)) {
       await this.lifecycle.finish(ctx, job, 'TIMED_OUT', {
@@ -70,5 +84,33 @@ export class SweepJobsHandler {
       manager,
     );
     return result;
+  }
+
+  /**
+   * Enters each worker found lost in its account's trail (a machine's decision, with `why.audit`; unknown account:
+   * none), then puts the jobs leased to `leasedTo` back in the queue with `why.job` (FAILED after JOB_MAX_ATTEMPTS).
+   * A done the worker posts later finds its job no longer leased to it: ignored, so no job completes twice.
+   */
+  private async handBack(
+    ctx: CommandContext<SweepJobsCommand>,
+    lost: LostWorker[],
+    leasedTo: string[],
+    result: Record<'requeued' | 'failed', number>,
+    why: { audit: string; job: (workerId: string | null) => string },
+  ): Promise<void> {
+    for (const worker of lost) {
+      const entry = lostWorkerEntry(ctx.envelope, worker, why.audit);
+      if (entry) await ctx.emit(Subjects.audit.recorded, entry, `lost/${worker.id}`);
+    }
+    for (const job of await this.jobs.lockLeasedTo(leasedTo, ctx.manager)) {
+      const outcome = await this.lifecycle.requeue(
+        ctx,
+        job,
+        'WORKER_LOST',
+        why.job(job.leaseWorkerId),
+        this.config.JOB_MAX_ATTEMPTS,
+      );
+      result[outcome] += 1;
+    }
   }
 }
