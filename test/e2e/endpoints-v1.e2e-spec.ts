@@ -84,6 +84,7 @@ describe('serverless endpoints, REST v1', () => {
       flashboot: true,
       allowedCudaVersions: ['12.1', '12.4'],
       env: { MODEL: 'm', HF_TOKEN: 'hf_secret' },
+      priority: 'normal',
       aiKey: expect.any(String),
       version: 1,
       createdAt: expect.any(String),

@@ -200,6 +200,7 @@ const GRAPHQL_RESOURCES: Readonly<Record<string, AccountResource>> = {
   'Mutation.deleteNetworkVolume': 'volumes',
   'Mutation.podFindAndDeployOnDemand': 'pods',
   'Mutation.deployCpuPod': 'pods',
+  'Mutation.podRentInterruptable': 'pods',
   'Mutation.podStop': 'pods',
   'Mutation.podResume': 'pods',
   'Mutation.podTerminate': 'pods',

@@ -83,6 +83,33 @@ describe('saving an endpoint', () => {
     }
   });
 
+  it('keeps the workers’ priority (normal by default): a modify without one keeps it, another value is refused', async () => {
+    expect(await create()).toMatchObject({ priority: 'normal' });
+    const endpoint = await create({ priority: 'high' });
+    expect(endpoint).toMatchObject({ priority: 'high' });
+    const stored = async () =>
+      (
+        await harness.dataSource.query<{ priority: number }[]>(
+          'SELECT priority FROM endpoint_autoscaler.endpoints WHERE id = $1',
+          [endpoint.id],
+        )
+      )[0].priority;
+    expect(await stored()).toBe(2);
+    const modify = { id: endpoint.id, name: 'renamed', templateId: 'tpl-worker', gpuIds: ['AMPERE_16'] };
+    await expect(harness.send(Subjects.endpoint.save, modify)).resolves.toMatchObject({ priority: 'high' });
+    await expect(harness.send(Subjects.endpoint.save, { ...modify, priority: 'low' })).resolves.toMatchObject(
+      {
+        priority: 'low',
+        version: 3,
+      },
+    );
+    expect(await stored()).toBe(0);
+    expect(await harness.refusal(() => create({ priority: 'urgent' }))).toMatchObject({
+      wrote: [],
+      code: ErrorCode.ValidationFailed,
+    });
+  });
+
   it("modifies the actor's endpoint, and refuses another user's (403)", async () => {
     const endpoint = await create();
     const modify = { id: endpoint.id, name: 'renamed', templateId: 'tpl-worker', gpuIds: ['ADA_24'] };

@@ -62,6 +62,13 @@ export class EndpointEntity {
   @Column({ type: 'jsonb' })
   env: Record<string, string>;
 
+  /**
+   * The worker pods' priority against the owner's other workloads: low 0, normal 1, high 2 (priorityRank), as
+   * pod-lifecycle and the scheduler keep it. Workers are never interruptible.
+   */
+  @Column({ type: 'smallint', default: 1 })
+  priority: number;
+
   /** The workers' API key, sealed by the gateway (associated data = the endpoint id). */
   @Column({ name: 'ai_key_sealed', type: 'text' })
   aiKeySealed: string;

@@ -1,4 +1,4 @@
-import type { EndpointView, EndpointWorkerView } from '@app/contracts';
+import { priorityOf, type EndpointView, type EndpointWorkerView } from '@app/contracts';
 import type { WorkerEntity } from '../workers/worker.entity.js';
 import type { EndpointEntity } from './endpoint.entity.js';
 
@@ -27,6 +27,7 @@ export function toEndpointView(entity: EndpointEntity, workers?: WorkerEntity[])
     createdAt: entity.createdAt.toISOString(),
     allowedCudaVersions: entity.allowedCudaVersions,
     env: { ...entity.env },
+    priority: priorityOf(entity.priority),
     version: entity.version,
     aiKeySealed: entity.aiKeySealed,
     ...(workers ? { workers: workers.map(toWorkerView) } : {}),

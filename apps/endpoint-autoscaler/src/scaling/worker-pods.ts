@@ -6,6 +6,7 @@ import {
   Subjects,
   commandOutcomeSubject,
   deriveId,
+  priorityOf,
   type Actor,
   type CommandOutcome,
   type CreatePodCommand,
@@ -189,6 +190,8 @@ export class WorkerPods {
         : {}),
       env: { ...endpoint.env, ...env },
       secretEnv: workerSecretEnv(endpoint),
+      // The endpoint's priority (a worker is never interruptible).
+      priority: priorityOf(endpoint.priority),
     };
   }
 }

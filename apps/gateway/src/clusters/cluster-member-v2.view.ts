@@ -1,4 +1,10 @@
-import { PodStatus, type ClusterMemberView, type PodV2View, type PodView } from '@app/contracts';
+import {
+  DEFAULT_PRIORITY,
+  PodStatus,
+  type ClusterMemberView,
+  type PodV2View,
+  type PodView,
+} from '@app/contracts';
 import { toPodV2View } from '../pods/pod-v2.view.js';
 
 /**
@@ -45,6 +51,9 @@ export function memberToPodV2View(member: ClusterMemberView, ownerId: string): P
     lastStartedAt: null,
     createdAt: member.createdAt,
     costPerHr: 0,
+    // The scheduler's member record keeps no priority (the pod, once created, shows its cluster's).
+    priority: DEFAULT_PRIORITY,
+    interruptible: false,
     allowedActions: [],
     actions: [],
   };

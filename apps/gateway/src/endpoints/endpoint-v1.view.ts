@@ -1,4 +1,5 @@
 import {
+  DEFAULT_PRIORITY,
   DomainError,
   ErrorCode,
   GPU_TIERS,
@@ -38,6 +39,7 @@ export function toEndpointV1View({ view, aiKey }: EndpointDetails, gpuTypes: Gpu
     flashboot: view.flashBoot,
     allowedCudaVersions: cudaVersionList(view),
     env: view.env ?? {},
+    priority: view.priority ?? DEFAULT_PRIORITY,
     aiKey,
     version: view.version ?? 1,
     createdAt: view.createdAt,

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_PRIORITY,
   DomainError,
   ErrorCode,
   type CreateEndpointV2Dto,
@@ -33,6 +34,7 @@ export function toEndpointV2View({ view, aiKey }: EndpointDetails): EndpointV2Vi
     flashboot: view.flashBoot ? 'FLASHBOOT' : 'OFF',
     networkVolumes: view.networkVolumeId ? [view.networkVolumeId] : [],
     env: view.env ?? {},
+    priority: view.priority ?? DEFAULT_PRIORITY,
     aiKey,
     version: view.version ?? 1,
     createdAt: view.createdAt,
@@ -132,5 +134,6 @@ export function toSaveCommandV2(
   if (dto.flashboot) command.flashBoot = dto.flashboot === 'FLASHBOOT';
   if (dto.networkVolumes) command.networkVolumeId = dto.networkVolumes[0] ?? null;
   if (dto.env) command.env = dto.env;
+  if (dto.priority) command.priority = dto.priority;
   return command;
 }

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_PRIORITY,
   DomainError,
   ErrorCode,
   GPU_TIERS,
@@ -52,6 +53,7 @@ export function toEndpointModel(view: EndpointView, extras: EndpointExtras): End
     userId: view.ownerId,
     version: view.version ?? 1,
     env: Object.entries(view.env ?? {}).map(([key, value]) => ({ key, value })),
+    priority: view.priority ?? DEFAULT_PRIORITY,
     createdAt: view.createdAt,
     pods: workers.map((w) => ({ id: w.podId, desiredStatus: w.desiredStatus, status: w.status })),
   };
@@ -106,6 +108,7 @@ export function toSaveCommand(input: EndpointInput): SaveEndpointCommand {
   if (input.networkVolumeId !== undefined) command.networkVolumeId = input.networkVolumeId?.trim() || null;
   if (input.allowedCudaVersions != null) command.allowedCudaVersions = cuda ?? '';
   if (input.env != null) command.env = Object.fromEntries(input.env.map((e) => [e.key, e.value]));
+  if (input.priority != null) command.priority = input.priority;
   return command;
 }
 

@@ -40,7 +40,8 @@ export function toPodModel(view: PodView, now: Date): PodModel {
     },
     memoryInGb: null,
     vcpuCount: null,
-    podType: 'RESERVED',
+    podType: view.interruptible ? 'INTERRUPTABLE' : 'RESERVED',
+    priority: view.priority,
     port: ports[0]?.privatePort ?? null,
     ports: view.ports.join(','),
     uptimeSeconds: uptime,
@@ -79,5 +80,6 @@ export function toCreatePod(input: PodDeployInputs, cpuTypeId?: string): CreateP
     ...(input.networkVolumeId ? { networkVolumeId: input.networkVolumeId } : {}),
     ...(input.volumeMountPath ? { volumeMountPath: input.volumeMountPath } : {}),
     ...(input.startSsh ? { startSsh: true } : {}),
+    ...(input.priority ? { priority: input.priority } : {}),
   };
 }

@@ -8,6 +8,7 @@ import {
   DeployCpuPodInput,
   PodFindAndDeployOnDemandInput,
   PodRefInput,
+  PodRentInterruptableInput,
   PodResumeInput,
 } from './inputs/pod.input.js';
 import { MyselfModel } from './models/myself.model.js';
@@ -59,6 +60,15 @@ export class PodsResolver {
     @CurrentActor() actor: Actor,
   ): Promise<PodModel> {
     return this.model(await this.pods.create(toCreatePod(input), actor));
+  }
+
+  /** RunPod's spot pod: `bidPerGpu` is checked and ignored (no spot market); the pod is interruptible. */
+  @Mutation(() => PodModel, { description: 'Creates an interruptible GPU pod, placed by the scheduler' })
+  async podRentInterruptable(
+    @Args('input') input: PodRentInterruptableInput,
+    @CurrentActor() actor: Actor,
+  ): Promise<PodModel> {
+    return this.model(await this.pods.create({ ...toCreatePod(input), interruptible: true }, actor));
   }
 
   @Mutation(() => PodModel, { description: 'Creates a CPU pod of a CPU type (instanceId), or of any' })

@@ -52,6 +52,8 @@ export function toPodV2View(pod: PodView): PodV2View {
     lastStartedAt: pod.lastStartedAt,
     createdAt: pod.createdAt,
     costPerHr: pod.costPerHr,
+    priority: pod.priority,
+    interruptible: pod.interruptible,
   };
 }
 
@@ -98,6 +100,8 @@ export function fromCreatePodV2(dto: CreatePodV2Dto): CreatePodCommand {
   if (dto.registry !== undefined) command.containerRegistryAuthId = dto.registry;
   if (dto.startSsh !== undefined) command.startSsh = dto.startSsh;
   if (dto.startJupyter !== undefined) command.startJupyter = dto.startJupyter;
+  if (dto.priority !== undefined) command.priority = dto.priority;
+  if (dto.interruptible !== undefined) command.interruptible = dto.interruptible;
   if (dto.gpu) {
     command.gpuTypeId = dto.gpu.id;
     command.gpuCount = dto.gpu.count ?? 1;

@@ -8,6 +8,7 @@ import { WorkerPodsIndex1795492485229 } from './1795492485229-worker-pods-index.
 import { SpendLimits1795492897773 } from './1795492897773-spend-limits.js';
 import { OutboxJsonPayload1795927924450 } from './1795927924450-outbox-json-payload.js';
 import { TemplateVolume1795930000000 } from './1795930000000-template-volume.js';
+import { PodPriority1795940000000 } from './1795940000000-pod-priority.js';
 
 export const MIGRATIONS = [
   Initial1795237945357,
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   SpendLimits1795492897773,
   OutboxJsonPayload1795927924450,
   TemplateVolume1795930000000,
+  PodPriority1795940000000,
 ];

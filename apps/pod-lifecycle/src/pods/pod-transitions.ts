@@ -7,10 +7,12 @@ import {
   Subjects,
   commandFormatOf,
   deriveId,
+  priorityOf,
   type CommandEnvelope,
   type PlacementView,
   type PodAction,
   type PodView,
+  type WorkloadPriorityDto,
 } from '@app/contracts';
 import { CommandBus, type CommandContext, type EmitEvent } from '@app/messaging';
 import type { EntityManager } from 'typeorm';
@@ -168,12 +170,20 @@ export class PodTransitions {
         ...(pod.networkVolumeId ? { networkVolumeId: pod.networkVolumeId } : {}),
         ports: pod.ports,
         reassignPorts: true,
+        ...workloadOf(pod),
       },
       envelope.actor,
       { commandId: deriveId(envelope.commandId, 'reserve'), issuedAt: envelope.issuedAt },
     );
     applyPlacement(pod, placement);
   }
+}
+
+/** What every reservation of the pod carries (its create's and its resumes'), as the pod stores it. */
+export function workloadOf(
+  pod: Pick<PodEntity, 'priority' | 'interruptible'>,
+): Required<WorkloadPriorityDto> {
+  return { priority: priorityOf(pod.priority), interruptible: pod.interruptible };
 }
 
 /** Copies where the scheduler put the pod onto the row. */

@@ -142,6 +142,17 @@ export class PodEntity {
   })
   containerDiskPerGbHr: number;
 
+  /**
+   * Against the owner's other workloads: low 0, normal 1, high 2 (priorityRank), as the scheduler's ledger keeps it.
+   * Set at create (a cluster member has its cluster's); every reservation of the pod, a resume's too, carries it.
+   */
+  @Column({ type: 'smallint', default: 1 })
+  priority: number;
+
+  /** An interruptible (spot) pod: any other workload may preempt it. Never a cluster member or a worker. */
+  @Column({ type: 'boolean', default: false })
+  interruptible: boolean;
+
   /** The serverless endpoint a worker pod serves (set by the platform only), for its usage. */
   @Column({ name: 'endpoint_id', type: 'text', nullable: true })
   endpointId: string | null;

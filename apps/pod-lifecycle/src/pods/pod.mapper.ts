@@ -1,4 +1,4 @@
-import { MASK, maskEnv, type PodStatusChangedEvent, type PodView } from '@app/contracts';
+import { MASK, maskEnv, priorityOf, type PodStatusChangedEvent, type PodView } from '@app/contracts';
 import type { PodEntity } from './pod.entity.js';
 import { allowedActions, publishedActions } from './pod-status-machine.js';
 import { costPerHr } from './usage/pod-usage.rules.js';
@@ -52,6 +52,8 @@ export function toPodView(pod: PodEntity, { secrets = false }: { secrets?: boole
     lastStartedAt: pod.lastStartedAt?.toISOString() ?? null,
     createdAt: pod.createdAt.toISOString(),
     costPerHr: costPerHr(pod),
+    priority: priorityOf(pod.priority),
+    interruptible: pod.interruptible,
     allowedActions: allowedActions(pod.status, pod.clusterId !== null),
     actions: publishedActions(pod.status, pod.clusterId !== null),
   };

@@ -15,6 +15,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import type { PodView } from '../pods/pod.dto.js';
+import { PRIORITIES, type Priority } from '../quotas/priority.js';
 import { IsEnvRecord } from '../common/string-record.js';
 import type { TemplateView } from '../templates/template.dto.js';
 import { ENDPOINT_MAX_WORKERS, SCALER_TYPES, type ScalerType } from './endpoint.contracts.js';
@@ -88,6 +89,14 @@ export abstract class EndpointV1SettingsDto {
   @IsOptional()
   @IsEnvRecord(128)
   env?: Record<string, string>;
+
+  /**
+   * This project's extension: the workers' priority, `low`, `normal` (the default) or `high` against the account's
+   * other workloads (docs/adr/0037-quotas-and-preemption.md). Workers are never interruptible.
+   */
+  @IsOptional()
+  @IsIn(PRIORITIES)
+  priority?: Priority;
 }
 
 /**
@@ -161,6 +170,8 @@ export interface EndpointV1View {
   allowedCudaVersions: string[];
   /** Secret-looking values masked for a read-only key. */
   env: Record<string, string>;
+  /** The workers' priority: `low`, `normal` or `high`. */
+  priority: Priority;
   /** The workers' API key; null for a read-only key. */
   aiKey: string | null;
   /** Incremented by every update (1 when created). */

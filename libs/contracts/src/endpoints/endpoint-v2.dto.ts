@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { GPU_TIERS, type GpuTier } from '../catalog/catalog.contracts.js';
 import { IsEnvRecord } from '../common/string-record.js';
+import { PRIORITIES, type Priority } from '../quotas/priority.js';
 import { ENDPOINT_MAX_WORKERS, SCALER_TYPES, type ScalerType } from './endpoint.contracts.js';
 import {
   ContainerArgs,
@@ -137,6 +138,14 @@ export abstract class EndpointV2SettingsDto {
   @IsOptional()
   @IsEnvRecord(128)
   env?: Record<string, string>;
+
+  /**
+   * This project's extension: the workers' priority, `low`, `normal` (the default) or `high` against the account's
+   * other workloads (docs/adr/0037-quotas-and-preemption.md). Workers are never interruptible.
+   */
+  @IsOptional()
+  @IsIn(PRIORITIES)
+  priority?: Priority;
 }
 
 /**
@@ -225,6 +234,8 @@ export interface EndpointV2View {
   networkVolumes: string[];
   /** Secret-looking values masked for a read-only key. */
   env: Record<string, string>;
+  /** The workers' priority: `low`, `normal` or `high`. */
+  priority: Priority;
   /** The workers' API key; null for a read-only key. */
   aiKey: string | null;
   /** Incremented by every update (1 when created). */

@@ -18,6 +18,7 @@ import {
 import { GPU_TIERS, REGION_CODES, type GpuTier, type RegionCode } from '../catalog/catalog.contracts.js';
 import { deriveId } from '../common/ids.js';
 import { VOCABULARIES, type Vocabulary } from '../errors/pod-field-names.js';
+import { PRIORITIES, type Priority } from '../quotas/priority.js';
 import { IsEnvRecord } from '../common/string-record.js';
 import type { EndpointThrottle } from './endpoint-throttle.js';
 
@@ -166,6 +167,14 @@ export class SaveEndpointCommand {
   env?: Record<string, string>;
 
   /**
+   * The priority of the endpoint's worker pods against the owner's other workloads (default normal); workers are
+   * never interruptible.
+   */
+  @IsOptional()
+  @IsIn(PRIORITIES)
+  priority?: Priority;
+
+  /**
    * The workers' API key (RUNPOD_AI_API_KEY), sealed by the gateway's SecretBox with associated data = the
    * endpoint id. Required on create; ignored on modify (the key is bound to the endpoint for its lifetime).
    */
@@ -247,6 +256,8 @@ export interface EndpointView {
   allowedCudaVersions?: string;
   /** Extra worker environment. */
   env?: Record<string, string>;
+  /** Its worker pods' priority; absent from the views of earlier versions (normal). */
+  priority?: Priority;
   /** Incremented by every modify (1 when created). */
   version?: number;
   /** The workers' API key, sealed (gateway's SecretBox, associated data = the endpoint id). */

@@ -15,6 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { MountsDto } from '../common/mounts.dto.js';
+import { PRIORITIES, type Priority } from '../quotas/priority.js';
 import type { PodStatus } from './pod-status.js';
 import { PUBLISHED_POD_ACTIONS, type PublishedPodAction } from './pod.dto.js';
 import { IsEnvRecord } from '../common/string-record.js';
@@ -140,6 +141,22 @@ export class CreatePodV2Dto {
   @IsString()
   @IsNotEmpty()
   registry?: string;
+
+  /**
+   * This project's extension: `low`, `normal` (the default) or `high` against the account's other workloads
+   * (docs/adr/0037-quotas-and-preemption.md).
+   */
+  @IsOptional()
+  @IsIn(PRIORITIES)
+  priority?: Priority;
+
+  /**
+   * An interruptible (spot) pod: any other workload may preempt it (default false). RunPod's v2 body has no such
+   * field; it is their v1 `interruptible`, under the same name.
+   */
+  @IsOptional()
+  @IsBoolean()
+  interruptible?: boolean;
 }
 
 /**
@@ -246,6 +263,10 @@ export interface PodV2View {
   createdAt: string;
   /** What the pod costs per hour while it runs (compute and container disk). */
   costPerHr: number;
+  /** `low`, `normal` or `high` against the account's other workloads. */
+  priority: Priority;
+  /** An interruptible (spot) pod: any other workload may preempt it. */
+  interruptible: boolean;
 }
 
 /** `GET /v2/pods`: the list, wrapped as the management API v2 wraps lists. */

@@ -20,7 +20,10 @@ import { PodStatus } from './pod-status.js';
 import { IsSealedEnv, type SealedEnv } from './sealed-env.js';
 import type { ClusterCreatedEvent, ClusterDeletedEvent } from './pod.events.js';
 
-/** `pod.cmd.create`: a standalone pod (placed through `placement.cmd.reserve`). The REST body's fields, plus: */
+/**
+ * `pod.cmd.create`: a standalone pod, placed through `placement.cmd.reserve` with its `priority` and `interruptible`
+ * (the REST body's, stored with the pod for its resumes). The REST body's fields, plus:
+ */
 export class CreatePodCommand extends CreatePodDto {
   /**
    * Environment the platform injects that is secret (a serverless worker's RUNPOD_AI_API_KEY), sealed: recorded

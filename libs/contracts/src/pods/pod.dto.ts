@@ -1,6 +1,7 @@
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsNotEmpty,
@@ -11,6 +12,7 @@ import {
   Min,
 } from 'class-validator';
 import { ContainerImage, ContainerSettingsDto, PodVolume } from '../common/container-settings.dto.js';
+import { PRIORITIES, type Priority } from '../quotas/priority.js';
 import type { NetworkVolumeView } from '../volumes/network-volume.contracts.js';
 import type { PodStatus } from './pod-status.js';
 
@@ -97,6 +99,19 @@ export class CreatePodDto extends ContainerSettingsDto {
   @IsString()
   @IsNotEmpty()
   networkVolumeId?: string;
+
+  /**
+   * This project's extension: `low`, `normal` (the default) or `high` against the account's other workloads
+   * (docs/adr/0037-quotas-and-preemption.md).
+   */
+  @IsOptional()
+  @IsIn(PRIORITIES)
+  priority?: Priority;
+
+  /** RunPod's interruptible (spot) pod: any other workload may preempt it (default false). */
+  @IsOptional()
+  @IsBoolean()
+  interruptible?: boolean;
 }
 
 /**
@@ -163,6 +178,10 @@ export interface PodView {
   createdAt: string;
   /** What the pod costs per hour while it runs (compute and container disk, at its placement's prices). */
   costPerHr: number;
+  /** `low`, `normal` or `high` against the account's other workloads. */
+  priority: Priority;
+  /** An interruptible (spot) pod: any other workload may preempt it. */
+  interruptible: boolean;
   /** The actions the current status allows. */
   allowedActions: PodAction[];
   /**

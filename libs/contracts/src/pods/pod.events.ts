@@ -1,4 +1,5 @@
 import type { PlacementView } from '../placement/placement.contracts.js';
+import type { Priority } from '../quotas/priority.js';
 import type { PodStatus } from './pod-status.js';
 
 /** Published by pod-lifecycle (outbox) on every status change of a pod; the scheduler follows it. */
@@ -52,6 +53,8 @@ export interface ClusterCreatedEvent {
    * carry their whole environment.
    */
   env?: Record<string, string>;
+  /** The cluster's priority, which its member pods keep (and show); absent (events of earlier versions): normal. */
+  priority?: Priority;
   members: ClusterMemberSpec[];
 }
 

@@ -5,6 +5,7 @@ import {
   ErrorCode,
   Subjects,
   newEndpointId,
+  priorityRank,
   type EndpointSavedEvent,
   type EndpointView,
   type SaveEndpointCommand,
@@ -95,6 +96,7 @@ export class SaveEndpointHandler {
       networkVolumeId: payload.networkVolumeId ?? null,
       allowedCudaVersions: payload.allowedCudaVersions ?? '',
       env: payload.env ?? {},
+      priority: priorityRank(payload.priority),
       aiKeySealed: payload.aiKeySealed,
       version: 1,
       createdAt: now,
@@ -126,6 +128,7 @@ export class SaveEndpointHandler {
         payload.networkVolumeId === undefined ? entity.networkVolumeId : payload.networkVolumeId,
       allowedCudaVersions: payload.allowedCudaVersions ?? entity.allowedCudaVersions,
       env: payload.env ?? entity.env,
+      priority: payload.priority ? priorityRank(payload.priority) : entity.priority,
       version: entity.version + 1,
     });
   }

@@ -15,7 +15,14 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { ENDPOINT_MAX_WORKERS, ENDPOINT_TYPES, ENV_NAME, SCALER_TYPES } from '@app/contracts';
+import {
+  ENDPOINT_MAX_WORKERS,
+  ENDPOINT_TYPES,
+  ENV_NAME,
+  PRIORITIES,
+  SCALER_TYPES,
+  type Priority,
+} from '@app/contracts';
 import { FlashBootType } from '../models/flash-boot-type.enum.js';
 
 @InputType('EnvironmentVariableInput')
@@ -141,6 +148,16 @@ export class EndpointInput {
   @ValidateNested({ each: true })
   @Type(() => EnvironmentVariableInput)
   env?: EnvironmentVariableInput[] | null;
+
+  /** This project's extension (docs/adr/0037-quotas-and-preemption.md); workers are never interruptible. */
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The workers' priority: low, normal (the default) or high, against the account's other workloads",
+  })
+  @IsOptional()
+  @IsIn(PRIORITIES)
+  priority?: Priority | null;
 }
 
 /** `updateEndpointTemplate(input: {templateId, endpointId})`: the endpoint's workers run another template. */

@@ -1,12 +1,15 @@
-import { Field, InputType, Int, registerEnumType } from '@nestjs/graphql';
+import { Field, Float, InputType, Int, registerEnumType } from '@nestjs/graphql';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
+  IsIn,
   IsInt,
   IsNotEmpty,
+  IsNumber,
   IsOptional,
+  IsPositive,
   IsString,
   Matches,
   Max,
@@ -14,7 +17,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { MAX_POD_VOLUME_GB } from '@app/contracts';
+import { MAX_POD_VOLUME_GB, PRIORITIES, type Priority } from '@app/contracts';
 import { EnvironmentVariableInput } from './endpoint.input.js';
 
 /** RunPod's cloud choice; every pod here is on the operator's own fleet, so it does not change placement. */
@@ -126,6 +129,15 @@ class PodDeployInput {
   @IsOptional()
   @IsInt()
   minMemoryInGb?: number | null;
+
+  /** This project's extension (docs/adr/0037-quotas-and-preemption.md). */
+  @Field(() => String, {
+    nullable: true,
+    description: "low, normal (the default) or high, against the account's other workloads",
+  })
+  @IsOptional()
+  @IsIn(PRIORITIES)
+  priority?: Priority | null;
 }
 
 @InputType('PodFindAndDeployOnDemandInput')
@@ -142,6 +154,20 @@ export class PodFindAndDeployOnDemandInput extends PodDeployInput {
   @Min(1)
   @Max(16)
   gpuCount?: number | null;
+}
+
+/**
+ * `podRentInterruptable`: RunPod's spot pod, the on-demand input plus a bid. The pod is interruptible (any other
+ * workload may preempt it); there is no spot market here, so the bid is checked and otherwise ignored.
+ */
+@InputType('PodRentInterruptableInput')
+export class PodRentInterruptableInput extends PodFindAndDeployOnDemandInput {
+  @Field(() => Float, {
+    description: 'Checked (above 0) and otherwise ignored: this deployment has no spot market',
+  })
+  @IsNumber()
+  @IsPositive()
+  bidPerGpu: number;
 }
 
 @InputType('DeployCpuPodInput')

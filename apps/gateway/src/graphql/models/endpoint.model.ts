@@ -81,6 +81,10 @@ export class EndpointModel {
   @Field(() => [EnvironmentVariableModel])
   env: EnvironmentVariableModel[];
 
+  /** This project's extension: the workers' priority, low, normal or high. */
+  @Field(() => String)
+  priority: string;
+
   @Field(() => String)
   createdAt: string;
 

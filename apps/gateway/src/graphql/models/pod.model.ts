@@ -96,9 +96,13 @@ export class PodModel {
   @Field(() => Float, { nullable: true, description: 'null: a pod’s share of host vCPUs is not modelled' })
   vcpuCount: number | null;
 
-  /** RESERVED: pods here are never interruptible. */
+  /** RunPod's names: INTERRUPTABLE for an interruptible (spot) pod, RESERVED otherwise. */
   @Field(() => String)
   podType: string;
+
+  /** This project's extension: low, normal or high against the account's other workloads. */
+  @Field(() => String)
+  priority: string;
 
   /** The first exposed port, as the legacy field gave it. */
   @Field(() => Int, { nullable: true })

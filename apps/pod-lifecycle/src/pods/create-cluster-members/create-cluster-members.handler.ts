@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   PodStatus,
   Subjects,
+  priorityRank,
   type ClusterCreatedEvent,
   type ClusterMembersResult,
   type ClusterMemberSpec,
@@ -111,6 +112,9 @@ function memberPod(cluster: ClusterCreatedEvent, member: ClusterMemberSpec, now:
     computePerHr: 0,
     containerDiskPerGbHr: 0,
     endpointId: null,
+    priority: priorityRank(cluster.priority),
+    // A cluster is one workload, never interruptible.
+    interruptible: false,
   } satisfies PodEntity);
   applyPlacement(pod, member.placement);
   return pod;

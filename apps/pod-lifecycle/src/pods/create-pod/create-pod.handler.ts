@@ -6,6 +6,7 @@ import {
   Subjects,
   deriveId,
   podFieldNames,
+  priorityRank,
   type CommandEnvelope,
   type CreatePodCommand,
   type PlacementView,
@@ -23,7 +24,7 @@ import { TemplateRepository } from '../../templates/template.repository.js';
 import { PodEntity } from '../pod.entity.js';
 import { toPodView, toStatusChangedEvent } from '../pod.mapper.js';
 import { PodRepository } from '../pod.repository.js';
-import { applyPlacement } from '../pod-transitions.js';
+import { applyPlacement, workloadOf } from '../pod-transitions.js';
 import { SpendLedger } from '../../spend/spend-ledger.service.js';
 import { PodUsage } from '../usage/pod-usage.service.js';
 import { withAccessSetup } from './pod-access-setup.js';
@@ -85,7 +86,11 @@ export class CreatePodHandler {
     // Last of the checks: new GPU work is refused once the owner's monthly spend limit is reached (402).
     await this.spend.assertUnderLimit(envelope.actor, ctx.now, 'pod create');
     const podId = deriveId(envelope.commandId, 'pod');
-    const placement = await this.place(envelope, podId, payload, resolved, storage.networkVolumeId);
+    const workload = {
+      priority: priorityRank(payload.priority),
+      interruptible: payload.interruptible ?? false,
+    };
+    const placement = await this.place(envelope, podId, payload, resolved, storage.networkVolumeId, workload);
     const pod = Object.assign(new PodEntity(), {
       id: podId,
       ownerId: envelope.actor.userId,
@@ -124,6 +129,7 @@ export class CreatePodHandler {
       containerDiskPerGbHr: 0,
       // A serverless worker (the autoscaler, a system actor, names its endpoint), metered as the endpoint's.
       endpointId: envelope.actor.kind === 'system' ? (resolved.env.RUNPOD_ENDPOINT_ID ?? null) : null,
+      ...workload,
     } satisfies PodEntity);
     applyPlacement(pod, placement);
     await this.pods.insert(pod, manager);
@@ -139,6 +145,7 @@ export class CreatePodHandler {
     payload: CreatePodCommand,
     resolved: Resolved,
     networkVolumeId: string | null,
+    workload: Pick<PodEntity, 'priority' | 'interruptible'>,
   ): Promise<PlacementView> {
     const base: Omit<ReservePodCommand, 'gpuTypeId'> = {
       podId,
@@ -148,6 +155,7 @@ export class CreatePodHandler {
       ...(payload.dataCenterIds?.length ? { dataCenterIds: payload.dataCenterIds } : {}),
       ...(networkVolumeId ? { networkVolumeId } : {}),
       ports: resolved.ports,
+      ...workloadOf(workload),
       ...(payload.vocabulary ? { vocabulary: payload.vocabulary } : {}),
     };
     const attempts = resolved.gpuTypeIds.length ? resolved.gpuTypeIds : [null];
