@@ -137,6 +137,7 @@ export class CreateClusterHandler {
       ownerId,
       env: cluster.memberEnv ?? {},
       members: members.map((member) => memberSpec(cluster, member, rates)),
+      ...(payload.priority ? { priority: payload.priority } : {}),
     };
     const bytes = Buffer.byteLength(JSON.stringify(event));
     if (bytes > MAX_EVENT_BYTES) {
