@@ -54,9 +54,8 @@ export class QuotaAdmission {
 
   async ledger(manager: EntityManager, ownerId: string, gpuTypeId: string | null): Promise<Ledger | null> {
     if (gpuTypeId === null) return null;
-    const { own, peers } = await this.quotas.around(ownerId, manager);
+    const { own, peers, usage } = await this.quotas.ledgerRows(ownerId, gpuTypeId, manager);
     if (!own || !own.limits.some((l) => l.gpuTypeId === gpuTypeId)) return null;
-    const usage = await this.quotas.usage(gpuTypeId, [ownerId, ...peers.map((p) => p.accountId)], manager);
     return { gpuTypeId, own, peers, usage };
   }
 

@@ -49,6 +49,10 @@ export class QuotasRepository {
            OR cohort = (SELECT cohort FROM ${table('quotas')} WHERE account_id = $1)`,
       [accountId, DEFAULT_QUOTA_ACCOUNT],
     );
+    return this.aroundOf(accountId, rows);
+  }
+
+  private aroundOf(accountId: string, rows: QuotaRow[]): QuotasAround {
     const mine = rows.find((r) => r.account_id === accountId);
     const fallback = rows.find((r) => r.account_id === DEFAULT_QUOTA_ACCOUNT);
     if (!mine) return { own: fallback ? { ...toQuota(fallback, 'default'), accountId } : null, peers: [] };
@@ -61,17 +65,35 @@ export class QuotasRepository {
     };
   }
 
-  /** What the accounts hold of one GPU type, per data center. */
-  async usage(gpuTypeId: string, accountIds: readonly string[], manager: EntityManager): Promise<Usage[]> {
-    if (!accountIds.length) return [];
-    return preparedQuery<Usage>(
+  /**
+   * Admission's read, in ONE prepared statement: the account's quota and its cohort's (as `around`), and what the
+   * account and its cohort peers hold of `gpuTypeId` per data center. A second statement for the use cost a round
+   * trip in every placement with a quota (the bench's `quotas` scenario).
+   */
+  async ledgerRows(
+    accountId: string,
+    gpuTypeId: string,
+    manager: EntityManager,
+  ): Promise<QuotasAround & { usage: Usage[] }> {
+    const [row] = await preparedQuery<{ quotas: QuotaRow[]; usage: Usage[] }>(
       manager,
-      'quotas.usage',
-      `SELECT owner_id AS "ownerId", data_center_id AS "dataCenterId", sum(gpu_count)::int AS gpus
-         FROM ${table('reservations')} WHERE gpu_type_id = $1 AND owner_id = ANY($2::text[])
-        GROUP BY owner_id, data_center_id`,
-      [gpuTypeId, accountIds],
+      'quotas.ledger',
+      `WITH q AS (
+         SELECT account_id, account_name, cohort, limits FROM ${table('quotas')}
+          WHERE account_id = $1 OR account_id = $2
+             OR cohort = (SELECT cohort FROM ${table('quotas')} WHERE account_id = $1)
+       )
+       SELECT (SELECT coalesce(json_agg(q), '[]') FROM q) AS quotas,
+              (SELECT coalesce(json_agg(u), '[]') FROM (
+                 SELECT owner_id AS "ownerId", data_center_id AS "dataCenterId", sum(gpu_count)::int AS gpus
+                   FROM ${table('reservations')}
+                  WHERE gpu_type_id = $3
+                    AND (owner_id = $1 OR owner_id IN (SELECT account_id FROM q WHERE account_id <> $2
+                           AND cohort = (SELECT cohort FROM q WHERE account_id = $1)))
+                  GROUP BY owner_id, data_center_id) u) AS usage`,
+      [accountId, DEFAULT_QUOTA_ACCOUNT, gpuTypeId],
     );
+    return { ...this.aroundOf(accountId, row.quotas), usage: row.usage };
   }
 
   /** Every GPU type's use by the accounts, per data center (the views and samples). */
