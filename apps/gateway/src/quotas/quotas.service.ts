@@ -54,7 +54,7 @@ export class QuotasService {
   /** No limits and no cohort: the team's own quota goes, and the default applies to it again. */
   async clearTeam(principal: Principal, teamId: string): Promise<void> {
     const accountName = await this.teamName(teamId);
-    await this.set(principal, teamId, { cohort: null, limits: [] }, accountName);
+    await this.apply(principal, teamId, { cohort: null, limits: [] }, accountName);
   }
 
   async team(principal: Principal, teamId: string): Promise<QuotaView> {
@@ -89,20 +89,31 @@ export class QuotasService {
   }
 
   async clearDefault(principal: Principal): Promise<void> {
-    await this.set(principal, DEFAULT_QUOTA_ACCOUNT, { cohort: null, limits: [] });
+    await this.apply(principal, DEFAULT_QUOTA_ACCOUNT, { cohort: null, limits: [] });
   }
 
   private get(principal: Principal, accountId: string): Promise<QuotaView> {
     return this.queries.query(Subjects.quota.get, { accountId }, actorOf(principal));
   }
 
-  private set(
+  /** Sets the quota, then reads its view: the scheduler's answer to the set is what it decided, not the view. */
+  private async set(
     principal: Principal,
     accountId: string,
     input: QuotaInput,
     accountName?: string,
   ): Promise<QuotaView> {
-    return this.commands.execute(
+    await this.apply(principal, accountId, input, accountName);
+    return this.get(principal, accountId);
+  }
+
+  private async apply(
+    principal: Principal,
+    accountId: string,
+    input: QuotaInput,
+    accountName?: string,
+  ): Promise<void> {
+    await this.commands.execute(
       Subjects.quota.set,
       {
         accountId,
