@@ -173,6 +173,7 @@ describe('console quota pages, in Chromium', () => {
       await page.getByRole('heading', { level: 2, name: 'Quota of vision' }).waitFor();
       const limits = page.getByRole('table', { name: 'Limits' });
       const row = limits.getByRole('row', { name: new RegExp(A4000) });
+      await row.waitFor();
       await expect(row.getByRole('cell').allTextContents()).resolves.toEqual([
         'every one',
         '1',
@@ -188,7 +189,7 @@ describe('console quota pages, in Chromium', () => {
       await expect(figure.locator('figcaption').textContent()).resolves.toMatch(
         /peak 2 GPUs in use, 1 GPU borrowed, 0 GPUs lent/,
       );
-      await expect(figure.locator('canvas').count()).resolves.toBeGreaterThan(0);
+      await figure.locator('canvas').first().waitFor();
       await expect(figure.locator('.chart-canvas').getAttribute('aria-hidden')).resolves.toBe('true');
       const table = figure.getByRole('table');
       await expect(table.locator('tbody tr').count()).resolves.toBeGreaterThanOrEqual(6);
@@ -226,22 +227,17 @@ describe('console quota pages, in Chromium', () => {
         .getByRole('link', { name: 'All quotas' })
         .click();
       await page.getByRole('heading', { level: 1, name: 'All quotas' }).waitFor();
-      await expect(
-        page
-          .getByRole('table', { name: 'Default limits' })
-          .getByRole('row', { name: new RegExp(A4000) })
-          .count(),
-      ).resolves.toBe(1);
+      // Each table fills as its queries answer (a team under the default is read on its own): wait for the row.
+      await page
+        .getByRole('table', { name: 'Default limits' })
+        .getByRole('row', { name: new RegExp(A4000) })
+        .waitFor();
       const teams = page.getByRole('table', { name: 'Quotas of every team' });
-      const rowOf = async (team: string) =>
-        (
-          await teams
-            .getByRole('row', { name: new RegExp(`^${team}\\b`) })
-            .getByRole('cell')
-            .allTextContents()
-        )
-          .slice(0, 7)
-          .join(' | ');
+      const rowOf = async (team: string) => {
+        const row = teams.getByRole('row', { name: new RegExp(`^${team}\\b`) });
+        await row.waitFor();
+        return (await row.getByRole('cell').allTextContents()).slice(0, 7).join(' | ');
+      };
       await expect(rowOf('robotics')).resolves.toBe(`default | — | ${A4000} | every one | 1 | 0 | 0`);
       await expect(rowOf('speech')).resolves.toBe(`own | ml | ${A4000} | every one | 2 | 0 | 0`);
       await expect(rowOf('vision')).resolves.toBe(`own | ml | ${A4000} | every one | 1 | 2 | 1`);

@@ -56,12 +56,15 @@ export function QuotaPage({ route }: { route: string[] }) {
     ...(teams.data?.teams ?? []).map((t) => ({ id: t.id, label: `Team ${t.name}` })),
   ];
   if (!choices.some((c) => c.id === chosen)) choices.push({ id: chosen, label: chosen });
+  // A team under the default has no name in its quota's view: the team list has it.
+  const team = teams.data?.teams.find((t) => t.id === chosen);
+  const name = quota.data?.accountName ?? team?.name ?? (isTeam ? 'the team' : 'your account');
   const limits = quota.data?.limits ?? [];
   const shown = limits.find((l) => `${l.gpuTypeId}|${l.dataCenterId ?? ''}` === limitKey) ?? limits[0];
   const shownKey = shown ? `${shown.gpuTypeId}|${shown.dataCenterId ?? ''}` : '';
   return (
     <>
-      <Section title={`Quota of ${quota.data?.accountName ?? (isTeam ? 'the team' : 'your account')}`}>
+      <Section title={`Quota of ${name}`}>
         <div className="row filters">
           <Field label="Account">
             {(id) => (
