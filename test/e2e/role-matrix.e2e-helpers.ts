@@ -27,8 +27,12 @@ export interface Classified {
   operator?: true;
 }
 
-/** The operators' routes: refused to every team key (403 naming the operators), whatever the role. */
-const OPERATOR_ROUTES: readonly RegExp[] = [/^\/v2\/users(\/|$)/];
+/** The operators' routes (path, and methods where not all): refused to every team key (403), whatever the role. */
+const OPERATOR_ROUTES: readonly [RegExp, string[]?][] = [
+  [/^\/v2\/(users|quotas)(\/|$)/],
+  // A team's quota is read by its members, set by operators.
+  [/^\/v2\/teams\/\{teamId\}\/quota$/, ['PUT', 'DELETE']],
+];
 
 /**
  * What each REST route acts on, by path, as docs/api.md's role table names the families (first match wins). It is
@@ -51,6 +55,7 @@ const REST_RESOURCES: readonly [RegExp, AccountResource, Access?][] = [
   [/^\/v[12]\/billing(\/|$)/, 'billing'],
   [/^\/v2\/account\/spend-limit$/, 'billing'],
   [/^\/v2\/account\/api-keys(\/|$)/, 'api-keys'],
+  [/^\/v2\/account\/quota$/, 'team'],
   [/^\/(v1\/user|v2\/account)\/ssh-keys(\/|$)/, 'settings'],
   // Not offered by a self-hosted deployment: 501 to every role, nothing of the account read or changed.
   [/^\/v2\/registries\/delegations(\/|$)/, 'catalog'],
@@ -92,8 +97,9 @@ export function listRoutes(ids: Ids): string[] {
 }
 
 export function classifyRest(route: Route): Classified | undefined {
-  if (OPERATOR_ROUTES.some((pattern) => pattern.test(route.path))) {
-    return { resource: 'team', access: route.method === 'GET' ? 'read' : 'write', operator: true };
+  const { method, path } = route;
+  if (OPERATOR_ROUTES.some(([p, methods]) => p.test(path) && (methods?.includes(method) ?? true))) {
+    return { resource: 'team', access: method === 'GET' ? 'read' : 'write', operator: true };
   }
   const rule = REST_RESOURCES.find(([pattern]) => pattern.test(route.path));
   if (!rule) return undefined;

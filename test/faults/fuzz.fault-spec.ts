@@ -177,6 +177,7 @@ beforeAll(async () => {
       MemberRoleDto: { role: 'dev' },
       UpdateUserDto: { disabled: false },
       SpendLimitDto: { monthlyLimit: 100 },
+      QuotaInput: { cohort: 'fuzz', limits: [{ gpuTypeId: A100, gpus: 2, borrowingLimit: 1 }] },
       UpdateClusterDto: { name: 'fuzz-b2' },
       CreateClusterDto: {
         name: 'fuzz-b',

@@ -1,4 +1,4 @@
-import { StrictMode, useEffect, useState } from 'react';
+import { StrictMode, useEffect, useState, type ComponentType } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ApiKeyList, SsoSessionView } from '@app/contracts';
@@ -16,9 +16,19 @@ import { RegistriesPage, SshKeysPage, VolumesPage } from './pages/account';
 import { UsagePage } from './pages/usage';
 import { AuditPage } from './pages/audit';
 import { ApiKeysPage } from './pages/api-keys/api-keys-page';
+import { QuotaPage } from './pages/quota/quota-page';
+import { AllQuotasPage } from './pages/quota/all-quotas-page';
 import './styles.css';
 
-const PAGES = [
+interface PageEntry {
+  path: string;
+  label: string;
+  page: ComponentType<{ route: string[] }>;
+  /** Only for keys of scope `operator` (the deployment's operators). */
+  operator?: boolean;
+}
+
+const PAGES: readonly PageEntry[] = [
   { path: '', label: 'Overview', page: OverviewPage },
   { path: 'pods', label: 'Pods', page: PodsPage },
   { path: 'clusters', label: 'Clusters', page: ClustersPage },
@@ -28,9 +38,17 @@ const PAGES = [
   { path: 'volumes', label: 'Network volumes', page: VolumesPage },
   { path: 'ssh-keys', label: 'SSH keys', page: SshKeysPage },
   { path: 'usage', label: 'Usage', page: UsagePage },
+  { path: 'quota', label: 'Quota', page: QuotaPage },
+  { path: 'quotas', label: 'All quotas', page: AllQuotasPage, operator: true },
   { path: 'api-keys', label: 'API keys', page: ApiKeysPage },
   { path: 'audit', label: 'Audit trail', page: AuditPage },
-] as const;
+];
+
+const SCOPES: Partial<Record<Session['key']['scope'], string>> = {
+  full: 'full access',
+  read: 'read only',
+  operator: 'operator',
+};
 
 type Theme = 'light' | 'dark';
 
@@ -60,7 +78,8 @@ function ThemeButton() {
 
 function Shell({ session }: { session: Session }) {
   const route = useRoute();
-  const current = PAGES.find((p) => p.path === (route[0] ?? '')) ?? PAGES[0];
+  const pages = PAGES.filter((p) => !p.operator || session.key.scope === 'operator');
+  const current = pages.find((p) => p.path === (route[0] ?? '')) ?? pages[0];
   const Page = current.page;
   useEffect(() => {
     document.title = `${current.label} · GPU control plane`;
@@ -86,8 +105,7 @@ function Shell({ session }: { session: Session }) {
             </>
           ) : (
             <span className="muted">
-              key <code>{session.key.prefix}…</code> (
-              {session.key.scope === 'full' ? 'full access' : 'read only'})
+              key <code>{session.key.prefix}…</code> ({SCOPES[session.key.scope] ?? session.key.scope})
             </span>
           )}
           <ThemeButton />
@@ -97,7 +115,7 @@ function Shell({ session }: { session: Session }) {
         </header>
         <nav aria-label="Console">
           <ul>
-            {PAGES.map((p) => (
+            {pages.map((p) => (
               <li key={p.path}>
                 <a href={`#/${p.path}`} aria-current={p === current ? 'page' : undefined}>
                   {p.label}

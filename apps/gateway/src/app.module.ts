@@ -23,6 +23,7 @@ import { NotOfferedModule } from './not-offered/not-offered.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { PodsModule } from './pods/pods.module.js';
+import { QuotasModule } from './quotas/quotas.module.js';
 import { RegistryAuthModule } from './registry-auth/registry-auth.module.js';
 import { SshKeysModule } from './ssh-keys/ssh-keys.module.js';
 import { TeamsModule } from './teams/teams.module.js';
@@ -66,6 +67,7 @@ export class AppModule {
         ApiKeysModule,
         TeamsModule,
         UsersModule,
+        QuotasModule,
         AuditModule,
         PodsModule,
         EndpointsModule,

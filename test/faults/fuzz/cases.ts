@@ -102,6 +102,12 @@ function fuzzable(path: string, param: string): boolean {
   return true;
 }
 
+/** The deployment operators' routes (`@Auth({operator: true})`): every other key is refused before anything else. */
+function operatorsOnly(method: string, path: string): boolean {
+  if (/^\/v2\/(users|quotas)(\/|$)/.test(path)) return true;
+  return /^\/v2\/teams\/\{teamId\}\/quota$/.test(path) && method !== 'GET';
+}
+
 function fill(path: string, values: (param: string) => string): string {
   return path.replace(/\{([^}]+)\}/g, (_, param: string) => encodeURIComponent(values(param)));
 }
@@ -307,7 +313,7 @@ export function generateCases(
       if (!Object.keys(operation.responses).some((status) => /^2\d\d$/.test(status))) continue;
       // The operators' routes refuse every other key (403) before they read anything else: the fuzz users'
       // keys are no operator's, so only the key cases tell something (the role matrix covers the 403).
-      if (/^\/v2\/users(\/|$)/.test(docPath)) continue;
+      if (operatorsOnly(method, docPath)) continue;
 
       // Another user's resources: B with A's ids, and B's bodies naming A's resources.
       if (/\{/.test(docPath)) {

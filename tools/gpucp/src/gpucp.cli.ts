@@ -8,6 +8,7 @@ import { endpointsCommand } from './endpoints.commands.js';
 import { jobsCommand } from './jobs.commands.js';
 import { logsCommand } from './logs.commands.js';
 import { podsCommand } from './pods.commands.js';
+import { quotaCommand } from './quota.commands.js';
 import { usageCommand } from './usage.commands.js';
 
 /**
@@ -17,7 +18,7 @@ import { usageCommand } from './usage.commands.js';
  */
 const program = new Command('gpucp')
   .description(
-    'pods, clusters, serverless endpoints, jobs, logs, usage and the audit trail of a GPU control plane',
+    'pods, clusters, serverless endpoints, jobs, logs, usage, the audit trail and GPU quotas of a GPU control plane',
   )
   .option('--api-url <url>', `the gateway (env GPUCP_API_URL; default ${DEFAULT_API_URL})`)
   .option('--api-key <key>', 'an API key cpk_… (env GPUCP_API_KEY)')
@@ -32,6 +33,7 @@ jobsCommand(program);
 logsCommand(program);
 usageCommand(program);
 auditCommand(program);
+quotaCommand(program);
 
 try {
   await program.parseAsync(process.argv);

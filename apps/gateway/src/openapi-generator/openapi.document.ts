@@ -75,6 +75,7 @@ const TAGS: Record<string, string> = {
   'Network volumes': 'Storage in one data center, mountable by pods and clusters',
   'SSH keys': "The account's SSH public keys",
   Account: "The account's API keys (which one is asking, and what it may do)",
+  Quotas: "Teams' GPU quotas and cohorts: operators set them, members read them and their use",
 };
 
 const SECURITY_SCHEMES = {

@@ -31,6 +31,9 @@ import type {
   PodV2View,
   PodView,
   PurgeResult,
+  QuotaHistoryView,
+  QuotaListView,
+  QuotaView,
   RegistryAuthView,
   RegistryList,
   SpendStatus,
@@ -100,6 +103,9 @@ export interface ResponseViews {
   PodV2View: PodV2View;
   PodView: PodView;
   PurgeResult: PurgeResult;
+  QuotaHistoryView: QuotaHistoryView;
+  QuotaListView: QuotaListView;
+  QuotaView: QuotaView;
   RegistryAuthView: RegistryAuthView;
   RegistryList: RegistryList;
   SpendStatus: SpendStatus;
