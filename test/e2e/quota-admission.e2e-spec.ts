@@ -18,7 +18,7 @@ import { startServerlessSystem, stopServerlessSystem } from './serverless-system
  * Admission against quotas and preemption end to end (docs/adr/0037-quotas-and-preemption.md), all five apps on the
  * simulated runtime and a fleet of one 8-GPU host: the operator's default quota (alice has none of her own) refuses
  * what goes over it on REST v2, REST v1 and GraphQL alike, each naming the type, the limit, the use and the ask; a
- * high-priority pod preempts alice's own low-priority one, which goes EXITED with reason PREEMPTED, entered in her
+ * high-priority pod preempts alice's own normal one (an ask of the same priority never does), which goes EXITED with reason PREEMPTED, entered in her
  * trail; a serverless endpoint whose worker the quota refuses waits, and its /health says why.
  */
 const FLEET = writeFleet([{ id: 'ro-a100-1', dataCenterId: 'EU-RO-1', gpuTypeId: A100, gpuCount: 8 }]);
@@ -32,7 +32,7 @@ describe('quota admission and preemption', () => {
   let aliceKey: string;
   let operator: Call;
   let templateId: string;
-  let low: PodV2View;
+  let normal: PodV2View;
   let high: PodV2View;
 
   const podBody = (name: string, count: number, priority?: string) => ({
@@ -73,10 +73,10 @@ describe('quota admission and preemption', () => {
   afterAll(() => stopServerlessSystem({ db, system }));
 
   it('refuses what goes over the quota on REST v2, REST v1 and GraphQL, naming the numbers', async () => {
-    const created = await alice<PodV2View>('POST', '/v2/pods', podBody('low', 4, 'low'));
+    const created = await alice<PodV2View>('POST', '/v2/pods', podBody('normal', 4));
     expect(created.status).toBe(201);
-    low = created.body;
-    await waitForPod(alice, low.id, PodStatus.Running);
+    normal = created.body;
+    await waitForPod(alice, normal.id, PodStatus.Running);
 
     expectProblem(await alice('POST', '/v2/pods', podBody('over-v2', 1)), 409, OVER);
     const v1 = await alice<{ message: string }>('POST', '/v1/pods', {
@@ -95,12 +95,12 @@ describe('quota admission and preemption', () => {
     expect(quota.body).toMatchObject({ source: 'default', limits: [{ gpus: 4, inUse: 4, borrowed: 0 }] });
   });
 
-  it("preempts the account's own low-priority pod for a high-priority one, and says so", async () => {
+  it("preempts the account's own lower-priority pod for a high-priority one, and says so", async () => {
     const created = await alice<PodV2View>('POST', '/v2/pods', podBody('high', 4, 'high'));
     expect(created.status).toBe(201);
     high = created.body;
     await waitForPod(alice, high.id, PodStatus.Running);
-    const preempted = await waitForPod(alice, low.id, PodStatus.Exited);
+    const preempted = await waitForPod(alice, normal.id, PodStatus.Exited);
     expect(preempted.desiredStatus).toBe(PodStatus.Exited);
     expect(preempted.statusReason).toMatch(/^PREEMPTED: by .* for .* \(high, priority\)$/);
     const trail = await until('the preemption in the trail', async () => {
@@ -108,12 +108,12 @@ describe('quota admission and preemption', () => {
       return page.body.entries.length ? page.body.entries : undefined;
     });
     expect(trail[0]).toMatchObject({
-      resourceId: low.id,
+      resourceId: normal.id,
       details: { preemptorWorkloadId: high.id, reason: 'priority' },
     });
     // Starting the preempted pod again is a resume like any other: over the quota now, refused.
     expectProblem(
-      await alice('POST', `/v2/pods/${low.id}/action`, { action: 'start' }),
+      await alice('POST', `/v2/pods/${normal.id}/action`, { action: 'start' }),
       409,
       /limit 4 GPUs, 4 in use, 4 asked/,
     );

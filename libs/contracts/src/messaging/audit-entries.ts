@@ -1,4 +1,5 @@
 import { WORKER_LOST_ACTION, auditEntryId, type AuditEntry } from '../audit/audit-entry.js';
+import { PREEMPTED_ACTION } from '../quotas/preemption.events.js';
 import type { CommandSubject } from './contract-map.js';
 import { personOf, type CommandEnvelope, type CommandOutcome } from './envelope.js';
 import { AUDIT_RULES, type AuditRule, type IdSource, type NotAudited } from './audit-rules.js';
@@ -10,6 +11,7 @@ export const AUDIT_ACTIONS: readonly string[] = [
       .filter((rule): rule is AuditRule<CommandSubject> => 'action' in rule)
       .map((rule) => rule.action),
     WORKER_LOST_ACTION,
+    PREEMPTED_ACTION,
   ]),
 ].sort();
 
