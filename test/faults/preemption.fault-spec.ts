@@ -70,7 +70,7 @@ async function create(n: number, name: string, priority: string): Promise<{ stat
   );
   return {
     status: reply.status,
-    id: typeof reply.body?.id === 'string' ? (reply.body.id) : undefined,
+    id: typeof reply.body?.id === 'string' ? reply.body.id : undefined,
   };
 }
 
@@ -89,9 +89,9 @@ describe('preemption under a job load, a replica killed mid-preemption', () => {
             input: { n },
           },
         );
-        if (reply.status === 200 && typeof reply.body?.id === 'string')
-          {accepted.push(reply.body.id);}
-        else if (reply.status === 0) await sleep(250);
+        if (reply.status === 200 && typeof reply.body?.id === 'string') {
+          accepted.push(reply.body.id);
+        } else if (reply.status === 0) await sleep(250);
       }
     };
     const high: { status: number; id?: string }[] = [];
