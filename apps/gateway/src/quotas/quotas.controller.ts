@@ -36,7 +36,10 @@ export class QuotasController {
     description:
       "It applies to every account, team or personal, without a quota of its own. The body is a team quota's; " +
       'the use shown is that of no account (`accountId` `*`).',
-    errors: { 422: 'a limit or the cohort fails validation (each named in `errors`)' },
+    errors: {
+      409: 'the quota would be below what is in use now (each breach named in `errors`)',
+      422: 'a limit or the cohort fails validation (each named in `errors`)',
+    },
   })
   setDefault(@Body() dto: QuotaInput, @CurrentPrincipal() principal: Principal): Promise<QuotaView> {
     return this.quotas.setDefault(principal, dto);

@@ -39,7 +39,10 @@ export class TeamQuotaController {
       'The whole quota, replacing the one before: one limit per GPU type (and data center, or every one), each ' +
       'with the GPUs the team may hold and how many more it may borrow from idle quota of its cohort. New GPU ' +
       'work above it is refused with 409 QUOTA_EXCEEDED; running work is not stopped.',
-    errors: { 422: 'a limit or the cohort fails validation (each named in `errors`)' },
+    errors: {
+      409: 'the quota would be below what is in use now (each breach named in `errors`)',
+      422: 'a limit or the cohort fails validation (each named in `errors`)',
+    },
   })
   set(
     @Param('teamId') teamId: string,

@@ -132,7 +132,11 @@ export function QuotaChart({ title, samples }: { title: string; samples: QuotaSa
           y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] },
         },
         axes: [
-          axis,
+          // Samples are a minute apart: no tick finer than a minute.
+          {
+            ...axis,
+            incrs: [60, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800],
+          },
           { ...axis, label: 'GPUs', labelSize: 20, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] },
         ],
         series: [
