@@ -51,6 +51,14 @@ describe('randomized history, rebuilt from its recorded commands', () => {
         // The GPU ledger after the history (ADR 37): whole, within every quota, nothing held by a deleted team.
         const breaches = (await hs.sql.query<{ breach: string }>(QUOTA_BREACHES)).rows.map((r) => r.breach);
         const orphans = (await hs.sql.query<{ owner_id: string }>(HELD_BY_DELETED_TEAMS)).rows.length;
+        // What the history made of quotas: placements refused by one, workloads preempted (reported, not required).
+        const [quotaWork] = (
+          await hs.sql.query<{ refused: number; preempted: number }>(
+            `SELECT (SELECT count(*)::int FROM cluster_scheduler.processed_commands
+                      WHERE outcome::text LIKE '%QUOTA_EXCEEDED%') AS refused,
+                    (SELECT count(*)::int FROM cluster_scheduler.preemptions) AS preempted`,
+          )
+        ).rows;
         const summary = await runRebuild(hs.replayEnv);
         const identical =
           summary.code === 0 &&
@@ -69,6 +77,8 @@ describe('randomized history, rebuilt from its recorded commands', () => {
             tableDifferences: summary.differences.length,
             ledgerBreaches: breaches.length,
             heldByDeletedTeams: orphans,
+            quotaRefused: quotaWork.refused,
+            preempted: quotaWork.preempted,
             secondPassApplied: summary.secondPass.applied,
             restarts: history.restarts.length,
             workerKills: history.workerKills,
