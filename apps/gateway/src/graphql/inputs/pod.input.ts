@@ -157,8 +157,8 @@ export class PodFindAndDeployOnDemandInput extends PodDeployInput {
 }
 
 /**
- * `podRentInterruptable`: RunPod's spot pod, the on-demand input plus a bid. The pod is interruptible (any other
- * workload may preempt it); there is no spot market here, so the bid is checked and otherwise ignored.
+ * `podRentInterruptable`: RunPod's spot pod, the on-demand input plus a bid. The pod is interruptible (preemptible
+ * at any priority, ADR 37); there is no spot market here, so the bid is checked and otherwise ignored.
  */
 @InputType('PodRentInterruptableInput')
 export class PodRentInterruptableInput extends PodFindAndDeployOnDemandInput {
