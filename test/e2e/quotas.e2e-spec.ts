@@ -169,7 +169,7 @@ describe('team GPU quotas, through the gateway', () => {
     expectProblem(await as(alice.key)('PUT', '/v2/quotas/default', defaultBody), 403, /operators'/);
     expectProblem(await as(alice.key)('GET', '/v2/quotas'), 403, /operators'/);
     const set = await as(operatorKey)<QuotaView>('PUT', '/v2/quotas/default', defaultBody);
-    expect(set.body).toMatchObject({ accountId: '*', cohort: null });
+    expect(set.body).toMatchObject({ accountId: '*', source: 'default', cohort: null });
     expect((await as(operatorKey)<QuotaView>('GET', '/v2/quotas/default')).body.limits).toEqual([
       expect.objectContaining({ gpuTypeId: A4000, dataCenterId: null, gpus: 4, borrowingLimit: null }),
     ]);

@@ -5,6 +5,8 @@ import { QuotasRepository } from '../quotas/quotas.repository.js';
 import { admitIn, type LimitFailure, type Ledger } from '../quotas/quota-ledger.js';
 import type { DataCenterFilter, PlacementPlugins } from './placement.js';
 
+const gpus = (n: number): string => `${n} GPU${n === 1 ? '' : 's'}`;
+
 /** What a refusal names: the account, the type and data center, the limit, what is in use and what was asked. */
 export function quotaRefusal(ledger: Ledger, failure: LimitFailure): DomainError {
   const own = ledger.own!;
@@ -17,7 +19,7 @@ export function quotaRefusal(ledger: Ledger, failure: LimitFailure): DomainError
     : '';
   return new DomainError(
     ErrorCode.QuotaExceeded,
-    `account ${who} would exceed ${whose} for ${failure.limit.gpuTypeId}${where}: limit ${failure.limit.gpus} GPUs, ` +
+    `account ${who} would exceed ${whose} for ${failure.limit.gpuTypeId}${where}: limit ${gpus(failure.limit.gpus)}, ` +
       `${failure.inUse} in use, ${failure.asked} asked${lending}`,
     [
       `accountId: ${own.accountId}`,

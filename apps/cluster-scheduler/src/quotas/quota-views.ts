@@ -7,6 +7,17 @@ import { QuotasRepository } from './quotas.repository.js';
 
 const MINUTE_MS = 60_000;
 
+/** No quota applies: unlimited. */
+const NONE: QuotaView = {
+  accountId: '',
+  accountName: null,
+  source: 'none',
+  cohort: null,
+  limits: [],
+  preempted: { lastMinute: 0, total: 0 },
+  updatedAt: null,
+};
+
 /** An account's limits with what it holds, borrows and lends of each (the ledger's numbers, read at `now`). */
 export function limitViews(
   own: AccountQuota,
@@ -39,6 +50,11 @@ export class QuotaViews {
   constructor(private readonly quotas: QuotasRepository) {}
 
   async of(accountId: string, now: Date, manager?: EntityManager): Promise<QuotaView> {
+    if (accountId === DEFAULT_QUOTA_ACCOUNT) {
+      // The default itself, not an account under it.
+      const row = await this.quotas.find(accountId, manager);
+      return row ? this.defaultView(row) : { ...NONE, accountId };
+    }
     const { own, peers } = await this.quotas.around(accountId, manager);
     const preempted = await this.quotas.preemptedCounts(
       accountId,
