@@ -69,3 +69,6 @@ export * from './metrics/endpoint-metrics.contracts.js';
 export * from './quotas/priority.js';
 export * from './quotas/quota.contracts.js';
 export * from './quotas/preemption.events.js';
+export * from './fleet/fleet.contracts.js';
+export * from './fleet/fleet.events.js';
+export * from './common/wait-reason.js';

@@ -14,6 +14,7 @@ export const AUDIT_RESOURCE_TYPES = [
   'team',
   'worker',
   'quota',
+  'host',
 ] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 

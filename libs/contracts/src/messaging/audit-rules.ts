@@ -91,6 +91,45 @@ export const AUDIT_RULES: { [S in CommandSubject]: AuditRule<S> | NotAudited } =
   [Subjects.quota.sample]: {
     notAudited: "the scheduler's minute samples of each quota's use: no one's decision",
   },
+  [Subjects.fleet.register]: {
+    action: 'host.register',
+    resourceType: 'host',
+    resourceId: [{ payload: 'id' }],
+    details: ['dataCenterId', 'gpuTypeId', 'source'],
+  },
+  [Subjects.fleet.cordon]: {
+    action: 'host.cordon',
+    resourceType: 'host',
+    resourceId: [{ payload: 'hostId' }],
+    details: ['by'],
+  },
+  [Subjects.fleet.uncordon]: {
+    action: 'host.uncordon',
+    resourceType: 'host',
+    resourceId: [{ payload: 'hostId' }],
+    details: ['by'],
+  },
+  [Subjects.fleet.drain]: {
+    action: 'host.drain',
+    resourceType: 'host',
+    resourceId: [{ payload: 'hostId' }],
+    details: ['by'],
+  },
+  [Subjects.fleet.remove]: {
+    action: 'host.remove',
+    resourceType: 'host',
+    resourceId: [{ payload: 'hostId' }],
+    details: ['by'],
+  },
+  [Subjects.fleet.reportHealth]: {
+    action: 'host.report-health',
+    resourceType: 'host',
+    resourceId: [{ payload: 'hostId' }],
+    details: ['source', 'code'],
+  },
+  [Subjects.fleet.expireDrains]: {
+    notAudited: "the scheduler's timer at a drain's deadline; the drain itself is audited (host.drain)",
+  },
   [Subjects.pod.preempt]: {
     notAudited:
       'the pods of a preemption, whose entry (placement.preempted) the scheduler writes with the placement',

@@ -124,6 +124,19 @@ import {
   type PreemptPodsResult,
   type PreemptedEvent,
 } from '../quotas/preemption.events.js';
+import {
+  CordonHostCommand,
+  DrainHostCommand,
+  ExpireDrainsCommand,
+  RegisterHostCommand,
+  RemoveHostCommand,
+  ReportHostHealthCommand,
+  UncordonHostCommand,
+  type ExpireDrainsResult,
+  type HostChangeResult,
+  type RegisterHostResult,
+} from '../fleet/fleet.contracts.js';
+import type { DrainExpiredEvent, HostChangedEvent } from '../fleet/fleet.events.js';
 import { Subjects } from './subjects.js';
 
 /** Typed subject → payload/result map of every command. */
@@ -149,6 +162,13 @@ export interface CommandContracts {
   [Subjects.quota.set]: { payload: SetQuotaCommand; result: QuotaSetResult };
   [Subjects.quota.sample]: { payload: SampleQuotasCommand; result: QuotaSampleResult };
   [Subjects.pod.preempt]: { payload: PreemptPodsCommand; result: PreemptPodsResult };
+  [Subjects.fleet.register]: { payload: RegisterHostCommand; result: RegisterHostResult };
+  [Subjects.fleet.cordon]: { payload: CordonHostCommand; result: HostChangeResult };
+  [Subjects.fleet.uncordon]: { payload: UncordonHostCommand; result: HostChangeResult };
+  [Subjects.fleet.drain]: { payload: DrainHostCommand; result: HostChangeResult };
+  [Subjects.fleet.remove]: { payload: RemoveHostCommand; result: HostChangeResult };
+  [Subjects.fleet.reportHealth]: { payload: ReportHostHealthCommand; result: HostChangeResult };
+  [Subjects.fleet.expireDrains]: { payload: ExpireDrainsCommand; result: ExpireDrainsResult };
   [Subjects.cluster.create]: { payload: CreateClusterCommand; result: ClusterView };
   [Subjects.cluster.delete]: { payload: DeleteClusterCommand; result: null };
   [Subjects.cluster.rename]: { payload: RenameClusterCommand; result: ClusterRenamed };
@@ -212,6 +232,8 @@ export interface EventContracts {
   [Subjects.template.deleted]: OwnedResourceDeletedEvent;
   [Subjects.cluster.created]: ClusterCreatedEvent;
   [Subjects.placement.preempted]: PreemptedEvent;
+  [Subjects.fleet.hostChanged]: HostChangedEvent;
+  [Subjects.fleet.drainExpired]: DrainExpiredEvent;
   [Subjects.cluster.deleted]: ClusterDeletedEvent;
   [Subjects.volume.created]: NetworkVolumeCreatedEvent;
   [Subjects.volume.deleted]: OwnedResourceDeletedEvent;
@@ -248,6 +270,13 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.quota.set]: SetQuotaCommand,
   [Subjects.quota.sample]: SampleQuotasCommand,
   [Subjects.pod.preempt]: PreemptPodsCommand,
+  [Subjects.fleet.register]: RegisterHostCommand,
+  [Subjects.fleet.cordon]: CordonHostCommand,
+  [Subjects.fleet.uncordon]: UncordonHostCommand,
+  [Subjects.fleet.drain]: DrainHostCommand,
+  [Subjects.fleet.remove]: RemoveHostCommand,
+  [Subjects.fleet.reportHealth]: ReportHostHealthCommand,
+  [Subjects.fleet.expireDrains]: ExpireDrainsCommand,
   [Subjects.cluster.create]: CreateClusterCommand,
   [Subjects.cluster.delete]: DeleteClusterCommand,
   [Subjects.cluster.rename]: RenameClusterCommand,

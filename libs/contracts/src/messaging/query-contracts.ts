@@ -42,6 +42,14 @@ import {
   type QuotaListView,
   type QuotaView,
 } from '../quotas/quota.contracts.js';
+import {
+  FleetCapacityQuery,
+  GetHostQuery,
+  ListHostsQuery,
+  type FleetCapacityView,
+  type HostDetailView,
+  type HostListView,
+} from '../fleet/fleet.contracts.js';
 import { Subjects } from './subjects.js';
 
 /** Typed subject → payload/result map of every query. */
@@ -77,6 +85,9 @@ export interface QueryContracts {
   [Subjects.quota.get]: { payload: GetQuotaQuery; result: QuotaView };
   [Subjects.quota.list]: { payload: ListQuotasQuery; result: QuotaListView };
   [Subjects.quota.history]: { payload: QuotaHistoryQuery; result: QuotaHistoryView };
+  [Subjects.fleet.listHosts]: { payload: ListHostsQuery; result: HostListView };
+  [Subjects.fleet.getHost]: { payload: GetHostQuery; result: HostDetailView };
+  [Subjects.fleet.capacity]: { payload: FleetCapacityQuery; result: FleetCapacityView };
 }
 
 export type QuerySubject = keyof QueryContracts;
@@ -115,4 +126,7 @@ export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> 
   [Subjects.quota.get]: GetQuotaQuery,
   [Subjects.quota.list]: ListQuotasQuery,
   [Subjects.quota.history]: QuotaHistoryQuery,
+  [Subjects.fleet.listHosts]: ListHostsQuery,
+  [Subjects.fleet.getHost]: GetHostQuery,
+  [Subjects.fleet.capacity]: FleetCapacityQuery,
 };

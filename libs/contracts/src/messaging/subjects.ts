@@ -21,6 +21,8 @@ export const Domain = {
   Audit: 'audit',
   /** Team GPU quotas and cohorts: commands and queries, owned by the scheduler that admits against them. */
   Quota: 'quota',
+  /** The fleet as live state: hosts, their state and health (docs/adr/0039-live-fleet.md). */
+  Fleet: 'fleet',
 } as const;
 export type Domain = (typeof Domain)[keyof typeof Domain];
 
@@ -40,6 +42,7 @@ export const DomainOwner = {
   [Domain.Spend]: 'pod-lifecycle',
   [Domain.Audit]: 'gateway',
   [Domain.Quota]: 'cluster-scheduler',
+  [Domain.Fleet]: 'cluster-scheduler',
 } as const satisfies Record<Domain, AppName>;
 
 export const APP_NAMES = [
@@ -136,6 +139,22 @@ export const Subjects = {
     get: 'quota.qry.get',
     list: 'quota.qry.list',
     history: 'quota.qry.history',
+  },
+  fleet: {
+    register: 'fleet.cmd.register',
+    cordon: 'fleet.cmd.cordon',
+    uncordon: 'fleet.cmd.uncordon',
+    drain: 'fleet.cmd.drain',
+    remove: 'fleet.cmd.remove',
+    reportHealth: 'fleet.cmd.report-health',
+    /** The scheduler's leader, when a drain's deadline passed: pod-lifecycle stops what is left on the host. */
+    expireDrains: 'fleet.cmd.expire-drains',
+    listHosts: 'fleet.qry.list-hosts',
+    getHost: 'fleet.qry.get-host',
+    capacity: 'fleet.qry.capacity',
+    /** A host's shown state changed (with the pods on it), in the transaction that changed it. */
+    hostChanged: 'fleet.evt.host-changed',
+    drainExpired: 'fleet.evt.drain-expired',
   },
   pod: {
     statusChanged: 'pod.evt.status-changed',
