@@ -337,3 +337,35 @@ export interface FleetCapacityView {
   /** Hosts per shown state. */
   hosts: Record<HostState, number>;
 }
+
+export const GPU_FAULT_KINDS = ['XID', 'ECC'] as const;
+export type GpuFaultKind = (typeof GPU_FAULT_KINDS)[number];
+
+/**
+ * `pod.cmd.inject-gpu-fault` (owner: pod-lifecycle, whose runtime driver reports it; operators through
+ * `POST /v2/fleet/hosts/{id}/gpu-faults`): the simulated and local drivers make a GPU of the host fail, for tests
+ * and demos; the driver reports it as `fleet.cmd.report-health` (source `runtime`). Other drivers: NOT_AVAILABLE.
+ */
+export class InjectGpuFaultCommand {
+  @IsString()
+  @IsNotEmpty()
+  hostId: string;
+
+  @IsIn(GPU_FAULT_KINDS)
+  kind: GpuFaultKind;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(63)
+  @Type(() => Number)
+  gpuIndex?: number;
+
+  /** For XID: the Xid number (79: fallen off the bus, 48: double-bit ECC, …); absent: 79. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(999)
+  @Type(() => Number)
+  xid?: number;
+}

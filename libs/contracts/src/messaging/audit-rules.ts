@@ -127,6 +127,12 @@ export const AUDIT_RULES: { [S in CommandSubject]: AuditRule<S> | NotAudited } =
     resourceId: [{ payload: 'hostId' }],
     details: ['source', 'code'],
   },
+  [Subjects.pod.injectGpuFault]: {
+    action: 'host.inject-gpu-fault',
+    resourceType: 'host',
+    resourceId: [{ payload: 'hostId' }],
+    details: ['kind'],
+  },
   [Subjects.fleet.expireDrains]: {
     notAudited: "the scheduler's timer at a drain's deadline; the drain itself is audited (host.drain)",
   },

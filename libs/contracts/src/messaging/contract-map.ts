@@ -128,6 +128,7 @@ import {
   CordonHostCommand,
   DrainHostCommand,
   ExpireDrainsCommand,
+  InjectGpuFaultCommand,
   RegisterHostCommand,
   RemoveHostCommand,
   ReportHostHealthCommand,
@@ -169,6 +170,7 @@ export interface CommandContracts {
   [Subjects.fleet.remove]: { payload: RemoveHostCommand; result: HostChangeResult };
   [Subjects.fleet.reportHealth]: { payload: ReportHostHealthCommand; result: HostChangeResult };
   [Subjects.fleet.expireDrains]: { payload: ExpireDrainsCommand; result: ExpireDrainsResult };
+  [Subjects.pod.injectGpuFault]: { payload: InjectGpuFaultCommand; result: HostChangeResult };
   [Subjects.cluster.create]: { payload: CreateClusterCommand; result: ClusterView };
   [Subjects.cluster.delete]: { payload: DeleteClusterCommand; result: null };
   [Subjects.cluster.rename]: { payload: RenameClusterCommand; result: ClusterRenamed };
@@ -277,6 +279,7 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.fleet.remove]: RemoveHostCommand,
   [Subjects.fleet.reportHealth]: ReportHostHealthCommand,
   [Subjects.fleet.expireDrains]: ExpireDrainsCommand,
+  [Subjects.pod.injectGpuFault]: InjectGpuFaultCommand,
   [Subjects.cluster.create]: CreateClusterCommand,
   [Subjects.cluster.delete]: DeleteClusterCommand,
   [Subjects.cluster.rename]: RenameClusterCommand,

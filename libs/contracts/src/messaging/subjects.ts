@@ -168,6 +168,8 @@ export const Subjects = {
     hostFailed: 'pod.cmd.host-failed',
     /** pod-lifecycle, on the scheduler's placement.evt.preempted: the pods go EXITED with reason PREEMPTED. */
     preempt: 'pod.cmd.preempt',
+    /** The simulated and local drivers make a host's GPU fail (tests, demos); reported as fleet.cmd.report-health. */
+    injectGpuFault: 'pod.cmd.inject-gpu-fault',
     sealEnv: 'pod.cmd.seal-env',
     /** pod-lifecycle, on the scheduler's cluster.evt.created / deleted: recorded, so replayed where it was applied. */
     createClusterMembers: 'pod.cmd.create-cluster-members',
