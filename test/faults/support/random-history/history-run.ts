@@ -6,6 +6,7 @@ import type { HistorySystem } from './history-system.js';
 import { HistoryWorkers } from './history-workers.js';
 import { HistoryWorld } from './history-world.js';
 import { editEndpoint, endpointActions, jobActions } from './job-actions.js';
+import { fleetActions } from './fleet-actions.js';
 import {
   accountActions,
   computeActions,
@@ -22,6 +23,7 @@ const ACTIONS: Record<string, Action> = {
   ...recordActions,
   ...computeActions,
   ...quotaActions,
+  ...fleetActions,
   ...endpointActions,
   ...jobActions,
 };
@@ -42,6 +44,7 @@ const WEIGHTS = {
   key: 1,
   team: 2,
   quota: 2,
+  fleet: 2,
 } satisfies Record<keyof typeof ACTIONS, number>;
 
 /** Clients issuing actions side by side, each with a generator of its own forked from the seed's. */
