@@ -165,6 +165,23 @@ describe('cordon and uncordon', () => {
       'host tx-l4-1 is DRAINING (by operator: kernel upgrade) and takes no new pods',
     );
   });
+
+  it('keeps what a resumed pod holds on a cordoned host, not on an unhealthy one', async () => {
+    const placed = await reserve(1, { hostId: 'tx-l4-1' });
+    await send(Subjects.fleet.cordon, { hostId: 'tx-l4-1' });
+    // A resume whose stop's release was not applied yet: the pod keeps its GPUs (no new placement).
+    expect((await reserve(1, { hostId: 'tx-l4-1', podId: placed.podId })).hostId).toBe('tx-l4-1');
+    await send(Subjects.fleet.reportHealth, {
+      hostId: 'tx-l4-1',
+      healthy: false,
+      source: 'runtime',
+      code: 'ECC',
+      reason: 'uncorrectable ECC error on GPU 0',
+    });
+    const error = await refusal(reserve(1, { hostId: 'tx-l4-1', podId: placed.podId }));
+    expect(error.code).toBe(ErrorCode.CapacityUnavailable);
+    expect(error.message).toContain('host tx-l4-1 is UNHEALTHY');
+  });
 });
 
 describe('report-health', () => {

@@ -57,6 +57,16 @@ export function isSchedulable(host: Pick<HostStatus, 'schedulingState' | 'health
   return shownState(host) === 'READY';
 }
 
+/**
+ * Whether a pod may run again on the host it still holds (a resume before its stop's release was applied): not
+ * on a host that is unhealthy or gone; a cordon or a drain only stops new placements, and keeping what the pod
+ * holds is not one.
+ */
+export function mayKeepReservation(host: Pick<HostStatus, 'schedulingState' | 'healthy'>): boolean {
+  const state = shownState(host);
+  return state !== 'UNHEALTHY' && state !== 'GONE';
+}
+
 /** The sentence of the shown state: the health report's while UNHEALTHY, else the cordon's, drain's or removal's. */
 export function stateReason(host: HostStatus): string | null {
   const state = shownState(host);

@@ -12,7 +12,7 @@ import {
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { CatalogChecks } from '../../catalog/catalog.checks.js';
 import { CatalogRepository } from '../../catalog/catalog.repository.js';
-import { isSchedulable, unschedulableSentence } from '../../fleet/host-rules.js';
+import { isSchedulable, mayKeepReservation, unschedulableSentence } from '../../fleet/host-rules.js';
 import { ClusterMembership } from '../cluster-membership.js';
 import { PlacementApplier } from '../placement.applier.js';
 import { toPlacedPodView, toPlacementView } from '../placement.mapper.js';
@@ -62,6 +62,11 @@ export class ReservePodHandler {
     // (processed_at) although we answered from the reservation it freed, and the rebuild would place the pod again.
     await this.repository.lockLedger(manager);
     const held = await this.repository.findReservation(payload.podId, manager);
+    const heldOn = held ? await this.catalog.findHost(held.hostId, manager) : null;
+    if (heldOn && !mayKeepReservation(heldOn)) {
+      // Its pods went ERROR with the host (HOST_UNHEALTHY, HOST_GONE); it starts again once the host is back.
+      throw new DomainError(ErrorCode.CapacityUnavailable, unschedulableSentence(heldOn));
+    }
     if (held && !(payload.reassignPorts && !samePorts(held.portMappings, payload.ports))) {
       // Kept for this reserve (a resume after a stop whose release has not been applied yet): dated now, so that
       // release (only reservations made by the stop) leaves the resumed pod its GPUs and ports.
