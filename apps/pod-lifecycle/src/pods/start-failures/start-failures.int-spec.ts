@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
-  ErrorCode,
   PodStatus,
   Subjects,
   deriveId,
@@ -9,16 +8,14 @@ import {
 } from '@app/contracts';
 import type { CommandBus, EventContext } from '@app/messaging';
 import { PodLifecycleHandlers, SYSTEM, reserve } from '../../../../../test/support/pod-lifecycle-handlers.js';
-import { InjectGpuFaultHandler } from '../../runtime/inject-gpu-fault/inject-gpu-fault.handler.js';
 import type { Observation, PodRun } from '../../runtime/runtime-driver.js';
 import { SIM_FAIL_START, SimulatedDriver } from '../../runtime/simulated.driver.js';
-import { PodLifecycleConfig } from '../../pod-lifecycle.config.js';
 import { ReportStartFailuresHandler } from '../report-start-failures/report-start-failures.handler.js';
 
 /**
  * Start failures counted per host in pod.cmd.observe (pods on one host, started by the simulated driver, its
  * SIM_FAIL_START marker making them fail), the event at the threshold and the recorded report-health it is answered
- * with; and the simulated driver's GPU faults (pod.cmd.inject-gpu-fault). The scheduler is stood in for.
+ * with. The scheduler is stood in for.
  */
 
 const HOST = 'gpu-host-1';
@@ -183,61 +180,5 @@ describe('pods failing to start on one host', () => {
         },
       },
     ]);
-  });
-});
-
-describe('a simulated GPU fault', () => {
-  it("is reported to the scheduler as the runtime's, with the Xid's meaning, under an id derived from the command", async () => {
-    app.harness.register(new InjectGpuFaultHandler(app.config, app.scheduler.asBus()));
-    const answer = await app.harness.send(
-      Subjects.pod.injectGpuFault,
-      { hostId: HOST, kind: 'XID', gpuIndex: 3, xid: 79 },
-      { commandId: 'inject-1' },
-    );
-    expect(answer).toEqual({ hostId: HOST, state: 'UNHEALTHY', changed: true });
-    const ecc = await app.harness.send(
-      Subjects.pod.injectGpuFault,
-      { hostId: HOST, kind: 'ECC' },
-      { commandId: 'inject-2' },
-    );
-    expect(ecc.state).toBe('UNHEALTHY');
-    const sent = app.scheduler.issued.filter((c) => c.subject === Subjects.fleet.reportHealth);
-    expect(sent.map((c) => [c.payload, c.options?.commandId])).toEqual([
-      [
-        {
-          hostId: HOST,
-          healthy: false,
-          source: 'runtime',
-          code: 'XID',
-          gpuIndex: 3,
-          reason: 'Xid 79 on GPU 3 (GPU has fallen off the bus)',
-        },
-        deriveId('inject-1', 'report-health'),
-      ],
-      [
-        {
-          hostId: HOST,
-          healthy: false,
-          source: 'runtime',
-          code: 'ECC',
-          gpuIndex: 0,
-          reason: 'uncorrectable ECC error on GPU 0',
-        },
-        deriveId('inject-2', 'report-health'),
-      ],
-    ]);
-  });
-
-  it('is NOT_AVAILABLE with real GPUs (the Kubernetes runtime), and the scheduler is not asked', async () => {
-    const config = new PodLifecycleConfig();
-    config.RUNTIME_DRIVER = 'kubernetes';
-    app.harness.register(new InjectGpuFaultHandler(config, app.scheduler.asBus()));
-    const before = app.scheduler.issued.length;
-    const refusal = await app.harness.refusal(() =>
-      app.harness.send(Subjects.pod.injectGpuFault, { hostId: HOST, kind: 'XID' }),
-    );
-    expect(refusal).toMatchObject({ code: ErrorCode.NotAvailable, wrote: [] });
-    expect(refusal.message).toMatch(/only with the simulated and local runtimes; this one is kubernetes/);
-    expect(app.scheduler.issued.length).toBe(before);
   });
 });
