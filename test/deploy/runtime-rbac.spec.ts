@@ -57,6 +57,8 @@ describe('deploy/runtime/kubernetes', () => {
     const findings = [...(await validateSchemas(objects)), ...unknownFields(objects)];
     expect(formatFindings(findings)).toBe('');
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'ClusterRole/gpucp-runtime-nodes',
+      'ClusterRoleBinding/gpucp-runtime-nodes',
       'Namespace/gpucp-pods',
       'NetworkPolicy/lb-workers-from-gateway',
       'Role/gpucp-runtime',
@@ -99,6 +101,24 @@ describe('deploy/runtime/kubernetes', () => {
       (deployment.spec as { template: { spec: { automountServiceAccountToken: boolean } } }).template.spec
         .automountServiceAccountToken,
     ).toBe(true);
+  });
+
+  it("lets pod-lifecycle list and watch nodes (the node watch's calls), and nothing else cluster-wide", () => {
+    const source = readFileSync(
+      join(ROOT, 'apps/pod-lifecycle/src/runtime/kubernetes/kubernetes-nodes.ts'),
+      'utf8',
+    );
+    expect(source).toMatch(/\.listNode\(/);
+    expect(source).toMatch(/\.watch\(\s*'\/api\/v1\/nodes'/);
+    const role = objects.find((o) => o.kind === 'ClusterRole')!;
+    expect(role.rules).toEqual([{ apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] }]);
+    const binding = objects.find((o) => o.kind === 'ClusterRoleBinding')!;
+    expect(binding.roleRef).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'gpucp-runtime-nodes',
+    });
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'pod-lifecycle', namespace: 'gpucp' }]);
   });
 
   it('opens the load-balancing workers to the gateway and pod-lifecycle of namespace gpucp only', () => {

@@ -1,6 +1,7 @@
 import { KubeConfig, type V1ContainerStatus } from '@kubernetes/client-node';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FakeKubeNodes } from './fake-kube-nodes.js';
 
 export interface KubeObject {
   apiVersion?: string;
@@ -32,7 +33,7 @@ type Kind = 'pods' | 'secrets';
  * Status object; label selectors `k=v,...` on lists; JSON patches `add` on PATCH), deletes the objects a deleted
  * pod owns (ownerReferences, as the garbage collector does) and records every request. A pod's container log
  * (`print`) is served like the kubelet's: refused (400) until the container started, `timestamps`, `sinceTime`,
- * `follow` (open until `endLog`).
+ * `follow` (open until `endLog`). The cluster's nodes, their list and watch: `nodes` (fake-kube-nodes.ts).
  */
 export class FakeKubeApi {
   readonly requests: RecordedRequest[] = [];
@@ -45,6 +46,8 @@ export class FakeKubeApi {
   private readonly logLines = new Map<string, { time: string; text: string }[]>();
   private readonly logFollowers = new Map<string, Set<ServerResponse>>();
   private stamp = 0;
+  /** The cluster's nodes (list, watch). */
+  readonly nodes = new FakeKubeNodes(() => ++this.version);
 
   constructor(private readonly namespace: string) {}
 
@@ -67,6 +70,7 @@ export class FakeKubeApi {
   }
 
   async stop(): Promise<void> {
+    this.nodes.dropWatches();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
   }
 
@@ -136,6 +140,7 @@ export class FakeKubeApi {
       const method = req.method ?? 'GET';
       const contentType = req.headers['content-type'] ?? '';
       this.requests.push({ method, path: url.pathname, query: url.searchParams, contentType, body });
+      if (this.nodes.handle(url.pathname, url.searchParams, res, this.version)) return;
       const log = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(url.pathname);
       if (log) return this.log(res, log[2], url.searchParams);
       const match = /^\/api\/v1\/namespaces\/([^/]+)\/(pods|secrets)(?:\/([^/]+))?$/.exec(url.pathname);

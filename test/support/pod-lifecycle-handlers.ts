@@ -30,6 +30,8 @@ import { StartPodHandler } from '../../apps/pod-lifecycle/src/pods/start-pod/sta
 import { StopPodHandler } from '../../apps/pod-lifecycle/src/pods/stop-pod/stop-pod.handler.js';
 import { TerminateClusterMembersHandler } from '../../apps/pod-lifecycle/src/pods/terminate-cluster-members/terminate-cluster-members.handler.js';
 import { TerminatePodHandler } from '../../apps/pod-lifecycle/src/pods/terminate-pod/terminate-pod.handler.js';
+import { HostStartFailures } from '../../apps/pod-lifecycle/src/pods/start-failures/host-start-failures.service.js';
+import { HostStartFailuresRepository } from '../../apps/pod-lifecycle/src/pods/start-failures/host-start-failures.repository.js';
 import { UpdatePodHandler } from '../../apps/pod-lifecycle/src/pods/update-pod/update-pod.handler.js';
 import { PodUsageHandler } from '../../apps/pod-lifecycle/src/pods/usage/pod-usage.handler.js';
 import { PodUsageRepository } from '../../apps/pod-lifecycle/src/pods/usage/pod-usage.repository.js';
@@ -115,6 +117,8 @@ export function clusterMember(clusterId: string, rank: number): ClusterCreatedEv
 export interface PodLifecycleOptions {
   /** CATALOG_TEMPLATES_FILE (the app's own catalog by default). */
   catalogFile?: string;
+  /** HOST_START_FAILURES (the app's default, 3, unless given). */
+  hostStartFailures?: number;
 }
 
 /**
@@ -128,6 +132,8 @@ export class PodLifecycleHandlers {
     readonly scheduler: StandInCommands,
     readonly queries: InProcessQueries,
     readonly registryAuths: RegistryAuthRepository,
+    /** The settings the handlers were built with. */
+    readonly config: PodLifecycleConfig,
   ) {}
 
   static async start(label: string, options: PodLifecycleOptions = {}): Promise<PodLifecycleHandlers> {
@@ -138,6 +144,7 @@ export class PodLifecycleHandlers {
     const commands = scheduler.asBus();
     const config = new PodLifecycleConfig();
     if (options.catalogFile) config.CATALOG_TEMPLATES_FILE = options.catalogFile;
+    if (options.hostStartFailures) config.HOST_START_FAILURES = options.hostStartFailures;
     const catalog = new CatalogTemplates(config);
     catalog.onModuleInit();
     const pods = new PodRepository(dataSource);
@@ -155,7 +162,11 @@ export class PodLifecycleHandlers {
       new ResetPodHandler(transitions),
       new TerminatePodHandler(transitions),
       new UpdatePodHandler(pods, registryAuths, transitions, usage),
-      new ObservePodHandler(pods, transitions),
+      new ObservePodHandler(
+        pods,
+        transitions,
+        new HostStartFailures(new HostStartFailuresRepository(), config),
+      ),
       new HostFailedHandler(pods, transitions),
       // Its command only, as the cluster handlers below.
       new PreemptPodsHandler(pods, transitions, commands),
@@ -182,7 +193,7 @@ export class PodLifecycleHandlers {
       new SetSpendLimitHandler(new SpendLimitsRepository(dataSource)),
       new SpendStatusHandler(spend),
     );
-    return new PodLifecycleHandlers(harness, scheduler, queries, registryAuths);
+    return new PodLifecycleHandlers(harness, scheduler, queries, registryAuths, config);
   }
 
   /** A GPU pod through `pod.cmd.create` (placed by the stand-in): one GPU, port 8888/http, unless `extra` says. */

@@ -18,7 +18,12 @@ type Reply<S extends CommandSubject> = (payload: CommandPayload<S>, actor: Actor
 export class StandInCommands {
   private readonly replies = new Map<string, (payload: never, actor: Actor) => unknown>();
   /** Every command issued, in order. */
-  readonly issued: { subject: string; payload: unknown; actor: Actor }[] = [];
+  readonly issued: {
+    subject: string;
+    payload: unknown;
+    actor: Actor;
+    options?: { commandId?: string; issuedAt?: string };
+  }[] = [];
 
   answer<S extends CommandSubject>(subject: S, reply: Reply<S>): this {
     this.replies.set(subject, reply);
@@ -30,8 +35,13 @@ export class StandInCommands {
     return this.issued.filter((c) => c.subject === subject).map((c) => c.payload as CommandPayload<S>);
   }
 
-  execute<S extends CommandSubject>(subject: S, payload: unknown, actor: Actor): Promise<CommandResult<S>> {
-    this.issued.push({ subject, payload, actor });
+  execute<S extends CommandSubject>(
+    subject: S,
+    payload: unknown,
+    actor: Actor,
+    options?: { commandId?: string; issuedAt?: string },
+  ): Promise<CommandResult<S>> {
+    this.issued.push({ subject, payload, actor, ...(options ? { options } : {}) });
     const reply = this.replies.get(subject);
     if (!reply) {
       return Promise.reject(

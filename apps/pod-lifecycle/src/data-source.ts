@@ -2,6 +2,7 @@ import { MESSAGING_ENTITIES, type AppDataSourceSpec } from '@app/database';
 import { MIGRATIONS } from './migrations/index.js';
 import { DeletedClusterEntity } from './pods/deleted-clusters/deleted-cluster.entity.js';
 import { PodEntity } from './pods/pod.entity.js';
+import { HostStartFailuresEntity } from './pods/start-failures/host-start-failures.entity.js';
 import { PodUsageEntity } from './pods/usage/pod-usage.entity.js';
 import { RegistryAuthEntity } from './registry-auth/registry-auth.entity.js';
 import { SpendLimitEntity } from './spend/spend-limit.entity.js';
@@ -17,6 +18,7 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     PodEntity,
     PodUsageEntity,
     DeletedClusterEntity,
+    HostStartFailuresEntity,
     SpendLimitEntity,
   ],
   migrations: MIGRATIONS,

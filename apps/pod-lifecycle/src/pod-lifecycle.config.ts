@@ -1,5 +1,5 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { BaseConfig, IsKeyRing, KeyIdsApartFrom } from '@app/config';
 
 export const RUNTIME_DRIVERS = ['simulated', 'local', 'kubernetes'] as const;
@@ -107,6 +107,65 @@ export class PodLifecycleConfig extends BaseConfig {
   @Max(600_000)
   @Type(() => Number)
   KUBE_POLL_MS = 2000;
+
+  // The Kubernetes node watch (runtime/kubernetes/kubernetes-node-watch.ts): hosts from nodes.
+
+  /**
+   * Kubernetes driver: keep the scheduler's hosts in line with the cluster's nodes (list + watch, led by one
+   * replica). Off: the fleet is managed through the API only.
+   */
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean({ message: 'KUBE_NODE_WATCH must be true or false' })
+  KUBE_NODE_WATCH = true;
+
+  /** Node watch: the node label holding a node's data center id (the catalog's, e.g. `EU-RO-1`). */
+  @Matches(LABEL_KEY, { message: 'KUBE_DATA_CENTER_LABEL must be a Kubernetes label key' })
+  KUBE_DATA_CENTER_LABEL = 'topology.kubernetes.io/zone';
+
+  /**
+   * Node watch: GPU feature discovery's `nvidia.com/gpu.product` values mapped to catalog GPU type ids, as
+   * `product=GPU type,...` (`NVIDIA-A100-SXM4-80GB=NVIDIA A100 80GB PCIe`). A product not mapped matches the catalog
+   * type whose id or display name reads the same with dashes for spaces; a node matching none is skipped (logged).
+   */
+  @IsOptional()
+  @Matches(/^[^=,]+=[^=,]+(,[^=,]+=[^=,]+)*$/, {
+    message: 'KUBE_GPU_PRODUCT_MAP must be product=GPU type,...',
+  })
+  KUBE_GPU_PRODUCT_MAP?: string;
+
+  /**
+   * Node watch: node condition types that, True, make the host unhealthy (XID for an Xid check, ECC for the memory
+   * watch, else GPU_UNHEALTHY). The default is what NVIDIA's GPU health monitors (NVSentinel, over the GPU
+   * operator's DCGM) set. A node whose allocatable `nvidia.com/gpu` is below its capacity (the device plugin
+   * withdrew GPUs after a critical Xid) is unhealthy whatever this says.
+   */
+  @IsString()
+  KUBE_GPU_UNHEALTHY_CONDITIONS =
+    'GpuXidError,SysLogsXIDError,SysLogsSXIDError,SysLogsGPUFallenOff,GpuMemWatch,GpuPcieWatch,GpuNvlinkWatch,' +
+    'GpuInforomWatch,GpuThermalWatch,GpuPowerWatch,GpuDriverWatch,GpuAllWatch,GpuNvswitchFatalWatch';
+
+  /** Node watch: labels that make the host unhealthy, `key` (any value) or `key=value`, comma-separated; none by default. */
+  @IsOptional()
+  @IsString()
+  KUBE_GPU_UNHEALTHY_LABELS?: string;
+
+  /** Node watch: pause before listing again after a failed list or watch, in ms. */
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  @Type(() => Number)
+  KUBE_NODE_RETRY_MS = 2000;
+
+  /**
+   * Start failures: this many pods in a row failing to start on one host (for a reason the host is blamed for: not
+   * an image pull, a secret that cannot be opened or the user's command exiting), with no pod reaching RUNNING on
+   * it between, report the host unhealthy (START_FAILURES).
+   */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  @Type(() => Number)
+  HOST_START_FAILURES = 3;
 
   /** Logs (docs/adr/0020): how long a log line is kept, in hours (the LOGS stream's max_age). */
   @IsInt()

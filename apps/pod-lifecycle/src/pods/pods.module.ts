@@ -21,6 +21,9 @@ import { StopPodHandler } from './stop-pod/stop-pod.handler.js';
 import { TerminateClusterMembersHandler } from './terminate-cluster-members/terminate-cluster-members.handler.js';
 import { TerminatePodHandler } from './terminate-pod/terminate-pod.handler.js';
 import { UpdatePodHandler } from './update-pod/update-pod.handler.js';
+import { ReportStartFailuresHandler } from './report-start-failures/report-start-failures.handler.js';
+import { HostStartFailures } from './start-failures/host-start-failures.service.js';
+import { HostStartFailuresRepository } from './start-failures/host-start-failures.repository.js';
 import { PodUsageHandler } from './usage/pod-usage.handler.js';
 import { PodUsageRepository } from './usage/pod-usage.repository.js';
 import { PodUsage } from './usage/pod-usage.service.js';
@@ -36,6 +39,9 @@ import { PodUsage } from './usage/pod-usage.service.js';
     TerminatePodHandler,
     UpdatePodHandler,
     ObservePodHandler,
+    HostStartFailures,
+    HostStartFailuresRepository,
+    ReportStartFailuresHandler,
     HostFailedHandler,
     PreemptPodsHandler,
     SealPodEnvHandler,

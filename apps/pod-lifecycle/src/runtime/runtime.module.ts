@@ -5,6 +5,8 @@ import { PersistenceModule } from '../persistence.module.js';
 import { LbWorkersProber } from './lb-workers.prober.js';
 import { LocalImageCatalog } from './local-image-catalog.js';
 import { LocalDriver } from './local.driver.js';
+import { InjectGpuFaultHandler } from './inject-gpu-fault/inject-gpu-fault.handler.js';
+import { KubeNodeWatchService } from './kube-node-watch.service.js';
 import { holdLocalRuntime } from './local-runtime-lock.js';
 import { ObservationReporter } from './observation-reporter.js';
 import { PodRuntimeReconciler } from './pod-runtime.reconciler.js';
@@ -80,6 +82,8 @@ export async function createDriver(
     },
     LbWorkersProber,
     PodRuntimeReconciler,
+    KubeNodeWatchService,
+    InjectGpuFaultHandler,
   ],
 })
 export class RuntimeModule {}

@@ -64,6 +64,24 @@ export class DrainExpiredEvent {
   pods: HostPod[];
 }
 
+/**
+ * `pod.evt.host-start-failures` (pod-lifecycle, in the `pod.cmd.observe` transaction that counted the last of them):
+ * pods failed to start on the host one after the other; pod-lifecycle answers it with a recorded
+ * `fleet.cmd.report-health` (source `start-failures`, code START_FAILURES).
+ */
+export class HostStartFailuresEvent {
+  @IsString()
+  hostId: string;
+
+  @IsArray()
+  @IsString({ each: true })
+  podIds: string[];
+
+  /** `3 pods failed to start in a row: …`. */
+  @IsString()
+  reason: string;
+}
+
 /** Status reasons pods show for their host's state (`<CODE>: <sentence>`, as PREEMPTED). */
 export const HOST_REASONS = {
   draining: 'HOST_DRAINING',

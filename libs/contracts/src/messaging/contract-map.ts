@@ -137,7 +137,7 @@ import {
   type HostChangeResult,
   type RegisterHostResult,
 } from '../fleet/fleet.contracts.js';
-import type { DrainExpiredEvent, HostChangedEvent } from '../fleet/fleet.events.js';
+import type { DrainExpiredEvent, HostChangedEvent, HostStartFailuresEvent } from '../fleet/fleet.events.js';
 import { Subjects } from './subjects.js';
 
 /** Typed subject → payload/result map of every command. */
@@ -236,6 +236,7 @@ export interface EventContracts {
   [Subjects.placement.preempted]: PreemptedEvent;
   [Subjects.fleet.hostChanged]: HostChangedEvent;
   [Subjects.fleet.drainExpired]: DrainExpiredEvent;
+  [Subjects.pod.hostStartFailures]: HostStartFailuresEvent;
   [Subjects.cluster.deleted]: ClusterDeletedEvent;
   [Subjects.volume.created]: NetworkVolumeCreatedEvent;
   [Subjects.volume.deleted]: OwnedResourceDeletedEvent;

@@ -158,6 +158,8 @@ export const Subjects = {
   },
   pod: {
     statusChanged: 'pod.evt.status-changed',
+    /** HOST_START_FAILURES pods in a row failed to start on a host: answered by a recorded fleet.cmd.report-health. */
+    hostStartFailures: 'pod.evt.host-start-failures',
     create: 'pod.cmd.create',
     start: 'pod.cmd.start',
     stop: 'pod.cmd.stop',
