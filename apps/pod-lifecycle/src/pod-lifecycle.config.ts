@@ -89,7 +89,10 @@ export class PodLifecycleConfig extends BaseConfig {
   @IsString()
   KUBE_CONFIG?: string;
 
-  /** Kubernetes driver: the node label holding a node's data center id (pods are pinned to theirs). */
+  /**
+   * Kubernetes driver without the node watch (hosts from the fleet file): the node label holding a node's data
+   * center id (pods go to a node of theirs). With the node watch, pods are pinned to their host's node by name.
+   */
   @Matches(LABEL_KEY, { message: 'KUBE_NODE_LABEL_DATA_CENTER must be a Kubernetes label key' })
   KUBE_NODE_LABEL_DATA_CENTER = 'gpucp.io/data-center';
 

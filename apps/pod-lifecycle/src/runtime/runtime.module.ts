@@ -61,6 +61,7 @@ export async function createDriver(
           dataCenterLabel: config.KUBE_NODE_LABEL_DATA_CENTER,
           gpuTypeLabel: config.KUBE_NODE_LABEL_GPU_TYPE,
           volumeClaimPattern: config.KUBE_VOLUME_CLAIM_PATTERN,
+          pinToNode: config.KUBE_NODE_WATCH,
           pollMs: config.KUBE_POLL_MS,
         },
         reporter,

@@ -28,7 +28,8 @@ export const fleetActions: Record<string, Action> = {
 
     if (away && rng.chance(0.6)) {
       // Back into service: the cordon or drain lifted, the health cleared.
-      if (away.state === 'UNHEALTHY') await reply('POST', `/v2/fleet/hosts/${away.id}/health`, { healthy: true });
+      if (away.state === 'UNHEALTHY')
+        await reply('POST', `/v2/fleet/hosts/${away.id}/health`, { healthy: true });
       else await reply('POST', `/v2/fleet/hosts/${away.id}/uncordon`);
       return;
     }

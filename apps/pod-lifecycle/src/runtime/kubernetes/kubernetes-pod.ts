@@ -1,4 +1,11 @@
-import type { V1ContainerPort, V1EnvVar, V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type {
+  V1Affinity,
+  V1ContainerPort,
+  V1EnvVar,
+  V1Pod,
+  V1Volume,
+  V1VolumeMount,
+} from '@kubernetes/client-node';
 import { lbWorkerPorts, PodStatus, type ObservedStatus } from '@app/contracts';
 import type { PodRun } from '../runtime-driver.js';
 
@@ -26,6 +33,12 @@ export interface KubernetesPodOptions {
   gpuTypeLabel: string;
   /** PVC name of a network volume; `{volumeId}` is replaced by the volume's id. */
   volumeClaimPattern: string;
+  /**
+   * Hosts are the cluster's nodes (the node watch, `KUBE_NODE_WATCH`): a pod runs on the node placement chose, by
+   * a required node affinity on the node's name (Kubernetes' scheduler still checks its resources and taints).
+   * Otherwise hosts are the fleet file's, and pods go to a node of their data center and GPU type by label.
+   */
+  pinToNode?: boolean;
 }
 
 /** A run as the Kubernetes driver reads it (the data center falls back to the container's `RUNPOD_DC_ID`). */
@@ -135,12 +148,26 @@ export function containerEnvVars(run: PodRun): V1EnvVar[] {
   ].sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** Only the node named `node` (as a DaemonSet's pods are pinned). */
+function nodeAffinity(node: string): V1Affinity {
+  return {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }],
+      },
+    },
+  };
+}
+
 /** The Kubernetes pod of one run of a pod. */
 export function podManifest(run: KubernetesPodRun, options: KubernetesPodOptions): V1Pod {
+  const pinned = options.pinToNode && run.hostId ? run.hostId : null;
   const nodeSelector: Record<string, string> = {};
   const dataCenterId = run.dataCenterId ?? run.env[DC_ENV];
-  if (dataCenterId) nodeSelector[options.dataCenterLabel] = labelValue(dataCenterId);
-  if (run.gpuTypeId && run.gpuCount > 0) nodeSelector[options.gpuTypeLabel] = labelValue(run.gpuTypeId);
+  if (!pinned && dataCenterId) nodeSelector[options.dataCenterLabel] = labelValue(dataCenterId);
+  if (!pinned && run.gpuTypeId && run.gpuCount > 0) {
+    nodeSelector[options.gpuTypeLabel] = labelValue(run.gpuTypeId);
+  }
 
   const volumes: V1Volume[] = [
     { name: 'container-disk', emptyDir: { sizeLimit: `${run.containerDiskGb}Gi` } },
@@ -174,6 +201,7 @@ export function podManifest(run: KubernetesPodRun, options: KubernetesPodOptions
       restartPolicy: 'Never',
       hostname: dnsName('pod', run.podId, `g${run.generation}`),
       ...(Object.keys(nodeSelector).length ? { nodeSelector } : {}),
+      ...(pinned ? { affinity: nodeAffinity(pinned) } : {}),
       ...(run.pullSecret ? { imagePullSecrets: [{ name: pullSecretName(run.podId, run.generation) }] } : {}),
       automountServiceAccountToken: false,
       enableServiceLinks: false,
