@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * When a worker's start passed each of its phases (docs/adr/0022-endpoint-metrics.md, "Cold start phases"): the
+ * When a worker's start passed each of its phases (docs/adr/0022-endpoint-metrics.md, "Cold start phases" under "Where the figures come from"): the
  * autoscaler's decision and the create's answer (carried by `worker.cmd.register`), the pod's first STARTING and
  * RUNNING (pod-lifecycle's `pod.evt.status-changed`). State of recorded commands and events, so a rebuild writes the
  * same rows; the metrics leader reads them when it counts the worker's first job request as a cold start. Either

@@ -116,6 +116,7 @@ export interface MetricsTotals {
   executionTime: LatencySummary;
   coldStarts: number;
   coldStartTime: LatencySummary;
+  /** The window's cold starts phase by phase (COLD_START_PHASES); a start counts in the phases it recorded. */
   coldStartPhases: Record<ColdStartPhase, LatencySummary>;
   webhooks: MetricsWebhookCounts;
 }
