@@ -148,6 +148,7 @@ describe('web console, in Chromium', () => {
           SIM_START_MS: '100',
         },
         'endpoint-autoscaler': { AUTOSCALER_TICK_MS: '300' },
+        'queue-broker': { METRICS_SAMPLE_MS: '1000' },
       },
     });
     base = system.url('gateway');
@@ -272,6 +273,18 @@ describe('web console, in Chromium', () => {
       const workers = page.getByRole('table', { name: 'Workers' });
       await workers.getByText('IDLE').waitFor({ timeout: 30_000 });
       await expect(workers.locator('tbody tr').count()).resolves.toBe(1);
+      // The worker's cold start, phase by phase (choosing a window reads the metrics again).
+      await page.getByRole('button', { name: /Window/ }).click();
+      await page.getByRole('option', { name: '5m' }).click();
+      const phases = page.getByRole('table', { name: 'Cold start phases' });
+      const starts = (phase: RegExp) =>
+        phases.getByRole('row', { name: phase }).locator('td').first().textContent();
+      await until(
+        () => starts(/^Worker ready/),
+        (count) => count === '1',
+      );
+      await expect(starts(/^Placement/)).resolves.toBe('1');
+      await expect(starts(/^Runtime start/)).resolves.toBe('1');
       await expectAccessible('endpoint');
       await snapshot('endpoint');
       await go('Serverless');

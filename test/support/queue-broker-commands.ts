@@ -8,6 +8,7 @@ import { SetJobTtlHandler } from '../../apps/queue-broker/src/jobs/set-job-ttl/s
 import { SubmitJobHandler } from '../../apps/queue-broker/src/jobs/submit-job/submit-job.handler.js';
 import { SubmitJobs } from '../../apps/queue-broker/src/jobs/submit-jobs.js';
 import { SweepJobsHandler } from '../../apps/queue-broker/src/jobs/sweep-jobs/sweep-jobs.handler.js';
+import { WorkerStartsRepository } from '../../apps/queue-broker/src/metrics/worker-starts.repository.js';
 import { QueueBrokerConfig } from '../../apps/queue-broker/src/queue-broker.config.js';
 import { RotateWebhookSecretHandler } from '../../apps/queue-broker/src/webhooks/rotate-webhook-secret/rotate-webhook-secret.handler.js';
 import { WebhookSecretsRepository } from '../../apps/queue-broker/src/webhooks/webhook-secrets.repository.js';
@@ -36,7 +37,7 @@ export async function startQueueBrokerCommands(label: string): Promise<WorkerCom
     new PurgeQueueHandler(jobs, lifecycle),
     new SetJobTtlHandler(jobs),
     new ReadStreamHandler(jobs, chunks, payloads),
-    new SweepJobsHandler(jobs, workers, lifecycle, config),
+    new SweepJobsHandler(jobs, workers, lifecycle, config, new WorkerStartsRepository()),
     new RotateWebhookSecretHandler(new WebhookSecretsRepository(harness.dataSource)),
     new JobDoneHandler(jobs, workers, results),
     new JobStreamHandler(jobs, chunks, workers, lifecycle, payloads),

@@ -9,6 +9,7 @@ import { JobLifecycle } from '../../apps/queue-broker/src/jobs/job-lifecycle.js'
 import { JobTakes } from '../../apps/queue-broker/src/jobs/job-takes.js';
 import { JobsRepository } from '../../apps/queue-broker/src/jobs/jobs.repository.js';
 import { newQueuedJob, type SubmittedJob } from '../../apps/queue-broker/src/jobs/new-job.js';
+import { WorkerStartsRepository } from '../../apps/queue-broker/src/metrics/worker-starts.repository.js';
 import { PayloadStore } from '../../apps/queue-broker/src/payloads/payload-store.js';
 import { QueueBrokerConfig } from '../../apps/queue-broker/src/queue-broker.config.js';
 import { JobResults } from '../../apps/queue-broker/src/workers/job-results.js';
@@ -47,7 +48,10 @@ export class WorkerCommands {
     const workers = new WorkersRepository(harness.dataSource);
     const results = new JobResults(jobs, new JobLifecycle(jobs, new JobChunksRepository()), payloads);
     const takes = new JobTakes(new JobLeasesRepository(), workers, payloads, config);
-    harness.register(new RegisterWorkerHandler(workers), new TakeJobsHandler(takes));
+    harness.register(
+      new RegisterWorkerHandler(workers, new WorkerStartsRepository()),
+      new TakeJobsHandler(takes),
+    );
     return new WorkerCommands(harness, nats, prefix, jobs, workers, results, takes, payloads);
   }
 

@@ -7,6 +7,7 @@ import { JobEntity } from './jobs/job.entity.js';
 import { CountedColdStartEntity } from './metrics/counted-cold-start.entity.js';
 import { EndpointRollupEntity } from './metrics/endpoint-rollup.entity.js';
 import { MetricsCursorEntity } from './metrics/metrics-cursor.entity.js';
+import { WorkerStartEntity } from './metrics/worker-start.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity.js';
 import { WebhookSecretEntity } from './webhooks/webhook-secret.entity.js';
@@ -28,6 +29,7 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     EndpointRollupEntity,
     MetricsCursorEntity,
     CountedColdStartEntity,
+    WorkerStartEntity,
   ],
   migrations: MIGRATIONS,
 };

@@ -74,7 +74,8 @@ export class ScalingApplier {
           return answers.command(row, command, await this.pods.command(endpoint, row, command, why));
         }
         const recorded = await this.pods.recordedCreate(endpoint, row);
-        answers.create(row, recorded ?? (await this.pods.create(endpoint, row, why)));
+        if (recorded) return answers.create(row, recorded);
+        answers.create(row, await this.pods.create(endpoint, row, why), this.clock.now());
       }),
     );
     const act = (row: WorkerEntity) =>
@@ -85,7 +86,7 @@ export class ScalingApplier {
     await settle(changed.filter((row) => row.desired === 'RUNNING').map(act));
     await settle(
       created.map(async (row) =>
-        answers.create(row, await this.pods.create(endpoint, row, reasons.get(row))),
+        answers.create(row, await this.pods.create(endpoint, row, reasons.get(row)), this.clock.now()),
       ),
     );
 
@@ -98,7 +99,9 @@ export class ScalingApplier {
     this.announce(endpoint, recorded.events);
     // Queue workers are announced to the broker; load-balancing ones never take jobs (the gateway routes to them).
     if (endpoint.type === 'QB') {
-      await Promise.all(answers.registered.map((row) => this.pods.register(endpoint, row)));
+      await Promise.all(
+        answers.registered.map((row) => this.pods.register(endpoint, row, answers.placedAt.get(row))),
+      );
     }
     if (errors.length) throw errors[0];
   }
@@ -181,6 +184,8 @@ export class ScalingApplier {
  */
 class Answers {
   readonly registered: WorkerEntity[] = [];
+  /** When each create was answered (not known for one answered before a restart): its cold start's placement. */
+  readonly placedAt = new Map<WorkerEntity, Date>();
   private readonly saved = new Set<WorkerEntity>();
   private readonly removed = new Set<string>();
   /** Rows whose wanted state a refusal changed: their `desiredSince` is the time the answer is recorded. */
@@ -199,8 +204,9 @@ class Answers {
     return this.failures.length > 0;
   }
 
-  create(row: WorkerEntity, answer: PodAnswer): void {
+  create(row: WorkerEntity, answer: PodAnswer, answeredAt?: Date): void {
     if (answer.kind === 'applied') {
+      if (answeredAt) this.placedAt.set(row, answeredAt);
       if (answer.pod.id !== row.podId) {
         throw new Error(
           `pod-lifecycle created pod ${answer.pod.id} for worker ${row.podId}: pod ids no longer derive alike`,

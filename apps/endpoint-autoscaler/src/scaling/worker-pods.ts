@@ -114,12 +114,21 @@ export class WorkerPods {
     }
   }
 
-  /** Tells the broker a worker is on its way (it counts as initializing until it calls); a failure is logged. */
-  async register(endpoint: EndpointEntity, worker: WorkerEntity): Promise<void> {
+  /**
+   * Tells the broker a worker is on its way (it counts as initializing until it calls); a failure is logged. It
+   * carries when the worker was decided (its row's creation) and, when known, when its create was answered
+   * (`placedAt`): the broker times the cold start's placement phase from them.
+   */
+  async register(endpoint: EndpointEntity, worker: WorkerEntity, placedAt?: Date): Promise<void> {
     try {
       await this.commands.execute(
         Subjects.worker.register,
-        { endpointId: endpoint.id, workerId: worker.podId },
+        {
+          endpointId: endpoint.id,
+          workerId: worker.podId,
+          decidedAt: worker.createdAt.toISOString(),
+          ...(placedAt ? { placedAt: placedAt.toISOString() } : {}),
+        },
         actorFor(endpoint),
         { commandId: deriveId(worker.createCommandId, 'register') },
       );

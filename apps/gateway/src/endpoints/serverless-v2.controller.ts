@@ -139,7 +139,9 @@ export class ServerlessV2Controller {
       description:
         'Time series with a fixed step, from rollups the queue broker keeps as jobs finish (docs/adr/0022): ' +
         'counters per step, delay/execution/cold-start p50, p90 and p99 (within 19 %: four buckets per doubling), ' +
-        'and the peak queue depth, oldest queued job and workers by status sampled every METRICS_SAMPLE_MS.',
+        'the same for each cold start phase (coldStartPhases: placement, runtimeStart = imagePull + ' +
+        'containerStart, workerReady), and the peak queue depth, oldest queued job and workers by status sampled ' +
+        'every METRICS_SAMPLE_MS.',
       errors: { 422: 'window is not one of 5m, 1h, 24h, 7d, or is given twice' },
     },
   )

@@ -75,5 +75,6 @@ export function toStatusChangedEvent(
     publicIp: pod.publicIp,
     portMappings: pod.portMappings,
     at: pod.lastStatusChange.toISOString(),
+    endpointId: pod.endpointId,
   };
 }

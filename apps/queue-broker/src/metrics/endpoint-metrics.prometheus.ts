@@ -1,5 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
+import { COLD_START_PHASES, type ColdStartPhase } from '@app/contracts';
 import { metricsRegistry } from '@app/observability';
+import type { ColdStartPhaseTimes } from './cold-start-phases.js';
 import type { GaugeSample } from './rollup-deltas.js';
 
 const LATENCY_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
@@ -47,6 +49,15 @@ export const endpointPrometheus = {
     buckets: LATENCY_BUCKETS,
     registers: [metricsRegistry],
   }),
+  coldStartPhaseSeconds: new Histogram({
+    name: 'endpoint_worker_cold_start_phase_seconds',
+    help:
+      "A worker start's phases (placement, runtime_start = image_pull + container_start, worker_ready), per " +
+      'endpoint (bounded as endpoint_queue_depth)',
+    labelNames: ['endpoint', 'phase'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [metricsRegistry],
+  }),
   webhooks: new Counter({
     name: 'endpoint_webhook_attempts_total',
     help: 'Webhook delivery attempts, by outcome (delivered, failed, gave_up: a failed last attempt)',
@@ -73,7 +84,23 @@ export const endpointPrometheus = {
   }),
 };
 
-/** Sets the per-endpoint gauges from a sample: the `limit` busiest endpoints by name, the rest as `_other`. */
+/** The `phase` label of each cold start phase. */
+const PHASE_LABELS: Record<ColdStartPhase, string> = {
+  placement: 'placement',
+  runtimeStart: 'runtime_start',
+  imagePull: 'image_pull',
+  containerStart: 'container_start',
+  workerReady: 'worker_ready',
+};
+
+/** The endpoints that have their own `endpoint` label at the last sample (the rest are `_other`). */
+let labelled = new Set<string>();
+
+/**
+ * Sets the per-endpoint gauges from a sample: the `limit` busiest endpoints by name, the rest as `_other`. An
+ * endpoint that is no longer among them loses its cold start phase series (its later starts count in `_other`), so
+ * those stay bounded too.
+ */
 export function exportGauges(samples: GaugeSample[], limit: number): void {
   const { queueDepth, oldestJobAge, workers } = endpointPrometheus;
   queueDepth.reset();
@@ -94,6 +121,22 @@ export function exportGauges(samples: GaugeSample[], limit: number): void {
     workers.inc({ endpoint, status: 'unhealthy' }, s.workersUnhealthy);
   });
   for (const [endpoint, seconds] of ages) oldestJobAge.set({ endpoint }, seconds);
+  const kept = new Set(ranked.slice(0, limit).map((s) => s.endpointId));
+  for (const endpoint of labelled) {
+    if (kept.has(endpoint)) continue;
+    for (const phase of COLD_START_PHASES) {
+      endpointPrometheus.coldStartPhaseSeconds.remove({ endpoint, phase: PHASE_LABELS[phase] });
+    }
+  }
+  labelled = kept;
+}
+
+/** A cold start's phases, under its endpoint's label if it has one at the last sample, else `_other`. */
+export function observeColdStartPhases(endpointId: string, phases: ColdStartPhaseTimes): void {
+  const endpoint = labelled.has(endpointId) ? endpointId : OTHER_ENDPOINTS;
+  for (const [phase, ms] of Object.entries(phases) as [ColdStartPhase, number][]) {
+    endpointPrometheus.coldStartPhaseSeconds.observe({ endpoint, phase: PHASE_LABELS[phase] }, ms / 1000);
+  }
 }
 
 /** Stops exporting per-endpoint gauges (a replica that no longer leads the metrics). */

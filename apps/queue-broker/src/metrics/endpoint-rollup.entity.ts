@@ -46,6 +46,22 @@ export class EndpointRollupEntity {
   @Column({ name: 'cold_hist', type: 'integer', array: true, default: () => "'{}'" })
   coldHist: number[];
 
+  /** The cold starts' phases (COLD_START_PHASES in @app/contracts), one histogram each. */
+  @Column({ name: 'cold_placement_hist', type: 'integer', array: true, default: () => "'{}'" })
+  placementHist: number[];
+
+  @Column({ name: 'cold_runtime_hist', type: 'integer', array: true, default: () => "'{}'" })
+  runtimeHist: number[];
+
+  @Column({ name: 'cold_pull_hist', type: 'integer', array: true, default: () => "'{}'" })
+  pullHist: number[];
+
+  @Column({ name: 'cold_container_hist', type: 'integer', array: true, default: () => "'{}'" })
+  containerHist: number[];
+
+  @Column({ name: 'cold_ready_hist', type: 'integer', array: true, default: () => "'{}'" })
+  readyHist: number[];
+
   @Column({ name: 'queue_depth', type: 'integer', default: 0 })
   queueDepth: number;
 

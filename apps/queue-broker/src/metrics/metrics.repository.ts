@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { EndpointRollupEntity } from './endpoint-rollup.entity.js';
-import { RollupDeltas, bucketStartOf, type GaugeSample, type RollupDelta } from './rollup-deltas.js';
+import {
+  RollupDeltas,
+  bucketStartOf,
+  type GaugeSample,
+  type PhaseHistogram,
+  type RollupDelta,
+} from './rollup-deltas.js';
+import { PHASE_COLUMNS, intArray, phaseHistograms } from './rollup-text.js';
 
 const ADDITIVE = [
   'completed',
@@ -14,7 +21,7 @@ const ADDITIVE = [
   'webhooks_failed',
   'webhooks_gave_up',
 ] as const;
-const HISTOGRAMS = ['delay_hist', 'exec_hist', 'cold_hist'] as const;
+const HISTOGRAMS = ['delay_hist', 'exec_hist', 'cold_hist', ...PHASE_COLUMNS.map(([, column]) => column)];
 const GAUGES = [
   'queue_depth',
   'oldest_age_ms',
@@ -25,24 +32,9 @@ const GAUGES = [
   'workers_unhealthy',
 ] as const;
 
-type HistogramField = 'delayHist' | 'execHist' | 'coldHist';
+type HistogramField = 'delayHist' | 'execHist' | 'coldHist' | PhaseHistogram;
 
-/** `{1,0,3}` → [1, 0, 3] (non-negative integers), read digit by digit: a week's read splits 500 of them. */
-function intArray(text: string): number[] {
-  const out: number[] = [];
-  let value = 0;
-  for (let i = 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57) value = value * 10 + (c - 48);
-    else {
-      if (i > 1) out.push(value);
-      value = 0;
-    }
-  }
-  return out;
-}
-
-/** Rows per statement: 16 parameters each, well under Postgres' 65,535. */
+/** Rows per statement: 20 parameters each, well under Postgres' 65,535. */
 const CHUNK = 500;
 
 /** Jobs finished and retried in a window, as /health reports them (failed includes timed out). */
@@ -79,7 +71,7 @@ export class MetricsRepository {
       const values: unknown[] = [r.endpointId, r.stepS, r.bucketStart, r.completed, r.failed, r.cancelled];
       values.push(r.timedOut);
       values.push(r.retried, r.coldStarts, r.webhooksDelivered, r.webhooksFailed, r.webhooksGaveUp);
-      values.push(r.delayHist, r.execHist, r.coldHist);
+      values.push(r.delayHist, r.execHist, r.coldHist, ...PHASE_COLUMNS.map(([field]) => r[field]));
       const base = params.length;
       params.push(...values);
       const cast = (k: number) => (k >= 12 ? '::int[]' : k === 2 ? '::timestamptz' : '');
@@ -88,7 +80,7 @@ export class MetricsRepository {
     await manager.query(
       `INSERT INTO queue_broker.endpoint_metric_rollups AS r (endpoint_id, step_s, bucket_start,
          completed, failed, cancelled, timed_out, retried, cold_starts, webhooks_delivered, webhooks_failed,
-         webhooks_gave_up, delay_hist, exec_hist, cold_hist)
+         webhooks_gave_up, ${HISTOGRAMS.join(', ')})
        VALUES ${tuples.join(', ')}
        ON CONFLICT (endpoint_id, step_s, bucket_start) DO UPDATE SET
          ${ADDITIVE.map((c) => `${c} = r.${c} + EXCLUDED.${c}`).join(', ')},
@@ -175,7 +167,8 @@ export class MetricsRepository {
            oldest_age_ms::float8 AS "oldestAgeMs", workers_running AS "workersRunning", workers_idle AS "workersIdle",
            workers_initializing AS "workersInitializing", workers_throttled AS "workersThrottled",
            workers_unhealthy AS "workersUnhealthy", webhooks_delivered AS "webhooksDelivered",
-           webhooks_failed AS "webhooksFailed", webhooks_gave_up AS "webhooksGaveUp"
+           webhooks_failed AS "webhooksFailed", webhooks_gave_up AS "webhooksGaveUp",
+           ${PHASE_COLUMNS.map(([field, column]) => `${column}::text AS "${field}"`).join(', ')}
          FROM queue_broker.endpoint_metric_rollups
          WHERE endpoint_id = $1 AND step_s = $2 AND bucket_start >= $3
            AND ($4::float8 IS NULL OR updated_at >= to_timestamp($4::float8 / 1000))
@@ -193,6 +186,7 @@ export class MetricsRepository {
           delayHist: intArray(row.delayHist),
           execHist: intArray(row.execHist),
           coldHist: intArray(row.coldHist),
+          ...phaseHistograms(row),
         })),
     };
   }
@@ -217,27 +211,6 @@ export class MetricsRepository {
       [name, from, to],
     );
     return moved.length === 1;
-  }
-
-  /**
-   * Workers whose first job request since `since` is not counted yet, marked counted (once each, whenever the
-   * take that set it was applied), with their registration and first poll.
-   */
-  newColdStarts(
-    since: Date,
-    manager: EntityManager,
-  ): Promise<{ endpointId: string; registeredAt: Date; firstPollAt: Date }[]> {
-    return manager.query(
-      `WITH counted AS (
-         INSERT INTO queue_broker.metrics_cold_starts (worker_id, endpoint_id, first_poll_at)
-         SELECT w.id, w.endpoint_id, w.first_poll_at FROM queue_broker.workers w
-         WHERE w.first_poll_at >= $1
-         ON CONFLICT (worker_id) DO NOTHING
-         RETURNING worker_id)
-       SELECT w.endpoint_id AS "endpointId", w.registered_at AS "registeredAt", w.first_poll_at AS "firstPollAt"
-       FROM queue_broker.workers w JOIN counted c ON c.worker_id = w.id`,
-      [since],
-    );
   }
 
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { JobChangedEvent } from '@app/contracts';
+import { bucketOf, type JobChangedEvent } from '@app/contracts';
 import { toEndpointMetrics, windowStart } from './endpoint-metrics/metrics-series.js';
 import type { RollupRow } from './metrics.repository.js';
 import { RollupDeltas } from './rollup-deltas.js';
@@ -27,6 +27,21 @@ describe('rollup deltas', () => {
     }
   });
 
+  it("counts a cold start in its first request's step, with each phase recorded in that phase's histogram", () => {
+    const deltas = new RollupDeltas();
+    const registered = new Date(at.getTime() - 3000);
+    deltas.coldStart('ep', registered, at, { placement: 120, runtimeStart: 2500, workerReady: 400 });
+    deltas.coldStart('ep', registered, at);
+    for (const row of deltas.list()) {
+      const count = (hist: number[]) => hist.reduce((a, b) => a + b, 0);
+      expect(row.coldStarts).toBe(2);
+      expect(count(row.coldHist)).toBe(2);
+      expect([row.placementHist, row.runtimeHist, row.readyHist].map(count)).toEqual([1, 1, 1]);
+      expect([row.pullHist, row.containerHist].map(count)).toEqual([0, 0]);
+      expect(row.runtimeHist.length - 1).toBe(bucketOf(2500));
+    }
+  });
+
   it('counts a webhook that gave up as a failed attempt too', () => {
     const deltas = new RollupDeltas();
     deltas.webhook('ep', at, 'gaveUp');
@@ -50,6 +65,11 @@ describe('metrics series', () => {
       execHist: [0, 0, completed],
       coldStarts: 0,
       coldHist: [],
+      placementHist: [],
+      runtimeHist: [],
+      pullHist: [],
+      containerHist: [0, 0, completed],
+      readyHist: [],
       queueDepth: 3,
       oldestAgeMs: 1500,
       workersRunning: 1,
@@ -71,6 +91,9 @@ describe('metrics series', () => {
     expect(metrics.series.executionTime.count).toEqual([0, 2, 0, 0, 3]);
     expect(metrics.series.executionTime.p50[0]).toBeNull();
     expect(metrics.series.executionTime.p50[1]).toBeGreaterThan(1);
+    expect(metrics.totals.coldStartPhases.containerStart.count).toBe(5);
+    expect(metrics.totals.coldStartPhases.placement).toEqual({ count: 0, p50: null, p90: null, p99: null });
+    expect(metrics.series.coldStartPhases.containerStart.count).toEqual([0, 2, 0, 0, 3]);
     expect(toEndpointMetrics('ep', '7d', [], now).series.t).toHaveLength(168);
   });
 });

@@ -1,4 +1,21 @@
-import { METRICS_STEPS_S, observe, type JobChangedEvent, type JobQueuedEvent } from '@app/contracts';
+import {
+  METRICS_STEPS_S,
+  observe,
+  type ColdStartPhase,
+  type JobChangedEvent,
+  type JobQueuedEvent,
+} from '@app/contracts';
+import type { ColdStartPhaseTimes } from './cold-start-phases.js';
+
+/** The rollup field of each cold start phase's histogram (its column: endpoint-rollup.entity.ts). */
+export const PHASE_HISTOGRAMS = {
+  placement: 'placementHist',
+  runtimeStart: 'runtimeHist',
+  imagePull: 'pullHist',
+  containerStart: 'containerHist',
+  workerReady: 'readyHist',
+} as const satisfies Record<ColdStartPhase, string>;
+export type PhaseHistogram = (typeof PHASE_HISTOGRAMS)[ColdStartPhase];
 
 /** What one batch adds to one rollup row (endpoint × resolution × bucket). */
 export interface RollupDelta {
@@ -14,6 +31,11 @@ export interface RollupDelta {
   execHist: number[];
   coldStarts: number;
   coldHist: number[];
+  placementHist: number[];
+  runtimeHist: number[];
+  pullHist: number[];
+  containerHist: number[];
+  readyHist: number[];
   webhooksDelivered: number;
   webhooksFailed: number;
   webhooksGaveUp: number;
@@ -78,10 +100,19 @@ export class RollupDeltas {
     if (event.retried) this.add(event.endpointId, at, (row) => (row.retried += 1));
   }
 
-  coldStart(endpointId: string, registeredAt: Date, firstPollAt: Date): void {
+  /** A worker's first job request: its registration → first request, and each phase of its start recorded. */
+  coldStart(
+    endpointId: string,
+    registeredAt: Date,
+    firstPollAt: Date,
+    phases: ColdStartPhaseTimes = {},
+  ): void {
     this.add(endpointId, firstPollAt, (row) => {
       row.coldStarts += 1;
       observe(row.coldHist, Math.max(0, firstPollAt.getTime() - registeredAt.getTime()));
+      for (const [phase, ms] of Object.entries(phases) as [ColdStartPhase, number][]) {
+        observe(row[PHASE_HISTOGRAMS[phase]], ms);
+      }
     });
   }
 
@@ -121,6 +152,11 @@ function emptyDelta(endpointId: string, stepS: number, bucketStart: Date): Rollu
     execHist: [],
     coldStarts: 0,
     coldHist: [],
+    placementHist: [],
+    runtimeHist: [],
+    pullHist: [],
+    containerHist: [],
+    readyHist: [],
     webhooksDelivered: 0,
     webhooksFailed: 0,
     webhooksGaveUp: 0,

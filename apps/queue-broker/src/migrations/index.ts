@@ -7,6 +7,7 @@ import { MetricsRowVersion1795524209378 } from './1795524209378-metrics-row-vers
 import { OutboxJsonPayload1795927920408 } from './1795927920408-outbox-json-payload.js';
 import { JobsActiveIndex1796300008270 } from './1796300008270-jobs-active-index.js';
 import { WorkerOwner1796508839580 } from './1796508839580-worker-owner.js';
+import { ColdStartPhases1796531559301 } from './1796531559301-cold-start-phases.js';
 
 export const MIGRATIONS = [
   Initial1795237761633,
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   OutboxJsonPayload1795927920408,
   JobsActiveIndex1796300008270,
   WorkerOwner1796508839580,
+  ColdStartPhases1796531559301,
 ];

@@ -150,4 +150,17 @@ export class PingWorkerCommand extends WorkerScoped {
 export class CollectStopsCommand extends LongPollScoped {}
 
 /** `worker.cmd.register`: a worker pod was started for the endpoint (counts as initializing until it calls). */
-export class RegisterWorkerCommand extends WorkerScoped {}
+export class RegisterWorkerCommand extends WorkerScoped {
+  /**
+   * When the autoscaler decided to create the worker (its row and `create` scaling event): the start of its cold
+   * start's placement phase. Absent (an older autoscaler): the worker has no placement phase.
+   */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  decidedAt?: string;
+
+  /** When pod-lifecycle answered the pod's create (placed): the end of the placement phase. Absent: the command's time. */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  placedAt?: string;
+}

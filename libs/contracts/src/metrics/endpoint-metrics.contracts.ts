@@ -59,6 +59,24 @@ export interface MetricsWebhookCounts {
   gaveUp: number;
 }
 
+/**
+ * The phases of a worker's cold start (ms each), from the autoscaler's decision to its first job request:
+ * - `placement`: the create decision → pod-lifecycle answered the pod's create (placed on a host);
+ * - `runtimeStart`: placed → the pod RUNNING, split into `imagePull` (placed → STARTING) and `containerStart`
+ *   (STARTING → RUNNING) when the runtime reported STARTING;
+ * - `workerReady`: RUNNING → the worker's first job request.
+ * A phase whose ends were not both recorded (a worker that called before it was registered, a pod that skipped
+ * STARTING) is left out of that phase's figures only.
+ */
+export const COLD_START_PHASES = [
+  'placement',
+  'runtimeStart',
+  'imagePull',
+  'containerStart',
+  'workerReady',
+] as const;
+export type ColdStartPhase = (typeof COLD_START_PHASES)[number];
+
 /** p50, p90, p99 (ms; null for a step without samples) and the sample count of each step. */
 export interface LatencySeries {
   count: number[];
@@ -82,6 +100,8 @@ export interface MetricsSeries {
   coldStarts: number[];
   /** Their worker pod's registration → first job request (ms). */
   coldStartTime: LatencySeries;
+  /** Their cold starts' phases (COLD_START_PHASES), in the step of the first job request. */
+  coldStartPhases: Record<ColdStartPhase, LatencySeries>;
   /** Peak queued jobs and peak age of the oldest queued job (ms). */
   queue: { depth: number[]; oldestJobAgeMs: number[] };
   /** Peak workers per status. */
@@ -96,6 +116,8 @@ export interface MetricsTotals {
   executionTime: LatencySummary;
   coldStarts: number;
   coldStartTime: LatencySummary;
+  /** The window's cold starts phase by phase (COLD_START_PHASES); a start counts in the phases it recorded. */
+  coldStartPhases: Record<ColdStartPhase, LatencySummary>;
   webhooks: MetricsWebhookCounts;
 }
 

@@ -15,6 +15,8 @@ export interface PodStatusChangedEvent {
   portMappings: Record<string, number>;
   /** ISO time of the change. */
   at: string;
+  /** The serverless endpoint a worker pod serves (its cold start's phases are timed from these events); else null. */
+  endpointId?: string | null;
 }
 
 export type ClusterMemberRole = 'primary' | 'node' | 'controller' | 'compute' | 'head' | 'worker';

@@ -4,6 +4,7 @@ import type { EndpointMetrics, MetricsWindow } from '@app/contracts';
 import { api } from '../../api';
 import { BarChart, ErrorBox, Loading, Section } from '../../ui';
 import { SelectInput } from '../../controls';
+import { ColdStartPhases } from './cold-start-phases';
 
 const WINDOWS: MetricsWindow[] = ['5m', '1h', '24h', '7d'];
 
@@ -32,16 +33,19 @@ export function Metrics({ id }: { id: string }) {
       {!m ? (
         <Loading what="metrics" />
       ) : (
-        <div className="charts">
-          <BarChart title="Jobs completed" labels={labels} values={m.series.jobs.completed} />
-          <BarChart title="Jobs failed" labels={labels} values={m.series.jobs.failed} />
-          <BarChart title="Queue depth" labels={labels} values={m.series.queue.depth} />
-          <BarChart
-            title="Workers running"
-            labels={labels}
-            values={m.series.workers.running.map((v, i) => v + (m.series.workers.idle[i] ?? 0))}
-          />
-        </div>
+        <>
+          <div className="charts">
+            <BarChart title="Jobs completed" labels={labels} values={m.series.jobs.completed} />
+            <BarChart title="Jobs failed" labels={labels} values={m.series.jobs.failed} />
+            <BarChart title="Queue depth" labels={labels} values={m.series.queue.depth} />
+            <BarChart
+              title="Workers running"
+              labels={labels}
+              values={m.series.workers.running.map((v, i) => v + (m.series.workers.idle[i] ?? 0))}
+            />
+          </div>
+          <ColdStartPhases metrics={m} />
+        </>
       )}
     </Section>
   );

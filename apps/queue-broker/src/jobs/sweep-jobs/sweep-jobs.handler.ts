@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Subjects, type SweepJobsCommand } from '@app/contracts';
 import { lostWorkerEntry } from '../lost-worker-entry.js';
 import { CommandHandler, type CommandContext } from '@app/messaging';
+import { WorkerStartsRepository } from '../../metrics/worker-starts.repository.js';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
 import { JobLifecycle } from '../job-lifecycle.js';
 import { JobsRepository } from '../jobs.repository.js';
@@ -23,6 +24,7 @@ export class SweepJobsHandler {
     private readonly workers: WorkerRoster,
     private readonly lifecycle: JobLifecycle,
     private readonly config: QueueBrokerConfig,
+    private readonly starts: WorkerStartsRepository,
   ) {}
 
   @CommandHandler(Subjects.job.sweep)
@@ -79,6 +81,7 @@ export class SweepJobsHandler {
     }
     result.deleted = await this.jobs.deleteExpired(now, manager);
     await this.workers.deleteLostBefore(new Date(now.getTime() - DAY_MS), manager);
+    await this.starts.prune(new Date(now.getTime() - DAY_MS), manager);
     await this.jobs.deleteCountersBefore(
       new Date(now.getTime() - this.config.HEALTH_WINDOW_MS - 3600_000),
       manager,

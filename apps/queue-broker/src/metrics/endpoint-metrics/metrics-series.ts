@@ -1,7 +1,9 @@
 import {
+  COLD_START_PHASES,
   METRICS_WINDOWS,
   mergeHistograms,
   summarize,
+  type ColdStartPhase,
   type EndpointMetrics,
   type LatencySeries,
   type LatencySummary,
@@ -9,6 +11,7 @@ import {
   type MetricsWindow,
 } from '@app/contracts';
 import type { RollupRow } from '../metrics.repository.js';
+import { PHASE_HISTOGRAMS, type PhaseHistogram } from '../rollup-deltas.js';
 
 /** The first step of a window ending at `now`: the window's span, aligned on its step, current step included. */
 export function windowStart(window: MetricsWindow, now: Date): Date {
@@ -18,7 +21,14 @@ export function windowStart(window: MetricsWindow, now: Date): Date {
 }
 
 type Counter = { [K in keyof RollupRow]: RollupRow[K] extends number ? K : never }[keyof RollupRow];
-type Histogram = 'delayHist' | 'execHist' | 'coldHist';
+type Histogram = 'delayHist' | 'execHist' | 'coldHist' | PhaseHistogram;
+
+/** One value per cold start phase. */
+function perPhase<T>(value: (field: PhaseHistogram) => T): Record<ColdStartPhase, T> {
+  const out = {} as Record<ColdStartPhase, T>;
+  for (const phase of COLD_START_PHASES) out[phase] = value(PHASE_HISTOGRAMS[phase]);
+  return out;
+}
 
 /** The answer of GET /v2/serverless/{id}/metrics from the window's rollup rows (a missing step is all zeros). */
 export function toEndpointMetrics(
@@ -52,6 +62,7 @@ export function toEndpointMetrics(
     executionTime: latencySeries(steps, 'execHist'),
     coldStarts: counts('coldStarts'),
     coldStartTime: latencySeries(steps, 'coldHist'),
+    coldStartPhases: perPhase((field) => latencySeries(steps, field)),
     queue: { depth: counts('queueDepth'), oldestJobAgeMs: counts('oldestAgeMs') },
     workers: {
       running: counts('workersRunning'),
@@ -84,6 +95,7 @@ export function toEndpointMetrics(
       executionTime: merged('execHist'),
       coldStarts: total('coldStarts'),
       coldStartTime: merged('coldHist'),
+      coldStartPhases: perPhase(merged),
       webhooks: {
         delivered: total('webhooksDelivered'),
         failed: total('webhooksFailed'),

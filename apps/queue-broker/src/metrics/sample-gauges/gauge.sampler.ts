@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { METRICS_STEPS_S } from '@app/contracts';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
-import { endpointPrometheus, exportGauges } from '../endpoint-metrics.prometheus.js';
+import { coldStartPhases } from '../cold-start-phases.js';
+import { endpointPrometheus, exportGauges, observeColdStartPhases } from '../endpoint-metrics.prometheus.js';
 import { MetricsRepository } from '../metrics.repository.js';
 import { RollupDeltas } from '../rollup-deltas.js';
+import { WorkerStartsRepository } from '../worker-starts.repository.js';
 
 /** A first job request is looked for this far back (a take applied late still counts, once). */
 const COLD_START_LOOKBACK_MS = 3600_000;
@@ -22,6 +24,7 @@ export class GaugeSampler {
 
   constructor(
     private readonly metrics: MetricsRepository,
+    private readonly starts: WorkerStartsRepository,
     private readonly config: QueueBrokerConfig,
   ) {}
 
@@ -40,20 +43,20 @@ export class GaugeSampler {
   private async countColdStarts(now: Date): Promise<void> {
     const deltas = new RollupDeltas();
     const counted = await this.metrics.transaction(async (manager) => {
-      const started = await this.metrics.newColdStarts(
+      const started = await this.starts.newColdStarts(
         new Date(now.getTime() - COLD_START_LOOKBACK_MS),
         manager,
       );
-      for (const w of started) {
-        deltas.coldStart(w.endpointId, new Date(w.registeredAt), new Date(w.firstPollAt));
-      }
+      const withPhases = started.map((w) => ({ ...w, phases: coldStartPhases(w) }));
+      for (const w of withPhases) deltas.coldStart(w.endpointId, w.registeredAt, w.firstPollAt, w.phases);
       await this.metrics.add(deltas, manager);
-      return started;
+      return withPhases;
     });
     for (const w of counted) {
       endpointPrometheus.coldStarts.inc();
-      const ms = new Date(w.firstPollAt).getTime() - new Date(w.registeredAt).getTime();
+      const ms = w.firstPollAt.getTime() - w.registeredAt.getTime();
       endpointPrometheus.coldStartSeconds.observe(Math.max(0, ms) / 1000);
+      observeColdStartPhases(w.endpointId, w.phases);
     }
   }
 
