@@ -112,17 +112,17 @@ describe('the fleet, through the gateway', () => {
         /^id must be lower-case letters/,
         /^gpuCount must not be less than 0/,
         /^publicIp must be an ip/,
-        /^property source should not exist/,
+        /^source: property source should not exist/,
       ],
     );
     invalid(await operator('GET', `${HOSTS}?state=BROKEN&limit=0&colour=blue`), [
       /^state must be one of/,
       /^limit must not be less than 1/,
-      /^property colour should not exist/,
+      /^colour: property colour should not exist/,
     ]);
     invalid(
       await operator('POST', host('seed-a100-1', '/drain'), { deadlineSeconds: -1, by: 'kubernetes' }),
-      [/^deadlineSeconds must not be less than 0/, /^property by should not exist/],
+      [/^deadlineSeconds must not be less than 0/, /^by: property by should not exist/],
     );
     invalid(await operator('POST', host('seed-a100-1', '/health'), { reason: 'x' }), [
       /^healthy must be a boolean/,
