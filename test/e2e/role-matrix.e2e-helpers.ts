@@ -29,7 +29,7 @@ export interface Classified {
 
 /** The operators' routes (path, and methods where not all): refused to every team key (403), whatever the role. */
 const OPERATOR_ROUTES: readonly [RegExp, string[]?][] = [
-  [/^\/v2\/(users|quotas)(\/|$)/],
+  [/^\/v2\/(users|quotas|fleet)(\/|$)/],
   // A team's quota is read by its members, set by operators.
   [/^\/v2\/teams\/\{teamId\}\/quota$/, ['PUT', 'DELETE']],
 ];

@@ -18,6 +18,7 @@ import { AuditPage } from './pages/audit';
 import { ApiKeysPage } from './pages/api-keys/api-keys-page';
 import { QuotaPage } from './pages/quota/quota-page';
 import { AllQuotasPage } from './pages/quota/all-quotas-page';
+import { FleetPage } from './pages/fleet/fleet-page';
 import './styles.css';
 
 interface PageEntry {
@@ -40,6 +41,7 @@ const PAGES: readonly PageEntry[] = [
   { path: 'usage', label: 'Usage', page: UsagePage },
   { path: 'quota', label: 'Quota', page: QuotaPage },
   { path: 'quotas', label: 'All quotas', page: AllQuotasPage, operator: true },
+  { path: 'fleet', label: 'Fleet', page: FleetPage, operator: true },
   { path: 'api-keys', label: 'API keys', page: ApiKeysPage },
   { path: 'audit', label: 'Audit trail', page: AuditPage },
 ];

@@ -24,6 +24,7 @@ import { OpenApiModule } from './openapi/openapi.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { PodsModule } from './pods/pods.module.js';
 import { QuotasModule } from './quotas/quotas.module.js';
+import { FleetModule } from './fleet/fleet.module.js';
 import { RegistryAuthModule } from './registry-auth/registry-auth.module.js';
 import { SshKeysModule } from './ssh-keys/ssh-keys.module.js';
 import { TeamsModule } from './teams/teams.module.js';
@@ -68,6 +69,7 @@ export class AppModule {
         TeamsModule,
         UsersModule,
         QuotasModule,
+        FleetModule,
         AuditModule,
         PodsModule,
         EndpointsModule,

@@ -104,7 +104,7 @@ function fuzzable(path: string, param: string): boolean {
 
 /** The deployment operators' routes (`@Auth({operator: true})`): every other key is refused before anything else. */
 function operatorsOnly(method: string, path: string): boolean {
-  if (/^\/v2\/(users|quotas)(\/|$)/.test(path)) return true;
+  if (/^\/v2\/(users|quotas|fleet)(\/|$)/.test(path)) return true;
   return /^\/v2\/teams\/\{teamId\}\/quota$/.test(path) && method !== 'GET';
 }
 

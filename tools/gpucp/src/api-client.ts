@@ -45,8 +45,9 @@ export class ApiClient {
     return this.request<T>('PUT', path, body);
   }
 
-  delete(path: string): Promise<void> {
-    return this.request<void>('DELETE', path);
+  /** DELETE; `T` when the route answers a body (a removed host's view), void for 204. */
+  delete<T = void>(path: string): Promise<T> {
+    return this.request<T>('DELETE', path);
   }
 
   /** A streaming GET (server-sent events): the response, its body not yet read. */

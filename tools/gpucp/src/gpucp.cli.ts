@@ -5,6 +5,7 @@ import { auditCommand } from './audit.commands.js';
 import { clustersCommand } from './clusters.commands.js';
 import { DEFAULT_API_URL } from './context.js';
 import { endpointsCommand } from './endpoints.commands.js';
+import { fleetCommand } from './fleet.commands.js';
 import { jobsCommand } from './jobs.commands.js';
 import { logsCommand } from './logs.commands.js';
 import { podsCommand } from './pods.commands.js';
@@ -18,7 +19,7 @@ import { usageCommand } from './usage.commands.js';
  */
 const program = new Command('gpucp')
   .description(
-    'pods, clusters, serverless endpoints, jobs, logs, usage, the audit trail and GPU quotas of a GPU control plane',
+    'pods, clusters, serverless endpoints, jobs, logs, usage, the audit trail, GPU quotas and the fleet of a GPU control plane',
   )
   .option('--api-url <url>', `the gateway (env GPUCP_API_URL; default ${DEFAULT_API_URL})`)
   .option('--api-key <key>', 'an API key cpk_… (env GPUCP_API_KEY)')
@@ -34,6 +35,7 @@ logsCommand(program);
 usageCommand(program);
 auditCommand(program);
 quotaCommand(program);
+fleetCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -153,6 +153,7 @@ export function buildOperation(path: string, scanned: Json, facts: RouteFacts): 
   if (!facts.isPublic) {
     add(401, 'missing, malformed, unknown or revoked API key');
     add(403, "the key's scope does not allow this route, or the resource belongs to another user");
+    if (facts.auth?.operator) add(403, 'the key is not an operator key (scope `operator`): operators only');
   }
   if (hasPathParameters) add(404, 'no such resource (unknown id, or an expired job)');
   add(404, meta.errors?.[404]);

@@ -76,6 +76,7 @@ const TAGS: Record<string, string> = {
   'SSH keys': "The account's SSH public keys",
   Account: "The account's API keys (which one is asking, and what it may do)",
   Quotas: "Teams' GPU quotas and cohorts: operators set them, members read them and their use",
+  Fleet: 'The hosts pods are placed on: register, cordon, drain, remove, health, capacity (operators only)',
 };
 
 const SECURITY_SCHEMES = {

@@ -18,7 +18,10 @@ import type {
   EndpointV1View,
   EndpointV2List,
   EndpointV2View,
+  FleetCapacityView,
   GpuTypeView,
+  HostDetailView,
+  HostListView,
   JobAccepted,
   JobDoneResult,
   JobStreamResult,
@@ -89,7 +92,10 @@ export interface ResponseViews {
   EndpointV1View: EndpointV1View;
   EndpointV2List: EndpointV2List;
   EndpointV2View: EndpointV2View;
+  FleetCapacityView: FleetCapacityView;
   GpuTypeView: GpuTypeView;
+  HostDetailView: HostDetailView;
+  HostListView: HostListView;
   JobAccepted: JobAccepted;
   JobDoneResult: JobDoneResult;
   JobStreamResult: JobStreamResult;

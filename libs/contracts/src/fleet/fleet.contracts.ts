@@ -60,13 +60,8 @@ export type HealthCode = (typeof HEALTH_CODES)[number];
 /** A host id: lower-case letters, digits, dots and dashes (a Kubernetes node name fits). */
 export const HOST_ID = /^[a-z0-9][a-z0-9.-]{0,252}$/;
 
-/**
- * `fleet.cmd.register` (operators through `POST /v2/fleet/hosts`, and the Kubernetes node watch): adds a host
- * (READY), or updates an existing one's capacity; a GONE host registered again comes back READY. Refused
- * (INVALID_STATE) when it would leave fewer GPUs, CPU slots or ports than its pods hold, and (CONFLICT) when it
- * would move a host that holds pods to another data center. Unknown data center, GPU or CPU type: BAD_REQUEST.
- */
-export class RegisterHostCommand {
+/** The body of `POST /v2/fleet/hosts`: a host as `fleet.cmd.register` takes it, without `source` (the API's). */
+export class RegisterHostInput {
   @IsString()
   @Matches(HOST_ID, { message: 'id must be lower-case letters, digits, dots and dashes (at most 253)' })
   id: string;
@@ -111,7 +106,15 @@ export class RegisterHostCommand {
   @Min(1, { each: true })
   @Max(65535, { each: true })
   portRange?: [number, number];
+}
 
+/**
+ * `fleet.cmd.register` (operators through `POST /v2/fleet/hosts`, and the Kubernetes node watch): adds a host
+ * (READY), or updates an existing one's capacity; a GONE host registered again comes back READY. Refused
+ * (INVALID_STATE) when it would leave fewer GPUs, CPU slots or ports than its pods hold, and (CONFLICT) when it
+ * would move a host that holds pods to another data center. Unknown data center, GPU or CPU type: BAD_REQUEST.
+ */
+export class RegisterHostCommand extends RegisterHostInput {
   /** Absent: `api`. The file's hosts are seeded at boot, not registered. */
   @IsOptional()
   @IsIn(['api', 'kubernetes'])
