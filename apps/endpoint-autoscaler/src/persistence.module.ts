@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { EndpointThrottles } from './endpoints/endpoint-throttles.js';
+import { EndpointWaitReasons } from './endpoints/endpoint-wait-reasons.js';
 import { EndpointsRepository } from './endpoints/endpoints.repository.js';
+import { EndpointWaitReasonsRepository } from './scaling/endpoint-wait-reasons.repository.js';
 import { ScalingEventsRepository } from './scaling/scaling-events.repository.js';
 import { ScalingThrottles } from './scaling/scaling-throttles.js';
 import { WorkersRepository } from './workers/workers.repository.js';
@@ -15,7 +17,16 @@ import { WorkersRepository } from './workers/workers.repository.js';
     WorkersRepository,
     ScalingEventsRepository,
     { provide: EndpointThrottles, useClass: ScalingThrottles },
+    EndpointWaitReasonsRepository,
+    { provide: EndpointWaitReasons, useExisting: EndpointWaitReasonsRepository },
   ],
-  exports: [EndpointsRepository, WorkersRepository, ScalingEventsRepository, EndpointThrottles],
+  exports: [
+    EndpointsRepository,
+    WorkersRepository,
+    ScalingEventsRepository,
+    EndpointThrottles,
+    EndpointWaitReasonsRepository,
+    EndpointWaitReasons,
+  ],
 })
 export class PersistenceModule {}

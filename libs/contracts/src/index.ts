@@ -20,6 +20,7 @@ export * from './pods/pod.events.js';
 export * from './pods/pod.dto.js';
 export * from './pods/pod.commands.js';
 export * from './pods/pod-v2.dto.js';
+export * from './pods/pod-reason.js';
 export * from './errors/pod-field-names.js';
 export * from './common/string-record.js';
 export * from './pods/sealed-env.js';

@@ -18,6 +18,7 @@ import {
   type PlanSettings,
   type RecentRefusals,
 } from './scaling-plan.js';
+import { WaitReasonTracker } from './wait-reason-tracker.js';
 import { actorFor } from './worker-pods.js';
 
 const NO_REFUSALS: RecentRefusals = { createRefusedAt: null, spendLimitRefusedAt: null };
@@ -40,6 +41,7 @@ export class EndpointReconciler {
     private readonly queries: QueryBus,
     private readonly applier: ScalingApplier,
     private readonly lbLoad: LbLoadBoard,
+    private readonly waitReasons: WaitReasonTracker,
     config: EndpointAutoscalerConfig,
   ) {
     this.settings = planSettings(config);
@@ -61,6 +63,9 @@ export class EndpointReconciler {
       autoscalerMetrics.desiredWorkers.set({ endpoint: endpoint.id }, plan.counts.desired);
       autoscalerMetrics.currentWorkers.set({ endpoint: endpoint.id }, plan.counts.current);
     }
+    // Why its jobs wait, from the same snapshot (before the apply, which may fail the tick).
+    if (queued) await this.waitReasons.track({ endpoint, workers, stats, refusals, now });
+    else await this.waitReasons.clear(endpoint.id, now);
     await this.applier.apply(endpoint, rows, plan, now);
   }
 

@@ -22,6 +22,7 @@ export function toPodV2View(pod: PodView): PodV2View {
     status: pod.status,
     desiredStatus: pod.desiredStatus,
     statusReason: pod.statusReason,
+    reason: pod.reason,
     actions: pod.actions,
     image: pod.image,
     args: pod.dockerArgs,
