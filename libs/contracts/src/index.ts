@@ -71,6 +71,7 @@ export * from './quotas/priority.js';
 export * from './quotas/quota.contracts.js';
 export * from './quotas/preemption.events.js';
 export * from './fleet/fleet.contracts.js';
+export * from './fleet/fleet.views.js';
 export * from './fleet/fleet.events.js';
 export * from './fleet/fleet.dto.js';
 export * from './common/wait-reason.js';
