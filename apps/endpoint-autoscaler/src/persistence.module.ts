@@ -3,6 +3,7 @@ import { EndpointThrottles } from './endpoints/endpoint-throttles.js';
 import { EndpointsRepository } from './endpoints/endpoints.repository.js';
 import { ScalingEventsRepository } from './scaling/scaling-events.repository.js';
 import { ScalingThrottles } from './scaling/scaling-throttles.js';
+import { DrainingPodsRepository } from './workers/draining-pods.repository.js';
 import { WorkersRepository } from './workers/workers.repository.js';
 
 /**
@@ -13,9 +14,16 @@ import { WorkersRepository } from './workers/workers.repository.js';
   providers: [
     EndpointsRepository,
     WorkersRepository,
+    DrainingPodsRepository,
     ScalingEventsRepository,
     { provide: EndpointThrottles, useClass: ScalingThrottles },
   ],
-  exports: [EndpointsRepository, WorkersRepository, ScalingEventsRepository, EndpointThrottles],
+  exports: [
+    EndpointsRepository,
+    WorkersRepository,
+    DrainingPodsRepository,
+    ScalingEventsRepository,
+    EndpointThrottles,
+  ],
 })
 export class PersistenceModule {}

@@ -47,6 +47,8 @@ export function memberToPodV2View(member: ClusterMemberView, ownerId: string): P
     status: member.status,
     desiredStatus: member.status === PodStatus.Terminated ? PodStatus.Terminated : PodStatus.Running,
     statusReason: null,
+    hostNotice: null,
+    stopDeadline: null,
     lastStatusChange: member.lastStatusChange,
     lastStartedAt: null,
     createdAt: member.createdAt,

@@ -22,6 +22,8 @@ export function toPodV2View(pod: PodView): PodV2View {
     status: pod.status,
     desiredStatus: pod.desiredStatus,
     statusReason: pod.statusReason,
+    hostNotice: pod.hostNotice,
+    stopDeadline: pod.stopDeadline,
     actions: pod.actions,
     image: pod.image,
     args: pod.dockerArgs,

@@ -9,6 +9,7 @@ import { SpendLimits1795492897773 } from './1795492897773-spend-limits.js';
 import { OutboxJsonPayload1795927924450 } from './1795927924450-outbox-json-payload.js';
 import { TemplateVolume1795930000000 } from './1795930000000-template-volume.js';
 import { PodPriority1795940000000 } from './1795940000000-pod-priority.js';
+import { PodHostNotice1796531919125 } from './1796531919125-pod-host-notice.js';
 
 export const MIGRATIONS = [
   Initial1795237945357,
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   OutboxJsonPayload1795927924450,
   TemplateVolume1795930000000,
   PodPriority1795940000000,
+  PodHostNotice1796531919125,
 ];

@@ -48,6 +48,8 @@ export function toPodView(pod: PodEntity, { secrets = false }: { secrets?: boole
     status: pod.status,
     desiredStatus: pod.desiredStatus,
     statusReason: pod.statusReason,
+    hostNotice: pod.hostNotice,
+    stopDeadline: pod.stopDeadline?.toISOString() ?? null,
     lastStatusChange: pod.lastStatusChange.toISOString(),
     lastStartedAt: pod.lastStartedAt?.toISOString() ?? null,
     createdAt: pod.createdAt.toISOString(),

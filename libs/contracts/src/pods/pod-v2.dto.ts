@@ -232,6 +232,10 @@ export interface PodV2View {
   desiredStatus: PodStatus;
   /** Why the pod is in its status (the driver's reason for ERROR, say). */
   statusReason: string | null;
+  /** `HOST_DRAINING: …` while its host drains (it is stopped at `stopDeadline`); null otherwise. */
+  hostNotice: string | null;
+  /** ISO time the pod is stopped at because its host drains; null when it is not. */
+  stopDeadline: string | null;
   actions: PublishedPodAction[];
   image: string;
   args: string | null;

@@ -172,6 +172,13 @@ export interface PodView {
   desiredStatus: PodStatus;
   /** Why the pod is in its status (the driver's reason for ERROR, say). */
   statusReason: string | null;
+  /**
+   * Ours, beside RunPod's fields: what its host's state means for the pod while it still runs there, `HOST_DRAINING:
+   * …` while the host drains (docs/adr/0039-live-fleet.md); null otherwise. Cleared when the drain is called off.
+   */
+  hostNotice: string | null;
+  /** Ours: ISO time the pod is stopped at because its host drains; null when it is not. */
+  stopDeadline: string | null;
   /** ISO time of the last status change. */
   lastStatusChange: string;
   lastStartedAt: string | null;

@@ -104,6 +104,8 @@ function memberPod(cluster: ClusterCreatedEvent, member: ClusterMemberSpec, now:
     status: PodStatus.Provisioning,
     desiredStatus: PodStatus.Running,
     statusReason: null,
+    hostNotice: null,
+    stopDeadline: null,
     generation: 0,
     diskEpoch: 0,
     lastStatusChange: now,

@@ -120,6 +120,8 @@ export class CreatePodHandler {
       status: PodStatus.Provisioning,
       desiredStatus: PodStatus.Running,
       statusReason: null,
+      hostNotice: null,
+      stopDeadline: null,
       generation: 0,
       diskEpoch: 0,
       lastStatusChange: ctx.now,
