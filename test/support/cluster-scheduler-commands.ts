@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   Subjects,
   type ClusterView,
@@ -12,7 +9,6 @@ import {
 import type { EventEnvelope } from '@app/messaging';
 import { CatalogChecks } from '../../apps/cluster-scheduler/src/catalog/catalog.checks.js';
 import { CatalogRepository } from '../../apps/cluster-scheduler/src/catalog/catalog.repository.js';
-import { FleetLoader } from '../../apps/cluster-scheduler/src/catalog/fleet.loader.js';
 import { ClusterSchedulerConfig } from '../../apps/cluster-scheduler/src/cluster-scheduler.config.js';
 import { ClustersRepository } from '../../apps/cluster-scheduler/src/clusters/clusters.repository.js';
 import { CreateClusterHandler } from '../../apps/cluster-scheduler/src/clusters/create-cluster/create-cluster.handler.js';
@@ -38,6 +34,7 @@ import { CreateNetworkVolumeHandler } from '../../apps/cluster-scheduler/src/vol
 import { DeleteNetworkVolumeHandler } from '../../apps/cluster-scheduler/src/volumes/delete-network-volume/delete-network-volume.handler.js';
 import { NetworkVolumesRepository } from '../../apps/cluster-scheduler/src/volumes/network-volumes.repository.js';
 import { UpdateNetworkVolumeHandler } from '../../apps/cluster-scheduler/src/volumes/update-network-volume/update-network-volume.handler.js';
+import { loadFleet, registerFleet } from './cluster-scheduler-fleet.js';
 import { VolumeUsageRepository } from '../../apps/cluster-scheduler/src/volumes/usage/volume-usage.repository.js';
 import {
   ALICE,
@@ -175,9 +172,9 @@ export function statusEvent(
 /**
  * cluster-scheduler's command handlers over its real schema (HandlerHarness), for its medium tests: the fleet
  * loaded (the default one, or the one given), the repositories and the placement applier as the app wires them,
- * every volume, cluster, placement and quota command registered, pod status events followed (`follow`). A test registers the query or event handler it is about
- * on `harness`. Shared here because a feature's tests may not import another feature's use cases (the boundary
- * lint), and the volumes' tests reserve pods, the placement's create clusters.
+ * every volume, cluster, placement, quota and fleet command (and the fleet's queries) registered, pod status events
+ * followed (`follow`); a test registers the other handlers it is about on `harness`. Shared: a feature's tests may
+ * not import another's use cases (boundary lint); the volumes' tests reserve pods, the placement's create clusters.
  */
 export class SchedulerCommands {
   /** The handler of pod-lifecycle's status events, its releases applied at once on `harness`. */
@@ -244,6 +241,7 @@ export class SchedulerCommands {
         new ListQuotasHandler(quotas, views),
         new QuotaHistoryHandler(quotas),
       );
+      registerFleet(harness, config, catalog, placement);
       return new SchedulerCommands(harness, config, catalog, volumes, usage, placement, clusters, quotas);
     } catch (error) {
       await harness.stop();
@@ -279,21 +277,5 @@ export class SchedulerCommands {
 
   stop(): Promise<void> {
     return this.harness.stop();
-  }
-}
-
-/** The default fleet (FLEET_FILE's default), or `fleet` written to a file of its own and loaded from there. */
-async function loadFleet(config: ClusterSchedulerConfig, catalog: CatalogRepository, fleet?: object) {
-  if (!fleet) {
-    await new FleetLoader(config, catalog).load();
-    return;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'scheduler-fleet-'));
-  try {
-    const file = join(dir, 'fleet.json');
-    writeFileSync(file, JSON.stringify(fleet));
-    await new FleetLoader(Object.assign(new ClusterSchedulerConfig(), { FLEET_FILE: file }), catalog).load();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -8,7 +8,8 @@ export class ClusterSchedulerConfig extends BaseConfig {
   override METRICS_PORT = 9081;
 
   /**
-   * The fleet (catalog and hosts) loaded at boot; relative paths resolve against the working directory.
+   * The catalog loaded at boot, and the hosts that seed an empty fleet (after that, hosts change by `fleet.cmd.*`
+   * commands); relative paths resolve against the working directory.
    * `node scripts/generate-fleet.mjs --hosts 10000 > fleet.json` makes a large simulated one.
    */
   @IsString()
@@ -75,4 +76,17 @@ export class ClusterSchedulerConfig extends BaseConfig {
   @Min(0)
   @Type(() => Number)
   QUOTA_SAMPLE_INTERVAL_MS = 60_000;
+
+  /** A drain's deadline when the drain names none: seconds until the pods left on the host are stopped. */
+  @IsInt()
+  @Min(0)
+  @Max(7 * 24 * 3600)
+  @Type(() => Number)
+  FLEET_DRAIN_DEADLINE_S = 3600;
+
+  /** How often the leader looks for a drain whose deadline passed (then records fleet.cmd.expire-drains); 0: never. */
+  @IsInt()
+  @Min(0)
+  @Type(() => Number)
+  FLEET_DRAIN_CHECK_MS = 5000;
 }

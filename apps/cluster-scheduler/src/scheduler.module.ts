@@ -13,6 +13,21 @@ import { FollowPodStatusHandler } from './clusters/follow-pod-status/follow-pod-
 import { GetClusterHandler } from './clusters/get-cluster/get-cluster.handler.js';
 import { ListClusterMembersHandler } from './clusters/list-cluster-members/list-cluster-members.handler.js';
 import { ListClustersHandler } from './clusters/list-clusters/list-clusters.handler.js';
+import { CordonHostHandler } from './fleet/cordon-host/cordon-host.handler.js';
+import { DrainDeadlines } from './fleet/drain-deadlines.js';
+import { DrainHostHandler } from './fleet/drain-host/drain-host.handler.js';
+import { ExpireDrainsHandler } from './fleet/expire-drains/expire-drains.handler.js';
+import { FleetCapacityHandler } from './fleet/fleet-capacity/fleet-capacity.handler.js';
+import { FleetViewsRepository } from './fleet/fleet-views.repository.js';
+import { GetHostHandler } from './fleet/get-host/get-host.handler.js';
+import { HostChanges } from './fleet/host-changes.js';
+import { HostsRepository } from './fleet/hosts.repository.js';
+import { ListHostsHandler } from './fleet/list-hosts/list-hosts.handler.js';
+import { RegisterHostHandler } from './fleet/register-host/register-host.handler.js';
+import { RemoveHostHandler } from './fleet/remove-host/remove-host.handler.js';
+import { ReportHostHealthHandler } from './fleet/report-host-health/report-host-health.handler.js';
+import { UncordonHostHandler } from './fleet/uncordon-host/uncordon-host.handler.js';
+import { LeaderTimers } from './leader-timers.js';
 import { ClusterMembership } from './placement/cluster-membership.js';
 import { PlacementRepository } from './placement/placement.repository.js';
 import { LiveOverlays } from './placement/live-overlays.js';
@@ -42,10 +57,10 @@ import { VolumeUsageHandler } from './volumes/usage/volume-usage.handler.js';
 import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.js';
 
 /**
- * The catalog and fleet, placement, clusters and network volumes: one module, since they share the ledger. The
- * features depend one way (clusters → placement → quotas, volumes → catalog); a question a lower one asks of a higher one
- * (is this volume mounted, is this pod a cluster member) is declared by the asker and answered by the repository
- * wired to it here.
+ * The catalog, the fleet's live hosts, placement, clusters and network volumes: one module, since they share the
+ * ledger. The features depend one way (clusters → placement → fleet → quotas, volumes → catalog); a question a
+ * lower one asks of a higher one (is this volume mounted, is this pod a cluster member) is declared by the asker
+ * and answered by the repository wired to it here.
  */
 @Module({
   providers: [
@@ -66,6 +81,7 @@ import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.j
       inject: [PlacementRepository],
     },
     QuotaViews,
+    LeaderTimers,
     QuotaSampler,
     SetQuotaHandler,
     GetQuotaHandler,
@@ -104,6 +120,20 @@ import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.j
     ListNetworkVolumesHandler,
     VolumeUsageRepository,
     VolumeUsageHandler,
+    HostsRepository,
+    FleetViewsRepository,
+    HostChanges,
+    RegisterHostHandler,
+    CordonHostHandler,
+    UncordonHostHandler,
+    DrainHostHandler,
+    RemoveHostHandler,
+    ReportHostHealthHandler,
+    ExpireDrainsHandler,
+    ListHostsHandler,
+    GetHostHandler,
+    FleetCapacityHandler,
+    DrainDeadlines,
   ],
 })
 export class SchedulerModule {}

@@ -39,6 +39,11 @@ export const EXCLUSIONS: readonly Exclusion[] = [
     why: 'when the scheduler loaded the fleet file at boot',
   },
   {
+    table: 'cluster_scheduler.hosts',
+    columns: ['scheduling_since', 'registered_at'],
+    why: "a seeded host's are when the scheduler seeded the fleet from the file at boot (a registered or changed host's are its command's time, compared with the processed commands)",
+  },
+  {
     table: 'queue_broker.webhook_deliveries',
     columns: ['attempts', 'next_attempt_at', 'locked_until', 'delivered_at', 'gave_up_at', 'last_error'],
     why: 'delivery progress of the webhook sender, which does not run in a rebuild (what is sent is compared)',

@@ -6,6 +6,7 @@ import { DataCenterEntity } from './data-center.entity.js';
 import { FleetLoadEntity } from './fleet-load.entity.js';
 import type { FleetFile } from './fleet-file.js';
 import { GpuTypeEntity } from './gpu-type.entity.js';
+import { HostEntity, schedulableSql } from './host.entity.js';
 import { placementRates } from './prices.js';
 import { StoragePriceEntity } from './storage-price.entity.js';
 import { table } from '../schema.js';
@@ -119,11 +120,16 @@ export class CatalogRepository {
     return manager.findOneBy(DataCenterEntity, { id });
   }
 
+  /** A host (null: not of the fleet): its scheduling state and health say whether it takes pods now, and why not. */
+  findHost(id: string, manager: EntityManager = this.dataSource.manager): Promise<HostEntity | null> {
+    return manager.findOneBy(HostEntity, { id });
+  }
+
   async gpuCapacity(): Promise<GpuCapacityRow[]> {
     const rows: Record<string, string>[] = await this.dataSource.query(
       `SELECT gpu_type_id, data_center_id, count(*) AS hosts, sum(gpu_count) AS total, sum(free_gpus) AS free,
               max(free_gpus) AS max_free
-         FROM ${table('hosts')} WHERE active AND gpu_type_id IS NOT NULL
+         FROM ${table('hosts')} WHERE ${schedulableSql()} AND gpu_type_id IS NOT NULL
         GROUP BY gpu_type_id, data_center_id ORDER BY gpu_type_id, data_center_id`,
     );
     return rows.map((r) => ({
@@ -139,7 +145,7 @@ export class CatalogRepository {
   async cpuCapacity(): Promise<CpuCapacityRow[]> {
     const rows: Record<string, string>[] = await this.dataSource.query(
       `SELECT cpu_type_id, data_center_id, sum(cpu_slots) AS total, sum(free_cpu_slots) AS free
-         FROM ${table('hosts')} WHERE active AND cpu_type_id IS NOT NULL AND cpu_slots > 0
+         FROM ${table('hosts')} WHERE ${schedulableSql()} AND cpu_type_id IS NOT NULL AND cpu_slots > 0
         GROUP BY cpu_type_id, data_center_id ORDER BY cpu_type_id, data_center_id`,
     );
     return rows.map((r) => ({
@@ -157,14 +163,15 @@ export class CatalogRepository {
 
   /**
    * Loads a fleet file in one transaction, unless a file with the same content was loaded before. Catalog rows
-   * are upserted; hosts are upserted by id, keeping what pods hold (free = new capacity − held), and hosts no
-   * longer in the file are deactivated (they take no new pods; their pods keep running). Returns false when
-   * the same file had been loaded already.
+   * are upserted. The file's hosts only seed an empty fleet (source `file`, READY): once the fleet has any host,
+   * hosts change only through recorded `fleet.cmd.*` commands (docs/adr/0039-live-fleet.md), so a file edited later
+   * changes the catalog and nothing of the hosts. Returns null when the same file had been loaded already, else how
+   * many hosts it seeded.
    */
-  async loadFleet(fleet: FleetFile, sha256: string, now: Date): Promise<boolean> {
+  async loadFleet(fleet: FleetFile, sha256: string, now: Date): Promise<{ seeded: number } | null> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1)', [FLEET_LOCK]);
-      if (await manager.findOneBy(FleetLoadEntity, { sha256 })) return false;
+      if (await manager.findOneBy(FleetLoadEntity, { sha256 })) return null;
       await manager.upsert(GpuTypeEntity, fleet.gpuTypes, ['id']);
       if (fleet.cpuTypes.length) await manager.upsert(CpuTypeEntity, fleet.cpuTypes, ['id']);
       await manager.upsert(DataCenterEntity, fleet.dataCenters, ['id']);
@@ -178,26 +185,17 @@ export class CatalogRepository {
         ['kind'],
       );
       const hosts = fleet.hosts;
-      await manager.query(
-        `INSERT INTO ${table('hosts')} AS h (id, data_center_id, gpu_type_id, gpu_count, free_gpus, cpu_type_id, cpu_slots,
-                                 free_cpu_slots, public_ip, port_start, port_end, free_ports, active)
+      // One set-based statement (10,000 hosts in one round trip); nothing when the fleet has a host already.
+      const inserted: unknown[] = await manager.query(
+        `INSERT INTO ${table('hosts')} (id, data_center_id, gpu_type_id, gpu_count, free_gpus, cpu_type_id, cpu_slots,
+                                 free_cpu_slots, public_ip, port_start, port_end, free_ports, scheduling_state,
+                                 scheduling_by, scheduling_since, source, registered_at)
          SELECT v.id, v.dc, v.gpu_type, v.gpus, v.gpus, v.cpu_type, v.slots, v.slots, v.ip, v.p0, v.p1,
-                v.p1 - v.p0 + 1, true
+                v.p1 - v.p0 + 1, 'READY', 'file', $10::timestamptz, 'file', $10::timestamptz
            FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::text[], $8::int[],
                        $9::int[]) AS v(id, dc, gpu_type, gpus, cpu_type, slots, ip, p0, p1)
-         ON CONFLICT (id) DO UPDATE SET
-           data_center_id = EXCLUDED.data_center_id,
-           gpu_type_id = EXCLUDED.gpu_type_id,
-           free_gpus = h.free_gpus + (EXCLUDED.gpu_count - h.gpu_count),
-           gpu_count = EXCLUDED.gpu_count,
-           cpu_type_id = EXCLUDED.cpu_type_id,
-           free_cpu_slots = h.free_cpu_slots + (EXCLUDED.cpu_slots - h.cpu_slots),
-           cpu_slots = EXCLUDED.cpu_slots,
-           public_ip = EXCLUDED.public_ip,
-           free_ports = h.free_ports + ((EXCLUDED.port_end - EXCLUDED.port_start) - (h.port_end - h.port_start)),
-           port_start = EXCLUDED.port_start,
-           port_end = EXCLUDED.port_end,
-           active = true`,
+          WHERE NOT EXISTS (SELECT 1 FROM ${table('hosts')})
+         RETURNING 1`,
         [
           hosts.map((h) => h.id),
           hosts.map((h) => h.dataCenterId),
@@ -208,14 +206,11 @@ export class CatalogRepository {
           hosts.map((h) => h.publicIp),
           hosts.map((h) => h.portRange[0]),
           hosts.map((h) => h.portRange[1]),
+          now,
         ],
       );
-      await manager.query(
-        `UPDATE ${table('hosts')} SET active = false WHERE active AND NOT (id = ANY($1::text[]))`,
-        [hosts.map((h) => h.id)],
-      );
       await manager.insert(FleetLoadEntity, { sha256, hosts: hosts.length, loadedAt: now });
-      return true;
+      return { seeded: inserted.length };
     });
   }
 }

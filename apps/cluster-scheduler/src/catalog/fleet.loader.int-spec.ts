@@ -13,26 +13,29 @@ import { FleetLoader } from './fleet.loader.js';
 import { HostEntity } from './host.entity.js';
 import { StoragePriceEntity } from './storage-price.entity.js';
 
-/** The fleet load against real Postgres: a start-up task, idempotent by content, a new file applied in full. */
+/**
+ * The fleet load against real Postgres: a start-up task, idempotent by content; a new file's catalog applied, its
+ * hosts only seeding an empty fleet.
+ */
 
 let db: TestDatabase;
 let dataSource: DataSource;
 let dir: string;
 
-function fleetFile(name: string, hostIds: string[]): string {
+const gpuType = (id: string, memoryInGb: number) => ({
+  id,
+  displayName: id.replace('NVIDIA ', ''),
+  manufacturer: 'Nvidia',
+  memoryInGb,
+  maxCount: 8,
+  tier: memoryInGb === 24 ? 'ADA_24' : 'AMPERE_48',
+});
+
+function fleetFile(name: string, hostIds: string[], gpuTypes = [gpuType('NVIDIA L4', 24)]): string {
   const path = join(dir, name);
   const fleet = {
     version: 1,
-    gpuTypes: [
-      {
-        id: 'NVIDIA L4',
-        displayName: 'L4',
-        manufacturer: 'Nvidia',
-        memoryInGb: 24,
-        maxCount: 8,
-        tier: 'ADA_24',
-      },
-    ],
+    gpuTypes,
     cpuTypes: [],
     dataCenters: [{ id: 'US-TX-3', name: 'Texas 3', region: 'US' }],
     hosts: hostIds.map((id, i) => ({
@@ -55,9 +58,9 @@ function loader(file: string): FleetLoader {
   return new FleetLoader(config, new CatalogRepository(dataSource));
 }
 
-async function activeHosts(): Promise<string[]> {
-  const hosts = await dataSource.manager.find(HostEntity, { where: { active: true }, order: { id: 'ASC' } });
-  return hosts.map((h) => h.id);
+async function hosts(): Promise<string[]> {
+  const rows = await dataSource.manager.find(HostEntity, { order: { id: 'ASC' } });
+  return rows.map((h) => `${h.id} ${h.schedulingState} ${h.source}`);
 }
 
 beforeAll(async () => {
@@ -79,17 +82,24 @@ describe('FleetLoader', () => {
     expect(startupTasks.unfinished()).toEqual(['fleet']);
     await startupTasks.settled();
     expect(startupTasks.failed()).toEqual([]);
-    expect(await activeHosts()).toEqual(['h-1', 'h-2']);
+    expect(await hosts()).toEqual(['h-1 READY file', 'h-2 READY file']);
   });
 
   it('writes nothing when a file with the same content was loaded before', async () => {
     expect(await loader(fleetFile('same-again.json', ['h-1', 'h-2'])).load()).toBe(false);
-    expect(await activeHosts()).toEqual(['h-1', 'h-2']);
+    expect(await hosts()).toEqual(['h-1 READY file', 'h-2 READY file']);
   });
 
-  it('applies a changed file: new hosts added, missing ones deactivated', async () => {
-    expect(await loader(fleetFile('changed.json', ['h-2', 'h-3'])).load()).toBe(true);
-    expect(await activeHosts()).toEqual(['h-2', 'h-3']);
+  it("applies a changed file's catalog, but its hosts only seed an empty fleet: they change by command", async () => {
+    const changed = fleetFile(
+      'changed.json',
+      ['h-2', 'h-3'],
+      [gpuType('NVIDIA L4', 24), gpuType('NVIDIA A40', 48)],
+    );
+    expect(await loader(changed).load()).toBe(true);
+    const catalog = new CatalogRepository(dataSource);
+    expect((await catalog.gpuTypes()).map((g) => g.id)).toEqual(['NVIDIA L4', 'NVIDIA A40']);
+    expect(await hosts()).toEqual(['h-1 READY file', 'h-2 READY file']);
   });
 
   it('stores the prices, defaults filled in, and what a placement is charged at', async () => {

@@ -10,10 +10,12 @@ import { parseFleet } from './fleet-file.js';
 /**
  * Loads the fleet file into the scheduler's tables at boot, as a start-up task: the app listens meanwhile, but
  * /readyz answers 503 and no command is consumed until it is done (the consumers start after the start-up tasks),
- * and a file that cannot be read or is invalid ends the process. Idempotent by content hash, checked before the
+ * and a file that cannot be read or is invalid ends the process. The file's catalog (GPU and CPU types, data
+ * centers, prices) is loaded every time it changes; its hosts only seed an empty fleet, with one set-based
+ * statement: after that the fleet is live state changed by `fleet.cmd.*` commands (operators, the Kubernetes node
+ * watch), which a rebuild replays (docs/adr/0039-live-fleet.md). Idempotent by content hash, checked before the
  * file is parsed: booting again with the same file costs one read, one hash and one query (validating 10,000
- * hosts would take seconds). A new file is validated in full and loaded with one set-based statement for the
- * hosts. See docs/adr/0005-fleet-and-placement.md.
+ * hosts would take seconds). See docs/adr/0005-fleet-and-placement.md.
  */
 @Injectable()
 export class FleetLoader implements OnModuleInit {
@@ -46,11 +48,14 @@ export class FleetLoader implements OnModuleInit {
     const fleet = parseFleet(text, path);
     const loaded = await this.catalog.loadFleet(fleet, sha256, new Date());
     this.logger.log(
-      loaded
-        ? `loaded fleet ${path}: ${fleet.dataCenters.length} data centers, ${fleet.gpuTypes.length} GPU types, ` +
-            `${fleet.hosts.length} hosts in ${Date.now() - started} ms`
-        : `fleet ${path} (${fleet.hosts.length} hosts) is already loaded`,
+      !loaded
+        ? `fleet ${path} (${fleet.hosts.length} hosts) is already loaded`
+        : `loaded fleet ${path}: ${fleet.dataCenters.length} data centers, ${fleet.gpuTypes.length} GPU types, ` +
+            (loaded.seeded
+              ? `${loaded.seeded} hosts seeded`
+              : `its ${fleet.hosts.length} hosts ignored (the fleet has hosts already; they change by command)`) +
+            ` in ${Date.now() - started} ms`,
     );
-    return loaded;
+    return loaded !== null;
   }
 }

@@ -6,6 +6,7 @@ import { VolumeUsage1795483035329 } from './1795483035329-volume-usage.js';
 import { ClusterMemberEnv1795919565847 } from './1795919565847-cluster-member-env.js';
 import { OutboxJsonPayload1795927928310 } from './1795927928310-outbox-json-payload.js';
 import { Quotas1796519937873 } from './1796519937873-quotas.js';
+import { LiveFleet1796531292762 } from './1796531292762-live-fleet.js';
 
 export const MIGRATIONS = [
   Initial1795237760795,
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   ClusterMemberEnv1795919565847,
   OutboxJsonPayload1795927928310,
   Quotas1796519937873,
+  LiveFleet1796531292762,
 ];

@@ -4,6 +4,7 @@ import { preparedQuery, writeBehind } from '@app/database';
 import type { DataCenterInfo, FleetSnapshot, HostCapacity, PlacementRequest } from './placement.js';
 import { allocatePorts, LostRaceError, type HostAddress, type PodClaim } from './port-allocation.js';
 import { ReservationEntity } from './reservation.entity.js';
+import { schedulableSql } from '../catalog/host.entity.js';
 import { table } from '../schema.js';
 import type { PodsMountingVolume } from '../volumes/volume-mounts.js';
 
@@ -79,7 +80,8 @@ export class PlacementRepository implements PodsMountingVolume {
    * `full`: every host of the type, full ones too (preemption plans with what it would free on them).
    */
   async snapshot(manager: EntityManager, request: PlacementRequest, full = false): Promise<FleetSnapshot> {
-    const where = ['active', full ? '$1::int >= 0' : 'free_ports >= $1'];
+    // Only schedulable hosts (READY and healthy): nothing is placed on, or preempted for, a host that takes no pods.
+    const where = [schedulableSql(), full ? '$1::int >= 0' : 'free_ports >= $1'];
     const params: unknown[] = [request.portsPerPod];
     if (request.gpuTypeId !== null) {
       params.push(request.gpuTypeId, full ? 0 : Math.max(1, request.gpusPerPod));
@@ -151,7 +153,7 @@ export class PlacementRepository implements PodsMountingVolume {
               free_ports = h.free_ports - v.pods * $5::int
          FROM unnest($1::text[], $2::int[]) AS v(id, pods)
          JOIN locked l ON l.id = v.id
-        WHERE h.id = v.id AND h.active
+        WHERE h.id = v.id AND ${schedulableSql('h')}
           AND h.free_gpus >= v.pods * $3::int AND h.free_cpu_slots >= v.pods * $4::int
           AND h.free_ports >= v.pods * $5::int
        RETURNING h.id, h.public_ip, h.port_start, h.port_end`,
@@ -251,11 +253,6 @@ export class PlacementRepository implements PodsMountingVolume {
       [[...new Set(hostIds)]],
     );
     return new Map(rows.map((r) => [r.id, hostAddress(r)]));
-  }
-
-  async hostExists(hostId: string, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query(`SELECT 1 FROM ${table('hosts')} WHERE id = $1`, [hostId]);
-    return rows.length > 0;
   }
 
   /**

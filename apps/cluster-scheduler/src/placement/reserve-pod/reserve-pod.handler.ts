@@ -12,6 +12,7 @@ import {
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { CatalogChecks } from '../../catalog/catalog.checks.js';
 import { CatalogRepository } from '../../catalog/catalog.repository.js';
+import { isSchedulable, unschedulableSentence } from '../../fleet/host-rules.js';
 import { ClusterMembership } from '../cluster-membership.js';
 import { PlacementApplier } from '../placement.applier.js';
 import { toPlacedPodView, toPlacementView } from '../placement.mapper.js';
@@ -95,8 +96,13 @@ export class ReservePodHandler {
         `regions must hold region codes among ${REGION_CODES.join(', ')}; "${badRegion}" is not one`,
       );
     }
-    if (hostId && !(await this.repository.hostExists(hostId, manager))) {
-      throw invalid(`hostId must be a host of the fleet; "${hostId}" is not one`);
+    if (hostId) {
+      const host = await this.catalog.findHost(hostId, manager);
+      if (!host) throw invalid(`hostId must be a host of the fleet; "${hostId}" is not one`);
+      // Resuming where the pod's data is: on a host cordoned, draining, unhealthy or gone, say which and why.
+      if (!isSchedulable(host)) {
+        throw new DomainError(ErrorCode.CapacityUnavailable, unschedulableSentence(host));
+      }
     }
     const volume = payload.networkVolumeId
       ? await this.placement.mountableVolume(
