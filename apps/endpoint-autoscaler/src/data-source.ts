@@ -3,6 +3,7 @@ import { EndpointEntity } from './endpoints/endpoint.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { EndpointWaitReasonEntity } from './scaling/endpoint-wait-reason.entity.js';
 import { ScalingEventEntity } from './scaling/scaling-event.entity.js';
+import { DrainingPodEntity } from './workers/draining-pod.entity.js';
 import { WorkerEntity } from './workers/worker.entity.js';
 
 /** endpoint-autoscaler owns the `endpoint_autoscaler` schema; nobody else writes it. */
@@ -14,6 +15,7 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     WorkerEntity,
     ScalingEventEntity,
     EndpointWaitReasonEntity,
+    DrainingPodEntity,
   ],
   migrations: MIGRATIONS,
 };

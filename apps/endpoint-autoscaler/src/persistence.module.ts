@@ -5,6 +5,7 @@ import { EndpointsRepository } from './endpoints/endpoints.repository.js';
 import { EndpointWaitReasonsRepository } from './scaling/endpoint-wait-reasons.repository.js';
 import { ScalingEventsRepository } from './scaling/scaling-events.repository.js';
 import { ScalingThrottles } from './scaling/scaling-throttles.js';
+import { DrainingPodsRepository } from './workers/draining-pods.repository.js';
 import { WorkersRepository } from './workers/workers.repository.js';
 
 /**
@@ -15,6 +16,7 @@ import { WorkersRepository } from './workers/workers.repository.js';
   providers: [
     EndpointsRepository,
     WorkersRepository,
+    DrainingPodsRepository,
     ScalingEventsRepository,
     { provide: EndpointThrottles, useClass: ScalingThrottles },
     EndpointWaitReasonsRepository,
@@ -27,6 +29,7 @@ import { WorkersRepository } from './workers/workers.repository.js';
     EndpointThrottles,
     EndpointWaitReasonsRepository,
     EndpointWaitReasons,
+    DrainingPodsRepository,
   ],
 })
 export class PersistenceModule {}

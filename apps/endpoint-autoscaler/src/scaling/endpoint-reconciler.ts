@@ -4,6 +4,7 @@ import { QueryBus } from '@app/messaging';
 import { EndpointAutoscalerConfig } from '../endpoint-autoscaler.config.js';
 import type { EndpointEntity } from '../endpoints/endpoint.entity.js';
 import type { WorkerEntity } from '../workers/worker.entity.js';
+import { DrainingPodsRepository } from '../workers/draining-pods.repository.js';
 import { WorkersRepository } from '../workers/workers.repository.js';
 import { autoscalerMetrics } from './autoscaler.metrics.js';
 import { LbLoadBoard } from './lb-load-board.js';
@@ -37,6 +38,7 @@ export class EndpointReconciler {
 
   constructor(
     private readonly workers: WorkersRepository,
+    private readonly draining: DrainingPodsRepository,
     private readonly events: ScalingEventsRepository,
     private readonly queries: QueryBus,
     private readonly applier: ScalingApplier,
@@ -69,18 +71,26 @@ export class EndpointReconciler {
     await this.applier.apply(endpoint, rows, plan, now);
   }
 
-  /** Each worker's pod as pod-lifecycle shows it: null when it was never created or is gone. */
-  private observe(
+  /**
+   * Each worker's pod as pod-lifecycle shows it (null when it was never created or is gone), and whether it is on a
+   * draining host.
+   */
+  private async observe(
     rows: WorkerEntity[],
     actor: Actor,
-  ): Promise<{ worker: WorkerEntity; pod: PodView | null }[]> {
+  ): Promise<{ worker: WorkerEntity; pod: PodView | null; draining: boolean }[]> {
+    const draining = await this.draining.draining(rows.map((row) => row.podId));
     return Promise.all(
       rows.map(async (worker) => {
-        if (!worker.created) return { worker, pod: null };
+        const marked = draining.has(worker.podId);
+        if (!worker.created) return { worker, pod: null, draining: marked };
         try {
-          return { worker, pod: await this.queries.query(Subjects.pod.get, { podId: worker.podId }, actor) };
+          const pod = await this.queries.query(Subjects.pod.get, { podId: worker.podId }, actor);
+          return { worker, pod, draining: marked };
         } catch (error) {
-          if (error instanceof DomainError && error.code === ErrorCode.NotFound) return { worker, pod: null };
+          if (error instanceof DomainError && error.code === ErrorCode.NotFound) {
+            return { worker, pod: null, draining: marked };
+          }
           throw error;
         }
       }),

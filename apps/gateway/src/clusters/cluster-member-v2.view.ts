@@ -55,6 +55,8 @@ export function memberToPodV2View(member: ClusterMemberView, ownerId: string): P
       statusReason: null,
       lastStatusChange: member.lastStatusChange,
     }),
+    hostNotice: null,
+    stopDeadline: null,
     lastStatusChange: member.lastStatusChange,
     lastStartedAt: null,
     createdAt: member.createdAt,

@@ -23,6 +23,8 @@ export function toPodV2View(pod: PodView): PodV2View {
     desiredStatus: pod.desiredStatus,
     statusReason: pod.statusReason,
     reason: pod.reason,
+    hostNotice: pod.hostNotice,
+    stopDeadline: pod.stopDeadline,
     actions: pod.actions,
     image: pod.image,
     args: pod.dockerArgs,

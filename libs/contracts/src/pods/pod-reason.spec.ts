@@ -59,15 +59,23 @@ describe('podWaitReason', () => {
     expect(podWaitReason(pod(PodStatus.Error, statusReason))?.code).toBe('IMAGE_PULL_FAILED');
   });
 
-  it('HOST_DRAINING on a RUNNING pod with the notice, its deadline in details', () => {
-    const notice =
-      'HOST_DRAINING: host h1 is drained for maintenance; the pod stops at 2026-12-06T11:00:00.000Z';
-    expect(podWaitReason(pod(PodStatus.Running, notice))).toEqual({
+  it('HOST_DRAINING on a RUNNING pod with the notice, since the notice, its deadline in details', () => {
+    const notice = 'HOST_DRAINING: host h1 drains: kernel upgrade; stopped at 2026-12-06T11:00:00.000Z';
+    const noticed = { ...pod(PodStatus.Running, null), hostNotice: notice };
+    expect(
+      podWaitReason({
+        ...noticed,
+        hostNoticeAt: '2026-12-06T10:30:00.000Z',
+        stopDeadline: '2026-12-06T11:00:00.000Z',
+      }),
+    ).toEqual({
       code: 'HOST_DRAINING',
-      message: notice.slice('HOST_DRAINING: '.length),
-      since: AT,
+      message: 'host h1 drains: kernel upgrade; stopped at 2026-12-06T11:00:00.000Z',
+      since: '2026-12-06T10:30:00.000Z',
       details: { deadline: '2026-12-06T11:00:00.000Z' },
     });
+    // The status reason never carries the notice: a drain called off (no notice) leaves no reason.
+    expect(podWaitReason(pod(PodStatus.Running, notice))).toBeNull();
   });
 });
 

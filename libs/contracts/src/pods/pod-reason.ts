@@ -9,6 +9,11 @@ export interface PodReasonInput {
   statusReason: string | null;
   /** ISO time of the last status change: since when the reason holds. */
   lastStatusChange: string;
+  /** `HOST_DRAINING: …` while its host drains (pod-lifecycle's notice), given at `hostNoticeAt`. */
+  hostNotice?: string | null;
+  hostNoticeAt?: string | null;
+  /** When the drain stops it. */
+  stopDeadline?: string | null;
 }
 
 /** Status reasons written as `<CODE>: <sentence>` whose code is one a pod view shows as is. */
@@ -50,10 +55,16 @@ export function podWaitReason(pod: PodReasonInput): WaitReason | null {
 
   switch (pod.status) {
     case PodStatus.Running: {
-      // The drain notice is written on a RUNNING pod (HOST_DRAINING: …, with the deadline); nothing else is.
-      if (coded?.code !== 'HOST_DRAINING') return null;
-      const deadline = coded.sentence.match(ISO_TIME)?.[0];
-      return reason('HOST_DRAINING', coded.sentence, deadline ? { deadline } : undefined);
+      // A RUNNING pod has a reason only when its host drains: the notice pod-lifecycle gave it, with the deadline.
+      const notice = parseStatusReason(pod.hostNotice ?? null);
+      if (notice?.code !== 'HOST_DRAINING') return null;
+      const deadline = pod.stopDeadline ?? notice.sentence.match(ISO_TIME)?.[0];
+      const drain: WaitReason = {
+        code: 'HOST_DRAINING',
+        message: notice.sentence,
+        since: pod.hostNoticeAt ?? since,
+      };
+      return deadline ? { ...drain, details: { deadline } } : drain;
     }
     case PodStatus.Provisioning:
       return reason(

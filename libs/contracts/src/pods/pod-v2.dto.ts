@@ -235,6 +235,10 @@ export interface PodV2View {
   statusReason: string | null;
   /** Ours: why the pod is not RUNNING (or that its host drains), machine-readable; null for a RUNNING pod. */
   reason: WaitReason | null;
+  /** `HOST_DRAINING: …` while its host drains (it is stopped at `stopDeadline`); null otherwise. */
+  hostNotice: string | null;
+  /** ISO time the pod is stopped at because its host drains; null when it is not. */
+  stopDeadline: string | null;
   actions: PublishedPodAction[];
   image: string;
   args: string | null;

@@ -178,6 +178,13 @@ export interface PodView {
    * (`podWaitReason`, derived from the status and statusReason); null for a RUNNING pod nothing threatens.
    */
   reason: WaitReason | null;
+  /**
+   * Ours, beside RunPod's fields: what its host's state means for the pod while it still runs there, `HOST_DRAINING:
+   * …` while the host drains (docs/adr/0039-live-fleet.md); null otherwise. Cleared when the drain is called off.
+   */
+  hostNotice: string | null;
+  /** Ours: ISO time the pod is stopped at because its host drains; null when it is not. */
+  stopDeadline: string | null;
   /** ISO time of the last status change. */
   lastStatusChange: string;
   lastStartedAt: string | null;
