@@ -33,7 +33,7 @@ const endpoint = (overrides: Partial<PlanEndpoint> = {}): PlanEndpoint => ({
 });
 
 const pod = (status: `${PodStatus}`, statusReason: string | null = null): PlanPod => ({
-  status: status as PodStatus,
+  status,
   desiredStatus: status === 'EXITED' || status === 'ERROR' ? PodStatus.Exited : PodStatus.Running,
   statusReason,
 });
@@ -134,6 +134,19 @@ describe('planScaling: workers on a draining host', () => {
       terminate: ['w-a', 'w-b'],
       resume: [],
     });
+  });
+
+  it('one holding a job finishes it first: retired on a later tick, once it holds none', () => {
+    const workers = [
+      worker('w-a', RUNNING, true),
+      worker('w-b', RUNNING, true),
+      worker('w-new-1', RUNNING),
+      worker('w-new-2', RUNNING),
+    ];
+    const holding = plan({ workers, stats: { ...BUSY, busyWorkerIds: ['w-a', 'w-new-1'] } });
+    expect(summary(holding)).toEqual({ create: 0, stop: [], terminate: ['w-b'], resume: [] });
+    const done = plan({ workers, stats: { ...BUSY, busyWorkerIds: ['w-new-1', 'w-new-2'] } });
+    expect(summary(done).terminate).toEqual(['w-a', 'w-b']);
   });
 
   it('one that never ran goes first', () => {

@@ -68,5 +68,8 @@ export function scaleQueue(recorder: PlanRecorder, input: PlanInput, entries: En
     tally,
   );
   const readyServing = ready.filter((e) => !e.draining).length;
-  retireDraining(recorder, draining, readyServing, decision.desired, tally);
+  // A draining worker holding a job finishes it first (its host's drain deadline is the limit).
+  const busyIds = new Set(stats.busyWorkerIds ?? []);
+  const holding = new Set(draining.filter((e) => busyIds.has(e.worker.podId)));
+  retireDraining(recorder, draining, readyServing, decision.desired, tally, holding);
 }

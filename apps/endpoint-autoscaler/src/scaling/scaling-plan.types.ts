@@ -36,7 +36,8 @@ export type PlanQueueStats = Pick<
   | 'oldestQueuedAgeMs'
   | 'recycleWorkerIds'
   | 'initializingWorkerIds'
->;
+> &
+  Partial<Pick<QueueStats, 'busyWorkerIds'>>;
 
 /** What the gateways report for a load-balancing endpoint (summed over the replicas; docs/adr/0026). */
 export interface PlanLbLoad {

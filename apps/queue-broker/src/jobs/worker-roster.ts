@@ -10,6 +10,8 @@ import type { StatementPart } from '@app/database';
 export interface WorkerStates extends WorkerCounts {
   recycle: string[];
   initializingIds: string[];
+  /** Workers holding a lease now. */
+  busyIds: string[];
 }
 
 /** A worker the sweep found lost: its endpoint, and the account it worked for when the register named it. */

@@ -183,7 +183,8 @@ export class WorkersRepository implements WorkerRoster {
          COUNT(*) FILTER (WHERE NOT unhealthy AND leased = 0 AND first_poll_at IS NOT NULL)::int AS idle,
          COUNT(*) FILTER (WHERE initializing)::int AS initializing,
          COALESCE(array_agg(id ORDER BY id) FILTER (WHERE recycle_requested), '{}') AS recycle,
-         COALESCE(array_agg(id ORDER BY id) FILTER (WHERE initializing), '{}') AS "initializingIds"
+         COALESCE(array_agg(id ORDER BY id) FILTER (WHERE initializing), '{}') AS "initializingIds",
+         COALESCE(array_agg(id ORDER BY id) FILTER (WHERE NOT unhealthy AND leased > 0), '{}') AS "busyIds"
        FROM (SELECT x.*, NOT x.unhealthy AND x.leased = 0 AND x.first_poll_at IS NULL AS initializing
              FROM (SELECT w.*, ${LEASED} AS leased FROM queue_broker.workers w WHERE ${ALIVE}) x) y`,
       [endpointId, lostBefore, initSince],

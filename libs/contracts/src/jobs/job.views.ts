@@ -116,6 +116,8 @@ export interface QueueStats {
    * worker still loads, so the autoscaler counts them as starting.
    */
   initializingWorkerIds: string[];
+  /** Workers holding a job now: the autoscaler does not retire a draining one while it does. */
+  busyWorkerIds: string[];
 }
 
 /** What a worker gets from job-take: the job's id and input, and the extra fields the public service passes. */

@@ -153,7 +153,6 @@ export const Subjects = {
     listHosts: 'fleet.qry.list-hosts',
     getHost: 'fleet.qry.get-host',
     capacity: 'fleet.qry.capacity',
-    /** A host's shown state changed (with the pods on it), in the transaction that changed it. */
     hostChanged: 'fleet.evt.host-changed',
     drainExpired: 'fleet.evt.drain-expired',
   },

@@ -1,13 +1,7 @@
-import type {
-  V1Affinity,
-  V1ContainerPort,
-  V1EnvVar,
-  V1Pod,
-  V1Volume,
-  V1VolumeMount,
-} from '@kubernetes/client-node';
+import type { V1Affinity, V1EnvVar, V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { lbWorkerPorts, PodStatus, type ObservedStatus } from '@app/contracts';
 import type { PodRun } from '../runtime-driver.js';
+import { containerPorts } from './kubernetes-ports.js';
 
 /** Labels on every object the driver creates: selection by pod and recognition of a run. */
 export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
@@ -108,26 +102,6 @@ export function splitArgs(args: string | null): string[] {
     words.push(match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : (match[2] ?? match[3]));
   }
   return words;
-}
-
-/** `["8888/http", "22/tcp"]` → container ports (http is TCP; udp stays UDP). */
-export function containerPorts(ports: string[]): V1ContainerPort[] {
-  const seen = new Set<string>();
-  const result: V1ContainerPort[] = [];
-  for (const spec of ports) {
-    const [portText, kind = 'tcp'] = spec.split('/');
-    const port = Number(portText);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) continue;
-    const protocol = kind.toLowerCase() === 'udp' ? 'UDP' : 'TCP';
-    if (seen.has(`${port}/${protocol}`)) continue;
-    seen.add(`${port}/${protocol}`);
-    result.push({
-      containerPort: port,
-      protocol,
-      name: `${kind.toLowerCase() === 'http' ? 'http' : protocol.toLowerCase()}-${port}`,
-    });
-  }
-  return result;
 }
 
 /**

@@ -47,6 +47,7 @@ export class QueueStatsReader {
       },
       recycleWorkerIds: workers.recycle,
       initializingWorkerIds: workers.initializingIds,
+      busyWorkerIds: workers.busyIds,
     };
   }
 }
