@@ -83,6 +83,7 @@ describe('queue statistics', () => {
       workers: { idle: 1, running: 1, initializing: 1, unhealthy: 1 },
       recycleWorkerIds: [],
       initializingWorkerIds: ['worker-starting'],
+      busyWorkerIds: ['worker-busy'],
     });
     // The oldest normal job was queued 500 s before `now`; a low-priority one never counts.
     expect(answer.oldestQueuedAgeMs).toBeGreaterThanOrEqual(before - (now - 500_000));
@@ -109,6 +110,7 @@ describe('queue statistics', () => {
       workers: { idle: 0, running: 0, initializing: 0, unhealthy: 0 },
       recycleWorkerIds: [],
       initializingWorkerIds: [],
+      busyWorkerIds: [],
     });
   });
 
