@@ -110,7 +110,7 @@ describe('wait reasons through the stock worker protocol', () => {
     // Its worker up and idle: nothing holds the endpoint's jobs (once the loop and the edge's cache have seen it).
     await until('the endpoint reason to clear', async () => {
       const health = await call<EndpointHealth>('GET', `/v2/${id}/health`);
-      return health.body.waitReason === null;
+      return health.body.waitReason === undefined;
     });
   });
 });

@@ -139,15 +139,16 @@ export class JobsService {
   /**
    * RunPod's counts as the broker keeps them, and ours beside them: why the endpoint waits for workers (`throttled`,
    * from the autoscaler's view of the endpoint, which the access check just read), when it does, and why its jobs
-   * wait (`waitReason`, null when nothing holds them).
+   * wait (`waitReason`); each absent when nothing holds them, as RunPod's /health has neither.
    */
   async health(endpointId: string, actor: Actor): Promise<EndpointHealth> {
     const endpoint = await this.endpoints.queueEndpoint(endpointId, actor);
     const health = await this.queries.query(Subjects.job.health, { endpointId }, actor);
-    const waitReason = endpoint.waitReason ?? null;
-    return endpoint.throttled
-      ? { ...health, throttled: endpoint.throttled, waitReason }
-      : { ...health, waitReason };
+    return {
+      ...health,
+      ...(endpoint.throttled ? { throttled: endpoint.throttled } : {}),
+      ...(endpoint.waitReason ? { waitReason: endpoint.waitReason } : {}),
+    };
   }
 
   private async submit(
