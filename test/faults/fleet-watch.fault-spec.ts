@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { deriveId, type HostListView, type HostState, type HostView } from '@app/contracts';
+import { Subjects, deriveId, type HostListView, type HostState, type HostView } from '@app/contracts';
+import { closeBus, commandEnvelope, publishCommand } from '../support/bus.js';
 import { keysCli, type TestKey } from '../support/accounts.js';
 import { FakeKubeApi } from '../support/fake-kube-api.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
@@ -36,11 +37,14 @@ import { recordVerdict } from './support/verdict.js';
  *   1. The watch is behind: its stream stalls (the fake holds its events), the history is compacted, the stream
  *      ends, and the watch's resourceVersion is too old: 410 Gone, then lists until the scheduler answers.
  *   2. The watch's commands are left unapplied: with the watch live, a cordon is issued while no scheduler runs (it is
- *      recorded in the commands stream and applied when the scheduler is back), and the node is uncordoned after.
+ *      recorded in the commands stream behind BACKLOG other fleet commands, and applied when the scheduler is back,
+ *      which answers queries meanwhile), and the node is uncordoned after: the watch must list the hosts only once
+ *      the scheduler applied it (FleetPort.settled), or the late cordon outlives the comparison.
  */
 const NODES = 12;
 const CONVERGE_MS = 60_000;
 const WATCH = 'pod-lifecycle/kube-node-watch';
+const BACKLOG = 300;
 const node = (i: number) => FleetNodes.spec(i).name;
 
 let api: FakeKubeApi;
@@ -71,9 +75,6 @@ async function converge(since: number): Promise<{ ms: number | null; left: strin
   );
   return { ms: done ? Date.now() - since : null, left };
 }
-
-const nodeLists = () =>
-  api.requests.filter((r) => r.path === '/api/v1/nodes' && r.query.get('watch') !== 'true').length;
 
 async function restartSchedulers(): Promise<number> {
   const at = Date.now();
@@ -188,6 +189,7 @@ afterAll(async () => {
   if (system) await deleteStreams(system.natsPrefix).catch(() => undefined);
   await db?.drop();
   await api?.stop();
+  await closeBus();
 });
 
 describe('the scheduler restarted while the node watch is behind', () => {
@@ -246,14 +248,19 @@ describe('the scheduler restarted while the node watch is behind', () => {
     const changes = fleet.changes;
 
     await system.kill('cluster-scheduler');
-    const lists = nodeLists();
-    // The watch is live: it issues a cordon no scheduler applies (recorded, given up on after 4 s), then lists.
+    // Fleet commands recorded while no scheduler runs, ahead of the watch's: the restarted scheduler answers queries
+    // while it still applies them (no-ops: uncordons of a host that is not cordoned).
+    for (let i = 0; i < BACKLOG; i++) {
+      await publishCommand(system.natsPrefix, commandEnvelope(Subjects.fleet.uncordon, { hostId: node(4) }));
+    }
+    // The watch is live: it issues a cordon no scheduler applies (recorded, given up on after 4 s), and leaves its
+    // stream to list again.
     const cordoned = fleet.change(node(11), { unschedulable: true });
     const stale = deriveId(
       `kube-node/${cordoned.metadata?.uid}/${cordoned.metadata?.resourceVersion}`,
       'cordon',
     );
-    expect(await until(() => Promise.resolve(nodeLists() > lists), 20_000)).not.toBeNull();
+    expect(await until(() => Promise.resolve(api.nodes.openWatches === 0), 20_000)).not.toBeNull();
     fleet.change(node(11), { unschedulable: false });
     fleet.change(node(1), { unschedulable: false });
     fleet.change(node(3), { ready: 'True' });
@@ -266,7 +273,8 @@ describe('the scheduler restarted while the node watch is behind', () => {
     const staleApplied = async () =>
       (await sql.query('SELECT 1 FROM cluster_scheduler.processed_commands WHERE command_id = $1', [stale]))
         .rowCount === 1;
-    // The stale cordon may land before the watch lists (then it is lifted: two more transitions) or after.
+    // The watch lists once the stale cordon is applied, and lifts it (node 11's two transitions); a list before it
+    // would leave the host CORDONED for good.
     const outcome = await judge(restartedAt, before, seq, since, { [node(11)]: 2 }, staleApplied);
     const applied = await staleApplied();
 
@@ -277,6 +285,7 @@ describe('the scheduler restarted while the node watch is behind', () => {
       counts: {
         nodes: NODES + 2,
         changesWhileDown: fleet.changes - changes,
+        backlog: BACKLOG,
         staleApplied: applied ? 1 : 0,
         ...outcome.counts,
       },
