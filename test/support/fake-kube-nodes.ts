@@ -36,6 +36,13 @@ export class FakeKubeNodes {
   /** Watches asked for so far (each with its resourceVersion). */
   readonly watches: string[] = [];
   private compactedTo = 0;
+  /** Watches answered 410 Gone so far (their resourceVersion was older than the kept history). */
+  expired = 0;
+  /**
+   * While true, open watches get no events (a stalled watch cache: the connection stays open, the client falls
+   * behind); the events are still kept, for a watch from an older version. `endWatches` then lets clients resume.
+   */
+  held = false;
 
   constructor(private readonly nextVersion: () => number) {}
 
@@ -155,6 +162,7 @@ export class FakeKubeNodes {
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
     res.flushHeaders(); // as the API server: the client's request resolves before the first event
     if (from < this.compactedTo) {
+      this.expired += 1;
       const status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 };
       res.end(
         `${JSON.stringify({ type: 'ERROR', object: { ...status, message: `too old resource version: ${from}` } })}\n`,
@@ -174,6 +182,7 @@ export class FakeKubeNodes {
   }
 
   private send(event: { type: string; object: unknown }): void {
+    if (this.held) return;
     for (const res of this.watchers) res.write(`${JSON.stringify(event)}\n`);
   }
 }

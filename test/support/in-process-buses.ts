@@ -5,6 +5,7 @@ import {
   type Actor,
   type CommandResult,
   type CommandSubject,
+  type Domain,
   type QueryPayload,
   type QueryResult,
   type QuerySubject,
@@ -71,6 +72,11 @@ export class InProcessCommands {
     options: { commandId?: string; issuedAt?: string } = {},
   ): Promise<CommandResult<S>> {
     return this.owner.send(subject, payload, { actor, ...options });
+  }
+
+  /** Nothing is ever left to apply: a command is applied as it is sent. */
+  backlog(_domain: Domain): Promise<number> {
+    return Promise.resolve(0);
   }
 
   /**

@@ -8,6 +8,7 @@ import {
   ErrorCode,
   deriveId,
   Headers,
+  Streams,
   commandOutcomeSubject,
   domainOf,
   type Actor,
@@ -16,6 +17,7 @@ import {
   type CommandPayload,
   type CommandResult,
   type CommandSubject,
+  type Domain,
 } from '@app/contracts';
 import { BaseConfig } from '@app/config';
 import { requestContext } from '@app/observability';
@@ -164,6 +166,27 @@ export class CommandBus implements OnApplicationShutdown {
     await this.record(
       this.envelope(subject, payload, actor, deriveId(event.eventId, part), event.occurredAt),
     );
+  }
+
+  /**
+   * How many commands of `domain` are recorded and not yet applied by its owner: its durable consumer's messages
+   * not yet delivered, and those delivered but not acknowledged (a command is acknowledged once its transaction
+   * committed). 0 means everything recorded so far is applied and its effect readable. DEPENDENCY_UNAVAILABLE when
+   * JetStream cannot tell (the owner never ran, so its consumer does not exist yet, or NATS is away).
+   */
+  async backlog(domain: Domain): Promise<number> {
+    try {
+      const info = await this.nats.jsm.consumers.info(
+        this.nats.streamName(Streams.Commands),
+        this.nats.consumerName(domain, 'cmd'),
+      );
+      return info.num_pending + info.num_ack_pending;
+    } catch (error) {
+      throw new DomainError(
+        ErrorCode.DependencyUnavailable,
+        `the command log (NATS JetStream) cannot tell what ${DomainOwner[domain]} has left to apply: ${(error as Error).message}`,
+      );
+    }
   }
 
   /**

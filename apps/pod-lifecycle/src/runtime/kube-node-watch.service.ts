@@ -4,7 +4,15 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { Subjects, type Actor, type HostListView, type HostView } from '@app/contracts';
+import {
+  Domain,
+  DomainError,
+  ErrorCode,
+  Subjects,
+  type Actor,
+  type HostListView,
+  type HostView,
+} from '@app/contracts';
 import { AdvisoryLeadership } from '@app/database';
 import { CommandBus, QueryBus } from '@app/messaging';
 import { PodLifecycleConfig } from '../pod-lifecycle.config.js';
@@ -12,14 +20,35 @@ import type { FleetPort, KubernetesNodeWatch } from './kubernetes/kubernetes-nod
 
 export const NODE_WATCH_ACTOR: Actor = { userId: 'system:pod-lifecycle-node-watch', kind: 'system' };
 
-/** The scheduler's fleet over the bus: the node watch's commands with their derived ids, its hosts page by page. */
+/** How often `settled` asks JetStream for the fleet's backlog. */
+const SETTLE_POLL_MS = 100;
+
+/**
+ * The scheduler's fleet over the bus: the node watch's commands with their derived ids, its hosts page by page, and
+ * `settled` from the fleet domain's backlog in the commands stream (waiting up to `settleMs` for it to empty).
+ */
 export function busFleetPort(
-  commands: Pick<CommandBus, 'execute'>,
+  commands: Pick<CommandBus, 'execute' | 'backlog'>,
   queries: Pick<QueryBus, 'query'>,
+  settleMs: number,
   actor: Actor = NODE_WATCH_ACTOR,
 ): FleetPort {
   return {
     execute: (step, commandId) => commands.execute(step.subject, step.payload, actor, { commandId }),
+    async settled() {
+      const deadline = Date.now() + settleMs;
+      for (;;) {
+        const backlog = await commands.backlog(Domain.Fleet);
+        if (backlog === 0) return;
+        if (Date.now() >= deadline) {
+          throw new DomainError(
+            ErrorCode.OwnerUnavailable,
+            `cluster-scheduler has ${backlog} fleet command(s) left to apply`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
+      }
+    },
     async kubernetesHosts() {
       const hosts: HostView[] = [];
       let after: string | null = null;
@@ -69,7 +98,7 @@ export class KubeNodeWatchService implements OnApplicationBootstrap, BeforeAppli
     ]);
     this.watch = new watch.KubernetesNodeWatch(
       nodes.kubernetesNodes(client.kubernetesConfig(config.KUBE_CONFIG)),
-      busFleetPort(this.commands, this.queries),
+      busFleetPort(this.commands, this.queries, config.COMMAND_TIMEOUT_MS),
       {
         dataCenterLabel: config.KUBE_DATA_CENTER_LABEL,
         unhealthyConditions: config.KUBE_GPU_UNHEALTHY_CONDITIONS.split(',')

@@ -41,7 +41,7 @@ async function startWatch(): Promise<void> {
   };
   watch = new KubernetesNodeWatch(
     kubernetesNodes(api.kubeConfig()),
-    busFleetPort(commands, queries as never),
+    busFleetPort(commands, queries as never, 1000),
     {
       dataCenterLabel: 'topology.kubernetes.io/zone',
       unhealthyConditions: ['SysLogsXIDError', 'GpuMemWatch'],

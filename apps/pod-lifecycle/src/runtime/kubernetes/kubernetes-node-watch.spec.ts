@@ -7,16 +7,54 @@ import { kubernetesNodes } from './kubernetes-nodes.js';
 
 /**
  * The scheduler's fleet as the node watch sees it, kept in memory: each command applied once per id (a repeat is
- * answered from the record), hosts listed back as views. The commands it received are in `commands`.
+ * answered from the record), hosts listed back as views. The commands it applied are in `commands`. While `down`,
+ * a command is recorded (`queued`, as the commands stream keeps it) and applied once the scheduler is back: when
+ * the watch asks whether it settled, or else right after it answered the next list of hosts (a scheduler that
+ * answers queries while it still applies its backlog).
  */
 class StandInFleet implements FleetPort {
   readonly hosts = new Map<string, AppliedHost>();
   readonly commands: { id: string; step: NodeStep }[] = [];
+  readonly queued: { id: string; step: NodeStep }[] = [];
   private readonly seen = new Set<string>();
   down = false;
 
   execute(step: NodeStep, commandId: string): Promise<unknown> {
+    if (this.down) {
+      this.queued.push({ id: commandId, step });
+      return Promise.reject(new DomainError(ErrorCode.OwnerUnavailable, 'scheduler down'));
+    }
+    return this.apply(step, commandId);
+  }
+
+  settled(): Promise<void> {
     if (this.down) return Promise.reject(new DomainError(ErrorCode.OwnerUnavailable, 'scheduler down'));
+    this.applyQueued();
+    return Promise.resolve();
+  }
+
+  kubernetesHosts(): Promise<HostView[]> {
+    if (this.down) return Promise.reject(new DomainError(ErrorCode.OwnerUnavailable, 'scheduler down'));
+    const views = Promise.resolve(
+      [...this.hosts].map(
+        ([id, h]) =>
+          ({
+            id,
+            ...h,
+            scheduling: { state: h.scheduling, by: h.by, reason: null, since: '' },
+            health: { ...h.health, reason: null, gpuIndex: null, since: null },
+          }) as unknown as HostView,
+      ),
+    );
+    this.applyQueued();
+    return views;
+  }
+
+  gpuTypes(): Promise<{ id: string; displayName: string }[]> {
+    return Promise.resolve([{ id: 'NVIDIA A100 80GB PCIe', displayName: 'A100 PCIe' }]);
+  }
+
+  private apply(step: NodeStep, commandId: string): Promise<unknown> {
     this.commands.push({ id: commandId, step });
     if (this.seen.has(commandId)) return Promise.resolve({});
     this.seen.add(commandId);
@@ -28,23 +66,8 @@ class StandInFleet implements FleetPort {
     return Promise.resolve({});
   }
 
-  kubernetesHosts(): Promise<HostView[]> {
-    if (this.down) return Promise.reject(new DomainError(ErrorCode.OwnerUnavailable, 'scheduler down'));
-    return Promise.resolve(
-      [...this.hosts].map(
-        ([id, h]) =>
-          ({
-            id,
-            ...h,
-            scheduling: { state: h.scheduling, by: h.by, reason: null, since: '' },
-            health: { ...h.health, reason: null, gpuIndex: null, since: null },
-          }) as unknown as HostView,
-      ),
-    );
-  }
-
-  gpuTypes(): Promise<{ id: string; displayName: string }[]> {
-    return Promise.resolve([{ id: 'NVIDIA A100 80GB PCIe', displayName: 'A100 PCIe' }]);
+  private applyQueued(): void {
+    for (const { id, step } of this.queued.splice(0)) this.apply(step, id).catch(() => undefined);
   }
 
   parts(): string[] {
@@ -196,6 +219,23 @@ describe('KubernetesNodeWatch against a fake Kubernetes API', () => {
     start();
     await watching();
     expect(fleet.commands.map((c) => c.id).slice(2)).toEqual([first[0]]);
+  });
+
+  it('lists only once the commands left unapplied while the scheduler was away are applied', async () => {
+    api.nodes.put({ name: 'n1' });
+    start();
+    await watching();
+    fleet.down = true;
+    // The cordon is recorded while no scheduler runs; the node is schedulable again before it is back.
+    api.nodes.put({ name: 'n1', unschedulable: true });
+    await until(() => fleet.queued.length === 1, 'a cordon recorded');
+    api.nodes.put({ name: 'n1' });
+    const lists = watch.relists;
+    fleet.down = false;
+    await until(() => watch.relists > lists, 'a list');
+    await watching();
+    expect(fleet.hosts.get('n1')?.scheduling).toBe('READY');
+    expect(fleet.parts().slice(-2)).toEqual(['cordon n1', 'uncordon n1']);
   });
 
   it('retries after the scheduler was unreachable, and logs a refused node once', async () => {

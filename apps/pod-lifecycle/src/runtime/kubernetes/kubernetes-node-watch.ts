@@ -27,6 +27,11 @@ export interface NodeSource {
 /** The scheduler's fleet, as the node watch uses it. */
 export interface FleetPort {
   execute(step: NodeStep, commandId: string): Promise<unknown>;
+  /**
+   * Resolves once the scheduler has applied every fleet command recorded so far; rejects while it has not (it is
+   * away, or still applying what was recorded while it was).
+   */
+  settled(): Promise<void>;
   /** Every host registered by Kubernetes (GONE ones too). */
   kubernetesHosts(): Promise<HostView[]>;
   gpuTypes(): Promise<{ id: string; displayName: string }[]>;
@@ -51,7 +56,8 @@ interface WatchEnd {
  * the commands it applied); only the commands that differ are issued, one node event at a time, with ids derived
  * from the node's uid and resourceVersion, so an event seen twice is applied once. On 410 Gone, an ERROR event or
  * a broken stream it lists again: hosts whose node is gone are removed, every node is compared anew, so a watch
- * that fell behind (or a scheduler restarted meanwhile) converges to the nodes' state. A clean end of the stream
+ * that fell behind (or a scheduler restarted meanwhile) converges to the nodes' state. A list first waits until
+ * the scheduler has applied every fleet command recorded before it (commands left unapplied while it was away). A clean end of the stream
  * (the server's timeout) watches again from the last resourceVersion seen (bookmarks keep it fresh).
  */
 export class KubernetesNodeWatch {
@@ -113,6 +119,10 @@ export class KubernetesNodeWatch {
 
   /** Lists nodes and hosts, brings every host in line; resolves with the list's resourceVersion. */
   private async relist(): Promise<string> {
+    // A command issued while the scheduler was away (by this watch, or by the replica that led it before) is
+    // recorded and applied when the scheduler is back, maybe after it already answers queries: the hosts are read
+    // only once it is applied, else it would land after the comparison and undo what the node says now.
+    await this.fleet.settled();
     const [list, hosts, types] = await Promise.all([
       this.source.list(),
       this.fleet.kubernetesHosts(),
