@@ -71,7 +71,7 @@ export default {
   id: 'audit',
   title: 'audit trail: a filtered page over 10,000 recorded commands',
   async setup(ctx) {
-    const { userId, key } = await createUser(ctx.databaseUrl, 'bench-audit');
+    const { userId, key } = await createUser(ctx, 'bench-audit');
     const gateway = ctx.system.url('gateway');
     const api = client(gateway, key);
     const templateIds = [];
