@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PodStatus, Subjects, type PodAction, type PodView } from '@app/contracts';
+import { PodStatus, Subjects, type PodAction, type PodV2View, type PodView } from '@app/contracts';
 import { userWithKey } from '../support/accounts.js';
 import { closeBus, commandEnvelope, sendCommand } from '../support/bus.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
@@ -119,6 +119,7 @@ describe('pods', () => {
       env: { MODEL: 'llama', HF_TOKEN: '********' },
       clusterId: null,
       allowedActions: ['stop', 'terminate'],
+      reason: { code: 'PROVISIONING', since: pod.lastStatusChange },
     });
     expect(reply.text).not.toContain('hf_secret_value');
     expect(placement.reserves.find((r) => r.podId === pod.id)).toMatchObject({
@@ -130,6 +131,7 @@ describe('pods', () => {
 
     const running = await waitForPod(alice, pod.id, Running);
     expect(running.allowedActions).toEqual(['stop', 'reset', 'terminate']);
+    expect(running.reason).toBeNull(); // the reason clears once it runs
     const listed = await alice<PodView[]>('GET', '/v1/pods');
     expect(listed.body.map((p) => p.id)).toContain(pod.id);
     await until(
@@ -261,13 +263,24 @@ describe('pods', () => {
 
   it('a container that ends by itself: code 0 → EXITED, another code → ERROR with the reason', async () => {
     const clean = await createPod('exits-0', { SIM_EXIT_AFTER_MS: '200' });
-    expect(await waitForPod(alice, clean.id, Exited)).toMatchObject({
+    const exited = await waitForPod(alice, clean.id, Exited);
+    expect(exited).toMatchObject({
       statusReason: 'the container exited with code 0',
+      // The machine-readable reason beside it, since its last status change.
+      reason: {
+        code: 'EXITED',
+        message: 'the container exited with code 0',
+        since: exited.lastStatusChange,
+        details: { exitCode: 0 },
+      },
     });
     const failing = await createPod('exits-3', { SIM_EXIT_AFTER_MS: '200', SIM_EXIT_CODE: '3' });
     expect(await waitForPod(alice, failing.id, Err)).toMatchObject({
       statusReason: 'the container exited with code 3',
+      reason: { code: 'ERROR', message: 'the container exited with code 3', details: { exitCode: 3 } },
     });
+    const v2 = await alice<PodV2View>('GET', `/v2/pods/${failing.id}`);
+    expect(v2.body.reason).toMatchObject({ code: 'ERROR', details: { exitCode: 3 } });
   });
 
   it('a failed host takes its live pods to ERROR, and only those (pod.cmd.host-failed)', async () => {

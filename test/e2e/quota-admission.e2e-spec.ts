@@ -4,6 +4,8 @@ import {
   type AuditPage,
   type EndpointHealth,
   type EndpointV2View,
+  type JobAccepted,
+  type JobView,
   type PodV2View,
   type QuotaView,
 } from '@app/contracts';
@@ -103,6 +105,11 @@ describe('quota admission and preemption', () => {
     const preempted = await waitForPod(alice, normal.id, PodStatus.Exited);
     expect(preempted.desiredStatus).toBe(PodStatus.Exited);
     expect(preempted.statusReason).toMatch(/^PREEMPTED: by .* for .* \(high, priority\)$/);
+    expect((await alice<PodV2View>('GET', `/v2/pods/${normal.id}`)).body.reason).toEqual({
+      code: 'PREEMPTED',
+      message: expect.stringMatching(/^by .* for .* \(high, priority\)$/),
+      since: preempted.lastStatusChange,
+    });
     const trail = await until('the preemption in the trail', async () => {
       const page = await alice<AuditPage>('GET', '/v2/audit?action=placement.preempted');
       return page.body.entries.length ? page.body.entries : undefined;
@@ -128,7 +135,9 @@ describe('quota admission and preemption', () => {
       workers: { min: 0, max: 1 },
     });
     expect(endpoint.status).toBe(201);
-    expect((await alice('POST', `/v2/${endpoint.body.id}/run`, { input: {} })).status).toBe(200);
+    const run = await alice<JobAccepted>('POST', `/v2/${endpoint.body.id}/run`, { input: {} });
+    expect(run.status).toBe(200);
+    const jobId = run.body.id;
     const health = await until('the reason in /health', async () => {
       const reply = await alice<EndpointHealth>('GET', `/v2/${endpoint.body.id}/health`);
       return reply.body.throttled ? reply.body : undefined;
@@ -138,5 +147,38 @@ describe('quota admission and preemption', () => {
       code: 'QUOTA_EXCEEDED',
       message: expect.stringMatching(/quota/),
     });
+
+    // The same reason, machine-readable, on /health and on the job that waits; its since holds while it does.
+    const reason = await until('the wait reason', async () => {
+      const reply = await alice<EndpointHealth>('GET', `/v2/${endpoint.body.id}/health`);
+      return reply.body.waitReason ?? undefined;
+    });
+    expect(reason).toMatchObject({ code: 'QUOTA_EXCEEDED', message: expect.stringMatching(/quota/) });
+    const job = await until('the job to say why it waits', async () => {
+      const status = await alice<JobView>('GET', `/v2/${endpoint.body.id}/status/${jobId}`);
+      return status.body.reason ? status.body : undefined;
+    });
+    expect(job).toMatchObject({
+      id: jobId,
+      status: 'IN_QUEUE',
+      reason: { code: 'QUOTA_EXCEEDED', since: reason.since },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(
+      (await alice<EndpointHealth>('GET', `/v2/${endpoint.body.id}/health`)).body.waitReason,
+    ).toMatchObject({
+      code: 'QUOTA_EXCEEDED',
+      since: reason.since,
+    });
+
+    // The quota allows it: the worker is created and the job's reason moves on from the quota.
+    expect(
+      (await operator('PUT', '/v2/quotas/default', { limits: [{ gpuTypeId: A100, gpus: 8 }] })).status,
+    ).toBe(200);
+    const after = await until('the quota reason to clear', async () => {
+      const status = await alice<JobView>('GET', `/v2/${endpoint.body.id}/status/${jobId}`);
+      return status.body.reason?.code !== 'QUOTA_EXCEEDED' ? status.body : undefined;
+    });
+    expect(after).toMatchObject({ status: 'IN_QUEUE', reason: { code: 'WORKER_STARTING' } });
   });
 });

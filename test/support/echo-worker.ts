@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * A worker speaking the protocol of compatibility.md §2 with nothing but the injected environment: long-polls
+ * A worker speaking the protocol of compatibility.md §2 with nothing but the injected environment (and
+ * ECHO_START_DELAY_MS, how long it loads before its first take, as a model would): long-polls
  * job-take, sleeps `input.sleepMs`, posts `{output: {echo: input}}` to job-done (form content type, as the Python
  * SDK does), pings every RUNPOD_PING_INTERVAL. It runs as a real process through the local runtime driver.
  */
@@ -13,6 +14,8 @@ const auth = { authorization: env.RUNPOD_AI_API_KEY };
 const takeUrl = env.RUNPOD_WEBHOOK_GET_JOB.replace('$ID', podId);
 const doneUrl = (jobId) => env.RUNPOD_WEBHOOK_POST_OUTPUT.replace('$RUNPOD_POD_ID', podId).replace('$ID', jobId);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// A worker that loads something first (a model, say) before it asks for a job.
+await sleep(Number(env.ECHO_START_DELAY_MS || 0));
 let current = null;
 setInterval(() => {
   const url = env.RUNPOD_WEBHOOK_PING.replace('$RUNPOD_POD_ID', podId) + (current ? '?job_id=' + current : '');

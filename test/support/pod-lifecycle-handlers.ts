@@ -16,7 +16,10 @@ import { CreateClusterMembersHandler } from '../../apps/pod-lifecycle/src/pods/c
 import { CreatePodHandler } from '../../apps/pod-lifecycle/src/pods/create-pod/create-pod.handler.js';
 import { DeletedClustersRepository } from '../../apps/pod-lifecycle/src/pods/deleted-clusters/deleted-clusters.repository.js';
 import { GetPodHandler } from '../../apps/pod-lifecycle/src/pods/get-pod/get-pod.handler.js';
+import { HostDrainedHandler } from '../../apps/pod-lifecycle/src/pods/host-drained/host-drained.handler.js';
 import { HostFailedHandler } from '../../apps/pod-lifecycle/src/pods/host-failed/host-failed.handler.js';
+import { HostLostHandler } from '../../apps/pod-lifecycle/src/pods/host-lost/host-lost.handler.js';
+import { HostNoticeHandler } from '../../apps/pod-lifecycle/src/pods/host-notice/host-notice.handler.js';
 import { ListPodsByClusterHandler } from '../../apps/pod-lifecycle/src/pods/list-pods-by-cluster/list-pods-by-cluster.handler.js';
 import { ListPodsHandler } from '../../apps/pod-lifecycle/src/pods/list-pods/list-pods.handler.js';
 import { ListWorkerRunsHandler } from '../../apps/pod-lifecycle/src/pods/list-worker-runs/list-worker-runs.handler.js';
@@ -168,6 +171,9 @@ export class PodLifecycleHandlers {
         new HostStartFailures(new HostStartFailuresRepository(), config),
       ),
       new HostFailedHandler(pods, transitions),
+      new HostLostHandler(pods, transitions),
+      new HostNoticeHandler(pods),
+      new HostDrainedHandler(pods, transitions),
       // Its command only, as the cluster handlers below.
       new PreemptPodsHandler(pods, transitions, commands),
       new SealPodEnvHandler(pods),

@@ -1,6 +1,6 @@
 import { createContext, useContext, useEffect, useId, useState, type ReactNode } from 'react';
 import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import type { ApiKeyView, SsoSessionView } from '@app/contracts';
+import type { ApiKeyView, SsoSessionView, WaitReason } from '@app/contracts';
 import { ApiError } from './api';
 import { TextInput } from './controls';
 
@@ -116,6 +116,39 @@ export function EnvField({
 
 export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge badge-${status.toLowerCase()}`}>{status}</span>;
+}
+
+/**
+ * Why something waits (a pod not RUNNING, an endpoint's or a job's queue): the code as a badge (with a
+ * WORKER_STARTING's phase), the sentence, and since when; the sentence is the badge's tooltip too, for tables.
+ */
+export function WaitReasonLine({
+  reason,
+  compact = false,
+}: {
+  reason?: WaitReason | null;
+  compact?: boolean;
+}) {
+  if (!reason) return null;
+  const phase = typeof reason.details?.phase === 'string' ? ` · ${reason.details.phase}` : '';
+  const since = new Date(reason.since);
+  return (
+    <span className="wait-reason" data-code={reason.code}>
+      <span className="badge badge-reason" title={reason.message}>
+        {reason.code}
+        {phase}
+      </span>
+      {!compact && (
+        <>
+          {' '}
+          {reason.message}{' '}
+          <span className="muted">
+            since <time dateTime={reason.since}>{since.toLocaleString()}</time>
+          </span>
+        </>
+      )}
+    </span>
+  );
 }
 
 export function Loading({ what }: { what: string }) {

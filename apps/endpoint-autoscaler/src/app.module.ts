@@ -4,6 +4,7 @@ import { DATA_SOURCE_SPEC } from './data-source.js';
 import { EndpointAutoscalerConfig } from './endpoint-autoscaler.config.js';
 import { EndpointsModule } from './endpoints/endpoints.module.js';
 import { ScalingModule } from './scaling/scaling.module.js';
+import { WorkersModule } from './workers/workers.module.js';
 
 @Module({})
 export class AppModule {
@@ -19,6 +20,7 @@ export class AppModule {
         }),
         EndpointsModule,
         ScalingModule,
+        WorkersModule,
       ],
     };
   }

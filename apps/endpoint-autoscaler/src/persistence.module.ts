@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
 import { EndpointThrottles } from './endpoints/endpoint-throttles.js';
+import { EndpointWaitReasons } from './endpoints/endpoint-wait-reasons.js';
 import { EndpointsRepository } from './endpoints/endpoints.repository.js';
+import { EndpointWaitReasonsRepository } from './scaling/endpoint-wait-reasons.repository.js';
 import { ScalingEventsRepository } from './scaling/scaling-events.repository.js';
 import { ScalingThrottles } from './scaling/scaling-throttles.js';
+import { DrainingPodsRepository } from './workers/draining-pods.repository.js';
 import { WorkersRepository } from './workers/workers.repository.js';
 
 /**
@@ -13,9 +16,20 @@ import { WorkersRepository } from './workers/workers.repository.js';
   providers: [
     EndpointsRepository,
     WorkersRepository,
+    DrainingPodsRepository,
     ScalingEventsRepository,
     { provide: EndpointThrottles, useClass: ScalingThrottles },
+    EndpointWaitReasonsRepository,
+    { provide: EndpointWaitReasons, useExisting: EndpointWaitReasonsRepository },
   ],
-  exports: [EndpointsRepository, WorkersRepository, ScalingEventsRepository, EndpointThrottles],
+  exports: [
+    EndpointsRepository,
+    WorkersRepository,
+    ScalingEventsRepository,
+    EndpointThrottles,
+    EndpointWaitReasonsRepository,
+    EndpointWaitReasons,
+    DrainingPodsRepository,
+  ],
 })
 export class PersistenceModule {}

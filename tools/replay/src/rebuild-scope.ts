@@ -57,6 +57,10 @@ export const EXCLUSIONS: readonly Exclusion[] = [
     why: "the control loop's decision log, written by the loop, not by commands",
   },
   {
+    table: 'endpoint_autoscaler.endpoint_wait_reasons',
+    why: "why each endpoint's jobs wait, the control loop's judgement of its snapshot, written by the loop, not by commands",
+  },
+  {
     table: 'gateway.ssh_keys',
     why: "an account's SSH keys, written by their routes directly rather than by commands",
   },

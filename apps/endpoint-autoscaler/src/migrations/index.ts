@@ -3,10 +3,14 @@ import { Initial1795237762434 } from './1795237762434-initial.js';
 import { Endpoints1795239225907 } from './1795239225907-endpoints.js';
 import { OutboxJsonPayload1795927931717 } from './1795927931717-outbox-json-payload.js';
 import { EndpointPriority1795940000000 } from './1795940000000-endpoint-priority.js';
+import { EndpointWaitReasons1796500000000 } from './1796500000000-endpoint-wait-reasons.js';
+import { DrainingPods1796531922580 } from './1796531922580-draining-pods.js';
 
 export const MIGRATIONS = [
   Initial1795237762434,
   Endpoints1795239225907,
   OutboxJsonPayload1795927931717,
   EndpointPriority1795940000000,
+  EndpointWaitReasons1796500000000,
+  DrainingPods1796531922580,
 ];

@@ -4,6 +4,7 @@ import { QueryBus } from '@app/messaging';
 import { EndpointAutoscalerConfig } from '../endpoint-autoscaler.config.js';
 import type { EndpointEntity } from '../endpoints/endpoint.entity.js';
 import type { WorkerEntity } from '../workers/worker.entity.js';
+import { DrainingPodsRepository } from '../workers/draining-pods.repository.js';
 import { WorkersRepository } from '../workers/workers.repository.js';
 import { autoscalerMetrics } from './autoscaler.metrics.js';
 import { LbLoadBoard } from './lb-load-board.js';
@@ -18,6 +19,7 @@ import {
   type PlanSettings,
   type RecentRefusals,
 } from './scaling-plan.js';
+import { WaitReasonTracker } from './wait-reason-tracker.js';
 import { actorFor } from './worker-pods.js';
 
 const NO_REFUSALS: RecentRefusals = { createRefusedAt: null, spendLimitRefusedAt: null };
@@ -36,10 +38,12 @@ export class EndpointReconciler {
 
   constructor(
     private readonly workers: WorkersRepository,
+    private readonly draining: DrainingPodsRepository,
     private readonly events: ScalingEventsRepository,
     private readonly queries: QueryBus,
     private readonly applier: ScalingApplier,
     private readonly lbLoad: LbLoadBoard,
+    private readonly waitReasons: WaitReasonTracker,
     config: EndpointAutoscalerConfig,
   ) {
     this.settings = planSettings(config);
@@ -61,21 +65,32 @@ export class EndpointReconciler {
       autoscalerMetrics.desiredWorkers.set({ endpoint: endpoint.id }, plan.counts.desired);
       autoscalerMetrics.currentWorkers.set({ endpoint: endpoint.id }, plan.counts.current);
     }
+    // Why its jobs wait, from the same snapshot (before the apply, which may fail the tick).
+    if (queued) await this.waitReasons.track({ endpoint, workers, stats, refusals, now });
+    else await this.waitReasons.clear(endpoint.id, now);
     await this.applier.apply(endpoint, rows, plan, now);
   }
 
-  /** Each worker's pod as pod-lifecycle shows it: null when it was never created or is gone. */
-  private observe(
+  /**
+   * Each worker's pod as pod-lifecycle shows it (null when it was never created or is gone), and whether it is on a
+   * draining host.
+   */
+  private async observe(
     rows: WorkerEntity[],
     actor: Actor,
-  ): Promise<{ worker: WorkerEntity; pod: PodView | null }[]> {
+  ): Promise<{ worker: WorkerEntity; pod: PodView | null; draining: boolean }[]> {
+    const draining = await this.draining.draining(rows.map((row) => row.podId));
     return Promise.all(
       rows.map(async (worker) => {
-        if (!worker.created) return { worker, pod: null };
+        const marked = draining.has(worker.podId);
+        if (!worker.created) return { worker, pod: null, draining: marked };
         try {
-          return { worker, pod: await this.queries.query(Subjects.pod.get, { podId: worker.podId }, actor) };
+          const pod = await this.queries.query(Subjects.pod.get, { podId: worker.podId }, actor);
+          return { worker, pod, draining: marked };
         } catch (error) {
-          if (error instanceof DomainError && error.code === ErrorCode.NotFound) return { worker, pod: null };
+          if (error instanceof DomainError && error.code === ErrorCode.NotFound) {
+            return { worker, pod: null, draining: marked };
+          }
           throw error;
         }
       }),

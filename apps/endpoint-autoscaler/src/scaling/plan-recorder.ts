@@ -15,6 +15,8 @@ export interface Entry {
   /** The pod status as seen now (TERMINATED for a created pod that is gone). */
   seen: string | null;
   idleSince: Date | null;
+  /** Its pod is on a DRAINING host: replaced elsewhere first, then terminated (draining-workers.ts). */
+  draining: boolean;
 }
 
 const NO_TALLY: Tally = { workersBefore: 0, workersDesired: 0, inputs: {} };

@@ -1,11 +1,17 @@
 import { PodStatus } from '@app/contracts';
 import { desiredWorkers } from './desired-workers.js';
+import { retireDraining, splitDraining } from './draining-workers.js';
 import type { Entry, PlanRecorder } from './plan-recorder.js';
 import type { PlanInput, Tally } from './scaling-plan.types.js';
 import { resize, trackIdle } from './worker-sizing.js';
 
-/** A queue-based endpoint: size it, track idleness, recycle, then scale up or down. */
-export function scaleQueue(recorder: PlanRecorder, input: PlanInput, entries: Entry[]): void {
+/**
+ * A queue-based endpoint: size it, track idleness, recycle, then scale up or down; workers on a draining host are
+ * replaced first, then terminated (draining-workers.ts). `hostLost` workers were terminated this tick because their
+ * host was lost or drained: they count as current for the sizing, so the capacity they held is replaced at once
+ * (not only once a job has waited scalerValue seconds).
+ */
+export function scaleQueue(recorder: PlanRecorder, input: PlanInput, entries: Entry[], hostLost = 0): void {
   const { endpoint } = input;
   const stats = input.stats;
   if (!stats) throw new Error('a queue-based endpoint is planned with its queue statistics');
@@ -19,13 +25,14 @@ export function scaleQueue(recorder: PlanRecorder, input: PlanInput, entries: En
     scalerValue: endpoint.scalerValue,
     workersMin: endpoint.workersMin,
     workersMax: endpoint.workersMax,
-    current: live.length,
+    current: live.length + hostLost,
     starting: live.length - ready.length,
     inQueue: stats.inQueueNonLowPriority,
     inProgress: stats.inProgress,
     oldestQueuedMs: stats.inQueueNonLowPriority > 0 ? stats.oldestQueuedAgeMs : null,
   });
   recorder.plan.counts = { current: live.length, desired: decision.desired };
+  const { serving, draining } = splitDraining(live);
   const tally: Tally = {
     workersBefore: live.length,
     workersDesired: decision.desired,
@@ -34,6 +41,8 @@ export function scaleQueue(recorder: PlanRecorder, input: PlanInput, entries: En
       inQueueNonLowPriority: stats.inQueueNonLowPriority,
       inProgress: stats.inProgress,
       oldestQueuedAgeMs: stats.oldestQueuedAgeMs,
+      ...(draining.length ? { draining: draining.length } : {}),
+      ...(hostLost ? { hostLost } : {}),
     },
   };
 
@@ -48,6 +57,16 @@ export function scaleQueue(recorder: PlanRecorder, input: PlanInput, entries: En
   }
 
   // Nothing is stopped while the endpoint has a job in progress (queue-stats has no per-worker leases).
-  const keep = stats.inProgress > 0 ? running : [];
-  resize(recorder, input, entries, running, decision, tally, keep);
+  const runningServing = running.filter((e) => !e.draining);
+  const keep = stats.inProgress > 0 ? runningServing : [];
+  resize(
+    recorder,
+    input,
+    entries,
+    { serving: serving.length, running: runningServing, keep },
+    decision,
+    tally,
+  );
+  const readyServing = ready.filter((e) => !e.draining).length;
+  retireDraining(recorder, draining, readyServing, decision.desired, tally);
 }

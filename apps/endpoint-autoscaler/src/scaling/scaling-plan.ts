@@ -1,5 +1,6 @@
 import { PREEMPTED_REASON, PodStatus } from '@app/contracts';
 import type { WorkerDesired } from '../workers/worker.entity.js';
+import { isHostLoss, stoppedForHost } from './draining-workers.js';
 import { scaleLb } from './lb-scaling.js';
 import { PlanRecorder, type Entry } from './plan-recorder.js';
 import { scaleQueue } from './queue-scaling.js';
@@ -49,11 +50,15 @@ export function planScaling(input: PlanInput): ScalingPlan {
 class PlanBuilder {
   private readonly recorder = new PlanRecorder();
   private readonly plan: ScalingPlan = this.recorder.plan;
+  /** Workers terminated this tick because their host was lost or drained: the scaler replaces them at once. */
+  private hostLost = 0;
 
   constructor(private readonly input: PlanInput) {}
 
   build(): ScalingPlan {
-    const entries = this.input.workers.map(({ worker, pod }) => this.observe(worker, pod));
+    const entries = this.input.workers.map(({ worker, pod, draining }) =>
+      this.observe(worker, pod, draining ?? false),
+    );
     if (this.input.endpoint.deletedAt) {
       this.retire(entries);
       return this.plan;
@@ -61,16 +66,16 @@ class PlanBuilder {
     const remaining = entries.filter((entry) => !this.cleanUp(entry));
     const kept = remaining.filter((entry) => this.reissue(entry));
     if (this.input.endpoint.type === 'LB') scaleLb(this.recorder, this.input, kept);
-    else scaleQueue(this.recorder, this.input, kept);
+    else scaleQueue(this.recorder, this.input, kept, this.hostLost);
     return this.plan;
   }
 
-  private observe(worker: PlanWorker, pod: PlanPod | null): Entry {
+  private observe(worker: PlanWorker, pod: PlanPod | null, draining: boolean): Entry {
     const seen = worker.created ? (pod?.status ?? PodStatus.Terminated) : worker.podStatus;
     if (worker.created && seen !== worker.podStatus) {
       this.refresh(worker.podId, { podStatus: seen ?? undefined });
     }
-    return { worker, pod, seen, idleSince: worker.idleSince };
+    return { worker, pod, seen, idleSince: worker.idleSince, draining };
   }
 
   /** A deleted endpoint: its queue is purged, its workers terminated, and once they are gone its row removed. */
@@ -92,9 +97,9 @@ class PlanBuilder {
 
   /**
    * Rows that are done with (terminated pods) go; live workers whose pod failed or vanished are terminated (the
-   * scaler replaces them), and so are workers whose pod was preempted, whatever the autoscaler wanted of them (never
-   * resumed on the host that lost its GPUs); stopped workers are not kept without FLASHBOOT. True when the entry is
-   * no longer live.
+   * scaler replaces them: at once when their host was lost), and so are workers whose pod was preempted or stopped at
+   * its host's drain deadline, whatever the autoscaler wanted of them (never resumed on that host); stopped workers
+   * are not kept without FLASHBOOT, nor on a draining host. True when the entry is no longer live.
    */
   private cleanUp(entry: Entry): boolean {
     const { worker, pod } = entry;
@@ -107,13 +112,21 @@ class PlanBuilder {
       return true;
     }
     if (worker.desired === 'RUNNING' && pod?.status === PodStatus.Error) {
+      if (isHostLoss(pod.statusReason)) this.hostLost += 1;
       this.change(entry, 'TERMINATED', `worker pod failed: ${pod.statusReason ?? 'ERROR'}`);
       return true;
     }
-    if (worker.desired !== 'TERMINATED' && isPreempted(pod)) {
-      // Its host's GPUs went to another workload: a resume there would wait for them (or take them back by quota),
-      // a new worker is placed wherever the scheduler admits it.
-      this.change(entry, 'TERMINATED', `worker pod was preempted: ${pod.statusReason}`);
+    if (worker.desired !== 'TERMINATED' && stoppedForHost(pod)) {
+      // Its host's GPUs went to another workload, or its host was drained: a resume there would wait for them (or
+      // be refused), a new worker is placed wherever the scheduler admits it.
+      const preempted = (pod.statusReason ?? '').startsWith(PREEMPTED_REASON);
+      if (!preempted && worker.desired === 'RUNNING') this.hostLost += 1;
+      const why = preempted ? 'worker pod was preempted' : 'worker pod was stopped with its host';
+      this.change(entry, 'TERMINATED', `${why}: ${pod.statusReason}`);
+      return true;
+    }
+    if (worker.desired === 'EXITED' && entry.draining) {
+      this.change(entry, 'TERMINATED', 'its host drains: a stopped worker is not kept there');
       return true;
     }
     const stuckSince = now.getTime() - settings.reissueAfterMs;
@@ -176,9 +189,4 @@ class PlanBuilder {
   private refresh(podId: string, fields: Omit<PlannedRefresh, 'podId'>): void {
     this.recorder.refresh(podId, fields);
   }
-}
-
-/** A pod the scheduler preempted (pod.cmd.preempt): EXITED, its reason starting with PREEMPTED. */
-function isPreempted(pod: PlanPod | null): pod is PlanPod {
-  return pod?.status === PodStatus.Exited && (pod.statusReason ?? '').startsWith(PREEMPTED_REASON);
 }

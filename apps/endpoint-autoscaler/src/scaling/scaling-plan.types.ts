@@ -62,8 +62,11 @@ export interface PlanSettings {
 
 export interface PlanInput {
   endpoint: PlanEndpoint;
-  /** Every worker row of the endpoint, with its pod as pod-lifecycle shows it (null: never created, or gone). */
-  workers: { worker: PlanWorker; pod: PlanPod | null }[];
+  /**
+   * Every worker row of the endpoint, with its pod as pod-lifecycle shows it (null: never created, or gone), and
+   * whether its pod is on a DRAINING host (`endpoint.cmd.drain-workers`; absent: not).
+   */
+  workers: { worker: PlanWorker; pod: PlanPod | null; draining?: boolean }[];
   /** The broker's counts; null for an endpoint that runs no workers (deleted, load-balancing): nobody asks. */
   stats: PlanQueueStats | null;
   /**

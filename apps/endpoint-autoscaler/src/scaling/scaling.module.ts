@@ -7,6 +7,7 @@ import { LbLoadBoard } from './lb-load-board.js';
 import { PlacementCatalog } from './placement-catalog.js';
 import { ScalingApplier } from './scaling-applier.js';
 import { ScalingStateRepository } from './scaling-state.repository.js';
+import { WaitReasonTracker } from './wait-reason-tracker.js';
 import { WorkerPods } from './worker-pods.js';
 
 @Module({
@@ -18,6 +19,7 @@ import { WorkerPods } from './worker-pods.js';
     LbLoadBoard,
     WorkerPods,
     ScalingApplier,
+    WaitReasonTracker,
     EndpointReconciler,
     ControlLoop,
   ],

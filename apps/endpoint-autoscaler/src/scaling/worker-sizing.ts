@@ -26,25 +26,28 @@ export function trackIdle(
   }
 }
 
-/** Scales up or down to `decision.desired`; the workers in `keep` are never stopped. */
+/**
+ * Scales the `serving` workers (live, not draining) up or down to `decision.desired`, stopping only among
+ * `running` (theirs); the workers in `keep` are never stopped.
+ */
 export function resize(
   recorder: PlanRecorder,
   input: PlanInput,
   entries: Entry[],
-  running: Entry[],
+  sizing: { serving: number; running: Entry[]; keep: Entry[] },
   decision: ScalingDecision,
   tally: Tally,
-  keep: Entry[],
 ): void {
-  const live = tally.workersBefore;
-  if (decision.desired > live) {
-    scaleUp(recorder, input, entries, decision.desired - live, decision.reason, tally);
-  } else if (decision.desired < live) {
+  const { serving, running, keep } = sizing;
+  if (decision.desired > serving) {
+    scaleUp(recorder, input, entries, decision.desired - serving, decision.reason, tally);
+  } else if (decision.desired < serving) {
     const kept = new Set(keep);
     scaleDown(
       recorder,
       input,
       running.filter((e) => !kept.has(e)),
+      serving - decision.desired,
       decision.reason,
       tally,
     );
@@ -71,7 +74,7 @@ function scaleUp(
   }
   if (endpoint.flashBoot) {
     const stopped = entries
-      .filter((e) => e.worker.desired === 'EXITED' && e.pod?.status === PodStatus.Exited)
+      .filter((e) => e.worker.desired === 'EXITED' && e.pod?.status === PodStatus.Exited && !e.draining)
       .sort((a, b) => b.worker.desiredSince.getTime() - a.worker.desiredSince.getTime())
       .slice(0, missing);
     for (const entry of stopped) recorder.change(entry, 'RUNNING', reason, tally);
@@ -94,6 +97,7 @@ function scaleDown(
   recorder: PlanRecorder,
   input: PlanInput,
   running: Entry[],
+  surplus: number,
   reason: string,
   tally: Tally,
 ): void {
@@ -103,7 +107,7 @@ function scaleDown(
   const candidates = running
     .filter((e) => !recorder.hasChanged(e.worker.podId) && e.idleSince && idleMs(e) >= idleFor)
     .sort((a, b) => idleMs(b) - idleMs(a))
-    .slice(0, tally.workersBefore - tally.workersDesired);
+    .slice(0, surplus);
   for (const entry of candidates) {
     const idleS = Math.round(idleMs(entry) / 100) / 10;
     const why = `idle ${idleS} s >= idleTimeout ${endpoint.idleTimeout} s; ${reason}`;

@@ -1,6 +1,7 @@
 import {
   DEFAULT_PRIORITY,
   PodStatus,
+  podWaitReason,
   type ClusterMemberView,
   type PodV2View,
   type PodView,
@@ -13,6 +14,7 @@ import { toPodV2View } from '../pods/pod-v2.view.js';
  * routes answer 404 until it exists) and costs nothing yet (usage starts with the pod).
  */
 export function memberToPodV2View(member: ClusterMemberView, ownerId: string): PodV2View {
+  const desiredStatus = member.status === PodStatus.Terminated ? PodStatus.Terminated : PodStatus.Running;
   const pod: PodView = {
     id: member.id,
     name: member.name,
@@ -45,8 +47,16 @@ export function memberToPodV2View(member: ClusterMemberView, ownerId: string): P
     containerRegistryAuthId: null,
     networkVolumeId: member.networkVolumeId,
     status: member.status,
-    desiredStatus: member.status === PodStatus.Terminated ? PodStatus.Terminated : PodStatus.Running,
+    desiredStatus,
     statusReason: null,
+    reason: podWaitReason({
+      status: member.status,
+      desiredStatus,
+      statusReason: null,
+      lastStatusChange: member.lastStatusChange,
+    }),
+    hostNotice: null,
+    stopDeadline: null,
     lastStatusChange: member.lastStatusChange,
     lastStartedAt: null,
     createdAt: member.createdAt,

@@ -32,6 +32,9 @@ export function toPodModel(view: PodView, now: Date): PodModel {
     desiredStatus: view.desiredStatus,
     status: view.status,
     lastStatusChange: view.lastStatusChange,
+    reason: view.reason
+      ? { code: view.reason.code, message: view.reason.message, since: view.reason.since }
+      : null,
     machineId: view.machineId,
     machine: {
       podHostId: view.machineId,

@@ -21,6 +21,7 @@ import { GatewayPayloads } from './gateway-payloads.js';
 import { JobSignals } from './job-signals.js';
 import type { ClaimedTake, Watcher } from './watchers.js';
 import { JobViews } from './job-views.js';
+import { withWaitReason } from './job-wait-reason.js';
 import { JobsEdgeConfig } from './jobs-edge.config.js';
 import { BATCH_INPUT_MAX_BYTES, SubmitBatcher } from './submit-batcher.js';
 import { WebhookSecretsService } from './webhook-secrets.service.js';
@@ -55,14 +56,15 @@ export class JobsService {
     actor: Actor,
     signal: AbortSignal,
   ): Promise<JobView> {
-    await this.endpoints.queueEndpoint(endpointId, actor);
+    const endpoint = await this.endpoints.queueEndpoint(endpointId, actor);
     // Watching before the submit: a job finished before the first wait still wakes it.
     const commandId = randomUUID();
     const watcher = this.signals.watchJob(jobIdFor(commandId, true));
     try {
       const accepted = await this.submit(commandId, endpointId, dto, actor, true, waitMs);
       // Just submitted, it cannot be finished yet: wait for its change before the first read.
-      return await this.waitFinal(endpointId, accepted.id, waitMs, actor, signal, watcher);
+      const view = await this.waitFinal(endpointId, accepted.id, waitMs, actor, signal, watcher);
+      return withWaitReason(view, endpoint, new Date());
     } finally {
       watcher.close();
     }
@@ -70,12 +72,13 @@ export class JobsService {
 
   /** GET /status: with `ttlMs`, the job's expiry moved first; a finished job's view comes from the read model. */
   async status(endpointId: string, jobId: string, ttlMs: number | undefined, actor: Actor): Promise<JobView> {
-    await this.endpoints.queueEndpoint(endpointId, actor);
+    const endpoint = await this.endpoints.queueEndpoint(endpointId, actor);
     if (ttlMs !== undefined) {
       await this.commands.execute(Subjects.job.setTtl, { endpointId, jobId, ttlMs }, actor);
       this.views.forget(jobId);
     }
-    return this.views.get(endpointId, jobId, actor);
+    // An IN_QUEUE job says why it waits, from the endpoint view just read (job-wait-reason.ts: no query of its own).
+    return withWaitReason(await this.views.get(endpointId, jobId, actor), endpoint, new Date());
   }
 
   async statusSync(
@@ -85,12 +88,13 @@ export class JobsService {
     actor: Actor,
     signal: AbortSignal,
   ): Promise<JobView> {
-    await this.endpoints.queueEndpoint(endpointId, actor);
+    const endpoint = await this.endpoints.queueEndpoint(endpointId, actor);
     const watcher = this.signals.watchJob(jobId);
     try {
       const view = await this.views.get(endpointId, jobId, actor);
       if (isTerminalJobStatus(view.status)) return view;
-      return await this.waitFinal(endpointId, jobId, waitMs, actor, signal, watcher);
+      const last = await this.waitFinal(endpointId, jobId, waitMs, actor, signal, watcher);
+      return withWaitReason(last, endpoint, new Date());
     } finally {
       watcher.close();
     }
@@ -134,12 +138,16 @@ export class JobsService {
 
   /**
    * RunPod's counts as the broker keeps them, and ours beside them: why the endpoint waits for workers (`throttled`,
-   * from the autoscaler's view of the endpoint, which the access check just read), when it does.
+   * from the autoscaler's view of the endpoint, which the access check just read), when it does, and why its jobs
+   * wait (`waitReason`, null when nothing holds them).
    */
   async health(endpointId: string, actor: Actor): Promise<EndpointHealth> {
     const endpoint = await this.endpoints.queueEndpoint(endpointId, actor);
     const health = await this.queries.query(Subjects.job.health, { endpointId }, actor);
-    return endpoint.throttled ? { ...health, throttled: endpoint.throttled } : health;
+    const waitReason = endpoint.waitReason ?? null;
+    return endpoint.throttled
+      ? { ...health, throttled: endpoint.throttled, waitReason }
+      : { ...health, waitReason };
   }
 
   private async submit(

@@ -10,6 +10,7 @@ import { OutboxJsonPayload1795927924450 } from './1795927924450-outbox-json-payl
 import { TemplateVolume1795930000000 } from './1795930000000-template-volume.js';
 import { PodPriority1795940000000 } from './1795940000000-pod-priority.js';
 import { HostStartFailures1796532175674 } from './1796532175674-host-start-failures.js';
+import { PodHostNotice1796531919125 } from './1796531919125-pod-host-notice.js';
 
 export const MIGRATIONS = [
   Initial1795237945357,
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   TemplateVolume1795930000000,
   PodPriority1795940000000,
   HostStartFailures1796532175674,
+  PodHostNotice1796531919125,
 ];

@@ -104,6 +104,22 @@ export class PodEntity {
   @Column({ name: 'status_reason', type: 'text', nullable: true })
   statusReason: string | null;
 
+  /**
+   * What its host's state means for the pod, `HOST_DRAINING: …` while the host drains (set and cleared by
+   * pod.cmd.host-notice; docs/adr/0039-live-fleet.md). Kept apart from `statusReason`, which its status changes
+   * rewrite: the notice holds whatever the pod does until the drain ends.
+   */
+  @Column({ name: 'host_notice', type: 'text', nullable: true })
+  hostNotice: string | null;
+
+  /** When the notice was given: since when its reason (HOST_DRAINING) holds. */
+  @Column({ name: 'host_notice_at', type: 'timestamptz', nullable: true })
+  hostNoticeAt: Date | null;
+
+  /** When a drain of its host stops the pod (with `hostNotice`). */
+  @Column({ name: 'stop_deadline', type: 'timestamptz', nullable: true })
+  stopDeadline: Date | null;
+
   /** The current run of the container: +1 on start and reset; observations of older runs are ignored. */
   @Column({ type: 'int' })
   generation: number;

@@ -1,4 +1,11 @@
-import { MASK, maskEnv, priorityOf, type PodStatusChangedEvent, type PodView } from '@app/contracts';
+import {
+  MASK,
+  maskEnv,
+  podWaitReason,
+  priorityOf,
+  type PodStatusChangedEvent,
+  type PodView,
+} from '@app/contracts';
 import type { PodEntity } from './pod.entity.js';
 import { allowedActions, publishedActions } from './pod-status-machine.js';
 import { costPerHr } from './usage/pod-usage.rules.js';
@@ -48,6 +55,17 @@ export function toPodView(pod: PodEntity, { secrets = false }: { secrets?: boole
     status: pod.status,
     desiredStatus: pod.desiredStatus,
     statusReason: pod.statusReason,
+    reason: podWaitReason({
+      status: pod.status,
+      desiredStatus: pod.desiredStatus,
+      statusReason: pod.statusReason,
+      lastStatusChange: pod.lastStatusChange.toISOString(),
+      hostNotice: pod.hostNotice,
+      hostNoticeAt: pod.hostNoticeAt?.toISOString() ?? null,
+      stopDeadline: pod.stopDeadline?.toISOString() ?? null,
+    }),
+    hostNotice: pod.hostNotice,
+    stopDeadline: pod.stopDeadline?.toISOString() ?? null,
     lastStatusChange: pod.lastStatusChange.toISOString(),
     lastStartedAt: pod.lastStartedAt?.toISOString() ?? null,
     createdAt: pod.createdAt.toISOString(),

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, Not, type EntityManager } from 'typeorm';
+import { DataSource, In, IsNull, Not, type EntityManager } from 'typeorm';
 import { PodStatus } from '@app/contracts';
 import type { PodsUsingRegistryAuth } from '../registry-auth/registry-auth.users.js';
 import type { PodsUsingTemplate } from '../templates/template.users.js';
@@ -44,6 +44,15 @@ export class PodRepository implements PodsUsingTemplate, PodsUsingRegistryAuth {
   lockLiveOnHost(hostId: string, manager: EntityManager): Promise<PodEntity[]> {
     return manager.find(PodEntity, {
       where: { hostId, status: In(LIVE) },
+      order: { id: 'ASC' },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  /** Pods on a host that carry a notice of its state (any status), locked. */
+  lockNoticedOnHost(hostId: string, manager: EntityManager): Promise<PodEntity[]> {
+    return manager.find(PodEntity, {
+      where: { hostId, hostNotice: Not(IsNull()) },
       order: { id: 'ASC' },
       lock: { mode: 'pessimistic_write' },
     });

@@ -6,7 +6,11 @@ import { DeletedClustersRepository } from './deleted-clusters/deleted-clusters.r
 import { CreateClusterMembersHandler } from './create-cluster-members/create-cluster-members.handler.js';
 import { CreatePodHandler } from './create-pod/create-pod.handler.js';
 import { GetPodHandler } from './get-pod/get-pod.handler.js';
+import { HostDrainedHandler } from './host-drained/host-drained.handler.js';
 import { HostFailedHandler } from './host-failed/host-failed.handler.js';
+import { HostLostHandler } from './host-lost/host-lost.handler.js';
+import { HostNoticeHandler } from './host-notice/host-notice.handler.js';
+import { HostStateReactions } from './host-state.reaction.js';
 import { ListPodsHandler } from './list-pods/list-pods.handler.js';
 import { ListPodsByClusterHandler } from './list-pods-by-cluster/list-pods-by-cluster.handler.js';
 import { ListWorkerRunsHandler } from './list-worker-runs/list-worker-runs.handler.js';
@@ -43,6 +47,10 @@ import { PodUsage } from './usage/pod-usage.service.js';
     HostStartFailuresRepository,
     ReportStartFailuresHandler,
     HostFailedHandler,
+    HostStateReactions,
+    HostLostHandler,
+    HostNoticeHandler,
+    HostDrainedHandler,
     PreemptPodsHandler,
     SealPodEnvHandler,
     LegacyWorkerKeys,

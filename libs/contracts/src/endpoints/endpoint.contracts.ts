@@ -20,6 +20,7 @@ import { deriveId } from '../common/ids.js';
 import { VOCABULARIES, type Vocabulary } from '../errors/pod-field-names.js';
 import { PRIORITIES, type Priority } from '../quotas/priority.js';
 import { IsEnvRecord } from '../common/string-record.js';
+import type { WaitReason } from '../common/wait-reason.js';
 import type { EndpointThrottle } from './endpoint-throttle.js';
 
 export const ENDPOINT_TYPES = ['QB', 'LB'] as const;
@@ -266,6 +267,11 @@ export interface EndpointView {
   workers?: EndpointWorkerView[];
   /** Why its workers are held back now (`endpoint.qry.get` only; absent when they are not): /health shows it. */
   throttled?: EndpointThrottle;
+  /**
+   * Why its jobs wait now, as the autoscaler's control loop last judged it (`endpoint.qry.get` only; null when
+   * nothing holds them): the gateway's /health and the status of its IN_QUEUE jobs show it.
+   */
+  waitReason?: WaitReason | null;
 }
 
 /** One worker pod of an endpoint as the autoscaler sees it. */

@@ -3,6 +3,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsIn,
   IsBoolean,
   IsDefined,
   IsInt,
@@ -97,6 +98,28 @@ export class SetJobTtlCommand extends JobScoped {
   ttlMs: number;
 }
 
+/** The workers of a host lost (UNHEALTHY or GONE): a pod worker's id is its pod id. */
+export class LostHostWorkers {
+  @IsString()
+  @IsNotEmpty()
+  hostId: string;
+
+  @IsIn(['UNHEALTHY', 'GONE'])
+  state: 'UNHEALTHY' | 'GONE';
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  reason?: string | null;
+
+  /** Ids of no known worker (other pods of the host) are ignored. */
+  @IsArray()
+  @ArrayMaxSize(10_000)
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  workerIds: string[];
+}
+
 /**
  * `job.cmd.sweep`: the broker's timer: lost workers, execution timeouts, ttl and retention expiry; and, recorded by
  * the broker when it hears `placement.evt.preempted`, the workers known to be gone at once.
@@ -118,6 +141,15 @@ export class SweepJobsCommand {
   @IsString({ each: true })
   @IsNotEmpty({ each: true })
   preemptedWorkerIds?: string[];
+
+  /**
+   * Workers whose pods were on a host that became UNHEALTHY or GONE (recorded by the broker when it hears
+   * `fleet.evt.host-changed`): lost now and their jobs handed back, as for a preemption.
+   */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => LostHostWorkers)
+  lostHost?: LostHostWorkers;
 }
 
 // ---- job.* queries ----------------------------------------------------------------------------------------------

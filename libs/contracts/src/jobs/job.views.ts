@@ -1,3 +1,4 @@
+import type { WaitReason } from '../common/wait-reason.js';
 import type { EndpointThrottle } from '../endpoints/endpoint-throttle.js';
 import type { JobPolicy } from './job.contracts.js';
 import type { JobStatus } from './job.model.js';
@@ -33,6 +34,12 @@ export interface JobView {
   executionTime?: number;
   workerId?: string;
   retries?: number;
+  /**
+   * Ours, beside RunPod's fields (its clients ignore it): why an IN_QUEUE job waits (its endpoint's wait reason, or
+   * QUEUED_BEHIND_OTHERS while workers are up and taking jobs). Absent for any other status, and when nothing is
+   * known to hold it.
+   */
+  reason?: WaitReason;
 }
 
 /** `job.qry.get`: the view, and until when the job is visible (its lifetime, or its result's retention). */
@@ -84,6 +91,8 @@ export interface EndpointHealth {
    * autoscaler's view of the endpoint.
    */
   throttled?: EndpointThrottle;
+  /** Ours: why the endpoint's jobs wait now (the autoscaler's judgement); null when nothing holds them. */
+  waitReason?: WaitReason | null;
 }
 
 /** `job.qry.queue-stats`: what the autoscaler needs to scale an endpoint. */

@@ -214,6 +214,16 @@ export const AUDIT_RULES: { [S in CommandSubject]: AuditRule<S> | NotAudited } =
   [Subjects.pod.hostFailed]: {
     notAudited: "the fleet's report of a failed host: no account's decision; its pods' status changes follow",
   },
+  [Subjects.pod.hostLost]: {
+    notAudited:
+      'the pods of a host found unhealthy or gone, whose report (host.report-health, host.remove) is audited',
+  },
+  [Subjects.pod.hostNotice]: {
+    notAudited: "the notices on a draining host's pods, whose drain (host.drain, host.uncordon) is audited",
+  },
+  [Subjects.pod.hostDrained]: {
+    notAudited: "the pods left on a host at its drain's deadline, whose drain (host.drain) is audited",
+  },
   [Subjects.pod.sealEnv]: { notAudited: 'a one-off migration sealing legacy worker keys, no account acts' },
   [Subjects.pod.createClusterMembers]: {
     notAudited: 'the members of a cluster, created because of the audited cluster.create',
@@ -250,6 +260,10 @@ export const AUDIT_RULES: { [S in CommandSubject]: AuditRule<S> | NotAudited } =
   },
   [Subjects.endpoint.remove]: {
     notAudited: "the control loop's removal of a deleted endpoint's record; the endpoint.delete is audited",
+  },
+  [Subjects.endpoint.drainWorkers]: {
+    notAudited:
+      "the workers of a draining host, marked for replacement; the drain (host.drain) is audited, the loop's changes are scaling events",
   },
   [Subjects.spend.setLimit]: {
     action: 'billing.set-spend-limit',

@@ -41,6 +41,14 @@ import {
   TerminateClusterMembersCommand,
   UpdatePodCommand,
 } from '../pods/pod.commands.js';
+import {
+  HostDrainedCommand,
+  HostLostCommand,
+  HostNoticeCommand,
+  type HostNoticeResult,
+  type HostPodsResult,
+} from '../pods/pod-host.commands.js';
+import { DrainWorkersCommand, type DrainWorkersResult } from '../endpoints/endpoint-drain.contracts.js';
 import type { PodView } from '../pods/pod.dto.js';
 import { SetSpendLimitCommand, type SpendLimitView } from '../usage/spend-limit.contracts.js';
 import {
@@ -188,6 +196,9 @@ export interface CommandContracts {
   [Subjects.pod.update]: { payload: UpdatePodCommand; result: PodView };
   [Subjects.pod.observe]: { payload: ObservePodCommand; result: ObservePodResult };
   [Subjects.pod.hostFailed]: { payload: HostFailedCommand; result: HostFailedResult };
+  [Subjects.pod.hostLost]: { payload: HostLostCommand; result: HostPodsResult };
+  [Subjects.pod.hostNotice]: { payload: HostNoticeCommand; result: HostNoticeResult };
+  [Subjects.pod.hostDrained]: { payload: HostDrainedCommand; result: HostPodsResult };
   [Subjects.pod.sealEnv]: { payload: SealPodEnvCommand; result: SealPodEnvResult };
   [Subjects.pod.createClusterMembers]: { payload: CreateClusterMembersCommand; result: ClusterMembersResult };
   [Subjects.pod.terminateClusterMembers]: {
@@ -200,6 +211,7 @@ export interface CommandContracts {
   [Subjects.endpoint.save]: { payload: SaveEndpointCommand; result: EndpointView };
   [Subjects.endpoint.delete]: { payload: DeleteEndpointCommand; result: null };
   [Subjects.endpoint.remove]: { payload: RemoveEndpointCommand; result: null };
+  [Subjects.endpoint.drainWorkers]: { payload: DrainWorkersCommand; result: DrainWorkersResult };
   [Subjects.spend.setLimit]: { payload: SetSpendLimitCommand; result: SpendLimitView };
   [Subjects.account.createUser]: { payload: CreateUserCommand; result: UserView };
   [Subjects.account.updateUser]: { payload: UpdateUserCommand; result: UserView };
@@ -298,6 +310,9 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.pod.update]: UpdatePodCommand,
   [Subjects.pod.observe]: ObservePodCommand,
   [Subjects.pod.hostFailed]: HostFailedCommand,
+  [Subjects.pod.hostLost]: HostLostCommand,
+  [Subjects.pod.hostNotice]: HostNoticeCommand,
+  [Subjects.pod.hostDrained]: HostDrainedCommand,
   [Subjects.pod.sealEnv]: SealPodEnvCommand,
   [Subjects.pod.createClusterMembers]: CreateClusterMembersCommand,
   [Subjects.pod.terminateClusterMembers]: TerminateClusterMembersCommand,
@@ -307,6 +322,7 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.endpoint.save]: SaveEndpointCommand,
   [Subjects.endpoint.delete]: DeleteEndpointCommand,
   [Subjects.endpoint.remove]: RemoveEndpointCommand,
+  [Subjects.endpoint.drainWorkers]: DrainWorkersCommand,
   [Subjects.spend.setLimit]: SetSpendLimitCommand,
   [Subjects.account.createUser]: CreateUserCommand,
   [Subjects.account.updateUser]: UpdateUserCommand,

@@ -49,7 +49,7 @@ import {
   type FleetCapacityView,
   type HostDetailView,
   type HostListView,
-} from '../fleet/fleet.contracts.js';
+} from '../fleet/fleet.views.js';
 import { Subjects } from './subjects.js';
 
 /** Typed subject → payload/result map of every query. */

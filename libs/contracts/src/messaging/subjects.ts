@@ -123,6 +123,7 @@ export const Subjects = {
     delete: 'endpoint.cmd.delete',
     /** The control loop, once a deleted endpoint's workers are gone: its record goes (recorded, so replayed). */
     remove: 'endpoint.cmd.remove',
+    drainWorkers: 'endpoint.cmd.drain-workers',
     saved: 'endpoint.evt.saved',
     deleted: 'endpoint.evt.deleted',
   },
@@ -168,6 +169,10 @@ export const Subjects = {
     update: 'pod.cmd.update',
     observe: 'pod.cmd.observe',
     hostFailed: 'pod.cmd.host-failed',
+    /** pod-lifecycle, on fleet.evt.host-changed and drain-expired (pod-host.commands.ts says which does what). */
+    hostLost: 'pod.cmd.host-lost',
+    hostNotice: 'pod.cmd.host-notice',
+    hostDrained: 'pod.cmd.host-drained',
     /** pod-lifecycle, on the scheduler's placement.evt.preempted: the pods go EXITED with reason PREEMPTED. */
     preempt: 'pod.cmd.preempt',
     /** The simulated and local drivers make a host's GPU fail (tests, demos); reported as fleet.cmd.report-health. */

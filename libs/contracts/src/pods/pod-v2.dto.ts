@@ -16,6 +16,7 @@ import {
 } from 'class-validator';
 import { MountsDto } from '../common/mounts.dto.js';
 import { PRIORITIES, type Priority } from '../quotas/priority.js';
+import type { WaitReason } from '../common/wait-reason.js';
 import type { PodStatus } from './pod-status.js';
 import { PUBLISHED_POD_ACTIONS, type PublishedPodAction } from './pod.dto.js';
 import { IsEnvRecord } from '../common/string-record.js';
@@ -232,6 +233,12 @@ export interface PodV2View {
   desiredStatus: PodStatus;
   /** Why the pod is in its status (the driver's reason for ERROR, say). */
   statusReason: string | null;
+  /** Ours: why the pod is not RUNNING (or that its host drains), machine-readable; null for a RUNNING pod. */
+  reason: WaitReason | null;
+  /** `HOST_DRAINING: …` while its host drains (it is stopped at `stopDeadline`); null otherwise. */
+  hostNotice: string | null;
+  /** ISO time the pod is stopped at because its host drains; null when it is not. */
+  stopDeadline: string | null;
   actions: PublishedPodAction[];
   image: string;
   args: string | null;

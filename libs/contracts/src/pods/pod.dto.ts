@@ -14,6 +14,7 @@ import {
 import { ContainerImage, ContainerSettingsDto, PodVolume } from '../common/container-settings.dto.js';
 import { PRIORITIES, type Priority } from '../quotas/priority.js';
 import type { NetworkVolumeView } from '../volumes/network-volume.contracts.js';
+import type { WaitReason } from '../common/wait-reason.js';
 import type { PodStatus } from './pod-status.js';
 
 /** What a user may ask of a pod; which ones a status allows is pod-lifecycle's transition table (docs/pods.md). */
@@ -172,6 +173,18 @@ export interface PodView {
   desiredStatus: PodStatus;
   /** Why the pod is in its status (the driver's reason for ERROR, say). */
   statusReason: string | null;
+  /**
+   * Ours, beside RunPod's fields: why the pod is not RUNNING (or, RUNNING, that its host drains), machine-readable
+   * (`podWaitReason`, derived from the status and statusReason); null for a RUNNING pod nothing threatens.
+   */
+  reason: WaitReason | null;
+  /**
+   * Ours, beside RunPod's fields: what its host's state means for the pod while it still runs there, `HOST_DRAINING:
+   * …` while the host drains (docs/adr/0039-live-fleet.md); null otherwise. Cleared when the drain is called off.
+   */
+  hostNotice: string | null;
+  /** Ours: ISO time the pod is stopped at because its host drains; null when it is not. */
+  stopDeadline: string | null;
   /** ISO time of the last status change. */
   lastStatusChange: string;
   lastStartedAt: string | null;

@@ -28,9 +28,9 @@ export const fleetActions: Record<string, Action> = {
 
     if (away && rng.chance(0.6)) {
       // Back into service: the cordon or drain lifted, the health cleared.
-      if (away.state === 'UNHEALTHY')
+      if (away.state === 'UNHEALTHY') {
         await reply('POST', `/v2/fleet/hosts/${away.id}/health`, { healthy: true });
-      else await reply('POST', `/v2/fleet/hosts/${away.id}/uncordon`);
+      } else await reply('POST', `/v2/fleet/hosts/${away.id}/uncordon`);
       return;
     }
     const choice = rng.weighted({ extra: 3, cordon: 2, drain: 2, unhealthy: 1, fault: 1 });

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { EndpointHealth, EndpointV2View } from '@app/contracts';
 import { api } from '../../api';
-import { ErrorBox, Loading, Section, WriteOnly } from '../../ui';
+import { ErrorBox, Loading, Section, WaitReasonLine, WriteOnly } from '../../ui';
 import { EndpointList } from './endpoint-list';
 import { EditEndpoint } from './edit-endpoint';
 import { Workers } from './workers';
@@ -59,6 +59,14 @@ function EndpointDetail({ id }: { id: string }) {
               ? `${health.data.jobs.inQueue} in queue, ${health.data.jobs.inProgress} in progress, ` +
                 `${health.data.jobs.completed} completed, ${health.data.jobs.failed} failed`
               : '…'}
+          </dd>
+          <dt>Waiting</dt>
+          <dd>
+            {health.data?.waitReason ? (
+              <WaitReasonLine reason={health.data.waitReason} />
+            ) : (
+              'nothing holds its jobs'
+            )}
           </dd>
         </dl>
       </Section>

@@ -3,7 +3,7 @@ import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
 import type { JobAccepted, JobView, StreamRead } from '@app/contracts';
 import { api } from '../../api';
-import { ErrorBox, Section, StatusBadge, useAction, useSession } from '../../ui';
+import { ErrorBox, Section, StatusBadge, WaitReasonLine, useAction, useSession } from '../../ui';
 import { TextInput } from '../../controls';
 
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT']);
@@ -95,7 +95,10 @@ function JobRow({ endpointId, jobId }: { endpointId: string; jobId: string }) {
       <td>
         <code>{jobId}</code>
       </td>
-      <td>{s ? <StatusBadge status={s.status} /> : '…'}</td>
+      <td>
+        {s ? <StatusBadge status={s.status} /> : '…'}
+        <WaitReasonLine reason={s?.reason} />
+      </td>
       <td>
         <ErrorBox error={status.error} />
         {output ? (

@@ -1,7 +1,17 @@
 import { useQuery } from '@tanstack/react-query';
 import type { PodV2View, PublishedPodAction } from '@app/contracts';
 import { api } from '../../api';
-import { ErrorBox, Loading, Section, StatusBadge, WriteOnly, money, useAction, when } from '../../ui';
+import {
+  ErrorBox,
+  Loading,
+  Section,
+  StatusBadge,
+  WaitReasonLine,
+  WriteOnly,
+  money,
+  useAction,
+  when,
+} from '../../ui';
 import { PodLogs } from './pod-logs';
 import { Button } from 'react-aria-components';
 import { ConfirmButton } from '../../controls';
@@ -43,7 +53,11 @@ export function PodDetail({ id }: { id: string }) {
               going to {p.desiredStatus}…
             </span>
           )}
-          {p.statusReason && <span className="muted"> {p.statusReason}</span>}
+          {p.reason ? (
+            <WaitReasonLine reason={p.reason} />
+          ) : (
+            p.statusReason && <span className="muted"> {p.statusReason}</span>
+          )}
         </p>
         <WriteOnly>
           <div className="row" aria-label="Pod actions" role="group">

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { PodStatus, PodV2List } from '@app/contracts';
 import { api } from '../../api';
-import { ErrorBox, Loading, Section, StatusBadge, WriteOnly, money } from '../../ui';
+import { ErrorBox, Loading, Section, StatusBadge, WaitReasonLine, WriteOnly, money } from '../../ui';
 import { SelectInput, TextInput } from '../../controls';
 import { CreatePod } from './create-pod';
 import { MOVING, STATUSES } from './pod-status';
@@ -60,6 +60,7 @@ export function PodList() {
                   </td>
                   <td>
                     <StatusBadge status={p.status} />
+                    <WaitReasonLine reason={p.reason} compact />
                   </td>
                   <td>{p.gpu ? `${p.gpu.count} × ${p.gpu.id ?? '?'}` : 'CPU'}</td>
                   <td>

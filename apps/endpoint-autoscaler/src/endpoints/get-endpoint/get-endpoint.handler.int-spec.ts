@@ -3,6 +3,7 @@ import { ErrorCode, Subjects, type Actor } from '@app/contracts';
 import { EndpointCommands } from '../../../../../test/support/endpoint-autoscaler-commands.js';
 import { BOB, refusalOf, type HandlerHarness } from '../../../../../test/support/handler-harness.js';
 import { EndpointAutoscalerConfig } from '../../endpoint-autoscaler.config.js';
+import { EndpointWaitReasonsRepository } from '../../scaling/endpoint-wait-reasons.repository.js';
 import { ScalingEventEntity } from '../../scaling/scaling-event.entity.js';
 import { ScalingEventsRepository } from '../../scaling/scaling-events.repository.js';
 import { ScalingThrottles } from '../../scaling/scaling-throttles.js';
@@ -20,16 +21,19 @@ const SYSTEM: Actor = { userId: 'system', kind: 'system' };
 let commands: EndpointCommands;
 let harness: HandlerHarness;
 let events: ScalingEventsRepository;
+let waitReasons: EndpointWaitReasonsRepository;
 
 beforeAll(async () => {
   commands = await EndpointCommands.start('endpoint_get');
   harness = commands.harness;
   events = new ScalingEventsRepository(harness.dataSource);
+  waitReasons = new EndpointWaitReasonsRepository(harness.dataSource);
   harness.register(
     new GetEndpointHandler(
       new EndpointsRepository(harness.dataSource),
       new WorkersRepository(harness.dataSource),
       new ScalingThrottles(events, new EndpointAutoscalerConfig()),
+      waitReasons,
     ),
   );
 });
@@ -50,12 +54,27 @@ describe('getting an endpoint', () => {
     expect(await get(endpoint.id)).toEqual({
       ...endpoint,
       createdAt: '2026-03-01T10:00:00.000Z',
+      waitReason: null,
       workers: [
         { podId: 'pod-a', desiredStatus: 'EXITED', status: 'EXITED' },
         { podId: 'pod-b', desiredStatus: 'RUNNING', status: 'RUNNING' },
         { podId: 'pod-d', desiredStatus: 'RUNNING', status: null },
       ],
     });
+  });
+
+  it("answers the control loop's wait reason while it holds, and null once it is cleared", async () => {
+    const endpoint = await commands.create({ workersMax: 1 });
+    const reason = {
+      code: 'WORKER_STARTING' as const,
+      message: 'a worker is pulling its image',
+      since: '2026-03-01T10:00:05.000Z',
+      details: { phase: 'PULLING_IMAGE', podId: 'pod-x', starting: 1 },
+    };
+    await waitReasons.save(endpoint.id, reason, new Date('2026-03-01T10:00:06.000Z'));
+    expect((await get(endpoint.id)).waitReason).toEqual(reason);
+    await waitReasons.save(endpoint.id, null, new Date('2026-03-01T10:00:09.000Z'));
+    expect((await get(endpoint.id)).waitReason).toBeNull();
   });
 
   it('answers an endpoint without workers with an empty list', async () => {

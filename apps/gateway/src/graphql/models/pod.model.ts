@@ -45,6 +45,24 @@ export class PodMachineModel {
   dataCenterId: string | null;
 }
 
+/**
+ * This project's extension: why the pod is not RUNNING (or that its host drains), as the REST views' `reason` says
+ * it. Its `details` stay REST's: this schema has no JSON scalar, and the code and sentence say what matters.
+ */
+@ObjectType('PodReason')
+export class PodReasonModel {
+  /** PROVISIONING, STARTING, EXITED, ERROR, PREEMPTED, IMAGE_PULL_FAILED, HOST_DRAINING, HOST_UNHEALTHY, … */
+  @Field(() => String)
+  code: string;
+
+  @Field(() => String)
+  message: string;
+
+  /** ISO time since which it holds. */
+  @Field(() => String)
+  since: string;
+}
+
 /** A pod as the Python SDK's documents select it (`myself { pods }`, `pod(input:)`, the pod mutations). */
 @ObjectType('Pod')
 export class PodModel {
@@ -83,6 +101,10 @@ export class PodModel {
 
   @Field(() => String)
   lastStatusChange: string;
+
+  /** This project's extension: why the pod is not RUNNING; null for a RUNNING pod nothing threatens. */
+  @Field(() => PodReasonModel, { nullable: true })
+  reason: PodReasonModel | null;
 
   @Field(() => String, { nullable: true })
   machineId: string | null;

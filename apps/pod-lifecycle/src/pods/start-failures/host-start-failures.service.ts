@@ -30,8 +30,9 @@ export class HostStartFailures {
     const hostId = pod.hostId;
     if (!hostId) return;
     if (to === PodStatus.Running) {
-      if ((await this.streaks.lock(hostId, writer.manager)).length)
-        {await this.streaks.clear(hostId, writer.manager);}
+      if ((await this.streaks.lock(hostId, writer.manager)).length) {
+        await this.streaks.clear(hostId, writer.manager);
+      }
       return;
     }
     const starting = from === PodStatus.Provisioning || from === PodStatus.Starting;

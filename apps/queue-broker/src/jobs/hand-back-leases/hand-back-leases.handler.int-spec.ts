@@ -6,6 +6,8 @@ import {
   Subjects,
   deriveId,
   type CommandEnvelope,
+  type HostChangedEvent,
+  type HostState,
   type PreemptedEvent,
   type SweepJobsCommand,
 } from '@app/contracts';
@@ -62,12 +64,35 @@ function preempted(podIds: string[], second: number): EventEnvelope<PreemptedEve
 }
 
 /** What the broker's consumer delivers the handler: the event (it writes and emits nothing itself). */
-const hear = (event: EventEnvelope<PreemptedEvent>) =>
-  handler.heard({
-    event,
-    manager: harness.dataSource.manager,
-    emit: () => Promise.reject(new Error('the reaction emits nothing')),
-  });
+const context = <T>(event: EventEnvelope<T>) => ({
+  event,
+  manager: harness.dataSource.manager,
+  emit: () => Promise.reject(new Error('the reaction emits nothing')),
+});
+const hear = (event: EventEnvelope<PreemptedEvent>) => handler.heard(context(event));
+
+/** The scheduler's `fleet.evt.host-changed` for host h-1 (its pods named), as the broker's consumer delivers it. */
+function hostChanged(
+  state: HostState,
+  pods: { podId: string; clusterId?: string }[],
+  second: number,
+): EventEnvelope<HostChangedEvent> {
+  return {
+    eventId: randomUUID(),
+    subject: Subjects.fleet.hostChanged,
+    occurredAt: at(second).issuedAt!,
+    correlationId: `test-${randomUUID()}`,
+    payload: {
+      hostId: 'h-1',
+      dataCenterId: 'EU-RO-1',
+      state,
+      previousState: 'READY',
+      reason: 'Xid 79 on GPU 3',
+      healthCode: 'XID',
+      pods: pods.map((pod) => ({ ownerId: 'user-alice', clusterId: null, ...pod })),
+    },
+  };
+}
 
 /** The commands the stream holds, oldest first. */
 async function recorded(): Promise<CommandEnvelope<SweepJobsCommand>[]> {
@@ -164,5 +189,66 @@ describe("a preempted worker's jobs", () => {
       requeued: 0,
     });
     expect(await jobs(gone.ids)).toEqual([{ id: gone.ids[0], status: 'IN_QUEUE', lease_worker_id: null }]);
+  });
+});
+
+describe('the jobs of workers on a host found unhealthy or gone', () => {
+  it('come back to the queue at once (an attempt spent, as for a lost worker); other states leave them', async () => {
+    const sick = await commands.leased('on-sick-host', 2, at, 50);
+    const other = await commands.leased('elsewhere', 1, at, 50);
+    const before = (await recorded()).length;
+    // Draining, cordoned: the workers keep their jobs (the autoscaler replaces them first).
+    await handler.hostChanged(context(hostChanged('DRAINING', [{ podId: sick.worker.workerId }], 51)));
+    await handler.hostChanged(context(hostChanged('CORDONED', [{ podId: sick.worker.workerId }], 52)));
+    expect(await recorded()).toHaveLength(before);
+
+    const pods = [{ podId: sick.worker.workerId }, { podId: 'member-0', clusterId: 'cluster-1' }];
+    const event = hostChanged('UNHEALTHY', pods, 55);
+    await handler.hostChanged(context(event));
+    await handler.hostChanged(context(event)); // delivered again: the same command, kept once
+    const sweeps = (await recorded()).slice(before);
+    expect(sweeps).toHaveLength(1);
+    expect(sweeps[0]).toMatchObject({
+      commandId: deriveId(event.eventId, 'hand-back-leases'),
+      issuedAt: event.occurredAt,
+      actor: { userId: 'system:fleet', kind: 'system' },
+      payload: {
+        detectLostWorkers: false,
+        // A cluster member is never a worker.
+        lostHost: {
+          hostId: 'h-1',
+          state: 'UNHEALTHY',
+          reason: 'Xid 79 on GPU 3',
+          workerIds: [sick.worker.workerId],
+        },
+      },
+    });
+    expect(await apply(sweeps[0])).toMatchObject({ hostLostWorkers: 1, requeued: 2, failed: 0 });
+    expect(await jobs(sick.ids)).toEqual(
+      sick.ids.map((id) => ({ id, status: 'IN_QUEUE', lease_worker_id: null })),
+    );
+    expect(await jobs(other.ids)).toEqual([
+      { id: other.ids[0], status: 'IN_PROGRESS', lease_worker_id: other.worker.workerId },
+    ]);
+    const [attempt] = await harness.dataSource.query<{ attempts: number }[]>(
+      'SELECT attempts FROM queue_broker.jobs WHERE id = $1',
+      [sick.ids[0]],
+    );
+    expect(attempt.attempts).toBe(1);
+    const audit = (await harness.events(Subjects.audit.recorded)).map((e) => e.payload);
+    expect(audit).toContainEqual(
+      expect.objectContaining({
+        action: 'worker.lost',
+        resourceId: sick.worker.workerId,
+        actor: expect.objectContaining({
+          reason: expect.stringContaining("the worker's host h-1 became UNHEALTHY (Xid 79 on GPU 3)"),
+        }),
+      }),
+    );
+    const closed = await harness.dataSource.query<{ worker_id: string; outcome: string }[]>(
+      'SELECT worker_id, outcome FROM queue_broker.job_attempts WHERE job_id = $1 AND ended_at IS NOT NULL',
+      [sick.ids[0]],
+    );
+    expect(closed).toEqual([{ worker_id: sick.worker.workerId, outcome: 'WORKER_LOST' }]);
   });
 });

@@ -14,8 +14,9 @@ const DAY_MS = 24 * 3600_000;
  * The broker's timer, as a recorded command (its time is the envelope's, so a replay does the same): workers that
  * stopped calling lose their leases (jobs queued again, or FAILED after JOB_MAX_ATTEMPTS), running jobs past their
  * executionTimeout and jobs past their ttl end TIMED_OUT (their workers hear it through job-stop), and expired
- * results are deleted. Recorded on a preemption (hand-back-leases), it also names the workers whose pods were
- * preempted: they are lost at once and their leases handed back the same way, without waiting for their silence.
+ * results are deleted. Recorded on a preemption or a host's loss (hand-back-leases), it also names the workers whose
+ * pods were preempted, or were on a host that became UNHEALTHY or GONE: they are lost at once and their leases handed
+ * back the same way, without waiting for their silence.
  */
 @Injectable()
 export class SweepJobsHandler {
@@ -48,6 +49,18 @@ export class SweepJobsHandler {
       await this.handBack(ctx, gone, preempted, result, {
         audit: "the worker's pod was preempted",
         job: (workerId) => `worker ${workerId}'s pod was preempted while running the job`,
+      });
+    }
+    const lostHost = ctx.payload.lostHost;
+    if (lostHost?.workerIds.length) {
+      const { hostId, state, workerIds } = lostHost;
+      const gone = await this.workers.markGone(workerIds, now, manager);
+      // As for a preemption: only in the answer of a sweep that names them.
+      result.hostLostWorkers = gone.length;
+      const became = `host ${hostId} became ${state}${lostHost.reason ? ` (${lostHost.reason})` : ''}`;
+      await this.handBack(ctx, gone, workerIds, result, {
+        audit: `the worker's ${became}`,
+        job: (workerId) => `worker ${workerId}'s ${became} while it ran the job`,
       });
     }
     if (ctx.payload.detectLostWorkers) {
