@@ -4,14 +4,18 @@
 // load. Pods, their hosts and the jobs are read from the run's database (pod_lifecycle.pods, queue_broker.jobs);
 // every change goes through the API, as an operator's and a user's would.
 import { readFileSync } from 'node:fs';
-import { endpointAiKey, saveEndpoint } from './api.mjs';
-import { echoTemplate } from './fixtures.mjs';
+import { createTemplate, endpointAiKey, saveEndpoint } from './api.mjs';
 import { pool, requestJson, sleep } from './jobs-load.mjs';
 
 const TIMEOUT_MS = 300_000;
 const CORDON_CONCURRENCY = 8;
 /** Jobs a second of the steady load through the drain. */
 export const LOAD_PER_SECOND = 20;
+/**
+ * How long each job of the load takes (the SDK's sleep worker): about LOAD_PER_SECOND × JOB_MS / 1000 jobs are in
+ * flight at any time, so old workers hold some when they are stopped (an echo job lasts a millisecond: none would).
+ */
+export const JOB_MS = 500;
 
 /**
  * The GPU tier and region whose hosts are the fewest (from the fleet file: its GPU types' tiers and data centers'
@@ -88,9 +92,12 @@ export async function readyBigHost(operator, group, hostId, gpuCount) {
   });
 }
 
-/** The endpoint of the drain: echo workers pinned to the group's tier and region, no worker until it is told. */
+/**
+ * The endpoint of the drain: the SDK's sleep worker (gpucp/sleep-worker, started like the echo worker) pinned to
+ * the group's tier and region, no worker until it is told.
+ */
 export async function drainEndpoint(ctx, group) {
-  const templateId = await echoTemplate(ctx);
+  const { id: templateId } = await createTemplate(ctx.api, 'bench-fleet-sleep', 'gpucp/sleep-worker');
   const fields = {
     name: 'bench-fleet-drain',
     templateId,
@@ -154,7 +161,7 @@ export function steadyLoad(endpoint) {
     const sent = requestJson(`${endpoint.base}/run`, {
       method: 'POST',
       headers: { authorization: endpoint.key },
-      body: JSON.stringify({ input: { n: n++ } }),
+      body: JSON.stringify({ input: { n: n++, ms: JOB_MS } }),
     }).then(({ status, json }) => {
       if (status !== 200) throw new Error(`/run: HTTP ${status} ${JSON.stringify(json)}`);
       ids.push(json.id);
@@ -174,9 +181,10 @@ export function steadyLoad(endpoint) {
 
 /**
  * Waits (at most 2 minutes) until the broker has finished every job of `ids`; answers how many it accepted, how
- * many COMPLETED and the others by status (unfinished ones too): the jobs lost are accepted − completed.
+ * many COMPLETED, the others by status (unfinished ones too), how many the workers on `hostId` served last and
+ * how many were leased more than once (a worker stopped while it held them): jobs lost are accepted − completed.
  */
-export async function jobOutcomes(sql, ids) {
+export async function jobOutcomes(sql, ids, { endpointId, hostId }) {
   const count = async () =>
     (
       await sql.query(
@@ -194,5 +202,18 @@ export async function jobOutcomes(sql, ids) {
     120_000,
   ).catch(() => undefined);
   const byStatus = Object.fromEntries(rows.map((row) => [row.status, row.n]));
-  return { accepted: ids.length, completed: byStatus.COMPLETED ?? 0, byStatus };
+  const { rows: served } = await sql.query(
+    `SELECT count(*) FILTER (WHERE last_worker_id IN (
+              SELECT id FROM pod_lifecycle.pods WHERE endpoint_id = $2 AND host_id = $3))::int AS n,
+            count(*) FILTER (WHERE attempts > 1)::int AS again
+       FROM queue_broker.jobs WHERE id = ANY($1::text[])`,
+    [ids, endpointId, hostId],
+  );
+  return {
+    accepted: ids.length,
+    completed: byStatus.COMPLETED ?? 0,
+    onDrained: served[0].n,
+    leasedAgain: served[0].again,
+    byStatus,
+  };
 }

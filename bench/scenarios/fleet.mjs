@@ -12,10 +12,12 @@
 //               until 64 workers are RUNNING on other hosts and none is left on the drained one (the autoscaler
 //               replaces first, then stops), then every job accepted during it is checked COMPLETED (jobs lost =
 //               accepted − completed). Then the endpoint goes back to zero workers and the host to READY (untimed).
-// Workers are the SDK echo worker under pod-lifecycle's local runtime (one Node process each); the warm-up round
+// Workers are the SDK sleep worker under pod-lifecycle's local runtime (one Node process each), each job JOB_MS
+// long, so the old workers hold jobs when they are stopped; the warm-up round
 // drains WARMUP_WORKERS of them only; `--fleet-workers N` runs N workers instead of 64 (the host keeps 64 GPUs).
 import { createOperator, client } from '../lib/api.mjs';
 import {
+  JOB_MS,
   LOAD_PER_SECOND,
   drainEndpoint,
   groupHosts,
@@ -94,7 +96,7 @@ async function drainSide(state, { warmup }) {
   } finally {
     ids = await load.stop();
   }
-  const jobs = await jobOutcomes(sql, ids);
+  const jobs = await jobOutcomes(sql, ids, { endpointId: endpoint.id, hostId: bigHost });
   state.jobs.push({ warmup, ...jobs });
   await endpoint.size(0);
   return { ...timings, accepted: jobs.accepted, completed: jobs.completed };
@@ -216,18 +218,20 @@ export default {
       ours: ['drain', 'completed'],
       baseline: ['drain', 'accepted'],
       oursLabel: 'jobs COMPLETED',
-      baselineLabel: `jobs accepted by POST /run (${LOAD_PER_SECOND} a second through the drain)`,
+      baselineLabel: `jobs accepted by POST /run (${LOAD_PER_SECOND} a second through the drain, ${JOB_MS} ms each)`,
     },
   ],
   notes: (state) => {
     const rounds = state.jobs.filter((j) => !j.warmup);
     const lost = rounds.reduce((sum, j) => sum + j.accepted - j.completed, 0);
     const accepted = rounds.reduce((sum, j) => sum + j.accepted, 0);
+    const onDrained = rounds.reduce((sum, j) => sum + j.onDrained, 0);
+    const again = rounds.reduce((sum, j) => sum + j.leasedAgain, 0);
     return [
       `${state.requests} sequential requests per round and route (one connection, an operator's key), once the apps were idle (waited ${Math.max(...state.quietWaits).toFixed(1)} s at most); the filtered page: ${new URLSearchParams(state.settings.filter)} (${state.settings.filteredHosts} hosts)`,
       `drain: ${state.workers} workers on ${state.bigHost} (${WORKERS} × ${state.group.gpuTypeId}, ${state.group.dataCenterId}) in the endpoint's group (${state.group.tier} in ${state.group.region}: ${state.others.length} other hosts, cordoned for the start, uncordoned for the drain); warm-up round with ${WARMUP_WORKERS} workers`,
-      `jobs lost over the rounds: ${lost} of ${accepted} accepted${lost ? ` (${JSON.stringify(rounds.map((j) => j.byStatus))})` : ''}`,
-      'workers are local-runtime Node processes (gpucp/echo-worker): a start is a process spawn plus the SDK asking for its first job, not an image pull',
+      `jobs lost over the rounds: ${lost} of ${accepted} accepted${lost ? ` (${JSON.stringify(rounds.map((j) => j.byStatus))})` : ''}; ${onDrained} of them served last by the workers of the draining host, ${again} leased more than once (each job ${JOB_MS} ms)`,
+      'workers are local-runtime Node processes (gpucp/sleep-worker, the SDK as the echo worker): a start is a process spawn plus the SDK asking for its first job, not an image pull',
     ];
   },
 };
