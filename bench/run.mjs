@@ -10,13 +10,15 @@
 // jobs and 10,000 pods of history seeded with SQL; --quick: 100,000 and 1,000), replay (a recorded history of job
 // commands rebuilt and replayed by the operators' tool), audit (a filtered audit trail page over 10,000 recorded
 // commands vs a bare authenticated route), lb (a load-balancing endpoint's worker through the
-// gateway's proxy vs called directly).
+// gateway's proxy vs called directly), fleet (the fleet routes over the 10,000 hosts vs a bare authenticated route,
+// and a drain of a host with 64 workers vs starting them from zero; at most 5 rounds, 3 with --quick).
 //
 //   npm run bench                        the full run (10 rounds; drain: 10,000 jobs a round, 5 rounds)
 //   npm run bench -- --quick             small samples, 5 rounds (3 for drain, autoscaler, cold-start, placement,
 //                                        edge, lb and replay; drain: 1,000 jobs a round): under 3 minutes (issue 13)
 //   npm run bench -- --only jobs-sync,edge --rounds 7
 //   npm run bench -- --only drain --drain-jobs 500
+//   npm run bench -- --only fleet --fleet-workers 32   the drain's workers (64 unless told)
 //
 // Environment: DATABASE_URL (an admin connection; the local server otherwise), NATS_URL, REDIS_URL (default
 // redis://127.0.0.1:6379: BullMQ's baselines). See bench/scenarios/*.mjs for what each scenario measures.
@@ -65,12 +67,13 @@ const SCENARIOS = [
   'history',
   'audit',
   'lb',
+  'fleet',
 ];
 const FLEET_HOSTS = 10_000;
 
 function usage() {
   return [
-    'usage: npm run bench -- [--quick] [--rounds N] [--only scenario,scenario] [--drain-jobs N]',
+    'usage: npm run bench -- [--quick] [--rounds N] [--only scenario,scenario] [--drain-jobs N] [--fleet-workers N]',
     `scenarios (in run order): ${SCENARIOS.join(', ')}`,
   ].join('\n');
 }
@@ -83,6 +86,7 @@ function parseArgsOrExit() {
         rounds: { type: 'string' },
         only: { type: 'string' },
         'drain-jobs': { type: 'string' },
+        'fleet-workers': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }).values;
@@ -127,6 +131,13 @@ runMain(async () => {
     throw new InfraError(`--drain-jobs must be an integer from 100 to 1,000,000\n${usage()}`, {
       exitCode: 2,
     });
+  }
+  const fleetWorkers = args['fleet-workers'] === undefined ? undefined : Number(args['fleet-workers']);
+  if (
+    fleetWorkers !== undefined &&
+    (!Number.isInteger(fleetWorkers) || fleetWorkers < 1 || fleetWorkers > 64)
+  ) {
+    throw new InfraError(`--fleet-workers must be an integer from 1 to 64\n${usage()}`, { exitCode: 2 });
   }
   const only = args.only ? args.only.split(',').map((s) => s.trim()) : SCENARIOS;
   const unknown = only.filter((id) => !SCENARIOS.includes(id));
@@ -197,6 +208,7 @@ runMain(async () => {
         rounds,
         roundsGiven: args.rounds !== undefined,
         drainJobs,
+        fleetWorkers,
         runId,
         system,
         databaseUrl,

@@ -28,6 +28,13 @@ export async function createUser(at, name) {
   return { userId, key };
 }
 
+/** A user with an operator key (scope `operator`: the fleet routes), as `createUser` answers it. */
+export async function createOperator(at, name) {
+  const userId = (await keysCli(at, ['user', 'create', name])).split('\t')[0];
+  const { key } = JSON.parse(await keysCli(at, ['key', 'create', userId, '--scope', 'operator', '--json']));
+  return { userId, key };
+}
+
 /** A small client of the gateway at `baseUrl` with one API key. */
 export function client(baseUrl, key) {
   async function request(method, path, body, { expect = [200, 201, 204] } = {}) {
@@ -68,7 +75,8 @@ export async function createTemplate(api, name, imageName) {
 
 /**
  * Saves an endpoint through GraphQL (`saveEndpoint`); returns its id. `options`: workersMin, workersMax,
- * idleTimeout (s), flashBoot, scalerValue, type (QB by default; LB for a load-balancing endpoint).
+ * idleTimeout (s), flashBoot, scalerValue, type (QB by default; LB for a load-balancing endpoint), gpuIds (the GPU
+ * tiers, comma-separated; AMPERE_16 by default), locations (region codes, comma-separated; any by default).
  */
 export async function saveEndpoint(api, { id, name, templateId, ...options }) {
   const fields = {
@@ -80,9 +88,10 @@ export async function saveEndpoint(api, { id, name, templateId, ...options }) {
   const flashBoot = options.flashBoot ? 'FLASHBOOT' : 'OFF';
   const data = await api.graphql(
     `mutation { saveEndpoint(input: { ${id ? `id: "${id}", ` : ''}name: "${name}", templateId: "${templateId}",
-      gpuIds: "AMPERE_16", workersMin: ${fields.workersMin}, workersMax: ${fields.workersMax},
+      gpuIds: "${options.gpuIds ?? 'AMPERE_16'}", workersMin: ${fields.workersMin}, workersMax: ${fields.workersMax},
       idleTimeout: ${fields.idleTimeout}, scalerValue: ${fields.scalerValue}, flashBootType: ${flashBoot}
-      ${options.type ? `, type: "${options.type}"` : ''} }) { id } }`,
+      ${options.type ? `, type: "${options.type}"` : ''}
+      ${options.locations ? `, locations: "${options.locations}"` : ''} }) { id } }`,
   );
   return data.saveEndpoint.id;
 }

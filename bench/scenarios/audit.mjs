@@ -8,25 +8,12 @@
 import { client, createUser } from '../lib/api.mjs';
 import { log } from '../../scripts/lib/infra.mjs';
 import { pool } from '../lib/jobs-load.mjs';
-import { latencySummary } from '../lib/stats.mjs';
+import { sequentialGets } from '../lib/http-latency.mjs';
 import { quiesce } from '../lib/quiesce.mjs';
 
 const COMMANDS = 10_000;
 const TEMPLATES = 20;
 const CONCURRENCY = 16;
-
-/** `count` GETs one after another on a kept-alive connection: p50 and p99 (ms). */
-async function sequential(url, headers, count) {
-  const samples = [];
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    const response = await fetch(url, { headers });
-    await response.arrayBuffer();
-    samples.push(performance.now() - started);
-    if (response.status !== 200) throw new Error(`GET ${url}: HTTP ${response.status}`);
-  }
-  return latencySummary(samples);
-}
 
 /** Records the history: template updates (each its own command and entry), every tenth refused (unknown id). */
 async function record(api, templateIds) {
@@ -64,14 +51,14 @@ async function untilKept(sql, userId, expected) {
 
 const side = (label, pick) => ({
   label,
-  run: (state, { warmup }) => sequential(pick(state), state.headers, warmup ? 20 : state.requests),
+  run: (state, { warmup }) => sequentialGets(pick(state), state.headers, warmup ? 20 : state.requests),
 });
 
 export default {
   id: 'audit',
   title: 'audit trail: a filtered page over 10,000 recorded commands',
   async setup(ctx) {
-    const { userId, key } = await createUser(ctx.databaseUrl, 'bench-audit');
+    const { userId, key } = await createUser(ctx, 'bench-audit');
     const gateway = ctx.system.url('gateway');
     const api = client(gateway, key);
     const templateIds = [];

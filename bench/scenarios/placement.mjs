@@ -30,7 +30,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function bestGroup(sql, needed) {
   const { rows } = await sql.query(
     `SELECT gpu_type_id, data_center_id, sum(free_gpus)::int AS free FROM ${S}.hosts
-      WHERE active AND gpu_type_id IS NOT NULL AND free_ports >= 1 GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT 1`,
+      WHERE scheduling_state = 'READY' AND healthy AND gpu_type_id IS NOT NULL AND free_ports >= 1 GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT 1`,
   );
   if (!rows[0] || rows[0].free < needed) {
     throw new Error(`the fleet has no ${needed} free GPUs of one type in one place`);
@@ -87,7 +87,8 @@ async function sqlReservation(client, group, tag) {
     const hosts = (
       await client.query(
         `SELECT id, free_gpus, free_ports FROM ${S}.hosts
-          WHERE active AND free_ports >= 1 AND gpu_type_id = $1 AND free_gpus >= 1 AND data_center_id = $2`,
+          WHERE scheduling_state = 'READY' AND healthy AND free_ports >= 1
+            AND gpu_type_id = $1 AND free_gpus >= 1 AND data_center_id = $2`,
         [group.gpuTypeId, group.dataCenterId],
       )
     ).rows.sort((a, b) => a.free_gpus - b.free_gpus || (a.id < b.id ? -1 : 1));

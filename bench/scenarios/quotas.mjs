@@ -22,7 +22,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function group(sql, order) {
   const { rows } = await sql.query(
     `SELECT gpu_type_id, data_center_id, sum(free_gpus)::int AS free FROM ${S}.hosts
-      WHERE active AND gpu_type_id IS NOT NULL GROUP BY 1, 2
+      WHERE scheduling_state = 'READY' AND healthy AND gpu_type_id IS NOT NULL GROUP BY 1, 2
      HAVING min(gpu_count) = 8 AND max(gpu_count) = 8 ORDER BY 3 ${order}, 1, 2 LIMIT 1`,
   );
   return { gpuTypeId: rows[0].gpu_type_id, dataCenterId: rows[0].data_center_id, free: rows[0].free };
