@@ -53,10 +53,14 @@ describe('randomized history, rebuilt from its recorded commands', () => {
         const orphans = (await hs.sql.query<{ owner_id: string }>(HELD_BY_DELETED_TEAMS)).rows.length;
         // What the history made of quotas: placements refused by one, workloads preempted (reported, not required).
         const [quotaWork] = (
-          await hs.sql.query<{ refused: number; preempted: number }>(
+          await hs.sql.query<{ refused: number; preempted: number; fleet: number; hostChanges: number }>(
             `SELECT (SELECT count(*)::int FROM cluster_scheduler.processed_commands
                       WHERE outcome::text LIKE '%QUOTA_EXCEEDED%') AS refused,
-                    (SELECT count(*)::int FROM cluster_scheduler.preemptions) AS preempted`,
+                    (SELECT count(*)::int FROM cluster_scheduler.preemptions) AS preempted,
+                    (SELECT count(*)::int FROM cluster_scheduler.processed_commands
+                      WHERE subject LIKE 'fleet.cmd.%') AS fleet,
+                    (SELECT count(*)::int FROM cluster_scheduler.outbox
+                      WHERE subject LIKE '%fleet.evt.host-changed') AS "hostChanges"`,
           )
         ).rows;
         const summary = await runRebuild(hs.replayEnv);
@@ -79,6 +83,8 @@ describe('randomized history, rebuilt from its recorded commands', () => {
             heldByDeletedTeams: orphans,
             quotaRefused: quotaWork.refused,
             preempted: quotaWork.preempted,
+            fleetCommands: quotaWork.fleet,
+            hostChanges: quotaWork.hostChanges,
             secondPassApplied: summary.secondPass.applied,
             restarts: history.restarts.length,
             workerKills: history.workerKills,
