@@ -15,6 +15,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { CordonHostInput, DrainHostInput, GpuFaultInput } from './fleet.dto.js';
 
 /**
  * The fleet as live state (docs/adr/0039-live-fleet.md), owned by the cluster scheduler. A host's shown `state` is
@@ -140,11 +141,15 @@ class HostCommand {
 }
 
 /** `fleet.cmd.cordon`: no new placements on the host; what runs there stays. From DRAINING: stops the drain. */
-export class CordonHostCommand extends HostCommand {
-  @IsOptional()
+export class CordonHostCommand extends CordonHostInput {
   @IsString()
-  @MaxLength(500)
-  reason?: string;
+  @IsNotEmpty()
+  hostId: string;
+
+  /** Absent: `operator`. */
+  @IsOptional()
+  @IsIn(FLEET_ACTORS)
+  by?: FleetActor;
 }
 
 /** `fleet.cmd.uncordon`: back to READY from CORDONED or DRAINING (a drain is called off). */
@@ -154,19 +159,14 @@ export class UncordonHostCommand extends HostCommand {}
  * `fleet.cmd.drain`: no new placements; the autoscaler replaces the host's serverless workers elsewhere, then stops
  * them; users' pods are told (reason HOST_DRAINING, with the deadline) and stopped at the deadline (HOST_DRAINED).
  */
-export class DrainHostCommand extends HostCommand {
-  @IsOptional()
+export class DrainHostCommand extends DrainHostInput {
   @IsString()
-  @MaxLength(500)
-  reason?: string;
+  @IsNotEmpty()
+  hostId: string;
 
-  /** Seconds from the command until users' pods are stopped; absent: the scheduler's `FLEET_DRAIN_DEADLINE_S`. */
   @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(7 * 24 * 3600)
-  @Type(() => Number)
-  deadlineSeconds?: number;
+  @IsIn(FLEET_ACTORS)
+  by?: FleetActor;
 }
 
 /**
@@ -221,34 +221,13 @@ export interface ExpireDrainsResult {
   hostIds: string[];
 }
 
-export const GPU_FAULT_KINDS = ['XID', 'ECC'] as const;
-export type GpuFaultKind = (typeof GPU_FAULT_KINDS)[number];
-
 /**
  * `pod.cmd.inject-gpu-fault` (owner: pod-lifecycle, whose runtime driver reports it; operators through
  * `POST /v2/fleet/hosts/{id}/gpu-faults`): the simulated and local drivers make a GPU of the host fail, for tests
  * and demos; the driver reports it as `fleet.cmd.report-health` (source `runtime`). Other drivers: NOT_AVAILABLE.
  */
-export class InjectGpuFaultCommand {
+export class InjectGpuFaultCommand extends GpuFaultInput {
   @IsString()
   @IsNotEmpty()
   hostId: string;
-
-  @IsIn(GPU_FAULT_KINDS)
-  kind: GpuFaultKind;
-
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(63)
-  @Type(() => Number)
-  gpuIndex?: number;
-
-  /** For XID: the Xid number (79: fallen off the bus, 48: double-bit ECC, …); absent: 79. */
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(999)
-  @Type(() => Number)
-  xid?: number;
 }

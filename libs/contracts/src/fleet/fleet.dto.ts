@@ -1,11 +1,13 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { GPU_FAULT_KINDS, type GpuFaultKind } from './fleet.contracts.js';
 
 /**
  * The bodies of the operators' fleet routes (`/v2/fleet/hosts/{hostId}/...`, docs/api.md "Fleet"): what the
  * gateway turns into `fleet.cmd.*` with the host from the path and `by: operator`.
  */
+
+export const GPU_FAULT_KINDS = ['XID', 'ECC'] as const;
+export type GpuFaultKind = (typeof GPU_FAULT_KINDS)[number];
 
 /** `POST /v2/fleet/hosts/{hostId}/cordon`. */
 export class CordonHostInput {
