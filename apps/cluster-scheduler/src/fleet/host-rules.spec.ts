@@ -14,7 +14,7 @@ import {
   type HostStatus,
 } from './host-rules.js';
 
-const READY: HostStatus & { healthGpuIndex: number | null } = {
+const READY: HostStatus & { healthGpuIndex: number | null; gpuCount: number } = {
   id: 'h-1',
   schedulingState: 'READY',
   schedulingBy: 'file',
@@ -24,6 +24,7 @@ const READY: HostStatus & { healthGpuIndex: number | null } = {
   healthReason: null,
   healthSource: null,
   healthGpuIndex: null,
+  gpuCount: 8,
 };
 const host = (patch: Partial<typeof READY>) => ({ ...READY, ...patch });
 const DEADLINE = new Date('2026-03-01T13:00:00.000Z');
@@ -160,6 +161,16 @@ describe('reportHealth', () => {
     const error = refusal(() => reportHealth(READY, { healthy: false, source: 'operator' }));
     expect(error.code).toBe(ErrorCode.BadRequest);
     expect(error.message).toMatch(/needs a code/);
+  });
+
+  it('refuses a GPU the host does not have', () => {
+    const report = { healthy: false, source: 'runtime', code: 'XID', gpuIndex: 8 } as const;
+    expect(refusal(() => reportHealth(READY, report)).message).toBe(
+      'host h-1 has 8 GPUs: gpuIndex 8 is not one of them',
+    );
+    expect(refusal(() => reportHealth(host({ gpuCount: 0 }), { ...report, gpuIndex: 0 })).code).toBe(
+      ErrorCode.BadRequest,
+    );
   });
 
   it('records an unhealthy report once; healthy clears what its own source or an operator reported', () => {

@@ -171,9 +171,16 @@ export function reRegister(host: HostStatus, by: FleetActor): SchedulingChange |
  * quarantine. A report that changes nothing is a no-op.
  */
 export function reportHealth(
-  host: HostStatus & { healthGpuIndex: number | null },
+  host: HostStatus & { healthGpuIndex: number | null; gpuCount: number },
   report: { healthy: boolean; source: HealthSource; code?: HealthCode; reason?: string; gpuIndex?: number },
 ): HealthChange | null {
+  if (report.gpuIndex !== undefined && report.gpuIndex >= host.gpuCount) {
+    throw new DomainError(
+      ErrorCode.BadRequest,
+      `host ${host.id} has ${host.gpuCount === 1 ? 'one GPU' : `${host.gpuCount} GPUs`}: ` +
+        `gpuIndex ${report.gpuIndex} is not one of them`,
+    );
+  }
   if (!report.healthy) {
     if (!report.code) {
       throw new DomainError(
