@@ -113,4 +113,35 @@ describe('wait reasons through the stock worker protocol', () => {
       return health.body.waitReason === undefined;
     });
   });
+
+  it('an endpoint whose workers crash at start shows WORKERS_CRASH_LOOPING with the last lines they printed', async () => {
+    const template = await call<TemplateView>('POST', '/v1/templates', {
+      name: 'echo-crash',
+      imageName: 'test/echo-worker',
+      isServerless: true,
+      env: { ECHO_CRASH: 'RuntimeError: CUDA error: out of memory' },
+    });
+    const endpoint = await call<{ id: string }>('POST', '/v2/serverless', {
+      name: 'crashing',
+      type: 'QUEUE',
+      templateId: template.body.id,
+      gpu: { pools: ['AMPERE_16'], count: 1 },
+      workers: { min: 1, max: 1 },
+    });
+    const id = endpoint.body.id;
+    const reason = await until(
+      'the crash loop to be reported',
+      async () => {
+        const health = await call<EndpointHealth>('GET', `/v2/${id}/health`);
+        const why = health.body.waitReason;
+        return why?.code === 'WORKERS_CRASH_LOOPING' && why.details?.lastLogLines ? why : undefined;
+      },
+      90_000,
+    );
+    expect(reason.details).toMatchObject({ exitCode: 3, podId: expect.any(String) });
+    expect(Number(reason.details?.restarts)).toBeGreaterThanOrEqual(2);
+    expect(reason.details?.lastLogLines).toEqual(
+      expect.arrayContaining(['loading the model', 'RuntimeError: CUDA error: out of memory']),
+    );
+  });
 });

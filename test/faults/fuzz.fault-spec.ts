@@ -93,6 +93,8 @@ beforeAll(async () => {
     // A's team, and A in it: B is no member, so the team does not exist for B (404).
     teamId: ids.team,
     userId: fs.user.userId,
+    // A host of the fault system's fleet: the fleet routes are operators' (B is none: 403 whatever the host).
+    hostId: 'faults-host-1',
   };
   targets = {
     idFor: (path, param) => {
@@ -178,6 +180,18 @@ beforeAll(async () => {
       UpdateUserDto: { disabled: false },
       SpendLimitDto: { monthlyLimit: 100 },
       QuotaInput: { cohort: 'fuzz', limits: [{ gpuTypeId: A100, gpus: 2, borrowingLimit: 1 }] },
+      RegisterHostInput: {
+        id: 'fuzz-host-1',
+        dataCenterId: 'US-TX-3',
+        gpuTypeId: A100,
+        gpuCount: 8,
+        publicIp: '192.0.2.77',
+        portRange: [31000, 31099],
+      },
+      CordonHostInput: { reason: 'fuzz' },
+      DrainHostInput: { reason: 'fuzz', deadlineSeconds: 60 },
+      HostHealthInput: { healthy: false, reason: 'fuzz', gpuIndex: 0 },
+      GpuFaultInput: { kind: 'XID', gpuIndex: 0, xid: 79 },
       UpdateClusterDto: { name: 'fuzz-b2' },
       CreateClusterDto: {
         name: 'fuzz-b',

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 
 /**
  * A worker speaking the protocol of compatibility.md §2 with nothing but the injected environment (and
- * ECHO_START_DELAY_MS, how long it loads before its first take, as a model would): long-polls
+ * ECHO_START_DELAY_MS, how long it loads before its first take, as a model would; ECHO_CRASH, a sentence it prints
+ * to stderr before it exits with code 3 at start, as a worker whose model does not load): long-polls
  * job-take, sleeps `input.sleepMs`, posts `{output: {echo: input}}` to job-done (form content type, as the Python
  * SDK does), pings every RUNPOD_PING_INTERVAL. It runs as a real process through the local runtime driver.
  */
@@ -16,6 +17,12 @@ const doneUrl = (jobId) => env.RUNPOD_WEBHOOK_POST_OUTPUT.replace('$RUNPOD_POD_I
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // A worker that loads something first (a model, say) before it asks for a job.
 await sleep(Number(env.ECHO_START_DELAY_MS || 0));
+if (env.ECHO_CRASH) {
+  console.log('loading the model');
+  console.error(env.ECHO_CRASH);
+  await sleep(300);
+  process.exit(3);
+}
 let current = null;
 setInterval(() => {
   const url = env.RUNPOD_WEBHOOK_PING.replace('$RUNPOD_POD_ID', podId) + (current ? '?job_id=' + current : '');

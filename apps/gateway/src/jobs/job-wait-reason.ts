@@ -28,3 +28,23 @@ function jobWaitReason(endpoint: EndpointView, readAt: Date): WaitReason | null 
     since: readAt.toISOString(),
   };
 }
+
+/** Lines of a crash-looping worker's last pod quoted in its endpoint's reason, and how long they may take to read. */
+const LAST_LINES = 5;
+const LAST_LINES_TIMEOUT_MS = 1000;
+
+/**
+ * `/health`'s reason with a crash-looping endpoint's last worker's last lines (`details.lastLogLines`), read from
+ * the logs stream only for that reason (the autoscaler that judges it has no way to the logs; the gateway reads
+ * them for every log route). Lines are redacted at the source (docs/adr/0020), and the endpoint's owner may read
+ * its workers' logs anyway.
+ */
+export async function withLastLogLines(
+  reason: WaitReason,
+  tail: (podId: string, count: number, timeoutMs: number) => Promise<string[]>,
+): Promise<WaitReason> {
+  const podId = reason.details?.podId;
+  if (reason.code !== 'WORKERS_CRASH_LOOPING' || typeof podId !== 'string') return reason;
+  const lastLogLines = await tail(podId, LAST_LINES, LAST_LINES_TIMEOUT_MS);
+  return lastLogLines.length ? { ...reason, details: { ...reason.details, lastLogLines } } : reason;
+}

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { LogsModule } from '../logs/logs.module.js';
 import { loadConfigOrExit } from '@app/platform';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
@@ -18,7 +19,7 @@ import { WebhookSecretsService } from './webhook-secrets.service.js';
  * (`WorkersModule`) share its endpoint access, payload store, job signals and limits, exported here.
  */
 @Module({
-  imports: [AccountsModule, RateLimitModule],
+  imports: [AccountsModule, RateLimitModule, LogsModule],
   controllers: [JobsController, WebhookSecretsController],
   providers: [
     { provide: JobsEdgeConfig, useFactory: () => loadConfigOrExit(JobsEdgeConfig) },

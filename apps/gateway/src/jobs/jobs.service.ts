@@ -16,12 +16,13 @@ import {
   type SubmitResult,
 } from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
+import { PodLogTail } from '../logs/pod-log-tail.js';
 import { EndpointAccess } from './endpoint-access.js';
 import { GatewayPayloads } from './gateway-payloads.js';
 import { JobSignals } from './job-signals.js';
 import type { ClaimedTake, Watcher } from './watchers.js';
 import { JobViews } from './job-views.js';
-import { withWaitReason } from './job-wait-reason.js';
+import { withLastLogLines, withWaitReason } from './job-wait-reason.js';
 import { JobsEdgeConfig } from './jobs-edge.config.js';
 import { BATCH_INPUT_MAX_BYTES, SubmitBatcher } from './submit-batcher.js';
 import { WebhookSecretsService } from './webhook-secrets.service.js';
@@ -40,6 +41,7 @@ export class JobsService {
     private readonly views: JobViews,
     private readonly webhookSecrets: WebhookSecretsService,
     private readonly batcher: SubmitBatcher,
+    private readonly logTail: PodLogTail,
     @Inject(JobsEdgeConfig) private readonly config: JobsEdgeConfig,
   ) {}
 
@@ -143,11 +145,16 @@ export class JobsService {
    */
   async health(endpointId: string, actor: Actor): Promise<EndpointHealth> {
     const endpoint = await this.endpoints.queueEndpoint(endpointId, actor);
-    const health = await this.queries.query(Subjects.job.health, { endpointId }, actor);
+    const [health, waitReason] = await Promise.all([
+      this.queries.query(Subjects.job.health, { endpointId }, actor),
+      endpoint.waitReason
+        ? withLastLogLines(endpoint.waitReason, (...args) => this.logTail.last(...args))
+        : null,
+    ]);
     return {
       ...health,
       ...(endpoint.throttled ? { throttled: endpoint.throttled } : {}),
-      ...(endpoint.waitReason ? { waitReason: endpoint.waitReason } : {}),
+      ...(waitReason ? { waitReason } : {}),
     };
   }
 
