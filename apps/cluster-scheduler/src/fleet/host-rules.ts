@@ -58,13 +58,13 @@ export function isSchedulable(host: Pick<HostStatus, 'schedulingState' | 'health
 }
 
 /**
- * Whether a pod may run again on the host it still holds (a resume before its stop's release was applied): not
- * on a host that is unhealthy or gone; a cordon or a drain only stops new placements, and keeping what the pod
- * holds is not one.
+ * Whether a pod may run again on the host it still holds (a resume before its stop's release was applied): on a
+ * READY or CORDONED host (a cordon only stops new placements, and keeping what the pod holds is not one); not on
+ * one draining (its pods are being stopped), unhealthy or gone.
  */
 export function mayKeepReservation(host: Pick<HostStatus, 'schedulingState' | 'healthy'>): boolean {
   const state = shownState(host);
-  return state !== 'UNHEALTHY' && state !== 'GONE';
+  return state === 'READY' || state === 'CORDONED';
 }
 
 /** The sentence of the shown state: the health report's while UNHEALTHY, else the cordon's, drain's or removal's. */

@@ -50,20 +50,27 @@ const context = <T>(event: EventEnvelope<T>) => ({
   emit: () => Promise.reject(new Error('the reaction emits nothing')),
 });
 
-/** The scheduler's `fleet.evt.host-changed`, as pod-lifecycle's consumer delivers it. */
+/** The pods each host holds, as the scheduler's reservations list them in its events. */
+const placedOn = new Map<string, string[]>();
+const heldOn = (hostId: string) =>
+  (placedOn.get(hostId) ?? []).map((podId) => ({ podId, ownerId: ALICE.userId, clusterId: null }));
+
+/** The scheduler's `fleet.evt.host-changed`, as pod-lifecycle's consumer delivers it (the host's pods listed). */
 async function hostChanged(
   hostId: string,
   state: HostState,
   previousState: HostState,
   extra: Partial<HostChangedEvent> = {},
-  listed: PodView[] = [],
+  listed?: PodView[],
 ): Promise<EventEnvelope<HostChangedEvent>> {
   const event = envelope<HostChangedEvent>(Subjects.fleet.hostChanged, {
     hostId,
     dataCenterId: 'EU-RO-1',
     state,
     previousState,
-    pods: listed.map((pod) => ({ podId: pod.id, ownerId: pod.userId, clusterId: null })),
+    pods: listed
+      ? listed.map((pod) => ({ podId: pod.id, ownerId: pod.userId, clusterId: null }))
+      : heldOn(hostId),
     ...extra,
   });
   await reactions.hostChanged(context(event));
@@ -71,7 +78,7 @@ async function hostChanged(
 }
 
 async function drainExpired(hostId: string): Promise<EventEnvelope<DrainExpiredEvent>> {
-  const event = envelope<DrainExpiredEvent>(Subjects.fleet.drainExpired, { hostId, pods: [] });
+  const event = envelope<DrainExpiredEvent>(Subjects.fleet.drainExpired, { hostId, pods: heldOn(hostId) });
   await reactions.drainExpired(context(event));
   return event;
 }
@@ -90,6 +97,7 @@ async function podOn(hostId: string, name: string, worker?: string): Promise<Pod
           { actor: { userId: ALICE.userId, kind: 'system' } },
         )
       : await app.createPod(name);
+    placedOn.set(hostId, [...(placedOn.get(hostId) ?? []), pod.id]);
     const generation = await app.generation(pod.id);
     await pods.send(
       Subjects.pod.observe,

@@ -49,6 +49,22 @@ export class PodRepository implements PodsUsingTemplate, PodsUsingRegistryAuth {
     });
   }
 
+  /**
+   * The live pods among `podIds` that are on the host, each locked by its id first (in id order): a command changing
+   * one of them on another replica (a start) is waited for and its result seen, so the set does not depend on which
+   * committed first, and a rebuild, applying them in commit order, finds the same pods.
+   */
+  async lockLiveOnHostAmong(hostId: string, podIds: string[], manager: EntityManager): Promise<PodEntity[]> {
+    if (!podIds.length) return [];
+    const locked = await manager.find(PodEntity, {
+      where: { id: In(podIds) },
+      order: { id: 'ASC' },
+      lock: { mode: 'pessimistic_write' },
+    });
+    const live: readonly PodStatus[] = LIVE;
+    return locked.filter((pod) => pod.hostId === hostId && live.includes(pod.status));
+  }
+
   /** Pods on a host that carry a notice of its state (any status), locked. */
   lockNoticedOnHost(hostId: string, manager: EntityManager): Promise<PodEntity[]> {
     return manager.find(PodEntity, {

@@ -27,7 +27,11 @@ export class HostDrainedHandler {
   async handle(ctx: CommandContext<HostDrainedCommand>): Promise<HostPodsResult> {
     const { hostId } = ctx.payload;
     const reason = `${HOST_REASONS.drained}: host ${hostId} was drained: stopped at the drain's deadline`;
-    const live = await this.pods.lockLiveOnHost(hostId, ctx.manager);
+    const live = await this.pods.lockLiveOnHostAmong(
+      hostId,
+      ctx.payload.pods.map((pod) => pod.podId),
+      ctx.manager,
+    );
     for (const pod of live) {
       pod.desiredStatus = PodStatus.Exited;
       pod.hostNotice = null;

@@ -30,7 +30,11 @@ export class HostLostHandler {
   @CommandHandler(Subjects.pod.hostLost)
   async handle(ctx: CommandContext<HostLostCommand>): Promise<HostPodsResult> {
     const reason = hostLostReason(ctx.payload);
-    const live = await this.pods.lockLiveOnHost(ctx.payload.hostId, ctx.manager);
+    const live = await this.pods.lockLiveOnHostAmong(
+      ctx.payload.hostId,
+      ctx.payload.pods.map((pod) => pod.podId),
+      ctx.manager,
+    );
     for (const pod of live) {
       pod.desiredStatus = PodStatus.Exited;
       pod.hostNotice = null;

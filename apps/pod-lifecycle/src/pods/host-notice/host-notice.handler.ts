@@ -36,7 +36,11 @@ export class HostNoticeHandler {
     }
     const deadline = drainDeadline ? new Date(drainDeadline) : null;
     const notice = drainNotice(hostId, reason ?? null, deadline);
-    for (const pod of await this.pods.lockLiveOnHost(hostId, ctx.manager)) {
+    for (const pod of await this.pods.lockLiveOnHostAmong(
+      hostId,
+      ctx.payload.pods.map((pod) => pod.podId),
+      ctx.manager,
+    )) {
       if (pod.endpointId) continue;
       if (pod.hostNotice === notice && pod.stopDeadline?.getTime() === deadline?.getTime()) continue;
       pod.hostNotice = notice;
