@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ClusterView, PodView } from '@app/contracts';
+import type { ClusterList, ClusterView, PodV2List } from '@app/contracts';
 import { contextOf, integer, seconds } from './context.js';
 import { printMessage, printRecord, printTable } from './output.js';
 import { waitFor } from './progress.js';
@@ -21,7 +21,8 @@ export function clustersCommand(program: Command): void {
     .description('your clusters')
     .action(async (_options: unknown, command: Command) => {
       const ctx = contextOf(command);
-      printTable(ctx.output, await ctx.api.get<ClusterView[]>('/v2/clusters'), CLUSTER_COLUMNS);
+      const list = await ctx.api.get<ClusterList>('/v2/clusters');
+      printTable(ctx.output, list.clusters, CLUSTER_COLUMNS);
     });
 
   clusters
@@ -55,11 +56,11 @@ export function clustersCommand(program: Command): void {
         await waitFor(
           ctx.progress(`cluster ${cluster.id}`),
           async () => {
-            const pods = await ctx.api.get<PodView[]>(`/v2/clusters/${cluster.id}/pods`);
+            const { pods } = await ctx.api.get<PodV2List>(`/v2/clusters/${cluster.id}/pods`);
             const running = pods.filter((pod) => pod.status === 'RUNNING').length;
             return {
               state: `${running}/${pods.length} pods RUNNING`,
-              value: running === pods.length || undefined,
+              value: (pods.length > 0 && running === pods.length) || undefined,
             };
           },
           { timeoutMs: seconds(options.timeout) },

@@ -33,8 +33,8 @@ export class Progress {
 }
 
 /**
- * Polls `probe` every `intervalMs` until it answers a value (not undefined), showing each state it reports; fails
- * after `timeoutMs` naming the last state.
+ * Polls `probe` every `intervalMs` until it answers a value (not undefined), showing each state it reports and the
+ * final one once; fails after `timeoutMs` naming the last state.
  */
 export async function waitFor<T>(
   progress: Progress,
@@ -44,11 +44,12 @@ export async function waitFor<T>(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { state, value } = await probe();
-    progress.update(state);
+    // The final state is shown by done() alone: update() first would print it twice off a terminal.
     if (value !== undefined) {
       progress.done(state);
       return value;
     }
+    progress.update(state);
     if (Date.now() > deadline) {
       throw new Error(`gave up after ${Math.round(timeoutMs / 1000)} s; last state: ${state}`);
     }
