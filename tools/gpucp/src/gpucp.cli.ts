@@ -7,10 +7,13 @@ import { DEFAULT_API_URL } from './context.js';
 import { endpointsCommand } from './endpoints.commands.js';
 import { fleetCommand } from './fleet.commands.js';
 import { jobsCommand } from './jobs.commands.js';
+import { keysCommand } from './keys.commands.js';
 import { logsCommand } from './logs.commands.js';
 import { podsCommand } from './pods.commands.js';
 import { quotaCommand } from './quota.commands.js';
+import { templatesCommand } from './templates.commands.js';
 import { usageCommand } from './usage.commands.js';
+import { volumesCommand } from './volumes.commands.js';
 
 /**
  * `gpucp`: the user's command line for a deployment, over the public REST API only (management v2 and the
@@ -36,6 +39,9 @@ usageCommand(program);
 auditCommand(program);
 quotaCommand(program);
 fleetCommand(program);
+templatesCommand(program);
+volumesCommand(program);
+keysCommand(program);
 
 try {
   await program.parseAsync(process.argv);
