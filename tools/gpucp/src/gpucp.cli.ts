@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ApiError } from './api-client.js';
 import { auditCommand } from './audit.commands.js';
 import { clustersCommand } from './clusters.commands.js';
+import { completionCommand } from './completion.commands.js';
 import { DEFAULT_API_URL } from './context.js';
 import { endpointsCommand } from './endpoints.commands.js';
 import { fleetCommand } from './fleet.commands.js';
@@ -42,6 +43,8 @@ fleetCommand(program);
 templatesCommand(program);
 volumesCommand(program);
 keysCommand(program);
+// Last: it reads the command tree as registered so far.
+completionCommand(program);
 
 try {
   await program.parseAsync(process.argv);
