@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
+import { GraphQLModule } from '@nestjs/graphql';
 import { bootstrapApp } from '@app/platform';
 import { AppModule } from './app.module.js';
 import { answerFrameworkErrors } from './edge/problem.filter.js';
@@ -9,6 +10,8 @@ import { GatewayConfig } from './gateway.config.js';
 import { configureJobRoutes } from './edge/job-routes.setup.js';
 import { configureJobReadRoutes } from './jobs/job-read-routes.setup.js';
 import { configureConsoleRoutes } from './console/console-routes.setup.js';
+import { configureDocsRoutes } from './docs/docs-routes.setup.js';
+import type { LazyApolloDriver } from './graphql/lazy-apollo.driver.js';
 import { configureLbRoutes, lbHostRewriter } from './lb/lb-routes.setup.js';
 import { LbUpgrade } from './lb/lb-upgrade.js';
 
@@ -27,6 +30,11 @@ await bootstrapApp({
     configureJobReadRoutes(app);
     configureLbRoutes(app);
     configureConsoleRoutes(app, config.CONSOLE_DIR);
+    const graphql = app.get(GraphQLModule<LazyApolloDriver>, { strict: false });
+    configureDocsRoutes(app, {
+      openApiDir: config.OPENAPI_DIR,
+      graphqlSdl: () => graphql.graphQlAdapter.schemaSdl(),
+    });
     // WebSockets to LB endpoints: Fastify routes no upgrades, so they are taken from the server's event.
     app.get(LbUpgrade).attach(app.getHttpServer(), config.LB_DOMAIN);
   },

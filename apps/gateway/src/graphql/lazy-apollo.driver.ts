@@ -28,6 +28,7 @@ export class LazyApolloDriver extends ApolloDriver {
   private schemaOptions?: SchemaOptions;
   private handler?: Promise<RouteHandlerMethod>;
   private sdl?: string;
+  private printed?: () => Promise<string>;
   private warmUp?: NodeJS.Timeout;
   private stopped = false;
 
@@ -47,14 +48,16 @@ export class LazyApolloDriver extends ApolloDriver {
         return handler.call(app, request, reply);
       },
     });
+    this.printed = async () => {
+      await this.server(options, app);
+      return this.sdl ?? '';
+    };
     // The interface's description, public like /v1/openapi.json: it builds the schema if no request has yet.
     app.route({
       url: `${options.path!}${SDL_SUFFIX}`,
       method: 'GET',
-      handler: async (_request: FastifyRequest, reply: FastifyReply) => {
-        await this.server(options, app);
-        return reply.type('text/plain; charset=utf-8').send(this.sdl);
-      },
+      handler: async (_request: FastifyRequest, reply: FastifyReply) =>
+        reply.type('text/plain; charset=utf-8').send(await this.schemaSdl()),
     });
     app.server.once('listening', () => {
       this.warmUp = setTimeout(() => {
@@ -68,6 +71,12 @@ export class LazyApolloDriver extends ApolloDriver {
       this.warmUp.unref();
     });
     return Promise.resolve();
+  }
+
+  /** The schema as SDL (what `<path>/schema.graphql` answers), built first if no request has built it yet. */
+  schemaSdl(): Promise<string> {
+    if (!this.printed) return Promise.reject(new Error('the GraphQL route is not registered yet'));
+    return this.printed();
   }
 
   /** A gateway stopping before the warm-up builds nothing more. */
