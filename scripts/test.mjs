@@ -13,6 +13,7 @@ import {
   deleteNatsStreams,
   dropDatabase,
   ensureChromium,
+  ensurePrometheus,
   ensureDependencies,
   ensureKustomize,
   ensureNats,
@@ -83,9 +84,9 @@ runMain(async () => {
     const natsUrl = await stage('nats', () => ensureNats());
     await stage('kustomize', async () => log(`rendering deploy/ with ${ensureKustomize()}`));
     // The console's browser tests are e2e tests: Chromium only when that project runs.
-    const runsE2e = jestArgs.some(
-      (arg, i) => arg === 'e2e' && jestArgs.slice(0, i).includes('--selectProjects'),
-    );
+    const runsProject = (name) =>
+      jestArgs.some((arg, i) => arg === name && jestArgs.slice(0, i).includes('--selectProjects'));
+    const runsE2e = runsProject('e2e');
     const chromium = runsE2e
       ? await stage('chromium', async () => {
           const path = await ensureChromium();
@@ -93,6 +94,15 @@ runMain(async () => {
           return path;
         })
       : undefined;
+    // promtool for the rules' unit tests (unit project), a Prometheus server for the e2e one.
+    const prometheus =
+      runsE2e || runsProject('unit')
+        ? await stage('prometheus', async () => {
+            const paths = await ensurePrometheus();
+            log(`monitoring tests use ${paths.prometheus} and ${paths.promtool}`);
+            return paths;
+          })
+        : undefined;
     cleanup = () => removeRunResources({ adminUrl, natsUrl, runDatabase, natsPrefix });
     log(`run ${runId}: database ${runDatabase}, NATS prefix ${natsPrefix}`);
     const databaseUrl = await stage('database', () => createDatabase(adminUrl, runDatabase));
@@ -107,6 +117,9 @@ runMain(async () => {
           TEST_RUN_ID: runId,
           TEST_ADMIN_DATABASE_URL: adminUrl,
           ...(chromium ? { CHROMIUM_PATH: chromium } : {}),
+          ...(prometheus
+            ? { PROMETHEUS_PATH: prometheus.prometheus, PROMTOOL_PATH: prometheus.promtool }
+            : {}),
         },
       });
       totals = result.totals;

@@ -43,6 +43,30 @@ export async function ensureChromium() {
 }
 
 /**
+ * Prometheus for the monitoring tests (deploy/components/monitoring): `promtool check rules` and `promtool test
+ * rules` in the unit project (test/deploy/monitoring.spec.ts), a real server scraping the apps in the e2e project
+ * (test/e2e/monitoring.e2e-spec.ts). `$PROMETHEUS_PATH` and `$PROMTOOL_PATH`, or Debian's `prometheus` package at
+ * /usr/bin, installed with apt-get when missing and this is a Debian machine run as root. Returns both paths.
+ */
+export async function ensurePrometheus() {
+  const wanted = {
+    prometheus: process.env.PROMETHEUS_PATH || '/usr/bin/prometheus',
+    promtool: process.env.PROMTOOL_PATH || '/usr/bin/promtool',
+  };
+  const present = () => existsSync(wanted.prometheus) && existsSync(wanted.promtool);
+  if (present()) return wanted;
+  if (process.env.PROMETHEUS_PATH || process.env.PROMTOOL_PATH || !canAptInstall()) {
+    throw new InfraError(
+      `Prometheus is missing at ${wanted.prometheus} or ${wanted.promtool}: the monitoring tests need both ` +
+        '(apt-get install prometheus, or set PROMETHEUS_PATH and PROMTOOL_PATH)',
+    );
+  }
+  await aptInstall('prometheus');
+  if (!present()) throw new InfraError(`apt-get installed prometheus but ${wanted.promtool} is not there`);
+  return wanted;
+}
+
+/**
  * kustomize v5 renders deploy/ for the manifest checks: `$KUSTOMIZE`, `kustomize`, or `kubectl kustomize`
  * (kubectl >= 1.27 embeds it). Not installable from Debian (its kubectl is 1.20), so this only checks.
  */

@@ -33,4 +33,4 @@ export {
   runMigrations,
 } from './infra-postgres.mjs';
 export { ensureNats, deleteNatsStreams } from './infra-nats.mjs';
-export { waitForReady, ensureChromium, ensureKustomize } from './infra-apps.mjs';
+export { waitForReady, ensureChromium, ensurePrometheus, ensureKustomize } from './infra-apps.mjs';

@@ -15,11 +15,20 @@ interface ModelError {
 }
 type ModelClass = new (data: object) => { validate(): void };
 
+/**
+ * The package holding a group's models: the built-in kinds in kubernetes-models, the prometheus-operator's
+ * (PodMonitor, PrometheusRule: deploy/components/monitoring) in @kubernetes-models/prometheus-operator, from the
+ * same project and of the same generation (pinned in package.json).
+ */
+export function modelPackage(group: string): string {
+  return group === 'monitoring.coreos.com' ? '@kubernetes-models/prometheus-operator' : 'kubernetes-models';
+}
+
 /** `apps/v1` + `Deployment` → the model class, or undefined for a kind the package does not have. */
 async function modelFor(apiVersion: string, kind: string): Promise<ModelClass | undefined> {
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
   if (!/^[a-z0-9.]*$/.test(group) || !/^v\d+\w*$/.test(version) || !/^[A-Z]\w+$/.test(kind)) return undefined;
-  const specifier = `kubernetes-models/${group ? `${group}/` : ''}${version}/${kind}`;
+  const specifier = `${modelPackage(group)}/${group ? `${group}/` : ''}${version}/${kind}`;
   try {
     const module = (await import(specifier)) as Record<string, unknown>;
     return module[kind] as ModelClass | undefined;

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import type { Finding, K8sObject } from './manifest-checks.js';
+import { modelPackage } from './schemas.js';
 
 /**
  * Fields the Kubernetes API does not know (a misspelt `readinesProbe` that the API server would drop or reject),
@@ -11,7 +12,7 @@ import type { Finding, K8sObject } from './manifest-checks.js';
  */
 
 const require = createRequire(import.meta.url);
-const MODELS_DIR = dirname(require.resolve('kubernetes-models/package.json'));
+const modelsDir = (group: string) => dirname(require.resolve(`${modelPackage(group)}/package.json`));
 
 let checkerCache: { program: ts.Program; checker: ts.TypeChecker } | undefined;
 const typeCache = new Map<string, ts.Type | null>();
@@ -19,7 +20,7 @@ const typeCache = new Map<string, ts.Type | null>();
 function declarationFile(apiVersion: string, kind: string): string | undefined {
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
   if (!/^[a-z0-9.]*$/.test(group) || !/^v\d+\w*$/.test(version) || !/^[A-Z]\w+$/.test(kind)) return undefined;
-  return join(MODELS_DIR, group, version, `${kind}.d.ts`);
+  return join(modelsDir(group), group, version, `${kind}.d.ts`);
 }
 
 function typeOf(apiVersion: string, kind: string, files: string[]): ts.Type | undefined {

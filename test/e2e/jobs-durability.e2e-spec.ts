@@ -50,6 +50,9 @@ describe('jobs survive crashes', () => {
       { worker_id: 'lost-a', outcome: 'WORKER_LOST' },
       { worker_id: 'lost-b', outcome: 'COMPLETED' },
     ]);
+    // The sweep that found lost-a silent counted it (the GpucpWorkersLost alert, deploy/components/monitoring).
+    const metrics = await (await fetch(jobs.system.metricsUrl('queue-broker'))).text();
+    expect(metrics).toMatch(/^queue_broker_workers_lost_total 1$/m);
   }, 90_000);
 
   it('loses no accepted job and completes none twice when the broker is killed mid-load (1,000 jobs)', async () => {

@@ -19,6 +19,7 @@ import { DrainHostHandler } from './fleet/drain-host/drain-host.handler.js';
 import { ExpireDrainsHandler } from './fleet/expire-drains/expire-drains.handler.js';
 import { FleetCapacityHandler } from './fleet/fleet-capacity/fleet-capacity.handler.js';
 import { FleetViewsRepository } from './fleet/fleet-views.repository.js';
+import { FleetMetrics } from './fleet/fleet.metrics.js';
 import { GetHostHandler } from './fleet/get-host/get-host.handler.js';
 import { HostChanges } from './fleet/host-changes.js';
 import { HostsRepository } from './fleet/hosts.repository.js';
@@ -122,6 +123,7 @@ import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.j
     VolumeUsageHandler,
     HostsRepository,
     FleetViewsRepository,
+    FleetMetrics,
     HostChanges,
     RegisterHostHandler,
     CordonHostHandler,

@@ -84,7 +84,10 @@ export class BookkeepingStatements {
       `WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED) ` +
       `RETURNING id, seq, subject, payload, correlation_id, occurred_at`;
     // Read through the partial index of unpublished rows (outbox_unpublished_idx): the relay's sweep, every second.
-    this.pendingText = `SELECT count(*)::int AS n FROM ${outboxTable} WHERE published_at IS NULL`;
+    // The oldest row's age is the relay's lag (bus_outbox_oldest_pending_seconds), read from the same rows.
+    this.pendingText =
+      `SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(occurred_at)), 0)::float8 AS age ` +
+      `FROM ${outboxTable} WHERE published_at IS NULL`;
     // One text per statement name for the life of the process (prepared per connection), and Postgres cuts names
     // at 63 bytes: named by a digest of the text, which holds the tables.
     this.names = {
@@ -134,10 +137,18 @@ export class BookkeepingStatements {
     await writeBehind(manager, undefined, 'SET LOCAL synchronous_commit TO off');
   }
 
-  /** How many outbox rows are not published yet (those a replica is relaying right now included). */
-  async pending(manager: EntityManager): Promise<number> {
-    const rows = await preparedQuery<{ n: number }>(manager, this.names.pending, this.pendingText, []);
-    return rows[0].n;
+  /**
+   * How many outbox rows are not published yet (those a replica is relaying right now included), and how long ago
+   * the oldest of them occurred (0 when there is none).
+   */
+  async pending(manager: EntityManager): Promise<{ count: number; oldestAgeSeconds: number }> {
+    const rows = await preparedQuery<{ n: number; age: number }>(
+      manager,
+      this.names.pending,
+      this.pendingText,
+      [],
+    );
+    return { count: rows[0].n, oldestAgeSeconds: Math.max(0, rows[0].age) };
   }
 
   /** Claims (marks published) up to `limit` unpublished outbox rows nobody else holds, in `seq` order. */

@@ -159,3 +159,39 @@ describe('OutboxRelay woken by commits', () => {
     expect(row.published_at).not.toBeNull();
   });
 });
+
+describe('OutboxRelay gauges: the relay lag and whether Postgres answers', () => {
+  // The sweep stopped: each test runs one sweep itself, so nothing relays the row between the count and the check.
+  beforeAll(() => relay.onApplicationShutdown());
+  afterAll(() => relay.onApplicationBootstrap());
+
+  const sweep = (r: OutboxRelay) => (r as unknown as { sweep(): Promise<void> }).sweep();
+  const gauge = async (metric: { get(): Promise<{ values: { value: number }[] }> }) =>
+    (await metric.get()).values[0]?.value ?? Number.NaN;
+
+  it('sets bus_outbox_oldest_pending_seconds to the age of the oldest unrelayed row, and database_up to 1', async () => {
+    const id = randomUUID();
+    await dataSource.query(
+      `INSERT INTO ${SCHEMA}.outbox (id, subject, payload, correlation_id, occurred_at) ` +
+        `VALUES ($1, $2, $3, $4, now() - interval '90 seconds')`,
+      [id, SUBJECT, JSON.stringify({ id }), `corr-${id}`],
+    );
+    busMetrics.databaseUp.set(0);
+    await sweep(relay);
+    expect(await gauge(busMetrics.outboxOldestPendingSeconds)).toBeGreaterThanOrEqual(90);
+    expect(await gauge(busMetrics.outboxOldestPendingSeconds)).toBeLessThan(120);
+    expect(await gauge(busMetrics.databaseUp)).toBe(1);
+    // The sweep kicked the relay: once the row is out, the next count finds no lag.
+    expect(await published([id])).toBe(true);
+    await sweep(relay);
+    expect(await gauge(busMetrics.outboxOldestPendingSeconds)).toBe(0);
+  });
+
+  it('sets database_up to 0 when the count cannot reach Postgres', async () => {
+    // A relay whose pool is closed: every statement fails as it does when the server is gone.
+    const closed = await messagingDataSource(database!, SCHEMA, 1, 'outbox-relay-int-spec-closed');
+    await closed.destroy();
+    await sweep(new OutboxRelay(closed, client));
+    expect(await gauge(busMetrics.databaseUp)).toBe(0);
+  });
+});

@@ -110,16 +110,20 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private async sweep(): Promise<void> {
-    let pending: number;
+    let pending: { count: number; oldestAgeSeconds: number };
     try {
       pending = await this.statements.pending(this.dataSource.manager);
     } catch {
-      // The database being down is reported by readiness; relaying says so in its own words, as before the count.
+      // The database being down is reported by readiness and by `database_up` (this count is the every-second
+      // probe every app runs); relaying says so in its own words, as before the count.
+      busMetrics.databaseUp.set(0);
       this.kick();
       return;
     }
-    busMetrics.outboxPending.set(pending);
-    if (pending > 0) this.kick();
+    busMetrics.databaseUp.set(1);
+    busMetrics.outboxPending.set(pending.count);
+    busMetrics.outboxOldestPendingSeconds.set(pending.oldestAgeSeconds);
+    if (pending.count > 0) this.kick();
   }
 
   private async publish(row: ClaimedOutboxRow): Promise<void> {

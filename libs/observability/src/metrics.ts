@@ -29,6 +29,16 @@ export const busMetrics = {
     help: 'Events written to the outbox and not yet relayed',
     registers: [metricsRegistry],
   }),
+  outboxOldestPendingSeconds: new Gauge({
+    name: 'bus_outbox_oldest_pending_seconds',
+    help: 'Age of the oldest event in the outbox not yet relayed, 0 when none waits: the relay lag',
+    registers: [metricsRegistry],
+  }),
+  databaseUp: new Gauge({
+    name: 'database_up',
+    help: "1 while the outbox relay's every-second count reaches Postgres, 0 when it fails",
+    registers: [metricsRegistry],
+  }),
   natsConnected: new Gauge({
     name: 'bus_nats_connected',
     help: '1 while connected to NATS',

@@ -6,7 +6,7 @@ import type { EndpointEntity } from '../endpoints/endpoint.entity.js';
 import type { WorkerEntity } from '../workers/worker.entity.js';
 import { DrainingPodsRepository } from '../workers/draining-pods.repository.js';
 import { WorkersRepository } from '../workers/workers.repository.js';
-import { autoscalerMetrics } from './autoscaler.metrics.js';
+import { autoscalerMetrics, exportScaler } from './autoscaler.metrics.js';
 import { LbLoadBoard } from './lb-load-board.js';
 import { planSettings } from './plan-settings.js';
 import { ScalingApplier } from './scaling-applier.js';
@@ -65,6 +65,7 @@ export class EndpointReconciler {
       autoscalerMetrics.desiredWorkers.set({ endpoint: endpoint.id }, plan.counts.desired);
       autoscalerMetrics.currentWorkers.set({ endpoint: endpoint.id }, plan.counts.current);
     }
+    if (queued) exportScaler(endpoint.id, endpoint.scalerType, endpoint.scalerValue);
     // Why its jobs wait, from the same snapshot (before the apply, which may fail the tick).
     if (queued) await this.waitReasons.track({ endpoint, workers, stats, refusals, now });
     else await this.waitReasons.clear(endpoint.id, now);

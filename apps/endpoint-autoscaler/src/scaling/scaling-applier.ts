@@ -5,7 +5,7 @@ import { Clock } from '../clock.js';
 import type { EndpointEntity } from '../endpoints/endpoint.entity.js';
 import { EndpointThrottles } from '../endpoints/endpoint-throttles.js';
 import { WorkerEntity } from '../workers/worker.entity.js';
-import { autoscalerMetrics } from './autoscaler.metrics.js';
+import { autoscalerMetrics, forgetEndpointSeries } from './autoscaler.metrics.js';
 import { ScalingEventEntity, type ScalingAction } from './scaling-event.entity.js';
 import { COMMAND_FOR, type PlannedChange, type ScalingPlan, type Tally } from './scaling-plan.js';
 import { ScalingStateRepository, noWrites, type ScalingWrites } from './scaling-state.repository.js';
@@ -108,8 +108,7 @@ export class ScalingApplier {
 
   /** Forgets the gauges of an endpoint that is gone. */
   forget(endpointId: string): void {
-    autoscalerMetrics.desiredWorkers.remove({ endpoint: endpointId });
-    autoscalerMetrics.currentWorkers.remove({ endpoint: endpointId });
+    forgetEndpointSeries(endpointId);
   }
 
   /** The plan as rows and events: what commits before any command is issued. */

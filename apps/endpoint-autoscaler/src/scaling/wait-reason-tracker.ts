@@ -11,6 +11,7 @@ import {
   type WaitWorker,
 } from './endpoint-wait-reason.js';
 import { EndpointWaitReasonsRepository } from './endpoint-wait-reasons.repository.js';
+import { exportWaitReason } from './autoscaler.metrics.js';
 import { PlacementCatalog } from './placement-catalog.js';
 import type { RecentRefusals } from './scaling-plan.types.js';
 
@@ -55,6 +56,7 @@ export class WaitReasonTracker {
 
   /** An endpoint whose jobs cannot wait (deleted, load-balancing): its reason goes, if it had one. */
   async clear(endpointId: string, now: Date): Promise<void> {
+    exportWaitReason(endpointId, null);
     try {
       if (!(await this.previous(endpointId, now))) return;
       await this.reasons.save(endpointId, null, now);
@@ -92,6 +94,7 @@ export class WaitReasonTracker {
       previous,
       endpointWaitReason({ endpoint, placement, workers: waitWorkers, stats, throttle, failures, now }),
     );
+    exportWaitReason(endpoint.id, next?.code ?? null);
     if (sameReason(previous, next)) return;
     await this.reasons.save(endpoint.id, next, now);
     this.remember(endpoint.id, next, now);

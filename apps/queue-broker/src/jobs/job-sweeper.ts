@@ -9,6 +9,7 @@ import { AdvisoryLeadership } from '@app/database';
 import { CommandBus } from '@app/messaging';
 import { QueueBrokerConfig } from '../queue-broker.config.js';
 import { JobsRepository } from './jobs.repository.js';
+import { sweeperMetrics } from './sweeper.metrics.js';
 
 const SYSTEM: Actor = { userId: 'system', kind: 'system' };
 
@@ -66,6 +67,7 @@ export class JobSweeper implements OnApplicationBootstrap, BeforeApplicationShut
       const result = await this.commands.execute(Subjects.job.sweep, { detectLostWorkers }, SYSTEM, {
         timeoutMs: 30_000,
       });
+      sweeperMetrics.workersLost.inc(result.lostWorkers ?? 0);
       if (Object.values(result).some((n) => n > 0)) this.logger.log(`swept ${JSON.stringify(result)}`);
     } catch (error) {
       this.logger.warn(`sweep failed: ${(error as Error).message}`);
