@@ -35,27 +35,11 @@ function rateOf(stepSeconds: number, what: string): { unit: ChartUnit; per: (n: 
 }
 
 /** The charts of a window: gauges as stepped lines of their peak, counters as rates, latencies in ms or s. */
-function MetricCharts({ m, type }: { m: EndpointMetrics; type: EndpointV2Type }) {
+function MetricCharts({ m }: { m: EndpointMetrics }) {
   const times = m.series.t.map((t) => Date.parse(t) / 1000);
   const step = m.stepSeconds;
   const common = { times, stepSeconds: step };
   const w = m.series.workers;
-  const workers = (
-    <TimeSeriesChart
-      {...common}
-      title="Workers"
-      shape="step"
-      unit={count('worker', 'workers')}
-      lines={[
-        { label: 'Running', values: w.running, fill: true },
-        { label: 'Idle', values: w.idle },
-        { label: 'Initializing', values: w.initializing },
-        { label: 'Unhealthy', values: w.unhealthy, look: 'danger' },
-      ]}
-    />
-  );
-  // A load-balancing endpoint has no queue and no jobs: its requests go to the workers directly (ADR 26).
-  if (type === 'LOAD_BALANCER') return <div className="charts">{workers}</div>;
   const jobs = rateOf(step, 'jobs');
   const j = m.series.jobs;
   const delay = latencyChart([{ of: m.series.delayTime }]);
@@ -74,7 +58,18 @@ function MetricCharts({ m, type }: { m: EndpointMetrics; type: EndpointV2Type })
           { label: 'Cancelled', values: j.cancelled.map(jobs.per), look: 'muted' },
         ]}
       />
-      {workers}
+      <TimeSeriesChart
+        {...common}
+        title="Workers"
+        shape="step"
+        unit={count('worker', 'workers')}
+        lines={[
+          { label: 'Running', values: w.running, fill: true },
+          { label: 'Idle', values: w.idle },
+          { label: 'Initializing', values: w.initializing },
+          { label: 'Unhealthy', values: w.unhealthy, look: 'danger' },
+        ]}
+      />
       <TimeSeriesChart
         {...common}
         title="Queue depth"
@@ -97,9 +92,15 @@ function MetricCharts({ m, type }: { m: EndpointMetrics; type: EndpointV2Type })
 
 /**
  * An endpoint's metrics over the chosen window (docs/adr/0022-endpoint-metrics.md), as charts with a time axis
- * (charts/time-series-chart.tsx). `type` leaves out what a load-balancing endpoint does not have (queue, jobs).
+ * (charts/time-series-chart.tsx). Queue endpoints only: the metrics API counts the queue broker's jobs, workers
+ * and cold starts, and a load-balancing endpoint has none of them (its workers are not the broker's, ADR 26), so
+ * every figure would read 0; its request figures are not in that API.
  */
 export function Metrics({ id, type = 'QUEUE' }: { id: string; type?: EndpointV2Type }) {
+  return type === 'LOAD_BALANCER' ? null : <QueueMetrics id={id} />;
+}
+
+function QueueMetrics({ id }: { id: string }) {
   const [window, setWindow] = useState<MetricsWindow>('1h');
   const metrics = useQuery({
     queryKey: ['endpoint', id, 'metrics', window],
@@ -117,7 +118,7 @@ export function Metrics({ id, type = 'QUEUE' }: { id: string; type?: EndpointV2T
         <Loading what="metrics" />
       ) : (
         <>
-          <MetricCharts m={m} type={type} />
+          <MetricCharts m={m} />
           <ColdStartPhases metrics={m} />
         </>
       )}
