@@ -267,10 +267,10 @@ describe('web console, in Chromium', () => {
       await page.getByText('No workers').waitFor();
       await page.getByLabel('Input (JSON)').fill('{"hello": "console"}');
       await page.getByRole('button', { name: 'Run job' }).click();
-      const jobs = page.getByRole('table', { name: 'Jobs' });
+      const jobs = page.getByRole('table', { name: 'Jobs', exact: true });
       await jobs.getByText('COMPLETED').waitFor({ timeout: 60_000 });
       await expect(jobs.locator('code.output').textContent()).resolves.toContain('"hello":"console"');
-      const workers = page.getByRole('table', { name: 'Workers' });
+      const workers = page.getByRole('table', { name: 'Workers', exact: true });
       await workers.getByText('IDLE').waitFor({ timeout: 30_000 });
       await expect(workers.locator('tbody tr').count()).resolves.toBe(1);
       // The worker's cold start, phase by phase (choosing a window reads the metrics again).
@@ -581,7 +581,7 @@ describe('web console, in Chromium', () => {
       }
       await go('Serverless');
       await page.getByRole('link', { name: 'renamed-echo' }).click();
-      await page.getByRole('table', { name: 'Workers' }).waitFor();
+      await page.getByRole('table', { name: 'Workers', exact: true }).waitFor();
       await expect(page.getByRole('button', { name: WRITE_BUTTONS }).count()).resolves.toBe(0);
     });
   });

@@ -10,10 +10,11 @@ import type {
   UsageBucket,
 } from '@app/contracts';
 import { api, apiText } from '../api';
-import { BarChart, ErrorBox, Field, Loading, Section, money, when } from '../ui';
+import { ErrorBox, Field, Loading, Section, money, when } from '../ui';
 import { SelectInput } from '../controls';
+import { TimeSeriesChart } from '../charts/time-series-chart';
+import { useResourceNames, type Family } from './usage-names';
 
-type Family = 'pods' | 'clusters' | 'serverless' | 'network-volumes';
 const FAMILIES: { value: Family; label: string }[] = [
   { value: 'pods', label: 'Pods' },
   { value: 'clusters', label: 'Clusters' },
@@ -55,6 +56,30 @@ function rowsOf(family: Family, list: AnyList): Row[] {
   });
 }
 
+/** Spend per bucket as bars on a time axis, in USD (the shared chart: docs/adr/0038-console-charts.md). */
+function SpendChart({
+  bucket,
+  records,
+  span,
+}: {
+  bucket: UsageBucket;
+  records: BillingSummaryList['records'];
+  span: [Date, Date];
+}) {
+  return (
+    <TimeSeriesChart
+      className="spend-chart"
+      title={`Spend per ${bucket}`}
+      times={records.map((r) => Date.parse(r.time) / 1000)}
+      stepSeconds={bucket === 'day' ? 86_400 : 3600}
+      shape="bars"
+      span={[span[0].getTime() / 1000, span[1].getTime() / 1000]}
+      unit={{ label: 'USD', format: money }}
+      lines={[{ label: 'Total', values: records.map((r) => r.totalAmount) }]}
+    />
+  );
+}
+
 export function UsagePage() {
   const [family, setFamily] = useState<Family>('pods');
   const [range, setRange] = useState('today');
@@ -75,6 +100,8 @@ export function UsagePage() {
     refetchInterval: 30_000,
   });
   const rows = records.data ? rowsOf(family, records.data) : [];
+  const names = useResourceNames(family);
+  const spend = summary.data?.records ?? [];
   const download = async () => {
     setDownloadError(null);
     try {
@@ -113,12 +140,7 @@ export function UsagePage() {
             <p>
               Total: <strong>{money(summary.data.metadata.totalAmount)}</strong>
             </p>
-            <BarChart
-              title={`Spend per ${chosen.bucket}`}
-              labels={summary.data.records.map((r) => when(r.time))}
-              values={summary.data.records.map((r) => r.totalAmount)}
-              format={money}
-            />
+            <SpendChart bucket={chosen.bucket} records={spend} span={[start, end]} />
           </>
         )}
       </Section>
@@ -156,7 +178,13 @@ export function UsagePage() {
                 <tr key={`${r.time}-${r.resource}-${r.detail}`}>
                   <td>{when(r.time)}</td>
                   <td>
-                    <code>{r.resource}</code>
+                    {names.get(r.resource) ?? <code>{r.resource}</code>}
+                    {names.has(r.resource) && (
+                      <>
+                        {' '}
+                        <code className="muted">{r.resource}</code>
+                      </>
+                    )}
                   </td>
                   <td>{r.detail}</td>
                   <td>{money(r.amount)}</td>
