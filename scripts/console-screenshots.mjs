@@ -15,7 +15,7 @@ const result = spawnSync(
     '--selectProjects',
     'e2e',
     '--testPathPatterns',
-    '(console(-[a-z-]+)?|api-reference)\.e2e-spec',
+    '(console(-[a-z-]+)?|api-reference)\\.e2e-spec',
   ],
   { cwd: root, stdio: 'inherit', env: { ...process.env, CONSOLE_SCREENSHOTS: 'docs/console' } },
 );
