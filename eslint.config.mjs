@@ -86,6 +86,7 @@ const LONG_FILES = [
   'test/faults/fuzz/cases.ts', // one table of fuzz cases
   // Exhaustive tables: every command subject in one place, so the compiler finds the one left out.
   'libs/contracts/src/messaging/contract-map.ts', // every command's and event's payload and result
+  'libs/contracts/src/messaging/subjects.ts', // every subject of every domain, and the owner of each
   'libs/contracts/src/messaging/audit-rules.ts', // every command's audit rule, or why it has none
   'apps/endpoint-autoscaler/src/scaling/scaling-plan.spec.ts', // cases of one pure function over shared fixtures
   'apps/pod-lifecycle/src/runtime/kubernetes/kubernetes.driver.spec.ts', // cases against one fake Kubernetes API

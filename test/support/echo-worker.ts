@@ -5,7 +5,7 @@ import { join } from 'node:path';
  * A worker speaking the protocol of compatibility.md §2 with nothing but the injected environment (and
  * ECHO_START_DELAY_MS, how long it loads before its first take, as a model would; ECHO_CRASH, a sentence it prints
  * to stderr before it exits with code 3 at start, as a worker whose model does not load): long-polls
- * job-take, sleeps `input.sleepMs`, posts `{output: {echo: input}}` to job-done (form content type, as the Python
+ * job-take, sleeps `input.sleepMs` (printing `job <id> started` and `job <id> done` around it), posts `{output: {echo: input}}` to job-done (form content type, as the Python
  * SDK does), pings every RUNPOD_PING_INTERVAL. It runs as a real process through the local runtime driver.
  */
 const WORKER_SOURCE = `
@@ -36,12 +36,14 @@ for (;;) {
     const job = Array.isArray(body) ? body[0] : body;
     if (!job) continue;
     current = job.id;
+    console.log('job ' + job.id + ' started');
     await sleep(Number(job.input?.sleepMs ?? 0));
     await fetch(doneUrl(job.id) + '&isStream=false', {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
       body: JSON.stringify({ output: { echo: job.input, workerId: podId } }),
     });
+    console.log('job ' + job.id + ' done');
     current = null;
   } catch { await sleep(200); }
 }

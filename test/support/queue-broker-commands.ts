@@ -1,5 +1,7 @@
 import { CancelJobHandler } from '../../apps/queue-broker/src/jobs/cancel-job/cancel-job.handler.js';
 import { JobChunksRepository } from '../../apps/queue-broker/src/jobs/job-chunks.repository.js';
+import { JobHistoryHandler } from '../../apps/queue-broker/src/jobs/job-history/job-history.handler.js';
+import { JobHistoryRepository } from '../../apps/queue-broker/src/jobs/job-history/job-history.repository.js';
 import { JobLifecycle } from '../../apps/queue-broker/src/jobs/job-lifecycle.js';
 import { PurgeQueueHandler } from '../../apps/queue-broker/src/jobs/purge-queue/purge-queue.handler.js';
 import { ReadStreamHandler } from '../../apps/queue-broker/src/jobs/read-stream/read-stream.handler.js';
@@ -22,7 +24,7 @@ import { WorkerCommands } from './queue-broker-workers.js';
  * queue-broker's job and worker command handlers over its real schema (its migrations), an in-process bus, and
  * the payload store on the run's NATS (its own prefix), as the app wires them: the worker commands' harness
  * (queue-broker-workers.ts) with every other job and worker command registered, for the medium tests of a job's
- * life from submit to take, stream and done.
+ * life from submit to take, stream and done (and its history's queries).
  */
 export async function startQueueBrokerCommands(label: string): Promise<WorkerCommands> {
   const commands = await WorkerCommands.start(label);
@@ -30,6 +32,7 @@ export async function startQueueBrokerCommands(label: string): Promise<WorkerCom
   const config = new QueueBrokerConfig();
   const chunks = new JobChunksRepository();
   const lifecycle = new JobLifecycle(jobs, chunks);
+  const history = new JobHistoryRepository(harness.dataSource);
   harness.register(
     new SubmitJobHandler(new SubmitJobs(jobs, lifecycle, takes), payloads, config),
     new CancelJobHandler(jobs, lifecycle),
@@ -37,7 +40,8 @@ export async function startQueueBrokerCommands(label: string): Promise<WorkerCom
     new PurgeQueueHandler(jobs, lifecycle),
     new SetJobTtlHandler(jobs),
     new ReadStreamHandler(jobs, chunks, payloads),
-    new SweepJobsHandler(jobs, workers, lifecycle, config, new WorkerStartsRepository()),
+    new SweepJobsHandler(jobs, workers, lifecycle, config, new WorkerStartsRepository(), history),
+    new JobHistoryHandler(history, payloads),
     new RotateWebhookSecretHandler(new WebhookSecretsRepository(harness.dataSource)),
     new JobDoneHandler(jobs, workers, results),
     new JobStreamHandler(jobs, chunks, workers, lifecycle, payloads),

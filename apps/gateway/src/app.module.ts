@@ -16,6 +16,7 @@ import { ProblemFilter } from './edge/problem.filter.js';
 import { GatewayConfig } from './gateway.config.js';
 import { EndpointsModule } from './endpoints/endpoints.module.js';
 import { GatewayGraphqlModule } from './graphql/graphql.module.js';
+import { JobHistoryModule } from './job-history/job-history.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { LbModule } from './lb/lb.module.js';
 import { NetworkVolumesModule } from './network-volumes/network-volumes.module.js';
@@ -73,6 +74,7 @@ export class AppModule {
         AuditModule,
         PodsModule,
         EndpointsModule,
+        JobHistoryModule,
         TemplatesModule,
         GatewayGraphqlModule,
         WorkersModule,

@@ -2,6 +2,7 @@ import { MESSAGING_ENTITIES, type AppDataSourceSpec } from '@app/database';
 import { EndpointCounterEntity } from './jobs/endpoint-counter.entity.js';
 import { IgnoredResultEntity } from './jobs/ignored-result.entity.js';
 import { JobAttemptEntity } from './jobs/job-attempt.entity.js';
+import { JobHistoryEntity } from './jobs/job-history/job-history.entity.js';
 import { JobStreamChunkEntity } from './jobs/job-stream-chunk.entity.js';
 import { JobEntity } from './jobs/job.entity.js';
 import { CountedColdStartEntity } from './metrics/counted-cold-start.entity.js';
@@ -21,6 +22,7 @@ export const DATA_SOURCE_SPEC: AppDataSourceSpec = {
     JobEntity,
     JobStreamChunkEntity,
     JobAttemptEntity,
+    JobHistoryEntity,
     IgnoredResultEntity,
     EndpointCounterEntity,
     WorkerEntity,

@@ -145,6 +145,15 @@ export class QueueBrokerConfig extends BaseConfig {
   @Type(() => Number)
   RUN_RETENTION_MS = 30 * 60_000;
 
+  /**
+   * What stays of a finished job once its result expired (its record, without input, output or error) is listed by
+   * GET /v2/serverless/{id}/jobs this long after it finished (docs/adr/0042-job-history.md). 0 keeps none.
+   */
+  @IsInt()
+  @Min(0)
+  @Type(() => Number)
+  JOB_HISTORY_RETENTION_MS = 7 * 24 * 3600_000;
+
   /** Payload blobs (inputs and outputs larger than one NATS message) are removed after this long. */
   @IsInt()
   @Min(60_000)

@@ -5,6 +5,8 @@ import { EndpointHealthHandler } from './jobs/endpoint-health/endpoint-health.ha
 import { ListWorkersHandler } from './workers/list-workers/list-workers.handler.js';
 import { GetJobHandler } from './jobs/get-job/get-job.handler.js';
 import { HandBackLeasesHandler } from './jobs/hand-back-leases/hand-back-leases.handler.js';
+import { JobHistoryHandler } from './jobs/job-history/job-history.handler.js';
+import { JobHistoryRepository } from './jobs/job-history/job-history.repository.js';
 import { JobLifecycle } from './jobs/job-lifecycle.js';
 import { JobSweeper } from './jobs/job-sweeper.js';
 import { JobChunksRepository } from './jobs/job-chunks.repository.js';
@@ -69,6 +71,8 @@ import { WorkersRepository } from './workers/workers.repository.js';
     SweepJobsHandler,
     HandBackLeasesHandler,
     GetJobHandler,
+    JobHistoryRepository,
+    JobHistoryHandler,
     EndpointHealthHandler,
     ListWorkersHandler,
     QueueStatsHandler,

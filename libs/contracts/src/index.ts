@@ -48,6 +48,7 @@ export * from './jobs/job.model.js';
 export * from './jobs/job.contracts.js';
 export * from './jobs/worker.contracts.js';
 export * from './jobs/job.views.js';
+export * from './jobs/job-history.contracts.js';
 export * from './jobs/worker-list.contracts.js';
 export * from './jobs/job.events.js';
 export * from './accounts/account.events.js';

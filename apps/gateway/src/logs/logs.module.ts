@@ -6,6 +6,6 @@ import { PodLogsService } from './pod-logs.service.js';
 /** Serving containers' log lines (docs/adr/0020); the routes live with the pods and the endpoints. */
 @Module({
   providers: [PodLogReader, PodLogsService, PodLogTail],
-  exports: [PodLogsService, PodLogTail],
+  exports: [PodLogsService, PodLogTail, PodLogReader],
 })
 export class LogsModule {}

@@ -23,7 +23,9 @@ import type {
   HostDetailView,
   HostListView,
   JobAccepted,
+  JobDetail,
   JobDoneResult,
+  JobPage,
   JobStreamResult,
   JobView,
   NetworkVolumeList,
@@ -97,7 +99,9 @@ export interface ResponseViews {
   HostDetailView: HostDetailView;
   HostListView: HostListView;
   JobAccepted: JobAccepted;
+  JobDetail: JobDetail;
   JobDoneResult: JobDoneResult;
+  JobPage: JobPage;
   JobStreamResult: JobStreamResult;
   JobView: JobView;
   NetworkVolumeList: NetworkVolumeList;

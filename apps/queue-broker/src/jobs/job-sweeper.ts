@@ -8,13 +8,14 @@ import { Subjects, type Actor } from '@app/contracts';
 import { AdvisoryLeadership } from '@app/database';
 import { CommandBus } from '@app/messaging';
 import { QueueBrokerConfig } from '../queue-broker.config.js';
+import { JobHistoryRepository } from './job-history/job-history.repository.js';
 import { JobsRepository } from './jobs.repository.js';
 import { sweeperMetrics } from './sweeper.metrics.js';
 
 const SYSTEM: Actor = { userId: 'system', kind: 'system' };
 
 /**
- * Every SWEEP_INTERVAL_MS: a cheap read says whether anything is due (a lost worker, a timeout, an expiry); only
+ * Every SWEEP_INTERVAL_MS: a cheap read says whether anything is due (a lost worker, a timeout, an expiry, a history row past its retention); only
  * then is a `job.cmd.sweep` command issued, so the command log records each sweep that changed something. With
  * several replicas only the leader sweeps (a Postgres advisory lock): a second sweep would find nothing to do
  * but costs a command.
@@ -31,6 +32,7 @@ export class JobSweeper implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly jobs: JobsRepository,
     private readonly commands: CommandBus,
     private readonly config: QueueBrokerConfig,
+    private readonly history: JobHistoryRepository,
   ) {
     this.leadership = new AdvisoryLeadership({
       databaseUrl: config.DATABASE_URL,
@@ -63,7 +65,9 @@ export class JobSweeper implements OnApplicationBootstrap, BeforeApplicationShut
       const now = new Date();
       const detectLostWorkers = now.getTime() - this.startedAt >= this.config.WORKER_LOST_AFTER_MS;
       const lostBefore = new Date(detectLostWorkers ? now.getTime() - this.config.WORKER_LOST_AFTER_MS : 0);
-      if (!(await this.jobs.sweepDue(now, lostBefore))) return;
+      const historyBefore = new Date(now.getTime() - this.config.JOB_HISTORY_RETENTION_MS);
+      const due = (await this.jobs.sweepDue(now, lostBefore)) || (await this.history.purgeDue(historyBefore));
+      if (!due) return;
       const result = await this.commands.execute(Subjects.job.sweep, { detectLostWorkers }, SYSTEM, {
         timeoutMs: 30_000,
       });

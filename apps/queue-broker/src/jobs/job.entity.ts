@@ -16,6 +16,9 @@ import type { JobStatus } from '@app/contracts';
 // What counts an endpoint's queue (queueCounts) reads: its queued and running jobs only, so that a job leaves the
 // index when it finishes rather than being written into it once more, and the finished history kept for the
 // results' retention does not grow it.
+// The endpoint's job list (GET /v2/serverless/{id}/jobs, docs/adr/0042-job-history.md), newest first: read
+// backwards a page at a time. Written once per job (none of its columns change afterwards).
+@Index('jobs_endpoint_created_idx', ['endpointId', 'createdAt', 'id'])
 @Index('jobs_endpoint_active_idx', ['endpointId', 'status'], {
   where: `status IN ('IN_QUEUE', 'IN_PROGRESS')`,
 })

@@ -23,7 +23,8 @@ function closeOpenAttempt(first: number): string {
 
 /**
  * Every statement on the jobs table and the rows that hang off a job (attempts, ignored results; the stream chunks'
- * are in job-chunks.repository.ts), so that only this file knows their SQL. Over 300 lines for that reason; the
+ * are in job-chunks.repository.ts; the history's list and the move of expired jobs to it in
+ * job-history/job-history.repository.ts), so that only these files know their SQL. Over 300 lines for that reason; the
  * ignored results' statements are the part to move out next if it grows.
  */
 @Injectable()
@@ -160,24 +161,6 @@ export class JobsRepository {
       .limit(limit)
       .setLock('pessimistic_write')
       .getMany();
-  }
-
-  /** Deletes finished jobs whose result expired (and their chunks); returns how many. */
-  async deleteExpired(now: Date, manager: EntityManager, limit = 1000): Promise<number> {
-    const rows = await manager.query<[{ id: string }[], number]>(
-      `DELETE FROM queue_broker.jobs WHERE id IN (
-         SELECT id FROM queue_broker.jobs
-         WHERE expires_at <= $1 AND status IN ('COMPLETED','FAILED','CANCELLED','TIMED_OUT')
-         ORDER BY id LIMIT $2 FOR UPDATE)
-       RETURNING id`,
-      [now, limit],
-    );
-    const ids = rows[0].map((r) => r.id);
-    if (ids.length) {
-      await manager.query(`DELETE FROM queue_broker.job_stream_chunks WHERE job_id = ANY($1)`, [ids]);
-      await manager.query(`DELETE FROM queue_broker.job_attempts WHERE job_id = ANY($1)`, [ids]);
-    }
-    return ids.length;
   }
 
   /** Whether the sweeper has anything to do at `now` (a cheap read before issuing the sweep command). */

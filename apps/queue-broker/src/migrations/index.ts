@@ -8,6 +8,7 @@ import { OutboxJsonPayload1795927920408 } from './1795927920408-outbox-json-payl
 import { JobsActiveIndex1796300008270 } from './1796300008270-jobs-active-index.js';
 import { WorkerOwner1796508839580 } from './1796508839580-worker-owner.js';
 import { ColdStartPhases1796531559301 } from './1796531559301-cold-start-phases.js';
+import { JobHistory1796543051999 } from './1796543051999-job-history.js';
 
 export const MIGRATIONS = [
   Initial1795237761633,
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   JobsActiveIndex1796300008270,
   WorkerOwner1796508839580,
   ColdStartPhases1796531559301,
+  JobHistory1796543051999,
 ];

@@ -28,6 +28,12 @@ import {
 import { UsageQuery, type PodUsageRecord, type VolumeUsageRecord } from '../usage/usage.contracts.js';
 import { GetEndpointQuery, ListEndpointsQuery, type EndpointView } from '../endpoints/endpoint.contracts.js';
 import { EndpointJobsQuery, GetJobQuery } from '../jobs/job.contracts.js';
+import {
+  GetJobDetailQuery,
+  ListEndpointJobsQuery,
+  type JobDetailView,
+  type JobListView,
+} from '../jobs/job-history.contracts.js';
 import type { EndpointHealth, JobRead, QueueStats } from '../jobs/job.views.js';
 import { ListWorkersQuery, type BrokerWorkerList } from '../jobs/worker-list.contracts.js';
 import { GetWebhookSecretQuery, type WebhookSecretView } from '../jobs/webhook.contracts.js';
@@ -59,6 +65,8 @@ export interface QueryContracts {
   [Subjects.job.queueStats]: { payload: EndpointJobsQuery; result: QueueStats };
   [Subjects.job.metrics]: { payload: EndpointMetricsQuery; result: EndpointMetrics };
   [Subjects.job.webhookSecret]: { payload: GetWebhookSecretQuery; result: WebhookSecretView | null };
+  [Subjects.job.list]: { payload: ListEndpointJobsQuery; result: JobListView };
+  [Subjects.job.detail]: { payload: GetJobDetailQuery; result: Packed<JobDetailView> };
   [Subjects.worker.list]: { payload: ListWorkersQuery; result: BrokerWorkerList };
   [Subjects.endpoint.get]: { payload: GetEndpointQuery; result: EndpointView };
   [Subjects.endpoint.list]: { payload: ListEndpointsQuery; result: EndpointView[] };
@@ -100,6 +108,8 @@ export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> 
   [Subjects.job.queueStats]: EndpointJobsQuery,
   [Subjects.job.metrics]: EndpointMetricsQuery,
   [Subjects.job.webhookSecret]: GetWebhookSecretQuery,
+  [Subjects.job.list]: ListEndpointJobsQuery,
+  [Subjects.job.detail]: GetJobDetailQuery,
   [Subjects.worker.list]: ListWorkersQuery,
   [Subjects.endpoint.get]: GetEndpointQuery,
   [Subjects.endpoint.list]: ListEndpointsQuery,

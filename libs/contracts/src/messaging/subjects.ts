@@ -100,6 +100,8 @@ export const Subjects = {
     health: 'job.qry.health',
     queueStats: 'job.qry.queue-stats',
     metrics: 'job.qry.metrics',
+    list: 'job.qry.list',
+    detail: 'job.qry.detail',
     queued: 'job.evt.queued',
     changed: 'job.evt.changed',
     queuedMany: 'job.evt.queued-many',

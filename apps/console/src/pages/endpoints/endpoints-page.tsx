@@ -7,8 +7,13 @@ import { EditEndpoint } from './edit-endpoint';
 import { Workers } from './workers';
 import { RunJob } from './test-job';
 import { Metrics } from './metrics';
+import { Jobs } from './jobs/jobs-section';
+import { JobDetailPage } from './jobs/job-detail-page';
 
 export function EndpointsPage({ route }: { route: string[] }) {
+  if (route[0] && route[1] === 'jobs' && route[2]) {
+    return <JobDetailPage endpointId={route[0]} jobId={route[2]} />;
+  }
   return route[0] ? <EndpointDetail id={route[0]} /> : <EndpointList />;
 }
 
@@ -74,6 +79,7 @@ function EndpointDetail({ id }: { id: string }) {
       <WriteOnly>
         <RunJob id={id} />
       </WriteOnly>
+      <Jobs id={id} />
       <Metrics id={id} />
       <WriteOnly>
         <EditEndpoint endpoint={e} />

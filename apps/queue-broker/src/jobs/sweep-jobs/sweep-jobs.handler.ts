@@ -4,6 +4,7 @@ import { lostWorkerEntry } from '../lost-worker-entry.js';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { WorkerStartsRepository } from '../../metrics/worker-starts.repository.js';
 import { QueueBrokerConfig } from '../../queue-broker.config.js';
+import { JobHistoryRepository } from '../job-history/job-history.repository.js';
 import { JobLifecycle } from '../job-lifecycle.js';
 import { JobsRepository } from '../jobs.repository.js';
 import { WorkerRoster, type LostWorker } from '../worker-roster.js';
@@ -14,7 +15,7 @@ const DAY_MS = 24 * 3600_000;
  * The broker's timer, as a recorded command (its time is the envelope's, so a replay does the same): workers that
  * stopped calling lose their leases (jobs queued again, or FAILED after JOB_MAX_ATTEMPTS), running jobs past their
  * executionTimeout and jobs past their ttl end TIMED_OUT (their workers hear it through job-stop), and expired
- * results are deleted. Recorded on a preemption or a host's loss (hand-back-leases), it also names the workers whose
+ * results are deleted (what stays of the jobs moves to their history, docs/adr/0042). Recorded on a preemption or a host's loss (hand-back-leases), it also names the workers whose
  * pods were preempted, or were on a host that became UNHEALTHY or GONE: they are lost at once and their leases handed
  * back the same way, without waiting for their silence.
  */
@@ -26,6 +27,7 @@ export class SweepJobsHandler {
     private readonly lifecycle: JobLifecycle,
     private readonly config: QueueBrokerConfig,
     private readonly starts: WorkerStartsRepository,
+    private readonly history: JobHistoryRepository,
   ) {}
 
   @CommandHandler(Subjects.job.sweep)
@@ -92,7 +94,10 @@ export class SweepJobsHandler {
       });
       result.outlived += 1;
     }
-    result.deleted = await this.jobs.deleteExpired(now, manager);
+    // Deleted from the jobs (so /status answers 404 as before), what stays of them moved to the history; the
+    // history's own expiry is not in the answer, which a rebuild compares with the one recorded before it existed.
+    result.deleted = await this.history.archiveExpired(now, manager);
+    await this.history.purge(new Date(now.getTime() - this.config.JOB_HISTORY_RETENTION_MS), manager);
     await this.workers.deleteLostBefore(new Date(now.getTime() - DAY_MS), manager);
     await this.starts.prune(new Date(now.getTime() - DAY_MS), manager);
     await this.jobs.deleteCountersBefore(
