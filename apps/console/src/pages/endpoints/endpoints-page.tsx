@@ -7,6 +7,8 @@ import { EditEndpoint } from './edit-endpoint';
 import { Workers } from './workers';
 import { RunJob } from './test-job';
 import { Metrics } from './metrics';
+import { EndpointSnippets } from './endpoint-snippets';
+import { LbRequestTester } from './lb-request-tester';
 
 export function EndpointsPage({ route }: { route: string[] }) {
   return route[0] ? <EndpointDetail id={route[0]} /> : <EndpointList />;
@@ -17,10 +19,13 @@ function EndpointDetail({ id }: { id: string }) {
     queryKey: ['endpoint', id],
     queryFn: () => api<EndpointV2View>(`/v2/serverless/${id}`),
   });
+  // A load-balancing endpoint has no queue: /health refuses it (400), so it is asked only of a queue endpoint.
+  const queue = endpoint.data?.type === 'QUEUE';
   const health = useQuery({
     queryKey: ['endpoint', id, 'health'],
     queryFn: () => api<EndpointHealth>(`/v2/${id}/health`),
     refetchInterval: 3000,
+    enabled: queue,
   });
   if (endpoint.error) return <ErrorBox error={endpoint.error} />;
   if (!endpoint.data) return <Loading what="the endpoint" />;
@@ -53,27 +58,30 @@ function EndpointDetail({ id }: { id: string }) {
               : `${e.scaling.requestCount} requests per worker`}
             , FlashBoot {e.flashboot === 'FLASHBOOT' ? 'on' : 'off'}
           </dd>
-          <dt>Queue</dt>
-          <dd>
-            {health.data
-              ? `${health.data.jobs.inQueue} in queue, ${health.data.jobs.inProgress} in progress, ` +
-                `${health.data.jobs.completed} completed, ${health.data.jobs.failed} failed`
-              : '…'}
-          </dd>
-          <dt>Waiting</dt>
-          <dd>
-            {health.data?.waitReason ? (
-              <WaitReasonLine reason={health.data.waitReason} />
-            ) : (
-              'nothing holds its jobs'
-            )}
-          </dd>
+          {queue && (
+            <>
+              <dt>Queue</dt>
+              <dd>
+                {health.data
+                  ? `${health.data.jobs.inQueue} in queue, ${health.data.jobs.inProgress} in progress, ` +
+                    `${health.data.jobs.completed} completed, ${health.data.jobs.failed} failed`
+                  : '…'}
+              </dd>
+              <dt>Waiting</dt>
+              <dd>
+                {health.data?.waitReason ? (
+                  <WaitReasonLine reason={health.data.waitReason} />
+                ) : (
+                  'nothing holds its jobs'
+                )}
+              </dd>
+            </>
+          )}
         </dl>
       </Section>
+      <EndpointSnippets endpoint={e} />
       <Workers id={id} />
-      <WriteOnly>
-        <RunJob id={id} />
-      </WriteOnly>
+      <WriteOnly>{queue ? <RunJob id={id} /> : <LbRequestTester id={id} />}</WriteOnly>
       <Metrics id={id} />
       <WriteOnly>
         <EditEndpoint endpoint={e} />
