@@ -23,6 +23,8 @@ export function OverviewPage() {
       queryKey: ['endpoint', e.id, 'health'],
       queryFn: () => api<EndpointHealth>(`/v2/${e.id}/health`),
       refetchInterval: 5000,
+      // A load-balancing endpoint has no queue (/health refuses it): its row says so instead.
+      enabled: e.type === 'QUEUE',
     })),
   });
   const spend = useQuery({
@@ -82,10 +84,18 @@ export function OverviewPage() {
                     <td>
                       <a href={`#/endpoints/${e.id}`}>{e.name}</a>
                     </td>
-                    <td>{h?.jobs.inQueue ?? '…'}</td>
-                    <td>{h?.jobs.inProgress ?? '…'}</td>
-                    <td>{h?.jobs.failed ?? '…'}</td>
-                    <td>{h ? h.workers.idle + h.workers.running : '…'}</td>
+                    {e.type === 'LOAD_BALANCER' ? (
+                      <td colSpan={4} className="muted">
+                        load balancing: no queue (its page shows its workers)
+                      </td>
+                    ) : (
+                      <>
+                        <td>{h?.jobs.inQueue ?? '…'}</td>
+                        <td>{h?.jobs.inProgress ?? '…'}</td>
+                        <td>{h?.jobs.failed ?? '…'}</td>
+                        <td>{h ? h.workers.idle + h.workers.running : '…'}</td>
+                      </>
+                    )}
                   </tr>
                 );
               })}

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { JobsModule } from '../jobs/jobs.module.js';
+import { LbModule } from '../lb/lb.module.js';
 import { LogsModule } from '../logs/logs.module.js';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
@@ -21,6 +22,7 @@ import { ServerlessV2Controller } from './serverless-v2.controller.js';
     PodsModule,
     LogsModule,
     JobsModule,
+    LbModule,
   ],
   controllers: [ServerlessV2Controller, EndpointsV1Controller],
   providers: [EndpointsService, EndpointsV1Service, EndpointFromImageService],

@@ -20,8 +20,9 @@ import { WorkerKeyBox } from '@app/platform';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { GatewayConfig } from '../gateway.config.js';
 import { EndpointAccess } from '../jobs/endpoint-access.js';
+import { LbWorkers } from '../lb/lb-workers.js';
 import { NetworkVolumesService } from '../network-volumes/network-volumes.service.js';
-import { toWorkerList } from './worker-list.view.js';
+import { toLbWorkerList, toWorkerList } from './worker-list.view.js';
 
 /** What ties a worker's pod to its endpoint: the autoscaler sets it in every worker's env (worker-env.ts). */
 const WORKER_ENDPOINT_ENV = 'RUNPOD_ENDPOINT_ID';
@@ -49,6 +50,7 @@ export class EndpointsService {
     private readonly accounts: AccountsService,
     private readonly volumes: NetworkVolumesService,
     private readonly access: EndpointAccess,
+    private readonly lbWorkers: LbWorkers,
     config: GatewayConfig,
   ) {
     this.box = new WorkerKeyBox(config.WORKER_KEY_RING, config.REGISTRY_AUTH_KEYS);
@@ -100,10 +102,16 @@ export class EndpointsService {
 
   /**
    * The endpoint's live workers (queue-broker) with their pods' runs (pod-lifecycle), once the endpoint is known
-   * to be the actor's: two queries at once, whatever the number of workers.
+   * to be the actor's: two queries at once, whatever the number of workers. A load-balancing endpoint's are its
+   * pods with the state of their last /ping.
    */
   async workers(id: string, actor: Actor): Promise<WorkerList> {
-    await this.queries.query(Subjects.endpoint.get, { id }, actor);
+    const endpoint = await this.queries.query(Subjects.endpoint.get, { id }, actor);
+    if (endpoint.type === 'LB') {
+      // Its workers never register with the broker: its pods, with their /ping state (ADR 26).
+      const runs = await this.queries.query(Subjects.pod.listWorkerRuns, { endpointId: id }, actor);
+      return toLbWorkerList(runs, this.lbWorkers.states(id), new Date());
+    }
     const [broker, runs] = await Promise.all([
       this.queries.query(Subjects.worker.list, { endpointId: id }, actor),
       this.queries.query(Subjects.pod.listWorkerRuns, { endpointId: id }, actor),

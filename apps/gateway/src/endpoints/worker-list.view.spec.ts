@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { PodStatus, type BrokerWorkerList, type BrokerWorkerView } from '@app/contracts';
-import { toWorkerList } from './worker-list.view.js';
+import { toLbWorkerList, toWorkerList } from './worker-list.view.js';
 
 const worker = (id: string, extra: Partial<BrokerWorkerView> = {}): BrokerWorkerView => ({
   id,
@@ -42,5 +42,60 @@ describe('toWorkerList', () => {
       { ...broker.workers[1], podId: null, podStatus: null, restarts: null },
     ]);
     expect(list.workers[0].currentJobs).toEqual(['j1', 'j2']);
+  });
+});
+
+describe('toLbWorkerList', () => {
+  const run = (podId: string, status: PodStatus, lastStartedAt: string | null = null) => ({
+    podId,
+    status,
+    restarts: 0,
+    lastStartedAt,
+  });
+
+  it("lists the endpoint's live pods with their last /ping's state, stopped pods left out", () => {
+    const now = new Date('2026-11-01T00:01:00.000Z');
+    const list = toLbWorkerList(
+      [
+        run('ready', PodStatus.Running, '2026-11-01T00:00:01.000Z'),
+        run('booting', PodStatus.Starting),
+        run('sick', PodStatus.Running, '2026-11-01T00:00:02.000Z'),
+        run('leaving', PodStatus.Running, '2026-11-01T00:00:03.000Z'),
+        run('unheard', PodStatus.Running, '2026-11-01T00:00:04.000Z'),
+        run('stopped', PodStatus.Exited),
+        run('gone', PodStatus.Terminated),
+      ],
+      new Map([
+        ['ready', 'ready'],
+        ['booting', 'initializing'],
+        ['sick', 'unhealthy'],
+        ['leaving', 'draining'],
+        ['stopped', 'ready'],
+      ] as const),
+      now,
+    );
+    expect(list.workers.map((w) => [w.id, w.status, w.unhealthyReason])).toEqual([
+      ['ready', 'IDLE', null],
+      ['booting', 'INITIALIZING', null],
+      ['sick', 'UNHEALTHY', 'its /ping did not answer 200 or 204'],
+      ['leaving', 'UNHEALTHY', 'draining: out of the rotation before it stops'],
+      ['unheard', 'INITIALIZING', null],
+    ]);
+    expect(list.workers[0]).toMatchObject({
+      podId: 'ready',
+      podStatus: PodStatus.Running,
+      currentJobs: [],
+      currentJobCount: 0,
+      registeredAt: '2026-11-01T00:00:01.000Z',
+    });
+    expect(list.workers[1].registeredAt).toBe(now.toISOString());
+    expect(list.summary).toEqual({
+      total: 5,
+      running: 0,
+      idle: 1,
+      initializing: 2,
+      throttled: 0,
+      unhealthy: 2,
+    });
   });
 });

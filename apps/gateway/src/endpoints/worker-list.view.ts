@@ -1,4 +1,12 @@
-import type { BrokerWorkerList, WorkerList, WorkerPodRun } from '@app/contracts';
+import {
+  PodStatus,
+  type BrokerWorkerList,
+  type LbWorkerState,
+  type WorkerList,
+  type WorkerPodRun,
+  type WorkerStatus,
+  type WorkerView,
+} from '@app/contracts';
 
 /**
  * `GET /v2/serverless/{id}/workers`: the broker's workers (status, jobs, pings) joined by id with their pods'
@@ -26,5 +34,62 @@ export function toWorkerList(broker: BrokerWorkerList, runs: WorkerPodRun[]): Wo
       };
     }),
     summary: broker.summary,
+  };
+}
+
+/** What an LB worker's last `/ping` (ADR 26) says, in the workers list's vocabulary. */
+const LB_STATUS: Record<LbWorkerState, WorkerStatus> = {
+  ready: 'IDLE',
+  initializing: 'INITIALIZING',
+  unhealthy: 'UNHEALTHY',
+  draining: 'UNHEALTHY',
+};
+
+const LB_UNHEALTHY_REASON: Partial<Record<LbWorkerState, string>> = {
+  unhealthy: 'its /ping did not answer 200 or 204',
+  draining: 'draining: out of the rotation before it stops',
+};
+
+/**
+ * `GET /v2/serverless/{id}/workers` of a load-balancing endpoint: its workers never register with the queue
+ * broker, so they are its pods (pod-lifecycle's runs, stopped ones left out) with the state of their last /ping as
+ * this gateway heard it (`states`, by pod id); a pod not announced yet is INITIALIZING. They hold no jobs, and
+ * `registeredAt` is when their container last started (`now` before it first did).
+ */
+export function toLbWorkerList(
+  runs: WorkerPodRun[],
+  states: ReadonlyMap<string, LbWorkerState>,
+  now: Date,
+): WorkerList {
+  const workers: WorkerView[] = runs
+    .filter((run) => run.status !== PodStatus.Exited && run.status !== PodStatus.Terminated)
+    .map((run) => {
+      const state = states.get(run.podId);
+      return {
+        id: run.podId,
+        podId: run.podId,
+        podStatus: run.status,
+        status: state ? LB_STATUS[state] : 'INITIALIZING',
+        currentJobs: [],
+        currentJobCount: 0,
+        restarts: run.restarts,
+        isStale: false,
+        version: null,
+        unhealthyReason: (state && LB_UNHEALTHY_REASON[state]) ?? null,
+        registeredAt: run.lastStartedAt ?? now.toISOString(),
+        lastSeenAt: null,
+      };
+    });
+  const count = (status: WorkerStatus) => workers.filter((w) => w.status === status).length;
+  return {
+    workers,
+    summary: {
+      total: workers.length,
+      running: count('RUNNING'),
+      idle: count('IDLE'),
+      initializing: count('INITIALIZING'),
+      throttled: count('THROTTLED'),
+      unhealthy: count('UNHEALTHY'),
+    },
   };
 }

@@ -65,6 +65,15 @@ export class LbWorkers implements OnModuleInit, BeforeApplicationShutdown {
     return ready;
   }
 
+  /** The last announced state of each of the endpoint's workers (by pod id), while fresh: the workers list shows it. */
+  states(endpointId: string, now = Date.now()): Map<string, LbWorkerState> {
+    const states = new Map<string, LbWorkerState>();
+    for (const [podId, known] of this.endpoints.get(endpointId) ?? []) {
+      if (known.expiresAt > now) states.set(podId, known.state);
+    }
+    return states;
+  }
+
   /** This replica could not reach the worker: out of the rotation until pod-lifecycle says it is ready again. */
   unreachable(endpointId: string, podId: string): void {
     const known = this.endpoints.get(endpointId)?.get(podId);

@@ -16,5 +16,6 @@ import { LbService } from './lb.service.js';
 @Module({
   imports: [AccountsModule, JobsModule, RateLimitModule],
   providers: [LbAccess, LbWorkers, LbLoad, LbProxy, LbService, LbUpgrade],
+  exports: [LbWorkers],
 })
 export class LbModule {}

@@ -1,15 +1,21 @@
 import { useState, type FormEvent } from 'react';
 import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
-import type { EndpointV2View, GpuTier, TemplateList } from '@app/contracts';
+import type { EndpointV2Type, EndpointV2View, GpuTier, TemplateList } from '@app/contracts';
 import { api } from '../../api';
 import { ErrorBox, Field, Section, useAction } from '../../ui';
 import { POOLS } from './gpu-pools';
 import { SelectInput, TextInput } from '../../controls';
 
+const TYPES: readonly { id: EndpointV2Type; label: string }[] = [
+  { id: 'QUEUE', label: 'Queue (jobs)' },
+  { id: 'LOAD_BALANCER', label: 'Load balancing (HTTP)' },
+];
+
 export function CreateEndpoint() {
   const templates = useQuery({ queryKey: ['templates'], queryFn: () => api<TemplateList>('/v2/templates') });
   const [name, setName] = useState('');
+  const [type, setType] = useState<EndpointV2Type>('QUEUE');
   const [templateId, setTemplateId] = useState('');
   const [pool, setPool] = useState<GpuTier>('AMPERE_16');
   const [min, setMin] = useState(0);
@@ -21,11 +27,15 @@ export function CreateEndpoint() {
         method: 'POST',
         body: {
           name,
-          type: 'QUEUE',
+          type,
           templateId,
           gpu: { pools: [pool], count: 1 },
           workers: { min, max, idleTimeout: idle },
-          scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
+          // A load-balancing endpoint scales on requests in flight per worker (ADR 26), a queue on queue delay.
+          scaling:
+            type === 'QUEUE'
+              ? { type: 'QUEUE_DELAY', queueDelay: 1 }
+              : { type: 'REQUEST_COUNT', requestCount: 4 },
         },
       }),
     [['endpoints']],
@@ -39,6 +49,17 @@ export function CreateEndpoint() {
     <Section title="New endpoint">
       <form onSubmit={submit} className="grid-form">
         <TextInput label="Name" value={name} onChange={setName} />
+        <SelectInput
+          label="Type"
+          hint={
+            type === 'QUEUE'
+              ? 'Jobs through /v2/{id}/run, taken by workers'
+              : 'Your HTTP server on the workers, at /lb/{id}/…'
+          }
+          value={type}
+          onChange={setType}
+          options={TYPES}
+        />
         <Field label="Template" hint="A serverless template (Templates page)">
           {(id, hint) => (
             <select

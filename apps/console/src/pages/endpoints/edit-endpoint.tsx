@@ -6,7 +6,8 @@ import { api } from '../../api';
 import { EnvField, ErrorBox, Field, Section, useAction } from '../../ui';
 import { parseEnv, parseList } from '../templates';
 import { POOLS } from './gpu-pools';
-import { ConfirmButton, TextInput } from '../../controls';
+import { TextInput } from '../../controls';
+import { DeleteEndpoint } from './delete-endpoint';
 
 type ScalerType = EndpointV2View['scaling']['type'];
 
@@ -85,10 +86,6 @@ export function EditEndpoint({ endpoint }: { endpoint: EndpointV2View }) {
         },
       }),
     [['endpoint', endpoint.id], ['endpoints']],
-  );
-  const remove = useAction(
-    () => api<void>(`/v2/serverless/${endpoint.id}`, { method: 'DELETE' }),
-    [['endpoints']],
   );
   const serverless = templates.data?.templates.filter((t) => t.serverless) ?? [];
   const togglePool = (pool: GpuTier, on: boolean) =>
@@ -188,21 +185,12 @@ export function EditEndpoint({ endpoint }: { endpoint: EndpointV2View }) {
           <input type="checkbox" checked={flashboot} onChange={(e) => setFlashboot(e.target.checked)} />{' '}
           FlashBoot
         </label>
-        <ErrorBox error={save.error ?? remove.error} />
+        <ErrorBox error={save.error} />
         <div className="row wide">
           <Button type="submit" isDisabled={save.isPending}>
             {save.isPending ? 'Saving…' : 'Save settings'}
           </Button>
-          <ConfirmButton
-            label="Delete endpoint"
-            title={`Delete endpoint ${endpoint.name}?`}
-            question="Its workers stop, its queued jobs are not run, and its workers' key is revoked."
-            pending={remove.isPending}
-            pendingLabel="Deleting…"
-            onConfirm={() =>
-              remove.mutate(undefined, { onSuccess: () => (window.location.hash = '#/endpoints') })
-            }
-          />
+          <DeleteEndpoint endpoint={endpoint} />
         </div>
         {save.isSuccess && <p role="status">Saved.</p>}
       </form>

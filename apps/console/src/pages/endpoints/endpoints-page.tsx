@@ -9,6 +9,8 @@ import { RunJob } from './test-job';
 import { Metrics } from './metrics';
 import { Jobs } from './jobs/jobs-section';
 import { JobDetailPage } from './jobs/job-detail-page';
+import { EndpointSnippets } from './endpoint-snippets';
+import { LbRequestTester } from './lb-request-tester';
 
 export function EndpointsPage({ route }: { route: string[] }) {
   if (route[0] && route[1] === 'jobs' && route[2]) {
@@ -22,10 +24,13 @@ function EndpointDetail({ id }: { id: string }) {
     queryKey: ['endpoint', id],
     queryFn: () => api<EndpointV2View>(`/v2/serverless/${id}`),
   });
+  // A load-balancing endpoint has no queue: /health refuses it (400), so it is asked only of a queue endpoint.
+  const queue = endpoint.data?.type === 'QUEUE';
   const health = useQuery({
     queryKey: ['endpoint', id, 'health'],
     queryFn: () => api<EndpointHealth>(`/v2/${id}/health`),
     refetchInterval: 3000,
+    enabled: queue,
   });
   if (endpoint.error) return <ErrorBox error={endpoint.error} />;
   if (!endpoint.data) return <Loading what="the endpoint" />;
@@ -58,29 +63,32 @@ function EndpointDetail({ id }: { id: string }) {
               : `${e.scaling.requestCount} requests per worker`}
             , FlashBoot {e.flashboot === 'FLASHBOOT' ? 'on' : 'off'}
           </dd>
-          <dt>Queue</dt>
-          <dd>
-            {health.data
-              ? `${health.data.jobs.inQueue} in queue, ${health.data.jobs.inProgress} in progress, ` +
-                `${health.data.jobs.completed} completed, ${health.data.jobs.failed} failed`
-              : '…'}
-          </dd>
-          <dt>Waiting</dt>
-          <dd>
-            {health.data?.waitReason ? (
-              <WaitReasonLine reason={health.data.waitReason} />
-            ) : (
-              'nothing holds its jobs'
-            )}
-          </dd>
+          {queue && (
+            <>
+              <dt>Queue</dt>
+              <dd>
+                {health.data
+                  ? `${health.data.jobs.inQueue} in queue, ${health.data.jobs.inProgress} in progress, ` +
+                    `${health.data.jobs.completed} completed, ${health.data.jobs.failed} failed`
+                  : '…'}
+              </dd>
+              <dt>Waiting</dt>
+              <dd>
+                {health.data?.waitReason ? (
+                  <WaitReasonLine reason={health.data.waitReason} />
+                ) : (
+                  'nothing holds its jobs'
+                )}
+              </dd>
+            </>
+          )}
         </dl>
       </Section>
+      <EndpointSnippets endpoint={e} />
       <Workers id={id} />
-      <WriteOnly>
-        <RunJob id={id} />
-      </WriteOnly>
-      <Jobs id={id} />
-      <Metrics id={id} />
+      <WriteOnly>{queue ? <RunJob id={id} /> : <LbRequestTester id={id} />}</WriteOnly>
+      {queue && <Jobs id={id} />}
+      <Metrics id={id} type={e.type} />
       <WriteOnly>
         <EditEndpoint endpoint={e} />
       </WriteOnly>

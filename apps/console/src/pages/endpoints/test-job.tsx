@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Button } from 'react-aria-components';
-import { useQuery } from '@tanstack/react-query';
-import type { JobAccepted, JobView, StreamRead } from '@app/contracts';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import type { JobAccepted, JobView, StreamChunk, StreamRead } from '@app/contracts';
 import { api } from '../../api';
 import { ErrorBox, Section, StatusBadge, WaitReasonLine, useAction, useSession } from '../../ui';
 import { TextInput } from '../../controls';
@@ -81,15 +81,24 @@ function JobRow({ endpointId, jobId }: { endpointId: string; jobId: string }) {
     queryFn: () => api<JobView>(`/v2/${endpointId}/status/${jobId}`),
     refetchInterval: (query) => (query.state.data && TERMINAL.has(query.state.data.status) ? false : 1000),
   });
+  const client = useQueryClient();
+  const streamKey = ['job', endpointId, jobId, 'stream'];
+  // GET /stream answers only the chunks it has not answered before: each read is appended to those kept in the
+  // cache (so every chunk is shown once, in order, even after the page was left and opened again).
   const stream = useQuery({
-    queryKey: ['job', endpointId, jobId, 'stream'],
-    queryFn: () => api<StreamRead>(`/v2/${endpointId}/stream/${jobId}`),
+    queryKey: streamKey,
+    queryFn: async () => {
+      const read = await api<StreamRead>(`/v2/${endpointId}/stream/${jobId}`);
+      return [...(client.getQueryData<StreamChunk[]>(streamKey) ?? []), ...read.stream];
+    },
     enabled: status.data?.status === 'IN_PROGRESS',
     refetchInterval: 1000,
+    staleTime: Infinity,
+    gcTime: Infinity,
   });
   const s = status.data;
   const output = s?.output !== undefined ? JSON.stringify(s.output) : s?.error;
-  const chunks = stream.data?.stream.map((c) => JSON.stringify(c.output)).join(' ');
+  const chunks = stream.data?.length ? stream.data.map((c) => JSON.stringify(c.output)).join(' ') : null;
   return (
     <tr>
       <td>
