@@ -30,6 +30,7 @@ export * from './pods/worker-pod-runs.contracts.js';
 export * from './templates/template.dto.js';
 export * from './templates/template.commands.js';
 export * from './templates/template-v2.dto.js';
+export * from './templates/template.defaults.js';
 export * from './placement/placement.contracts.js';
 export * from './common/mounts.dto.js';
 export * from './common/resource.events.js';

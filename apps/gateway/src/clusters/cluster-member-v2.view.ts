@@ -40,6 +40,7 @@ export function memberToPodV2View(member: ClusterMemberView, ownerId: string): P
     dataCenterId: member.dataCenterId,
     machine: { gpuTypeId: member.gpuTypeId, dataCenterId: member.dataCenterId },
     clusterId: member.clusterId,
+    endpointId: null,
     clusterRank: member.clusterRank,
     clusterRole: member.clusterRole,
     clusterIp: member.clusterIp,

@@ -48,6 +48,7 @@ export function toPodV2View(pod: PodView): PodV2View {
     networkVolumeId: pod.networkVolumeId,
     volumeInGb: pod.volumeInGb,
     volumeMountPath: pod.volumeMountPath,
+    endpointId: pod.endpointId,
     cluster: pod.clusterId
       ? { id: pod.clusterId, rank: pod.clusterRank, role: pod.clusterRole, ip: pod.clusterIp }
       : null,

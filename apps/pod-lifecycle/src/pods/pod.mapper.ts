@@ -46,6 +46,7 @@ export function toPodView(pod: PodEntity, { secrets = false }: { secrets?: boole
     dataCenterId: pod.dataCenterId,
     machine: { gpuTypeId: pod.gpuTypeId, dataCenterId: pod.dataCenterId },
     clusterId: pod.clusterId,
+    endpointId: pod.endpointId,
     clusterRank: pod.clusterRank,
     clusterRole: pod.clusterRole,
     clusterIp: pod.overlayIp,

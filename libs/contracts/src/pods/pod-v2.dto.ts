@@ -263,6 +263,8 @@ export interface PodV2View {
   /** The pod's volume disk, GB (`mounts.persistent.size`); 0 when it has none. */
   volumeInGb: number;
   volumeMountPath: string | null;
+  /** The serverless endpoint whose worker the pod is; null for any other pod. */
+  endpointId: string | null;
   /** Set for a cluster member. */
   cluster: { id: string; rank: number | null; role: string | null; ip: string | null } | null;
   lastStatusChange: string;

@@ -161,6 +161,8 @@ export interface PodView {
   dataCenterId: string | null;
   machine: PodMachineView;
   clusterId: string | null;
+  /** The serverless endpoint whose worker the pod is (the autoscaler made it); null for any other pod. */
+  endpointId: string | null;
   clusterRank: number | null;
   clusterRole: string | null;
   /** Address on the cluster's overlay network, for cluster members. */

@@ -1,20 +1,37 @@
 import { useState, type FormEvent } from 'react';
 import { Button } from 'react-aria-components';
 import { useQuery } from '@tanstack/react-query';
-import type { PodV2View, TemplateList } from '@app/contracts';
+import type { PodV2View, TemplateList, TemplateV2View } from '@app/contracts';
 import { api } from '../../api';
 import { EnvField, ErrorBox, Field, PortsField, Section, money, useAction } from '../../ui';
 import { parseEnv, parseList } from '../templates';
 import { useGpuTypes } from './gpu-types';
 import { TextInput } from '../../controls';
 
-export function CreatePod() {
+/** The new pod form; from the catalog's "Deploy a pod", `templateId` comes chosen. */
+export function CreatePod({ templateId: initialTemplate = '' }: { templateId?: string }) {
   const templates = useQuery({ queryKey: ['templates'], queryFn: () => api<TemplateList>('/v2/templates') });
+  const catalog = useQuery({
+    queryKey: ['catalog-templates', 'official'],
+    queryFn: () => api<TemplateList>('/v2/catalog/templates?source=official'),
+  });
+  // A template of another slice of the catalog (or one not listed yet) is read by its id.
+  const chosen = useQuery({
+    queryKey: ['template', initialTemplate],
+    queryFn: () => api<TemplateV2View>(`/v2/templates/${initialTemplate}`),
+    enabled: !!initialTemplate,
+  });
   const gpus = useGpuTypes();
   const [name, setName] = useState('');
-  const [source, setSource] = useState<'image' | 'template'>('image');
+  const [source, setSource] = useState<'image' | 'template'>(initialTemplate ? 'template' : 'image');
   const [image, setImage] = useState('');
-  const [templateId, setTemplateId] = useState('');
+  const [templateId, setTemplateId] = useState(initialTemplate);
+  const yours = templates.data?.templates.filter((t) => !t.serverless) ?? [];
+  const known = new Set([...yours, ...(catalog.data?.templates ?? [])].map((t) => t.id));
+  const published = [
+    ...(catalog.data?.templates ?? []),
+    ...(chosen.data && !known.has(chosen.data.id) ? [chosen.data] : []),
+  ].filter((t) => !t.serverless);
   const [gpu, setGpu] = useState('');
   const [count, setCount] = useState(1);
   const [ports, setPorts] = useState('8888/http, 22/tcp');
@@ -72,13 +89,20 @@ export function CreatePod() {
             {(id) => (
               <select id={id} value={templateId} onChange={(e) => setTemplateId(e.target.value)}>
                 <option value="">Choose…</option>
-                {templates.data?.templates
-                  .filter((t) => !t.serverless)
-                  .map((t) => (
+                <optgroup label="Yours">
+                  {yours.map((t) => (
                     <option key={t.id} value={t.id}>
                       {t.name} ({t.image})
                     </option>
                   ))}
+                </optgroup>
+                <optgroup label="Catalog">
+                  {published.map((t) => (
+                    <option key={t.id} value={t.id}>
+                      {t.name} ({t.image})
+                    </option>
+                  ))}
+                </optgroup>
               </select>
             )}
           </Field>

@@ -1,28 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import type { PodV2View, PublishedPodAction } from '@app/contracts';
+import type { PodV2View } from '@app/contracts';
 import { api } from '../../api';
-import {
-  ErrorBox,
-  Loading,
-  Section,
-  StatusBadge,
-  WaitReasonLine,
-  WriteOnly,
-  money,
-  useAction,
-  when,
-} from '../../ui';
+import { ErrorBox, Loading, Section, StatusBadge, WaitReasonLine, WriteOnly, money, when } from '../../ui';
+import { Age } from './age';
+import { PodActions } from './pod-actions';
+import { PartOf } from './pod-list';
 import { PodLogs } from './pod-logs';
-import { Button } from 'react-aria-components';
-import { ConfirmButton } from '../../controls';
-
-const ACTION_LABELS: Record<PublishedPodAction, string> = {
-  start: 'Start',
-  stop: 'Stop',
-  // The platform's restart recreates the container on a wiped container disk: RunPod's "reset".
-  restart: 'Restart (reset)',
-  terminate: 'Terminate',
-};
 
 export function PodDetail({ id }: { id: string }) {
   const pod = useQuery({
@@ -31,11 +14,6 @@ export function PodDetail({ id }: { id: string }) {
     refetchInterval: (q) =>
       q.state.data && q.state.data.status !== q.state.data.desiredStatus ? 1000 : 4000,
   });
-  const act = useAction(
-    (action: PublishedPodAction) =>
-      api<PodV2View | undefined>(`/v2/pods/${id}/action`, { method: 'POST', body: { action } }),
-    [['pod', id], ['pods']],
-  );
   if (pod.error) return <ErrorBox error={pod.error} />;
   if (!pod.data) return <Loading what="the pod" />;
   const p = pod.data;
@@ -60,29 +38,7 @@ export function PodDetail({ id }: { id: string }) {
           )}
         </p>
         <WriteOnly>
-          <div className="row" aria-label="Pod actions" role="group">
-            {p.actions
-              .filter((a) => !(p.cluster && a === 'terminate'))
-              .map((action) =>
-                action === 'terminate' ? (
-                  <ConfirmButton
-                    key={action}
-                    label={ACTION_LABELS[action]}
-                    title={`Terminate pod ${p.name}?`}
-                    question="The pod and its container disk are gone for good."
-                    pending={act.isPending && act.variables === action}
-                    onConfirm={() => act.mutate(action)}
-                  />
-                ) : (
-                  <Button key={action} isDisabled={act.isPending} onPress={() => act.mutate(action)}>
-                    {act.isPending && act.variables === action
-                      ? `${ACTION_LABELS[action]}…`
-                      : ACTION_LABELS[action]}
-                  </Button>
-                ),
-              )}
-          </div>
-          <ErrorBox error={act.error} />
+          <PodActions pod={p} />
         </WriteOnly>
         <dl className="facts">
           <dt>Id</dt>
@@ -97,6 +53,10 @@ export function PodDetail({ id }: { id: string }) {
           <dd>{p.gpu ? `${p.gpu.count} × ${p.gpu.id ?? '?'}` : 'CPU'}</dd>
           <dt>Data center</dt>
           <dd>{p.dataCenterId ?? '—'}</dd>
+          <dt>Part of</dt>
+          <dd>
+            <PartOf pod={p} />
+          </dd>
           <dt>Cost</dt>
           <dd>{money(p.costPerHr)}/hr</dd>
           <dt>SSH</dt>
@@ -119,6 +79,10 @@ export function PodDetail({ id }: { id: string }) {
             ) : (
               '—'
             )}
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <Age iso={p.createdAt} />
           </dd>
           <dt>Last status change</dt>
           <dd>{when(p.lastStatusChange)}</dd>

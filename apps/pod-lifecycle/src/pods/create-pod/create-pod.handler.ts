@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  DEFAULT_CONTAINER_DISK_GB,
   DomainError,
   ErrorCode,
   PodStatus,
@@ -17,7 +18,6 @@ import { CommandBus, CommandHandler, type CommandContext } from '@app/messaging'
 import { ownedRegistryAuth } from '../../registry-auth/registry-auth.access.js';
 import { RegistryAuthRepository } from '../../registry-auth/registry-auth.repository.js';
 import { CatalogTemplates } from '../../templates/catalog-templates.js';
-import { DEFAULT_CONTAINER_DISK_GB } from '../../templates/template.defaults.js';
 import { ownedTemplate } from '../../templates/template.access.js';
 import type { TemplateEntity } from '../../templates/template.entity.js';
 import { TemplateRepository } from '../../templates/template.repository.js';

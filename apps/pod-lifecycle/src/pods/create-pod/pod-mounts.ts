@@ -1,5 +1,10 @@
-import { DomainError, ErrorCode, podFieldNames, type CreatePodCommand } from '@app/contracts';
-import { DEFAULT_VOLUME_MOUNT_PATH } from '../../templates/template.defaults.js';
+import {
+  DEFAULT_VOLUME_MOUNT_PATH,
+  DomainError,
+  ErrorCode,
+  podFieldNames,
+  type CreatePodCommand,
+} from '@app/contracts';
 import type { TemplateEntity } from '../../templates/template.entity.js';
 import type { PodMounts } from '../pod.entity.js';
 

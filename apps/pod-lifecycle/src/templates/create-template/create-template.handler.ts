@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
+  DEFAULT_CONTAINER_DISK_GB,
+  DEFAULT_VOLUME_MOUNT_PATH,
   DomainError,
   ErrorCode,
   Subjects,
@@ -11,7 +13,6 @@ import {
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { ownedRegistryAuth } from '../../registry-auth/registry-auth.access.js';
 import { RegistryAuthRepository } from '../../registry-auth/registry-auth.repository.js';
-import { DEFAULT_CONTAINER_DISK_GB, DEFAULT_VOLUME_MOUNT_PATH } from '../template.defaults.js';
 import { TemplateEntity } from '../template.entity.js';
 import { toTemplateView } from '../template.mapper.js';
 import { TemplateRepository } from '../template.repository.js';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  DEFAULT_VOLUME_MOUNT_PATH,
   DomainError,
   ErrorCode,
   Subjects,
@@ -12,7 +13,6 @@ import { ownedRegistryAuth } from '../../registry-auth/registry-auth.access.js';
 import { RegistryAuthRepository } from '../../registry-auth/registry-auth.repository.js';
 import { CatalogTemplates } from '../catalog-templates.js';
 import { catalogTemplateIsReadOnly, ownedTemplate } from '../template.access.js';
-import { DEFAULT_VOLUME_MOUNT_PATH } from '../template.defaults.js';
 import { toTemplateView } from '../template.mapper.js';
 import { TemplateRepository } from '../template.repository.js';
 
