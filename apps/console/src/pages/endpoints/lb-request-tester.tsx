@@ -16,7 +16,7 @@ interface Answer {
 }
 
 /**
- * Sends one request to a load-balancing endpoint's workers through the gateway (`/lb/{id}/<path>`, ADR 26) and
+ * Sends one request to a load-balancing endpoint's workers through the gateway (/lb/{id}/<path>, ADR 26) and
  * shows what came back whole: status, headers, body and the time it took. The /lb/ routes take an API key as
  * bearer only (no console session cookie), so a console signed in by single sign-on asks for one here.
  */
@@ -36,8 +36,9 @@ export function LbRequestTester({ id }: { id: string }) {
     setPending(true);
     setError(null);
     const started = performance.now();
+    const rest = path.replace(/^\/+/, '');
     try {
-      const response = await fetch(`/lb/${id}/${path.replace(/^\/+/, '')}`, {
+      const response = await fetch(`/lb/${id}/${rest}`, {
         method,
         headers: { authorization: `Bearer ${signedInKey ?? key}` },
         body: hasBody && body !== '' ? body : undefined,
