@@ -21,7 +21,10 @@ export interface MetricsLbRequestCounts {
   status4xx: number;
   /** The worker answered 5xx. */
   status5xx: number;
-  /** The gateway answered for the worker: no worker ready in time (504), a worker failed or timed out (502/504). */
+  /**
+   * The gateway answered for the worker: no worker ready in time (504), a worker failed or timed out (502/504),
+   * workersMax 0 (409), a request it could not forward (400).
+   */
   proxyErrors: number;
 }
 
