@@ -3,7 +3,6 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import type { EndpointV2View, TemplateView, WorkerList } from '@app/contracts';
 import { userWithKey } from '../support/accounts.js';
@@ -11,6 +10,13 @@ import { ROOT } from '../support/paths.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { api } from './clusters-fixtures.js';
+import {
+  expectLbMetricCharts,
+  expectNoSeriousAxeViolations,
+  screenshotFor,
+  sendLbRequests,
+  showChartTables,
+} from './console-endpoints.e2e-helpers.js';
 import { CHROMIUM, CHROMIUM_ARGS } from './console-sso.e2e-helpers.js';
 import { until } from './pods.e2e-helpers.js';
 
@@ -21,7 +27,7 @@ const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ? join(ROOT, process.env.CON
 /**
  * An endpoint's page in Chromium against the five apps, the local runtime running the SDK's example workers as
  * real processes: a streaming test job keeps every chunk; a load-balancing endpoint made in the form shows its
- * URL, its workers and a request tester, and never asks /health; a queue endpoint's URL and snippets (the curl and
+ * URL, its workers, a request tester and its requests in its metrics, and never asks /health; a queue endpoint's URL and snippets (the curl and
  * runpod-sdk ones copied and run); deleting an endpoint with a live worker by scaling it to zero first.
  */
 describe('console endpoint pages, in Chromium', () => {
@@ -49,21 +55,9 @@ describe('console endpoint pages, in Chromium', () => {
     }
   }
 
-  async function snapshot(name: string, of: Page | Locator = page): Promise<void> {
-    if (!SCREENSHOTS) return;
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await of.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: of === page });
-  }
+  const snapshot = (name: string, of?: Locator) => screenshotFor(SCREENSHOTS, page, name, of);
 
-  async function expectAccessible(where: string): Promise<void> {
-    const results = await new AxeBuilder({ page })
-      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-      .analyze();
-    const serious = results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${where}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(serious).toEqual([]);
-  }
+  const expectAccessible = (where: string) => expectNoSeriousAxeViolations(page, where);
 
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const reply = await api<T>(base, key, method, path, body);
@@ -89,7 +83,7 @@ describe('console endpoint pages, in Chromium', () => {
       databaseUrl: db.url,
       env: { RATE_LIMITS_ENABLED: 'false' },
       appEnv: {
-        gateway: { LB_REPORT_MS: '200' },
+        gateway: { LB_REPORT_MS: '200', LB_METRICS_FLUSH_MS: '300' },
         'pod-lifecycle': {
           RUNTIME_DRIVER: 'local',
           LOCAL_IMAGE_CATALOG: resolve('apps/pod-lifecycle/local-images.json'),
@@ -162,7 +156,7 @@ describe('console endpoint pages, in Chromium', () => {
     });
   }, 120_000);
 
-  it('creates a load-balancing endpoint: its URL, workers and request tester, and never asks /health', async () => {
+  it('creates a load-balancing endpoint: its URL, workers, request tester and metrics; never asks /health', async () => {
     await step('lb', async () => {
       await page.goto(`${base}/console/#/endpoints`);
       await page.getByRole('heading', { level: 1, name: 'Serverless' }).waitFor();
@@ -179,11 +173,10 @@ describe('console endpoint pages, in Chromium', () => {
         type: 'LOAD_BALANCER',
       });
       // Its worker, as its /ping says (the page refreshes several times meanwhile: never asking /health).
-      const workers = page.getByRole('table', { name: 'Workers' });
+      const workers = page.getByRole('table', { name: 'Workers', exact: true });
       await workers.getByText('IDLE').waitFor({ timeout: 60_000 });
       await expect(workers.locator('tbody tr').count()).resolves.toBe(1);
       expect(healthCalls.filter((url) => url.includes(`/v2/${id}/`))).toEqual([]);
-      await page.getByRole('region', { name: 'Metrics' }).waitFor();
       // The overview lists it without asking its health either.
       await page.goto(`${base}/console/#/`);
       await page.getByRole('row', { name: /^api load balancing/ }).waitFor();
@@ -212,8 +205,16 @@ describe('console endpoint pages, in Chromium', () => {
       ).resolves.toMatch(/application\/json/);
       const body = JSON.parse((await answer.locator('pre code').textContent()) ?? '') as { body: string };
       expect(body.body).toBe('hello from the console');
+
+      // Its metrics: the tester's request and three more answered 200, one 404, as rates per minute (1 h window).
+      const sent = sendLbRequests(`${base}/lb/${id}`, key, ['/', '/', '/', '/missing']);
+      await expect(sent).resolves.toEqual([200, 200, 200, 404]);
+      const metrics = page.getByRole('region', { name: 'Metrics' });
+      await expectLbMetricCharts(metrics, { status2xx: 4, status4xx: 1 });
       await expectAccessible('lb endpoint');
       await snapshot('endpoint-lb');
+      await showChartTables(metrics, 3);
+      await expectAccessible('lb endpoint metrics as tables');
     });
   }, 120_000);
 

@@ -269,4 +269,14 @@ export class GatewayConfig extends SsoConfig {
   @Max(10_000)
   @Type(() => Number)
   LB_REPORT_MS = 500;
+
+  /**
+   * How often each replica records its LB request counts and the workers it sees (`job.cmd.record-lb-requests`,
+   * endpoint metrics): one command per replica per interval, never one per request.
+   */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  @Type(() => Number)
+  LB_METRICS_FLUSH_MS = 5000;
 }

@@ -71,6 +71,7 @@ export * from './usage/billing.views.js';
 export * from './usage/spend-limit.contracts.js';
 export * from './metrics/latency-histogram.js';
 export * from './metrics/endpoint-metrics.contracts.js';
+export * from './metrics/lb-requests.contracts.js';
 export * from './quotas/priority.js';
 export * from './quotas/quota.contracts.js';
 export * from './quotas/preemption.events.js';

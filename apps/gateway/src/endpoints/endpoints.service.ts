@@ -20,6 +20,7 @@ import { WorkerKeyBox } from '@app/platform';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { GatewayConfig } from '../gateway.config.js';
 import { EndpointAccess } from '../jobs/endpoint-access.js';
+import { LbLoad } from '../lb/lb-load.js';
 import { LbWorkers } from '../lb/lb-workers.js';
 import { NetworkVolumesService } from '../network-volumes/network-volumes.service.js';
 import { toLbWorkerList, toWorkerList } from './worker-list.view.js';
@@ -51,6 +52,7 @@ export class EndpointsService {
     private readonly volumes: NetworkVolumesService,
     private readonly access: EndpointAccess,
     private readonly lbWorkers: LbWorkers,
+    private readonly lbLoad: LbLoad,
     config: GatewayConfig,
   ) {
     this.box = new WorkerKeyBox(config.WORKER_KEY_RING, config.REGISTRY_AUTH_KEYS);
@@ -110,7 +112,7 @@ export class EndpointsService {
     if (endpoint.type === 'LB') {
       // Its workers never register with the broker: its pods, with their /ping state (ADR 26).
       const runs = await this.queries.query(Subjects.pod.listWorkerRuns, { endpointId: id }, actor);
-      return toLbWorkerList(runs, this.lbWorkers.states(id), new Date());
+      return toLbWorkerList(runs, this.lbWorkers.states(id), new Date(), this.lbLoad.outstanding);
     }
     const [broker, runs] = await Promise.all([
       this.queries.query(Subjects.worker.list, { endpointId: id }, actor),

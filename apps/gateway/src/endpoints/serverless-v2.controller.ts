@@ -133,7 +133,8 @@ export class ServerlessV2Controller {
     [...METRICS_WINDOW_NAMES],
   )
   @Operation(
-    "An endpoint's metrics over a window: job counts, latency percentiles, cold starts, queue, workers",
+    "An endpoint's metrics over a window: job counts, latency percentiles, cold starts, queue, workers; " +
+      "a load-balancing endpoint's requests",
     {
       returns: 'EndpointMetrics',
       description:
@@ -141,7 +142,9 @@ export class ServerlessV2Controller {
         'counters per step, delay/execution/cold-start p50, p90 and p99 (within 19 %: four buckets per doubling), ' +
         'the same for each cold start phase (coldStartPhases: placement, runtimeStart = imagePull + ' +
         'containerStart, workerReady), and the peak queue depth, oldest queued job and workers by status sampled ' +
-        'every METRICS_SAMPLE_MS.',
+        'every METRICS_SAMPLE_MS. Load-balancing endpoints: lb, requests per status class (status2xx, ' +
+        'status4xx, status5xx, proxyErrors) and their latency (arrival → response end), as the gateways count ' +
+        'them and record every LB_METRICS_FLUSH_MS (docs/adr/0026); their workers by status in workers.',
       errors: { 422: 'window is not one of 5m, 1h, 24h, 7d, or is given twice' },
     },
   )

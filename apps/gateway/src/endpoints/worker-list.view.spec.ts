@@ -98,4 +98,27 @@ describe('toLbWorkerList', () => {
       unhealthy: 2,
     });
   });
+
+  it('shows a ready worker with a request of this gateway in flight as RUNNING', () => {
+    const now = new Date('2026-11-01T00:01:00.000Z');
+    const list = toLbWorkerList(
+      [run('busy', PodStatus.Running), run('free', PodStatus.Running), run('sick', PodStatus.Running)],
+      new Map([
+        ['busy', 'ready'],
+        ['free', 'ready'],
+        ['sick', 'unhealthy'],
+      ] as const),
+      now,
+      new Map([
+        ['busy', 2],
+        ['sick', 1],
+      ]),
+    );
+    expect(list.workers.map((w) => [w.id, w.status])).toEqual([
+      ['busy', 'RUNNING'],
+      ['free', 'IDLE'],
+      ['sick', 'UNHEALTHY'],
+    ]);
+    expect(list.summary).toMatchObject({ running: 1, idle: 1, unhealthy: 1 });
+  });
 });

@@ -53,13 +53,16 @@ const LB_UNHEALTHY_REASON: Partial<Record<LbWorkerState, string>> = {
 /**
  * `GET /v2/serverless/{id}/workers` of a load-balancing endpoint: its workers never register with the queue
  * broker, so they are its pods (pod-lifecycle's runs, stopped ones left out) with the state of their last /ping as
- * this gateway heard it (`states`, by pod id); a pod not announced yet is INITIALIZING. They hold no jobs, and
+ * this gateway heard it (`states`, by pod id); a pod not announced yet is INITIALIZING. A ready worker with a
+ * request of this gateway replica in flight (`inFlight`, by pod id) is RUNNING (another replica's requests are
+ * not seen here: with several replicas a busy worker may show IDLE on one). They hold no jobs, and
  * `registeredAt` is when their container last started (`now` before it first did).
  */
 export function toLbWorkerList(
   runs: WorkerPodRun[],
   states: ReadonlyMap<string, LbWorkerState>,
   now: Date,
+  inFlight: ReadonlyMap<string, number> = new Map(),
 ): WorkerList {
   const workers: WorkerView[] = runs
     .filter((run) => run.status !== PodStatus.Exited && run.status !== PodStatus.Terminated)
@@ -69,7 +72,11 @@ export function toLbWorkerList(
         id: run.podId,
         podId: run.podId,
         podStatus: run.status,
-        status: state ? LB_STATUS[state] : 'INITIALIZING',
+        status: !state
+          ? 'INITIALIZING'
+          : state === 'ready' && (inFlight.get(run.podId) ?? 0) > 0
+            ? 'RUNNING'
+            : LB_STATUS[state],
         currentJobs: [],
         currentJobCount: 0,
         restarts: run.restarts,

@@ -74,6 +74,11 @@ export class LbWorkers implements OnModuleInit, BeforeApplicationShutdown {
     return states;
   }
 
+  /** The endpoints this replica has heard of workers of (maybe expired since). */
+  endpointIds(): string[] {
+    return [...this.endpoints.keys()];
+  }
+
   /** This replica could not reach the worker: out of the rotation until pod-lifecycle says it is ready again. */
   unreachable(endpointId: string, podId: string): void {
     const known = this.endpoints.get(endpointId)?.get(podId);

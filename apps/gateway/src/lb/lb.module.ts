@@ -5,6 +5,7 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { LbAccess } from './lb-access.js';
 import { LbLoad } from './lb-load.js';
 import { LbProxy } from './lb-proxy.js';
+import { LbRequestMeter } from './lb-request-meter.js';
 import { LbUpgrade } from './lb-upgrade.js';
 import { LbWorkers } from './lb-workers.js';
 import { LbService } from './lb.service.js';
@@ -15,7 +16,7 @@ import { LbService } from './lb.service.js';
  */
 @Module({
   imports: [AccountsModule, JobsModule, RateLimitModule],
-  providers: [LbAccess, LbWorkers, LbLoad, LbProxy, LbService, LbUpgrade],
-  exports: [LbWorkers],
+  providers: [LbAccess, LbWorkers, LbLoad, LbProxy, LbService, LbUpgrade, LbRequestMeter],
+  exports: [LbWorkers, LbLoad],
 })
 export class LbModule {}

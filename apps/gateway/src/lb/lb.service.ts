@@ -4,6 +4,7 @@ import { presentedKey } from '../auth/auth.guard.js';
 import { checkParameters } from '../edge/request-shape.pipe.js';
 import { LbAccess } from './lb-access.js';
 import { LbProxy } from './lb-proxy.js';
+import { LbRequestMeter } from './lb-request-meter.js';
 
 /**
  * Every request to a load-balancing endpoint: `/lb/{endpoint_id}/{path}`, or any path on
@@ -16,6 +17,7 @@ export class LbService {
   constructor(
     private readonly access: LbAccess,
     private readonly proxy: LbProxy,
+    private readonly meter: LbRequestMeter,
   ) {}
 
   async forward(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -30,7 +32,20 @@ export class LbService {
       headers: request.headers,
       rateLimitHeaders: reply,
     });
-    await this.proxy.forward(endpoint, workerPath(request.url, endpointId), request, reply);
+    // Counted for the endpoint metrics once the response is over: by its status, or as a proxy error when the
+    // gateway answered for the worker; a request whose client left before any answer is not counted.
+    const startedAt = Date.now();
+    let proxyError = false;
+    reply.raw.once('close', () => {
+      if (!reply.raw.headersSent) return;
+      this.meter.ended(endpoint.id, proxyError ? 'proxy-error' : { status: reply.raw.statusCode }, startedAt);
+    });
+    try {
+      await this.proxy.forward(endpoint, workerPath(request.url, endpointId), request, reply);
+    } catch (error) {
+      proxyError = true;
+      throw error;
+    }
   }
 }
 

@@ -5,7 +5,8 @@ import { NUMERIC_AS_NUMBER } from '@app/database';
  * Endpoint metrics, per endpoint, resolution (`step_s`: 60 or 3600) and bucket (docs/adr/0022-endpoint-metrics.md).
  * Counters add up what happened in the bucket (from job events, webhook outcomes and worker first polls);
  * histograms are fixed-bucket counts (libs/contracts latency-histogram.ts), added bucket by bucket; gauges keep
- * the peak of the samples taken in the bucket. Written only by the metrics leader and the webhook sender.
+ * the peak of the samples taken in the bucket. Written by the metrics leader, the webhook sender and the handler of
+ * the gateways' load-balancing counts (`job.cmd.record-lb-requests`).
  */
 @Entity({ name: 'endpoint_metric_rollups' })
 @Index('endpoint_metric_rollups_age_idx', ['stepS', 'bucketStart'])
@@ -91,6 +92,22 @@ export class EndpointRollupEntity {
 
   @Column({ name: 'webhooks_gave_up', type: 'integer', default: 0 })
   webhooksGaveUp: number;
+
+  /** Load-balancing requests by status class and their latency: the gateways' `job.cmd.record-lb-requests`. */
+  @Column({ name: 'lb_2xx', type: 'integer', default: 0 })
+  lb2xx: number;
+
+  @Column({ name: 'lb_4xx', type: 'integer', default: 0 })
+  lb4xx: number;
+
+  @Column({ name: 'lb_5xx', type: 'integer', default: 0 })
+  lb5xx: number;
+
+  @Column({ name: 'lb_proxy_errors', type: 'integer', default: 0 })
+  lbProxyErrors: number;
+
+  @Column({ name: 'lb_latency_hist', type: 'integer', array: true, default: () => "'{}'" })
+  lbLatencyHist: number[];
 
   /**
    * When a writer last changed the row (its transaction's start): the metrics reader keeps the rows it has read

@@ -5,6 +5,8 @@ import { JobEventsFolder } from './fold-job-events/job-events.folder.js';
 import { FollowWorkerPodsHandler } from './follow-worker-pods/follow-worker-pods.handler.js';
 import { MetricsLeader } from './metrics-leader.js';
 import { MetricsRepository } from './metrics.repository.js';
+import { LbRollupsRepository } from './record-lb-requests/lb-rollups.repository.js';
+import { RecordLbRequestsHandler } from './record-lb-requests/record-lb-requests.handler.js';
 import { GaugeSampler } from './sample-gauges/gauge.sampler.js';
 import { WorkerStartsRepository } from './worker-starts.repository.js';
 
@@ -19,6 +21,8 @@ import { WorkerStartsRepository } from './worker-starts.repository.js';
     EndpointMetricsHandler,
     WorkerStartsRepository,
     FollowWorkerPodsHandler,
+    LbRollupsRepository,
+    RecordLbRequestsHandler,
   ],
   exports: [MetricsRepository, WorkerStartsRepository],
 })

@@ -32,7 +32,7 @@ const GAUGES = [
   'workers_unhealthy',
 ] as const;
 
-type HistogramField = 'delayHist' | 'execHist' | 'coldHist' | PhaseHistogram;
+type HistogramField = 'delayHist' | 'execHist' | 'coldHist' | 'lbLatencyHist' | PhaseHistogram;
 
 /** Rows per statement: 20 parameters each, well under Postgres' 65,535. */
 const CHUNK = 500;
@@ -168,6 +168,8 @@ export class MetricsRepository {
            workers_initializing AS "workersInitializing", workers_throttled AS "workersThrottled",
            workers_unhealthy AS "workersUnhealthy", webhooks_delivered AS "webhooksDelivered",
            webhooks_failed AS "webhooksFailed", webhooks_gave_up AS "webhooksGaveUp",
+           lb_2xx AS "lb2xx", lb_4xx AS "lb4xx", lb_5xx AS "lb5xx", lb_proxy_errors AS "lbProxyErrors",
+           lb_latency_hist::text AS "lbLatencyHist",
            ${PHASE_COLUMNS.map(([field, column]) => `${column}::text AS "${field}"`).join(', ')}
          FROM queue_broker.endpoint_metric_rollups
          WHERE endpoint_id = $1 AND step_s = $2 AND bucket_start >= $3
@@ -186,6 +188,7 @@ export class MetricsRepository {
           delayHist: intArray(row.delayHist),
           execHist: intArray(row.execHist),
           coldHist: intArray(row.coldHist),
+          lbLatencyHist: intArray(row.lbLatencyHist),
           ...phaseHistograms(row),
         })),
     };

@@ -80,6 +80,11 @@ describe('metrics series', () => {
       webhooksDelivered: 0,
       webhooksFailed: 0,
       webhooksGaveUp: 0,
+      lb2xx: completed,
+      lb4xx: 0,
+      lb5xx: 1,
+      lbProxyErrors: 0,
+      lbLatencyHist: [completed],
     });
     const metrics = toEndpointMetrics('ep', '5m', [row(12, 2), row(15, 3)], now);
     expect(metrics.stepSeconds).toBe(60);
@@ -94,6 +99,14 @@ describe('metrics series', () => {
     expect(metrics.totals.coldStartPhases.containerStart.count).toBe(5);
     expect(metrics.totals.coldStartPhases.placement).toEqual({ count: 0, p50: null, p90: null, p99: null });
     expect(metrics.series.coldStartPhases.containerStart.count).toEqual([0, 2, 0, 0, 3]);
+    expect(metrics.series.lb.requests.status2xx).toEqual([0, 2, 0, 0, 3]);
+    expect(metrics.series.lb.latency.count).toEqual([0, 2, 0, 0, 3]);
+    expect(metrics.totals.lb).toMatchObject({
+      requests: { status2xx: 5, status4xx: 0, status5xx: 2, proxyErrors: 0 },
+      total: 7,
+      errorRate: 2 / 7,
+    });
+    expect(toEndpointMetrics('ep', '7d', [], now).totals.lb.errorRate).toBeNull();
     expect(toEndpointMetrics('ep', '7d', [], now).series.t).toHaveLength(168);
   });
 });

@@ -9,6 +9,7 @@ import { JobsActiveIndex1796300008270 } from './1796300008270-jobs-active-index.
 import { WorkerOwner1796508839580 } from './1796508839580-worker-owner.js';
 import { ColdStartPhases1796531559301 } from './1796531559301-cold-start-phases.js';
 import { JobHistory1796543051999 } from './1796543051999-job-history.js';
+import { LbRequestMetrics1796545826706 } from './1796545826706-lb-request-metrics.js';
 
 export const MIGRATIONS = [
   Initial1795237761633,
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   WorkerOwner1796508839580,
   ColdStartPhases1796531559301,
   JobHistory1796543051999,
+  LbRequestMetrics1796545826706,
 ];

@@ -54,6 +54,9 @@ export const AUDIT_RULES: { [S in CommandSubject]: AuditRule<S> | NotAudited } =
     notAudited:
       "the broker's timer; the workers it finds lost are audited as worker.lost entries of their own",
   },
+  [Subjects.job.recordLbRequests]: {
+    notAudited: "a gateway's load-balancing request counts for the metrics: measurements, not management",
+  },
   [Subjects.job.purge]: {
     action: 'endpoint.purge-queue',
     resourceType: 'endpoint',

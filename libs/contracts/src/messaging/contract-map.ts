@@ -1,3 +1,4 @@
+import { RecordLbRequestsCommand } from '../metrics/lb-requests.contracts.js';
 import {
   AddMemberCommand,
   CreateKeyCommand,
@@ -158,6 +159,7 @@ export interface CommandContracts {
   [Subjects.job.setTtl]: { payload: SetJobTtlCommand; result: JobAccepted };
   [Subjects.job.readStream]: { payload: JobRefCommand; result: Packed<StreamRead> };
   [Subjects.job.sweep]: { payload: SweepJobsCommand; result: Record<string, number> };
+  [Subjects.job.recordLbRequests]: { payload: RecordLbRequestsCommand; result: { rows: number } };
   [Subjects.job.rotateWebhookSecret]: { payload: RotateWebhookSecretCommand; result: WebhookSecretView };
   [Subjects.worker.take]: { payload: TakeJobsCommand; result: Packed<TakeResult> };
   [Subjects.worker.done]: { payload: JobDoneCommand; result: JobDoneResult };
@@ -272,6 +274,7 @@ export const CommandPayloadClasses: { [S in CommandSubject]: Class<CommandPayloa
   [Subjects.job.setTtl]: SetJobTtlCommand,
   [Subjects.job.readStream]: JobRefCommand,
   [Subjects.job.sweep]: SweepJobsCommand,
+  [Subjects.job.recordLbRequests]: RecordLbRequestsCommand,
   [Subjects.job.rotateWebhookSecret]: RotateWebhookSecretCommand,
   [Subjects.worker.take]: TakeJobsCommand,
   [Subjects.worker.done]: JobDoneCommand,

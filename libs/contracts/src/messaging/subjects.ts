@@ -94,6 +94,8 @@ export const Subjects = {
     setTtl: 'job.cmd.set-ttl',
     readStream: 'job.cmd.read-stream',
     sweep: 'job.cmd.sweep',
+    /** A gateway's load-balancing request counts of the last few seconds (endpoint metrics). */
+    recordLbRequests: 'job.cmd.record-lb-requests',
     rotateWebhookSecret: 'job.cmd.rotate-webhook-secret',
     webhookSecret: 'job.qry.webhook-secret',
     get: 'job.qry.get',

@@ -1,5 +1,6 @@
 import { IsIn, IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import type { LatencySummary } from './latency-histogram.js';
+import type { MetricsLbRequestCounts } from './lb-requests.contracts.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -107,6 +108,11 @@ export interface MetricsSeries {
   /** Peak workers per status. */
   workers: { [K in keyof MetricsWorkerCounts]: number[] };
   webhooks: { [K in keyof MetricsWebhookCounts]: number[] };
+  /**
+   * Load-balancing endpoints (all zeros for a queue endpoint): requests per status class that ended in the step
+   * (divide by `stepSeconds` for a rate) and their latency, request → response end (ms), as the gateways counted.
+   */
+  lb: { requests: { [K in keyof MetricsLbRequestCounts]: number[] }; latency: LatencySeries };
 }
 
 /** The counters and latencies over the whole window. */
@@ -119,6 +125,8 @@ export interface MetricsTotals {
   /** The window's cold starts phase by phase (COLD_START_PHASES); a start counts in the phases it recorded. */
   coldStartPhases: Record<ColdStartPhase, LatencySummary>;
   webhooks: MetricsWebhookCounts;
+  /** Load-balancing endpoints: the window's requests, their error rate (5xx and proxy errors / all; null with none). */
+  lb: { requests: MetricsLbRequestCounts; total: number; errorRate: number | null; latency: LatencySummary };
 }
 
 /** GET /v2/serverless/{id}/metrics. */

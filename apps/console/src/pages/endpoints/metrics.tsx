@@ -4,10 +4,12 @@ import type { EndpointMetrics, EndpointV2Type, MetricsWindow } from '@app/contra
 import { api } from '../../api';
 import { ErrorBox, Loading, Section } from '../../ui';
 import { SelectInput } from '../../controls';
-import { TimeSeriesChart, durationUnit, type ChartUnit } from '../../charts/time-series-chart';
+import { TimeSeriesChart, durationUnit } from '../../charts/time-series-chart';
 import { peak } from '../../charts/chart-data';
 import { latencyChart } from '../../charts/latency-lines';
 import { ColdStartPhases } from './cold-start-phases';
+import { LbMetricCharts } from './lb-metric-charts';
+import { count, rateOf } from './metric-units';
 
 /** The windows GET /v2/serverless/{id}/metrics serves (METRICS_WINDOWS: minute steps up to 1h, then hours). */
 const WINDOWS: { id: MetricsWindow; label: string }[] = [
@@ -16,23 +18,6 @@ const WINDOWS: { id: MetricsWindow; label: string }[] = [
   { id: '24h', label: '24h' },
   { id: '7d', label: '7d' },
 ];
-
-const count = (one: string, many: string): ChartUnit => ({
-  label: many,
-  format: (n) => `${n} ${n === 1 ? one : many}`,
-  integer: true,
-});
-
-/** A counter per step as a rate: per minute for minute steps, per hour for hour steps (what a step holds). */
-function rateOf(stepSeconds: number, what: string): { unit: ChartUnit; per: (n: number) => number } {
-  const perMinute = stepSeconds <= 60;
-  const label = `${what}/${perMinute ? 'min' : 'h'}`;
-  const per = (n: number) => (perMinute ? (n * 60) / stepSeconds : (n * 3600) / stepSeconds);
-  return {
-    unit: { label, format: (v) => `${v.toLocaleString(undefined, { maximumFractionDigits: 2 })} ${label}` },
-    per,
-  };
-}
 
 /** The charts of a window: gauges as stepped lines of their peak, counters as rates, latencies in ms or s. */
 function MetricCharts({ m }: { m: EndpointMetrics }) {
@@ -92,15 +77,10 @@ function MetricCharts({ m }: { m: EndpointMetrics }) {
 
 /**
  * An endpoint's metrics over the chosen window (docs/adr/0022-endpoint-metrics.md), as charts with a time axis
- * (charts/time-series-chart.tsx). Queue endpoints only: the metrics API counts the queue broker's jobs, workers
- * and cold starts, and a load-balancing endpoint has none of them (its workers are not the broker's, ADR 26), so
- * every figure would read 0; its request figures are not in that API.
+ * (charts/time-series-chart.tsx): a queue endpoint's jobs, queue, workers and cold starts; a load-balancing
+ * endpoint's requests, their latency and its workers (ADR 26: it has no jobs nor queue).
  */
 export function Metrics({ id, type = 'QUEUE' }: { id: string; type?: EndpointV2Type }) {
-  return type === 'LOAD_BALANCER' ? null : <QueueMetrics id={id} />;
-}
-
-function QueueMetrics({ id }: { id: string }) {
   const [window, setWindow] = useState<MetricsWindow>('1h');
   const metrics = useQuery({
     queryKey: ['endpoint', id, 'metrics', window],
@@ -116,6 +96,8 @@ function QueueMetrics({ id }: { id: string }) {
       <ErrorBox error={metrics.error} />
       {!m ? (
         <Loading what="metrics" />
+      ) : type === 'LOAD_BALANCER' ? (
+        <LbMetricCharts m={m} />
       ) : (
         <>
           <MetricCharts m={m} />

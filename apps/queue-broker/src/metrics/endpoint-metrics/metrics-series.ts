@@ -21,7 +21,7 @@ export function windowStart(window: MetricsWindow, now: Date): Date {
 }
 
 type Counter = { [K in keyof RollupRow]: RollupRow[K] extends number ? K : never }[keyof RollupRow];
-type Histogram = 'delayHist' | 'execHist' | 'coldHist' | PhaseHistogram;
+type Histogram = 'delayHist' | 'execHist' | 'coldHist' | 'lbLatencyHist' | PhaseHistogram;
 
 /** One value per cold start phase. */
 function perPhase<T>(value: (field: PhaseHistogram) => T): Record<ColdStartPhase, T> {
@@ -76,7 +76,17 @@ export function toEndpointMetrics(
       failed: counts('webhooksFailed'),
       gaveUp: counts('webhooksGaveUp'),
     },
+    lb: {
+      requests: {
+        status2xx: counts('lb2xx'),
+        status4xx: counts('lb4xx'),
+        status5xx: counts('lb5xx'),
+        proxyErrors: counts('lbProxyErrors'),
+      },
+      latency: latencySeries(steps, 'lbLatencyHist'),
+    },
   };
+  const lbTotal = total('lb2xx') + total('lb4xx') + total('lb5xx') + total('lbProxyErrors');
   return {
     endpointId,
     window,
@@ -100,6 +110,17 @@ export function toEndpointMetrics(
         delivered: total('webhooksDelivered'),
         failed: total('webhooksFailed'),
         gaveUp: total('webhooksGaveUp'),
+      },
+      lb: {
+        requests: {
+          status2xx: total('lb2xx'),
+          status4xx: total('lb4xx'),
+          status5xx: total('lb5xx'),
+          proxyErrors: total('lbProxyErrors'),
+        },
+        total: lbTotal,
+        errorRate: lbTotal ? (total('lb5xx') + total('lbProxyErrors')) / lbTotal : null,
+        latency: merged('lbLatencyHist'),
       },
     },
     series,
