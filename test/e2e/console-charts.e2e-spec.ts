@@ -1,21 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import type { EndpointMetrics, ServerlessBillingList, TemplateView } from '@app/contracts';
 import { userWithKey } from '../support/accounts.js';
 import { echoWorkerCatalog } from '../support/echo-worker.js';
-import { ROOT } from '../support/paths.js';
 import { GATEWAY_ORIGIN, deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
-import { CHROMIUM, CHROMIUM_ARGS } from './console-sso.e2e-helpers.js';
+import { openConsole, type ConsoleBrowser } from './console-browser.e2e-helpers.js';
+import { CHROMIUM } from './console-sso.e2e-helpers.js';
 import { until } from './pods.e2e-helpers.js';
 
-const FAILURES = join(ROOT, 'test-results', 'console');
-/** `CONSOLE_SCREENSHOTS=docs/console` (scripts/console-screenshots.mjs): the pages' pictures go there too. */
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ? join(ROOT, process.env.CONSOLE_SCREENSHOTS) : null;
 const JOBS = 3;
 
 /**
@@ -27,42 +23,10 @@ const JOBS = 3;
 describe('console charts, in Chromium', () => {
   let db: TestDatabase;
   let system: RunningSystem;
-  let context: BrowserContext;
-  let page: Page;
+  let browser: ConsoleBrowser;
   let base: string;
   let key: string;
   let endpointId: string;
-  const cspViolations: string[] = [];
-  const pageErrors: string[] = [];
-
-  async function step(name: string, fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (error) {
-      mkdirSync(FAILURES, { recursive: true });
-      const file = join(FAILURES, `charts-${name.replace(/[^a-z0-9]+/gi, '-')}.png`);
-      await page?.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-      (error as Error).message += `\n(screenshot: ${file})`;
-      throw error;
-    }
-  }
-
-  async function snapshot(name: string, of?: Locator): Promise<void> {
-    if (!SCREENSHOTS) return;
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    const path = join(SCREENSHOTS, `${name}.png`);
-    await (of ? of.screenshot({ path }) : page.screenshot({ path, fullPage: false }));
-  }
-
-  async function expectAccessible(where: string): Promise<void> {
-    const results = await new AxeBuilder({ page })
-      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-      .analyze();
-    const serious = results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${where}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(serious).toEqual([]);
-  }
 
   async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${base}${path}`, {
@@ -77,14 +41,14 @@ describe('console charts, in Chromium', () => {
 
   /** The figure of a chart by the start of its caption. */
   const chart = (scope: Locator, title: string) =>
-    scope.locator('figure.time-chart', { has: page.locator('figcaption', { hasText: `${title}:` }) });
+    scope.locator('figure.time-chart', { has: browser.page.locator('figcaption', { hasText: `${title}:` }) });
 
   /** Moves the pointer over a chart's plot near its right end and reads the tooltip. */
   async function tooltipOf(figure: Locator): Promise<string> {
     const over = figure.locator('.u-over');
     await over.scrollIntoViewIfNeeded();
     const box = (await over.boundingBox())!;
-    await page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
+    await browser.page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
     const tooltip = figure.locator('.chart-tooltip');
     await tooltip.waitFor({ state: 'visible' });
     return (await tooltip.textContent()) ?? '';
@@ -143,37 +107,20 @@ describe('console charts, in Chromium', () => {
       },
       30_000,
     );
-    context = await chromium.launchPersistentContext(
-      mkdtempSync(join(tmpdir(), 'console-charts-chromium-')),
-      {
-        executablePath: CHROMIUM,
-        args: CHROMIUM_ARGS,
-        viewport: { width: 1366, height: 900 },
-        colorScheme: 'light',
-      },
-    );
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
-    page.on('pageerror', (error) => pageErrors.push(error.stack ?? error.message));
-    await page.goto(`${base}/console/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    browser = await openConsole(base, key, 'charts');
   }, 180_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await system?.stop();
     if (system) await deleteStreams(system.natsPrefix);
     await db?.drop();
   }, 60_000);
 
   it("draws an endpoint's gauges as lines, its counters as rates and its latencies in ms", async () => {
-    await step('endpoint metrics', async () => {
-      await page.goto(`${base}/console/#/endpoints/${endpointId}`);
-      const metrics = page.getByRole('region', { name: 'Metrics' });
+    await browser.step('endpoint metrics', async () => {
+      await browser.page.goto(`${base}/console/#/endpoints/${endpointId}`);
+      const metrics = browser.page.getByRole('region', { name: 'Metrics' });
       await metrics.waitFor();
       // Gauges: the step's peak, never a total of them.
       const workers = chart(metrics, 'Workers');
@@ -213,13 +160,13 @@ describe('console charts, in Chromium', () => {
         'Worker ready p50',
       ]);
       await expect(metrics.locator('.chart-canvas[aria-hidden="true"] canvas').count()).resolves.toBe(8);
-      await expectAccessible('endpoint metrics');
+      await browser.expectAccessible('endpoint metrics');
       await metrics.scrollIntoViewIfNeeded();
-      await snapshot('endpoint-metrics', metrics);
+      await browser.snapshot('endpoint-metrics', { of: metrics });
 
       // The week: hour steps, counters per hour, the 168 steps summed up as 84 rows of two hours' peak.
       await metrics.getByRole('button', { name: /Window/ }).click();
-      await page.getByRole('option', { name: '7d' }).click();
+      await browser.page.getByRole('option', { name: '7d' }).click();
       await until('the week read', async () =>
         /jobs\/h/.test((await jobs.locator('table caption').textContent()) ?? ''),
       );
@@ -232,12 +179,12 @@ describe('console charts, in Chromium', () => {
       const toggles = metrics.getByRole('button', { name: 'Show as table' });
       for (let i = 0; i < (await toggles.count()); i += 1) await toggles.nth(i).click();
       await expect(metrics.locator('.chart-table').count()).resolves.toBe(8);
-      await expectAccessible('endpoint metrics as tables');
+      await browser.expectAccessible('endpoint metrics as tables');
     });
   }, 90_000);
 
   it('draws the spend per hour on a time axis in USD, and names the resources in its rows', async () => {
-    await step('usage', async () => {
+    await browser.step('usage', async () => {
       // The worker's pod bills its endpoint: wait for its first record.
       await until(
         'serverless usage',
@@ -252,9 +199,12 @@ describe('console charts, in Chromium', () => {
         },
         30_000,
       );
-      await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Usage' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
-      const spend = page.locator('figure.spend-chart');
+      await browser.page
+        .getByRole('navigation', { name: 'Console' })
+        .getByRole('link', { name: 'Usage' })
+        .click();
+      await browser.page.getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
+      const spend = browser.page.locator('figure.spend-chart');
       await until('the spend chart', async () =>
         /^Spend per hour: Total peak \$\d+\.\d+/.test(
           (await spend.locator('figcaption').textContent()) ?? '',
@@ -264,20 +214,23 @@ describe('console charts, in Chromium', () => {
       await expect(spend.locator('table caption').textContent()).resolves.toBe('Spend per hour, in USD');
       await expect(tooltipOf(spend)).resolves.toMatch(/Total: \$\d+\.\d+/);
 
-      await page.getByLabel('Resources').selectOption('serverless');
-      const rows = page.getByRole('table', { name: 'Usage records' }).locator('tbody tr');
+      await browser.page.getByLabel('Resources').selectOption('serverless');
+      const rows = browser.page.getByRole('table', { name: 'Usage records' }).locator('tbody tr');
       await until('a row named after the endpoint', async () =>
         (await rows.allTextContents()).some((row) => row.includes(`chart-echo ${endpointId}`)),
       );
-      await expectAccessible('usage');
-      await snapshot('usage-chart');
+      await browser.expectAccessible('usage');
+      await browser.snapshot('usage-chart', { fullPage: false });
       await spend.getByRole('button', { name: 'Show as table' }).click();
       await expect(spend.locator('.chart-table').isVisible()).resolves.toBe(true);
-      await expectAccessible('usage as a table');
+      await browser.expectAccessible('usage as a table');
     });
   }, 90_000);
 
   it('raised no CSP violation and no page error', () => {
-    expect({ cspViolations, pageErrors }).toEqual({ cspViolations: [], pageErrors: [] });
+    expect({ cspViolations: browser.cspViolations, pageErrors: browser.pageErrors }).toEqual({
+      cspViolations: [],
+      pageErrors: [],
+    });
   });
 });

@@ -1,21 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { existsSync } from 'node:fs';
 import type { PodV2View } from '@app/contracts';
 import { keysCli, userWithKey, type TestKey } from '../support/accounts.js';
-import { ROOT } from '../support/paths.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { A100, H100, api, writeFleet } from './clusters-fixtures.js';
-import { CHROMIUM, CHROMIUM_ARGS } from './console-sso.e2e-helpers.js';
+import { openConsole, type ConsoleBrowser } from './console-browser.e2e-helpers.js';
+import { CHROMIUM } from './console-sso.e2e-helpers.js';
 import { until } from './pods.e2e-helpers.js';
 
-const FAILURES = join(ROOT, 'test-results', 'console');
-/** `CONSOLE_SCREENSHOTS=docs/console` (scripts/console-screenshots.mjs): the pages' pictures go there too. */
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ? join(ROOT, process.env.CONSOLE_SCREENSHOTS) : null;
 const FLEET = writeFleet([
   { id: 'ro-a100-1', dataCenterId: 'EU-RO-1', gpuTypeId: A100, gpuCount: 4 },
   { id: 'ro-a100-2', dataCenterId: 'EU-RO-1', gpuTypeId: A100, gpuCount: 2 },
@@ -30,56 +23,11 @@ const FLEET = writeFleet([
 describe('console fleet page, in Chromium', () => {
   let db: TestDatabase;
   let system: RunningSystem;
-  let context: BrowserContext;
-  let page: Page;
+  let browser: ConsoleBrowser;
   let base: string;
   let operatorKey: string;
   let alice: TestKey;
   let pod: PodV2View;
-  const cspViolations: string[] = [];
-  const pageErrors: string[] = [];
-
-  async function step(name: string, fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (error) {
-      mkdirSync(FAILURES, { recursive: true });
-      const file = join(FAILURES, `fleet-${name.replace(/[^a-z0-9]+/gi, '-')}.png`);
-      await page?.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-      (error as Error).message += `\n(screenshot: ${file})`;
-      throw error;
-    }
-  }
-
-  async function snapshot(name: string): Promise<void> {
-    if (!SCREENSHOTS) return;
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  }
-
-  async function expectAccessible(where: string): Promise<void> {
-    const results = await new AxeBuilder({ page })
-      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-      .analyze();
-    const serious = results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${where}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(serious).toEqual([]);
-  }
-
-  /** A fresh tab (its own session storage) signed in with the key. */
-  async function signIn(key: string): Promise<void> {
-    await page?.close();
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
-    page.on('pageerror', (error) => pageErrors.push(error.stack ?? error.message));
-    await page.goto(`${base}/console/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-  }
 
   const call = async <T>(key: string, method: string, path: string, body?: unknown): Promise<T> => {
     const reply = await api<T>(base, key, method, path, body);
@@ -90,14 +38,19 @@ describe('console fleet page, in Chromium', () => {
   };
   /** The cells of a table's row whose header is `id` (the header cell itself left out). */
   const cellsOf = async (table: string, id: string) => {
-    const row = page.getByRole('table', { name: table }).getByRole('row', { name: new RegExp(`^${id}\\b`) });
+    const row = browser.page
+      .getByRole('table', { name: table })
+      .getByRole('row', { name: new RegExp(`^${id}\\b`) });
     await row.waitFor();
     return row.getByRole('cell').allTextContents();
   };
   /** Confirms the action in the dialog its button opens. */
   const confirm = async (action: string) => {
-    await page.getByRole('group', { name: 'Host actions' }).getByRole('button', { name: action }).click();
-    const dialog = page.getByRole('alertdialog');
+    await browser.page
+      .getByRole('group', { name: 'Host actions' })
+      .getByRole('button', { name: action })
+      .click();
+    const dialog = browser.page.getByRole('alertdialog');
     await dialog.getByRole('button', { name: action }).click();
     await dialog.waitFor({ state: 'detached' });
   };
@@ -139,39 +92,37 @@ describe('console fleet page, in Chromium', () => {
     });
     await call(operatorKey, 'POST', '/v2/fleet/hosts/cz-h100-1/cordon', { reason: 'firmware update' });
 
-    context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'console-fleet-')), {
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1366, height: 900 },
-      colorScheme: 'light',
-    });
+    // Signed in as alice; the operator signs in, in a fresh tab, for the Fleet page.
+    browser = await openConsole(base, alice.key, 'fleet');
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await system?.stop();
     if (system) await deleteStreams(system.natsPrefix);
     await db?.drop();
   }, 60_000);
 
   it('offers the Fleet page to operators only', async () => {
-    await step('not an operator', async () => {
-      await signIn(alice.key);
-      const nav = page.getByRole('navigation', { name: 'Console' });
+    await browser.step('not an operator', async () => {
+      const nav = browser.page.getByRole('navigation', { name: 'Console' });
       await expect(nav.getByRole('link', { name: 'Fleet' }).count()).resolves.toBe(0);
     });
   }, 60_000);
 
   it('shows the capacity per data center and GPU type, and the hosts with their state and why', async () => {
-    await step('fleet', async () => {
-      await signIn(operatorKey);
-      await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Fleet' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Fleet' }).waitFor();
+    await browser.step('fleet', async () => {
+      await browser.signIn(operatorKey);
+      await browser.page
+        .getByRole('navigation', { name: 'Console' })
+        .getByRole('link', { name: 'Fleet' })
+        .click();
+      await browser.page.getByRole('heading', { level: 1, name: 'Fleet' }).waitFor();
       // Data center, then GPU type, hosts, total, allocated, free, unavailable.
       await expect(cellsOf('GPU capacity', 'EU-RO-1')).resolves.toEqual([A100, '2', '6', '1', '3', '2']);
       await expect(cellsOf('GPU capacity', 'EU-CZ-1')).resolves.toEqual([H100, '1', '8', '0', '0', '8']);
       await expect(
-        page.getByText(/Hosts: 1 ready, 1 cordoned, 0 draining, 1 unhealthy, 0 gone/).count(),
+        browser.page.getByText(/Hosts: 1 ready, 1 cordoned, 0 draining, 1 unhealthy, 0 gone/).count(),
       ).resolves.toBe(1);
 
       await expect(cellsOf('Hosts', 'cz-h100-1')).resolves.toEqual([
@@ -183,58 +134,61 @@ describe('console fleet page, in Chromium', () => {
       ]);
       await expect(cellsOf('Hosts', 'ro-a100-2')).resolves.toContain('UNHEALTHY OPERATOR: fans failing');
       await expect(cellsOf('Hosts', 'ro-a100-1')).resolves.toContain('READY');
-      await expectAccessible('fleet');
-      await snapshot('fleet');
+      await browser.expectAccessible('fleet');
+      await browser.snapshot('fleet');
 
-      const hosts = page.getByRole('table', { name: 'Hosts' }).locator('tbody tr');
-      await page.getByLabel('State', { exact: true }).selectOption('CORDONED');
+      const hosts = browser.page.getByRole('table', { name: 'Hosts' }).locator('tbody tr');
+      await browser.page.getByLabel('State', { exact: true }).selectOption('CORDONED');
       await until('one cordoned host', async () => (await hosts.count()) === 1);
       await expect(hosts.first().getByRole('rowheader').textContent()).resolves.toBe('cz-h100-1');
-      await page.getByLabel('State', { exact: true }).selectOption('');
-      await page.getByLabel('Data center', { exact: true }).selectOption('EU-RO-1');
+      await browser.page.getByLabel('State', { exact: true }).selectOption('');
+      await browser.page.getByLabel('Data center', { exact: true }).selectOption('EU-RO-1');
       await until('two hosts in EU-RO-1', async () => (await hosts.count()) === 2);
-      await page.getByLabel('GPU type', { exact: true }).selectOption(H100);
-      await page.getByText('No hosts match.').waitFor();
+      await browser.page.getByLabel('GPU type', { exact: true }).selectOption(H100);
+      await browser.page.getByText('No hosts match.').waitFor();
     });
   }, 60_000);
 
   it('drains a host with a pod on it, refuses its removal inline, and calls the drain off', async () => {
-    await step('host', async () => {
-      await page.goto(`${base}/console/#/fleet/ro-a100-1`);
-      await page.getByRole('heading', { level: 2, name: 'Host ro-a100-1' }).waitFor();
+    await browser.step('host', async () => {
+      await browser.page.goto(`${base}/console/#/fleet/ro-a100-1`);
+      await browser.page.getByRole('heading', { level: 2, name: 'Host ro-a100-1' }).waitFor();
       // Owner, cluster, GPUs, priority, since.
       await expect(cellsOf('Pods on the host', pod.id)).resolves.toEqual(expect.arrayContaining(['—', '1']));
-      await page.getByLabel('Reason').fill('rack move');
+      await browser.page.getByLabel('Reason').fill('rack move');
       await confirm('Drain');
-      await page.getByText('DRAINING', { exact: true }).waitFor();
-      await page.getByText('Drain deadline', { exact: true }).waitFor();
-      await expect(page.getByText(/by an operator: rack move/).count()).resolves.toBe(1);
-      await expectAccessible('host draining');
-      await snapshot('fleet-host');
+      await browser.page.getByText('DRAINING', { exact: true }).waitFor();
+      await browser.page.getByText('Drain deadline', { exact: true }).waitFor();
+      await expect(browser.page.getByText(/by an operator: rack move/).count()).resolves.toBe(1);
+      await browser.expectAccessible('host draining');
+      await browser.snapshot('fleet-host');
 
       await confirm('Remove');
-      await expect(page.getByRole('alert').textContent()).resolves.toMatch(/\S/);
+      await expect(browser.page.getByRole('alert').textContent()).resolves.toMatch(/\S/);
       await confirm('Uncordon');
-      await page.getByText('READY', { exact: true }).waitFor();
-      await expect(page.getByRole('alert').count()).resolves.toBe(0);
+      await browser.page.getByText('READY', { exact: true }).waitFor();
+      await expect(browser.page.getByRole('alert').count()).resolves.toBe(0);
     });
   }, 60_000);
 
   it('drains and removes a host that holds nothing: it is GONE and takes no action', async () => {
-    await step('remove', async () => {
-      await page.goto(`${base}/console/#/fleet/cz-h100-1`);
-      await page.getByRole('heading', { level: 2, name: 'Host cz-h100-1' }).waitFor();
-      await page.getByText('No pod holds capacity on it.').waitFor();
+    await browser.step('remove', async () => {
+      await browser.page.goto(`${base}/console/#/fleet/cz-h100-1`);
+      await browser.page.getByRole('heading', { level: 2, name: 'Host cz-h100-1' }).waitFor();
+      await browser.page.getByText('No pod holds capacity on it.').waitFor();
       await confirm('Drain');
-      await page.getByText(/drained: it may be removed/).waitFor();
+      await browser.page.getByText(/drained: it may be removed/).waitFor();
       await confirm('Remove');
-      await page.getByText('GONE', { exact: true }).waitFor();
-      await page.getByText(/A removed host takes no action/).waitFor();
-      await expectAccessible('host removed');
+      await browser.page.getByText('GONE', { exact: true }).waitFor();
+      await browser.page.getByText(/A removed host takes no action/).waitFor();
+      await browser.expectAccessible('host removed');
     });
   }, 60_000);
 
   it('raised no CSP violation and no page error', () => {
-    expect({ cspViolations, pageErrors }).toEqual({ cspViolations: [], pageErrors: [] });
+    expect({ cspViolations: browser.cspViolations, pageErrors: browser.pageErrors }).toEqual({
+      cspViolations: [],
+      pageErrors: [],
+    });
   });
 });

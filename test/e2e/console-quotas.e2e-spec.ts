@@ -1,21 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { existsSync } from 'node:fs';
 import { Subjects, type CreatedApiKey, type TeamView } from '@app/contracts';
 import { keysCli, userWithKey, type TestKey } from '../support/accounts.js';
 import { closeBus, commandEnvelope, sendCommand } from '../support/bus.js';
-import { ROOT } from '../support/paths.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { api } from './clusters-fixtures.js';
-import { CHROMIUM, CHROMIUM_ARGS } from './console-sso.e2e-helpers.js';
+import { openConsole, type ConsoleBrowser } from './console-browser.e2e-helpers.js';
+import { CHROMIUM } from './console-sso.e2e-helpers.js';
 
-const FAILURES = join(ROOT, 'test-results', 'console');
-/** `CONSOLE_SCREENSHOTS=docs/console` (scripts/console-screenshots.mjs): the pages' pictures go there too. */
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ? join(ROOT, process.env.CONSOLE_SCREENSHOTS) : null;
 const A4000 = 'NVIDIA RTX A4000';
 
 /**
@@ -26,56 +19,11 @@ const A4000 = 'NVIDIA RTX A4000';
 describe('console quota pages, in Chromium', () => {
   let db: TestDatabase;
   let system: RunningSystem;
-  let context: BrowserContext;
-  let page: Page;
+  let browser: ConsoleBrowser;
   let base: string;
   let operatorKey: string;
   let member: TestKey;
   let vision: TeamView;
-  const cspViolations: string[] = [];
-  const pageErrors: string[] = [];
-
-  async function step(name: string, fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (error) {
-      mkdirSync(FAILURES, { recursive: true });
-      const file = join(FAILURES, `quota-${name.replace(/[^a-z0-9]+/gi, '-')}.png`);
-      await page?.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-      (error as Error).message += `\n(screenshot: ${file})`;
-      throw error;
-    }
-  }
-
-  async function snapshot(name: string): Promise<void> {
-    if (!SCREENSHOTS) return;
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  }
-
-  async function expectAccessible(where: string): Promise<void> {
-    const results = await new AxeBuilder({ page })
-      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-      .analyze();
-    const serious = results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${where}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(serious).toEqual([]);
-  }
-
-  /** A fresh tab (its own session storage) signed in with the key. */
-  async function signIn(key: string): Promise<void> {
-    await page?.close();
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
-    page.on('pageerror', (error) => pageErrors.push(error.stack ?? error.message));
-    await page.goto(`${base}/console/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-  }
 
   const call = async <T>(key: string, method: string, path: string, body?: unknown): Promise<T> => {
     const reply = await api<T>(base, key, method, path, body);
@@ -146,16 +94,12 @@ describe('console quota pages, in Chromium', () => {
     await sample(minutesAgo(1));
     await sample(minutesAgo(0));
 
-    context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'console-quotas-')), {
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1366, height: 900 },
-      colorScheme: 'light',
-    });
+    // Signed in as the member; the operator signs in, in a fresh tab, for the All quotas page.
+    browser = await openConsole(base, member.key, 'quota');
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await closeBus();
     await system?.stop();
     if (system) await deleteStreams(system.natsPrefix);
@@ -163,15 +107,14 @@ describe('console quota pages, in Chromium', () => {
   }, 60_000);
 
   it("shows a member the team's quota, its use and borrowing, and a chart of its history", async () => {
-    await step('team quota', async () => {
-      await signIn(member.key);
+    await browser.step('team quota', async () => {
       // Not an operator: no All quotas page.
-      const nav = page.getByRole('navigation', { name: 'Console' });
+      const nav = browser.page.getByRole('navigation', { name: 'Console' });
       await expect(nav.getByRole('link', { name: 'All quotas' }).count()).resolves.toBe(0);
       await nav.getByRole('link', { name: 'Quota', exact: true }).click();
-      await page.getByLabel('Account', { exact: true }).selectOption({ label: 'Team vision' });
-      await page.getByRole('heading', { level: 2, name: 'Quota of vision' }).waitFor();
-      const limits = page.getByRole('table', { name: 'Limits' });
+      await browser.page.getByLabel('Account', { exact: true }).selectOption({ label: 'Team vision' });
+      await browser.page.getByRole('heading', { level: 2, name: 'Quota of vision' }).waitFor();
+      const limits = browser.page.getByRole('table', { name: 'Limits' });
       const row = limits.getByRole('row', { name: new RegExp(A4000) });
       await row.waitFor();
       await expect(row.getByRole('cell').allTextContents()).resolves.toEqual([
@@ -182,10 +125,10 @@ describe('console quota pages, in Chromium', () => {
         '1',
         '0',
       ]);
-      await expect(page.getByText('ml', { exact: true }).count()).resolves.toBe(1);
+      await expect(browser.page.getByText('ml', { exact: true }).count()).resolves.toBe(1);
 
       // The chart: drawn on a canvas, hidden from screen readers, its data a table for them.
-      const figure = page.locator('figure.quota-chart');
+      const figure = browser.page.locator('figure.quota-chart');
       await expect(figure.locator('figcaption').textContent()).resolves.toMatch(
         /peak 2 GPUs in use, 1 GPU borrowed, 0 GPUs lent/,
       );
@@ -203,36 +146,36 @@ describe('console quota pages, in Chromium', () => {
       // The tooltip follows the pointer: the time and each line's value, in GPUs.
       const over = figure.locator('.u-over');
       const box = (await over.boundingBox())!;
-      await page.mouse.move(box.x + box.width - 4, box.y + box.height / 2);
+      await browser.page.mouse.move(box.x + box.width - 4, box.y + box.height / 2);
       const tooltip = figure.locator('.chart-tooltip');
       await tooltip.waitFor({ state: 'visible' });
       await expect(tooltip.textContent()).resolves.toMatch(/In use: 2 GPUs.*Borrowed: 1 GPU(?!s)/);
-      await expectAccessible('team quota');
-      await snapshot('quota');
-      await page.getByRole('button', { name: 'Show as table' }).click();
+      await browser.expectAccessible('team quota');
+      await browser.snapshot('quota');
+      await browser.page.getByRole('button', { name: 'Show as table' }).click();
       await expect(figure.locator('.chart-table').isVisible()).resolves.toBe(true);
-      await expectAccessible('team quota as a table');
+      await browser.expectAccessible('team quota as a table');
       // The member's own account and their one team to choose from (speech and robotics are others').
       await expect(
-        page.getByLabel('Account', { exact: true }).locator('option').allTextContents(),
+        browser.page.getByLabel('Account', { exact: true }).locator('option').allTextContents(),
       ).resolves.toEqual(['Your own account', 'Team vision']);
     });
   }, 60_000);
 
   it('shows operators every team with its quota and use, and the default', async () => {
-    await step('all quotas', async () => {
-      await signIn(operatorKey);
-      await page
+    await browser.step('all quotas', async () => {
+      await browser.signIn(operatorKey);
+      await browser.page
         .getByRole('navigation', { name: 'Console' })
         .getByRole('link', { name: 'All quotas' })
         .click();
-      await page.getByRole('heading', { level: 1, name: 'All quotas' }).waitFor();
+      await browser.page.getByRole('heading', { level: 1, name: 'All quotas' }).waitFor();
       // Each table fills as its queries answer (a team under the default is read on its own): wait for the row.
-      await page
+      await browser.page
         .getByRole('table', { name: 'Default limits' })
         .getByRole('row', { name: new RegExp(A4000) })
         .waitFor();
-      const teams = page.getByRole('table', { name: 'Quotas of every team' });
+      const teams = browser.page.getByRole('table', { name: 'Quotas of every team' });
       const rowOf = async (team: string) => {
         const row = teams.getByRole('row', { name: new RegExp(`^${team}\\b`) });
         await row.waitFor();
@@ -241,15 +184,18 @@ describe('console quota pages, in Chromium', () => {
       await expect(rowOf('robotics')).resolves.toBe(`default | — | ${A4000} | every one | 1 | 0 | 0`);
       await expect(rowOf('speech')).resolves.toBe(`own | ml | ${A4000} | every one | 2 | 0 | 0`);
       await expect(rowOf('vision')).resolves.toBe(`own | ml | ${A4000} | every one | 1 | 2 | 1`);
-      await expectAccessible('all quotas');
-      await snapshot('quotas');
+      await browser.expectAccessible('all quotas');
+      await browser.snapshot('quotas');
       // A team's name opens its Quota page.
       await teams.getByRole('link', { name: 'vision' }).click();
-      await page.getByRole('heading', { level: 2, name: 'Quota of vision' }).waitFor();
+      await browser.page.getByRole('heading', { level: 2, name: 'Quota of vision' }).waitFor();
     });
   }, 60_000);
 
   it('raised no CSP violation and no page error', () => {
-    expect({ cspViolations, pageErrors }).toEqual({ cspViolations: [], pageErrors: [] });
+    expect({ cspViolations: browser.cspViolations, pageErrors: browser.pageErrors }).toEqual({
+      cspViolations: [],
+      pageErrors: [],
+    });
   });
 });

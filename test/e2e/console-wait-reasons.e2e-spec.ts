@@ -1,19 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { existsSync } from 'node:fs';
 import type { EndpointV2View, PodV2View, TemplateView } from '@app/contracts';
 import { userWithKey, type TestKey } from '../support/accounts.js';
-import { ROOT } from '../support/paths.js';
 import { deleteStreams, startApps, type RunningSystem } from '../support/system.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { api } from './clusters-fixtures.js';
-import { CHROMIUM, CHROMIUM_ARGS } from './console-sso.e2e-helpers.js';
+import { openConsole, type ConsoleBrowser } from './console-browser.e2e-helpers.js';
+import { CHROMIUM } from './console-sso.e2e-helpers.js';
 import { until } from './pods.e2e-helpers.js';
-
-const FAILURES = join(ROOT, 'test-results', 'console');
 
 /**
  * Reasons in the console, in Chromium against the five apps (simulated runtime): a stopped pod's reason on its page
@@ -23,36 +17,11 @@ const FAILURES = join(ROOT, 'test-results', 'console');
 describe('console wait reasons, in Chromium', () => {
   let db: TestDatabase;
   let system: RunningSystem;
-  let context: BrowserContext;
-  let page: Page;
+  let browser: ConsoleBrowser;
   let base: string;
   let user: TestKey;
   let pod: PodV2View;
   let endpoint: EndpointV2View;
-  const cspViolations: string[] = [];
-  const pageErrors: string[] = [];
-
-  async function step(name: string, fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (error) {
-      mkdirSync(FAILURES, { recursive: true });
-      const file = join(FAILURES, `reasons-${name.replace(/[^a-z0-9]+/gi, '-')}.png`);
-      await page?.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-      (error as Error).message += `\n(screenshot: ${file})`;
-      throw error;
-    }
-  }
-
-  async function expectAccessible(where: string): Promise<void> {
-    const results = await new AxeBuilder({ page })
-      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-      .analyze();
-    const serious = results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${where}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(serious).toEqual([]);
-  }
 
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const reply = await api<T>(base, user.key, method, path, body);
@@ -97,63 +66,52 @@ describe('console wait reasons, in Chromium', () => {
       gpu: { pools: ['AMPERE_16'], count: 1 },
       workers: { min: 0, max: 0 },
     });
-    context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'console-reasons-')), {
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1366, height: 900 },
-      colorScheme: 'light',
-    });
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
-    page.on('pageerror', (error) => pageErrors.push(error.stack ?? error.message));
-    await page.goto(`${base}/console/`);
-    await page.getByLabel('API key').fill(user.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    browser = await openConsole(base, user.key, 'reasons');
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await system?.stop();
     if (system) await deleteStreams(system.natsPrefix);
     await db?.drop();
   }, 60_000);
 
   it("shows a stopped pod's reason: the code, the sentence and since when", async () => {
-    await step('pod reason', async () => {
-      await page.goto(`${base}/console/#/pods/${pod.id}`);
-      const reason = page.locator('.wait-reason[data-code="EXITED"]');
+    await browser.step('pod reason', async () => {
+      await browser.page.goto(`${base}/console/#/pods/${pod.id}`);
+      const reason = browser.page.locator('.wait-reason[data-code="EXITED"]');
       await reason.waitFor();
       await expect(reason.textContent()).resolves.toMatch(/^EXITED stopped by the user since /);
       await expect(reason.locator('time').getAttribute('datetime')).resolves.toMatch(/^\d{4}-\d{2}-\d{2}T/);
-      await expectAccessible('pod detail');
+      await browser.expectAccessible('pod detail');
       // The list: the code beside the status, its sentence as the tooltip.
-      await page.goto(`${base}/console/#/pods`);
-      const badge = page.getByRole('row', { name: /paused/ }).locator('.badge-reason');
+      await browser.page.goto(`${base}/console/#/pods`);
+      const badge = browser.page.getByRole('row', { name: /paused/ }).locator('.badge-reason');
       await expect(badge.textContent()).resolves.toBe('EXITED');
       await expect(badge.getAttribute('title')).resolves.toBe('stopped by the user');
-      await expectAccessible('pod list');
+      await browser.expectAccessible('pod list');
     });
   }, 60_000);
 
   it('shows why an endpoint and its test job wait', async () => {
-    await step('endpoint reason', async () => {
-      await page.goto(`${base}/console/#/endpoints/${endpoint.id}`);
-      const waiting = page.locator('.facts .wait-reason[data-code="NO_WORKERS_ALLOWED"]');
+    await browser.step('endpoint reason', async () => {
+      await browser.page.goto(`${base}/console/#/endpoints/${endpoint.id}`);
+      const waiting = browser.page.locator('.facts .wait-reason[data-code="NO_WORKERS_ALLOWED"]');
       await waiting.waitFor({ timeout: 20_000 });
       await expect(waiting.textContent()).resolves.toMatch(/workersMax is 0/);
-      await page.getByRole('button', { name: 'Run job' }).click();
-      const job = page
+      await browser.page.getByRole('button', { name: 'Run job' }).click();
+      const job = browser.page
         .getByRole('table', { name: 'Jobs' })
         .locator('.wait-reason[data-code="NO_WORKERS_ALLOWED"]');
       await job.waitFor({ timeout: 20_000 });
-      await expectAccessible('endpoint with a waiting job');
+      await browser.expectAccessible('endpoint with a waiting job');
     });
   }, 60_000);
 
   it('raised no CSP violation and no page error', () => {
-    expect({ cspViolations, pageErrors }).toEqual({ cspViolations: [], pageErrors: [] });
+    expect({ cspViolations: browser.cspViolations, pageErrors: browser.pageErrors }).toEqual({
+      cspViolations: [],
+      pageErrors: [],
+    });
   });
 });
