@@ -179,4 +179,39 @@ describe('cold start phases', () => {
     );
     expect(left.map((row) => row.worker_id)).toEqual(['w1', 'w2']);
   });
+
+  it('counts a start whose RUNNING comes after the first take once it came, or once it settled', async () => {
+    const LATE = 'ep-late';
+    const coldStarts = async () => {
+      const metrics: EndpointMetrics = await harness.query(Subjects.job.metrics, {
+        endpointId: LATE,
+        window: '5m',
+      });
+      return metrics.totals;
+    };
+    const sampler = new GaugeSampler(commands.metrics, starts, new QueueBrokerConfig());
+    // w3 asks for its first job before its pod's RUNNING is applied; w4's RUNNING never comes.
+    for (const worker of ['w3', 'w4']) {
+      await harness.send(
+        Subjects.worker.register,
+        { endpointId: LATE, workerId: worker, decidedAt: iso(30_000), placedAt: iso(30_100) },
+        { issuedAt: iso(30_100) },
+      );
+      await follow(podEvent(worker, PodStatus.Starting, 30_200, LATE));
+      await commands.take(LATE, worker, { issuedAt: iso(31_000) });
+    }
+    await sampler.tick(t(32_000));
+    expect((await coldStarts()).coldStarts).toBe(0);
+    await follow(podEvent('w3', PodStatus.Running, 30_900, LATE));
+    await sampler.tick(t(33_000));
+    const once = await coldStarts();
+    expect(once.coldStarts).toBe(1);
+    expect(once.coldStartPhases.runtimeStart.count).toBe(1);
+    // Past the settling time w4 counts too, without the phases it never recorded.
+    await sampler.tick(t(62_000));
+    const both = await coldStarts();
+    expect(both.coldStarts).toBe(2);
+    expect(both.coldStartPhases.runtimeStart.count).toBe(1);
+    expect(both.coldStartPhases.placement.count).toBe(2);
+  });
 });

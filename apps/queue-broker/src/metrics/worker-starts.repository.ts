@@ -68,13 +68,18 @@ export class WorkerStartsRepository {
   /**
    * Workers whose first job request since `since` is not counted yet, marked counted (once each, whenever the
    * take that set it was applied), with their registration, first poll and the times of their start's phases.
+   * A worker whose pod's start is on record but not yet its RUNNING (the pod's events are applied apart from the
+   * worker's first take, and can come after it) waits until it is, or until its first poll is older than
+   * `settledBefore`: counted earlier, its start would miss phases for good.
    */
-  async newColdStarts(since: Date, manager: EntityManager): Promise<NewColdStart[]> {
+  async newColdStarts(since: Date, settledBefore: Date, manager: EntityManager): Promise<NewColdStart[]> {
     const rows = await manager.query<Record<keyof NewColdStart, string | Date | null>[]>(
       `WITH counted AS (
          INSERT INTO queue_broker.metrics_cold_starts (worker_id, endpoint_id, first_poll_at)
          SELECT w.id, w.endpoint_id, w.first_poll_at FROM queue_broker.workers w
+         LEFT JOIN queue_broker.worker_starts s ON s.worker_id = w.id
          WHERE w.first_poll_at >= $1
+           AND (s.worker_id IS NULL OR s.running_at IS NOT NULL OR w.first_poll_at < $2)
          ON CONFLICT (worker_id) DO NOTHING
          RETURNING worker_id)
        SELECT w.endpoint_id AS "endpointId", w.registered_at AS "registeredAt", w.first_poll_at AS "firstPollAt",
@@ -82,7 +87,7 @@ export class WorkerStartsRepository {
          s.running_at AS "runningAt"
        FROM queue_broker.workers w JOIN counted c ON c.worker_id = w.id
        LEFT JOIN queue_broker.worker_starts s ON s.worker_id = w.id`,
-      [since],
+      [since, settledBefore],
     );
     const time = (value: string | Date | null) => (value === null ? null : new Date(value));
     return rows.map((row) => ({

@@ -9,6 +9,8 @@ import { WorkerStartsRepository } from '../worker-starts.repository.js';
 
 /** A first job request is looked for this far back (a take applied late still counts, once). */
 const COLD_START_LOOKBACK_MS = 3600_000;
+/** How long a worker's count waits for its pod's RUNNING to be applied (it normally takes milliseconds). */
+const COLD_START_SETTLE_MS = 30_000;
 /** Retention is enforced every this many samples. */
 const PRUNE_EVERY = 60;
 
@@ -45,6 +47,7 @@ export class GaugeSampler {
     const counted = await this.metrics.transaction(async (manager) => {
       const started = await this.starts.newColdStarts(
         new Date(now.getTime() - COLD_START_LOOKBACK_MS),
+        new Date(now.getTime() - COLD_START_SETTLE_MS),
         manager,
       );
       const withPhases = started.map((w) => ({ ...w, phases: coldStartPhases(w) }));
