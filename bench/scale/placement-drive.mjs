@@ -12,7 +12,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 export const counts = (env, free) => {
   const cap = Math.floor(free / 3);
   return env.quick
-    ? { reserves: Math.min(300, cap), creates: Math.min(60, cap), clusters: 1 }
+    ? { reserves: Math.min(150, cap), creates: Math.min(30, cap), clusters: 1 }
     : { reserves: Math.min(1500, cap), creates: Math.min(200, cap), clusters: 3 };
 };
 
