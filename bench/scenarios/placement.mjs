@@ -17,6 +17,7 @@
 // the relays drained: bench/lib/quiesce.mjs), so the next measurement does not overlap that work, as the raw SQL
 // side overlaps none. Everything goes with the run's database.
 import { quiesce } from '../lib/quiesce.mjs';
+import { rawReservation, undoRawReservations } from '../lib/raw-reservation.mjs';
 import { quickRounds } from '../lib/rounds.mjs';
 import { percentile } from '../lib/stats.mjs';
 
@@ -79,85 +80,16 @@ async function membersCreated(sql, clusterIds, expected) {
   }
 }
 
-/** The raw SQL reservation of `PODS` pods in `group`, timed; then undone (untimed). */
+/** The raw SQL reservation of `PODS` pods in `group` (bench/lib/raw-reservation.mjs), timed; then undone (untimed). */
 async function sqlReservation(client, group, tag) {
   const started = performance.now();
-  await client.query('BEGIN');
-  try {
-    const hosts = (
-      await client.query(
-        `SELECT id, free_gpus, free_ports FROM ${S}.hosts
-          WHERE scheduling_state = 'READY' AND healthy AND free_ports >= 1
-            AND gpu_type_id = $1 AND free_gpus >= 1 AND data_center_id = $2`,
-        [group.gpuTypeId, group.dataCenterId],
-      )
-    ).rows.sort((a, b) => a.free_gpus - b.free_gpus || (a.id < b.id ? -1 : 1));
-    const take = new Map();
-    let left = PODS;
-    for (const h of hosts) {
-      const n = Math.min(h.free_gpus, h.free_ports, left);
-      if (n > 0) take.set(h.id, n);
-      left -= n;
-      if (!left) break;
-    }
-    if (left) throw new Error(`raw SQL: ${left} pods did not fit`);
-    const ids = [...take.keys()].sort();
-    await client.query(`SELECT id FROM ${S}.hosts WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [ids]);
-    const updated = await client.query(
-      `UPDATE ${S}.hosts h SET free_gpus = h.free_gpus - v.n, free_ports = h.free_ports - v.n
-         FROM unnest($1::text[], $2::int[]) AS v(id, n)
-        WHERE h.id = v.id AND h.free_gpus >= v.n AND h.free_ports >= v.n
-        RETURNING h.id, h.port_start`,
-      [ids, ids.map((id) => take.get(id))],
-    );
-    if (updated.rowCount !== ids.length) throw new Error('raw SQL: the guarded UPDATE lost a race');
-    const used = await client.query(
-      `SELECT host_id, port FROM ${S}.host_ports WHERE host_id = ANY($1::text[])`,
-      [ids],
-    );
-    const taken = new Map(ids.map((id) => [id, new Set()]));
-    for (const row of used.rows) taken.get(row.host_id).add(row.port);
-    const rows = [];
-    for (const { id, port_start } of updated.rows) {
-      let port = port_start;
-      for (let i = 0; i < take.get(id); i++) {
-        while (taken.get(id).has(port)) port++;
-        taken.get(id).add(port);
-        rows.push({ podId: `bench-sql-${tag}-${rows.length}`, hostId: id, port });
-      }
-    }
-    await client.query(
-      `INSERT INTO ${S}.reservations (pod_id, owner_id, cluster_id, host_id, data_center_id, gpu_type_id, gpu_count,
-                                      cpu_slots, network_volume_id, port_mappings, created_at)
-       SELECT p, 'bench', NULL, h, $3, $4, 1, 0, NULL, jsonb_build_object('22/tcp', port), now()
-         FROM unnest($1::text[], $2::text[], $5::int[]) AS v(p, h, port)`,
-      [
-        rows.map((r) => r.podId),
-        rows.map((r) => r.hostId),
-        group.dataCenterId,
-        group.gpuTypeId,
-        rows.map((r) => r.port),
-      ],
-    );
-    await client.query(
-      `INSERT INTO ${S}.host_ports (host_id, port, pod_id) SELECT * FROM unnest($1::text[], $2::int[], $3::text[])`,
-      [rows.map((r) => r.hostId), rows.map((r) => r.port), rows.map((r) => r.podId)],
-    );
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  }
+  await rawReservation(client, {
+    gpuTypeId: group.gpuTypeId,
+    dataCenterId: group.dataCenterId,
+    podIds: Array.from({ length: PODS }, (_, n) => `bench-sql-${tag}-${n}`),
+  });
   const ms = performance.now() - started;
-  // Undo: give the GPUs and ports back, drop the reservations (their host_ports go by cascade).
-  await client.query('BEGIN');
-  await client.query(
-    `UPDATE ${S}.hosts h SET free_gpus = h.free_gpus + v.n, free_ports = h.free_ports + v.n
-       FROM (SELECT host_id, count(*)::int AS n FROM ${S}.reservations WHERE pod_id LIKE 'bench-sql-%' GROUP BY host_id) v
-      WHERE h.id = v.host_id`,
-  );
-  await client.query(`DELETE FROM ${S}.reservations WHERE pod_id LIKE 'bench-sql-%'`);
-  await client.query('COMMIT');
+  await undoRawReservations(client, 'bench-sql-');
   return ms;
 }
 

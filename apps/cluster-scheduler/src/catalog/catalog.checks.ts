@@ -51,7 +51,7 @@ export class CatalogChecks {
     return checked;
   }
 
-  private knownGpuType(field: string, id: string, gpuType: GpuTypeEntity | null): GpuTypeEntity {
+  knownGpuType(field: string, id: string, gpuType: GpuTypeEntity | null): GpuTypeEntity {
     if (!gpuType) {
       throw invalid(`${field} must be a GPU type id from GET /v2/catalog/gpus; "${id}" is not one`);
     }
@@ -64,7 +64,7 @@ export class CatalogChecks {
     this.knownDataCenters(field, ids, known);
   }
 
-  private knownDataCenters(field: ItemName, ids: readonly string[], known: ReadonlySet<string>): void {
+  knownDataCenters(field: ItemName, ids: readonly string[], known: ReadonlySet<string>): void {
     const item = typeof field === 'string' ? (i: number) => `${field}.${i}` : field;
     const errors = ids.flatMap((id, i) =>
       known.has(id)

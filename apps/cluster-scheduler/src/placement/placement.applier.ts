@@ -10,7 +10,7 @@ import { LiveOverlays } from './live-overlays.js';
 import { Preemption, type PreemptingAsk } from './preemption.service.js';
 import { QuotaAdmission, quotaPlugins } from './quota-admission.js';
 import { DEFAULT_PLUGINS } from './plugins/index.js';
-import { consideredDataCenters, place, type PlacementRequest } from './placement.js';
+import { consideredDataCenters, place, type FleetSnapshot, type PlacementRequest } from './placement.js';
 import { PlacementRepository, type ClaimTerms } from './placement.repository.js';
 import { LostRaceError, type PodClaim } from './port-allocation.js';
 
@@ -136,10 +136,17 @@ export class PlacementApplier {
     await this.repository.lockLedger(manager);
     // Admission reads the ledger under the lock, so two creates never both pass a quota (ADR 37).
     const asked = request.podCount * request.gpusPerPod;
-    let ledger = await this.admission.ledger(manager, order.ownerId, order.gpuTypeId);
+    // The ledger and the first snapshot in one round trip (pipelined on the connection, run in order after the lock).
+    const [firstLedger, firstSnapshot] = await Promise.all([
+      this.admission.ledger(manager, order.ownerId, order.gpuTypeId),
+      this.repository.snapshot(manager, request),
+    ]);
+    let ledger = firstLedger;
+    let fresh: FleetSnapshot | null = firstSnapshot;
     let preempted = false;
     for (let attempt = 1; ; attempt++) {
-      const snapshot = await this.repository.snapshot(manager, request);
+      const snapshot = fresh ?? (await this.repository.snapshot(manager, request));
+      fresh = null;
       const plan = place(snapshot, request, quotaPlugins(DEFAULT_PLUGINS, ledger, asked));
       if (!plan.ok) {
         // Once per placement: what it may preempt is planned over a snapshot, released, and the placement planned

@@ -8,6 +8,9 @@ import {
   reserveOneGpu,
 } from '../../../../test/support/cluster-scheduler-commands.js';
 import { PlacementRepository } from './placement.repository.js';
+import { place, type PlacementRequest } from './placement.js';
+import { DEFAULT_PLUGINS } from './plugins/index.js';
+import { table } from '../schema.js';
 
 /**
  * The placement commands (reserve, release) over cluster-scheduler's real schema (its migrations, the default fleet
@@ -19,9 +22,10 @@ import { PlacementRepository } from './placement.repository.js';
  * bookkeeping, the catalog checks, the snapshot, the claims and ports, the rates): as many as before the placement
  * had one applier (measured on main: 15), one more since every placement takes the ledger's advisory
  * lock (PlacementRepository.lockLedger), one more since a reserve takes the ledger before it reads what the pod
- * holds (and again to place it), and one more since admission reads the owner's quota (QuotasRepository.around).
+ * holds (and again to place it), and one more since admission reads the owner's quota (QuotasRepository.around);
+ * one fewer since a request that names no data center no longer reads the catalog's to check its names.
  */
-const RESERVE_STATEMENTS = 18;
+const RESERVE_STATEMENTS = 17;
 
 let scheduler: SchedulerCommands;
 let harness: HandlerHarness;
@@ -102,6 +106,32 @@ describe('placement', () => {
     });
   });
 
+  it('checks what the reserve names in the order it always has: the GPU type, then the data centers', async () => {
+    const ask = { podId: 'pod-misnamed', ownerId: ALICE.userId, gpuCount: 1, ports: [] };
+    const both = harness.send(Subjects.placement.reserve, {
+      ...ask,
+      gpuTypeId: 'NO-SUCH-GPU',
+      dataCenterIds: ['NO-SUCH-DC'],
+    });
+    expect(await harness.refusal(() => both)).toMatchObject({
+      wrote: [],
+      code: ErrorCode.ValidationFailed,
+      errors: [expect.stringContaining('"NO-SUCH-GPU" is not one')],
+    });
+    const dc = harness.send(Subjects.placement.reserve, {
+      ...ask,
+      gpuTypeId: GPU,
+      dataCenterIds: [DC, 'NO-SUCH-DC'],
+    });
+    expect(await harness.refusal(() => dc)).toMatchObject({
+      wrote: [],
+      code: ErrorCode.ValidationFailed,
+      errors: [
+        'dataCenterIds.1 must be a data center id from GET /v2/catalog/datacenters; "NO-SUCH-DC" is not one',
+      ],
+    });
+  });
+
   it('reserves a pod in a fixed number of statements', async () => {
     const { statements } = await harness.statements(() =>
       harness.send(Subjects.placement.reserve, {
@@ -134,5 +164,63 @@ describe('placement', () => {
     });
     await expect(harness.send(Subjects.placement.release, { podId: 'pod-released' })).resolves.toBeNull();
     await expect(harness.send(Subjects.placement.release, { podId: 'pod-released' })).resolves.toBeNull();
+  });
+
+  it('plans from the hosts the packing order reaches exactly as from every host (the bounded snapshot)', async () => {
+    const rollback = new Error('rollback');
+    await scheduler.harness.dataSource
+      .transaction(async (manager) => {
+        // A used fleet: a pseudo-random part of every host's GPUs, CPU slots and ports taken.
+        await manager.query(
+          `UPDATE ${table('hosts')} SET free_gpus = (hashtext(id) & 65535) % (gpu_count + 1),
+                  free_cpu_slots = (hashtext(id || 'c') & 65535) % (cpu_slots + 1),
+                  free_ports = least(free_ports, (hashtext(id || 'p') & 65535) % 6)`,
+        );
+        const dataCenters: { id: string }[] = await manager.query(`SELECT id FROM ${table('data_centers')}`);
+        const types: { id: string }[] = await manager.query(
+          `SELECT DISTINCT gpu_type_id AS id FROM ${table('hosts')} WHERE gpu_type_id IS NOT NULL ORDER BY 1`,
+        );
+        const asks: PlacementRequest[] = [];
+        for (const gpuTypeId of [...types.map((t) => t.id), null]) {
+          for (const [podCount, gpusPerPod, portsPerPod] of [
+            [1, 1, 1],
+            [3, 2, 0],
+            [8, 1, 2],
+            [40, 1, 1],
+            [500, 1, 0],
+          ]) {
+            for (const dataCenterIds of [[], [dataCenters[1].id, dataCenters[0].id]]) {
+              asks.push({
+                gpuTypeId,
+                gpusPerPod: gpuTypeId === null ? 0 : gpusPerPod,
+                cpuTypeId: null,
+                podCount,
+                portsPerPod,
+                dataCenterIds,
+                regions: [],
+                volumeDataCenterId: null,
+                hostId: null,
+              });
+            }
+          }
+        }
+        let placed = 0;
+        for (const request of asks) {
+          const bounded = await placementRepository.snapshot(manager, request);
+          const whole = await placementRepository.snapshot(manager, request, true);
+          const plan = place(bounded, request, DEFAULT_PLUGINS);
+          expect(plan).toEqual(place(whole, request, DEFAULT_PLUGINS));
+          if (plan.ok) placed++;
+          // One pod: at most the first host of each data center in packing order.
+          if (request.podCount === 1) expect(bounded.hosts.length).toBeLessThanOrEqual(dataCenters.length);
+        }
+        // Both kinds of answer were compared.
+        expect(placed).toBeGreaterThan(asks.length / 3);
+        expect(placed).toBeLessThan(asks.length);
+        throw rollback;
+      })
+      .catch((error: unknown) => {
+        if (error !== rollback) throw error;
+      });
   });
 });

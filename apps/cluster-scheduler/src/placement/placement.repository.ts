@@ -4,6 +4,7 @@ import { preparedQuery, writeBehind } from '@app/database';
 import type { DataCenterInfo, FleetSnapshot, HostCapacity, PlacementRequest } from './placement.js';
 import { allocatePorts, LostRaceError, type HostAddress, type PodClaim } from './port-allocation.js';
 import { ReservationEntity } from './reservation.entity.js';
+import { snapshotStatement } from './snapshot-statement.js';
 import { schedulableSql } from '../catalog/host.entity.js';
 import { table } from '../schema.js';
 import type { PodsMountingVolume } from '../volumes/volume-mounts.js';
@@ -75,43 +76,14 @@ export class PlacementRepository implements PodsMountingVolume {
     return manager.countBy(ReservationEntity, { networkVolumeId: volumeId });
   }
   /**
-   * The data centers, and the hosts that could take at least one pod of the request now (not locked: the commit
-   * re-checks), in ONE statement: both come back as JSON, which costs less to decode than rows field by field.
-   * `full`: every host of the type, full ones too (preemption plans with what it would free on them).
+   * The data centers, and the hosts the request's placement may use now (not locked: the commit re-checks), in ONE
+   * statement (snapshot-statement.ts: per data center, the hosts the packing order reaches before the pods fit):
+   * both come back as JSON, which costs less to decode than rows field by field. `full`: every host of the type,
+   * full ones too (preemption plans with what it would free on them).
    */
   async snapshot(manager: EntityManager, request: PlacementRequest, full = false): Promise<FleetSnapshot> {
-    // Only schedulable hosts (READY and healthy): nothing is placed on, or preempted for, a host that takes no pods.
-    const where = [schedulableSql(), full ? '$1::int >= 0' : 'free_ports >= $1'];
-    const params: unknown[] = [request.portsPerPod];
-    if (request.gpuTypeId !== null) {
-      params.push(request.gpuTypeId, full ? 0 : Math.max(1, request.gpusPerPod));
-      where.push(`gpu_type_id = $${params.length - 1}`, `free_gpus >= $${params.length}`);
-    } else {
-      where.push('free_cpu_slots >= 1');
-      if (request.cpuTypeId !== null) {
-        params.push(request.cpuTypeId);
-        where.push(`cpu_type_id = $${params.length}`);
-      }
-    }
-    if (request.volumeDataCenterId !== null) {
-      params.push(request.volumeDataCenterId);
-      where.push(`data_center_id = $${params.length}`);
-    } else if (request.dataCenterIds.length) {
-      params.push(request.dataCenterIds);
-      where.push(`data_center_id = ANY($${params.length}::text[])`);
-    }
-    if (request.hostId !== null) {
-      params.push(request.hostId);
-      where.push(`id = $${params.length}`);
-    }
-    const [row]: { data_centers: DataCenterInfo[]; hosts: HostTuple[] }[] = await manager.query(
-      `SELECT (SELECT coalesce(json_agg(json_build_object('id', id, 'region', region) ORDER BY id), '[]')
-                 FROM ${table('data_centers')}) AS data_centers,
-              (SELECT coalesce(json_agg(json_build_array(id, data_center_id, gpu_type_id, gpu_count, free_gpus,
-                                                         cpu_type_id, cpu_slots, free_cpu_slots, free_ports)), '[]')
-                 FROM ${table('hosts')} WHERE ${where.join(' AND ')}) AS hosts`,
-      params,
-    );
+    const { text, params } = snapshotStatement(request, full);
+    const [row]: { data_centers: DataCenterInfo[]; hosts: HostTuple[] }[] = await manager.query(text, params);
     const hosts: HostCapacity[] = row.hosts.map((h) => ({
       id: h[0],
       dataCenterId: h[1],
@@ -128,9 +100,9 @@ export class PlacementRepository implements PodsMountingVolume {
 
   /**
    * Takes the capacity of every claim, in three statements on the transaction's connection whatever the number of
-   * pods: (1) locks the hosts in id order (no deadlock between two commits) and takes GPUs, CPU slots and port
-   * counts with one guarded UPDATE (`free >= n`, and CHECK constraints behind it); (2) reads the ports the locked
-   * hosts already map, to pick the lowest free ones; (3) inserts the reservations and their ports. Throws
+   * pods, in two round trips: (1) locks the hosts in id order (no deadlock between two commits) and takes GPUs, CPU
+   * slots and port counts with one guarded UPDATE (`free >= n`, and CHECK constraints behind it); (2) reads the
+   * ports the locked hosts already map, to pick the lowest free ones; (3) inserts the reservations and their ports. Throws
    * LostRaceError when a host no longer has what the plan counted on. Returns the port mappings per pod and the
    * hosts' addresses.
    */
@@ -143,8 +115,14 @@ export class PlacementRepository implements PodsMountingVolume {
     // so it never locks one out of that order. A host changed by a transaction that committed while we waited is
     // re-checked against its newest version (READ COMMITTED re-evaluates the guards), hence the row count check.
     // Every pod takes the same share, so a host's take is its pod count times the share ($3, $4, $5).
-    const updated: HostAddressRow[] = await manager.query(
-      `WITH locked AS MATERIALIZED (
+    // The mapped ports are read in the same round trip: the connection pipelines the two statements, both sent
+    // unnamed through preparedQuery in call order, and Postgres runs the read after the UPDATE, so it sees every
+    // port of the hosts the UPDATE has locked by then.
+    const [updated, used] = await Promise.all([
+      preparedQuery<HostAddressRow>(
+        manager,
+        undefined,
+        `WITH locked AS MATERIALIZED (
          SELECT id FROM ${table('hosts')} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
        )
        UPDATE ${table('hosts')} h
@@ -157,8 +135,10 @@ export class PlacementRepository implements PodsMountingVolume {
           AND h.free_gpus >= v.pods * $3::int AND h.free_cpu_slots >= v.pods * $4::int
           AND h.free_ports >= v.pods * $5::int
        RETURNING h.id, h.public_ip, h.port_start, h.port_end`,
-      [hostIds, pods, terms.gpuCount, terms.cpuSlots, terms.ports.length],
-    );
+        [hostIds, pods, terms.gpuCount, terms.cpuSlots, terms.ports.length],
+      ),
+      this.usedPorts(manager, terms, hostIds),
+    ]);
     const rows = returningRows(updated);
     if (rows.length !== hostIds.length) {
       throw new LostRaceError(
@@ -166,7 +146,7 @@ export class PlacementRepository implements PodsMountingVolume {
       );
     }
     const hosts = new Map(rows.map((r) => [r.id, hostAddress(r)]));
-    const mappings = allocatePorts(terms.ports, claims, hosts, await this.usedPorts(manager, terms, claims));
+    const mappings = allocatePorts(terms.ports, claims, hosts, used);
     // One statement for both tables (host_ports' foreign key to the reservation is checked at its end). What the
     // pods share goes once, as scalars; each pod's mappings go as ONE JSON array, matched to the pods by position:
     // as 250 elements of a jsonb[] (and 250 of each shared field), node-pg escaped every element into an array
@@ -209,12 +189,14 @@ export class PlacementRepository implements PodsMountingVolume {
   private async usedPorts(
     manager: EntityManager,
     terms: ClaimTerms,
-    claims: readonly PodClaim[],
+    hostIds: readonly string[],
   ): Promise<{ hostId: string; port: number }[]> {
     if (!terms.ports.length) return [];
-    return manager.query(
+    return preparedQuery(
+      manager,
+      undefined,
       `SELECT host_id AS "hostId", port FROM ${table('host_ports')} WHERE host_id = ANY($1::text[])`,
-      [[...new Set(claims.map((c) => c.hostId))]],
+      [hostIds],
     );
   }
 

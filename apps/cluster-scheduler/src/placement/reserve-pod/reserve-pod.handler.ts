@@ -61,7 +61,16 @@ export class ReservePodHandler {
     // lane) after this read and before our processed row would otherwise be ordered before us by a rebuild
     // (processed_at) although we answered from the reservation it freed, and the rebuild would place the pod again.
     await this.repository.lockLedger(manager);
-    const held = await this.repository.findReservation(payload.podId, manager);
+    // The reads that depend on nothing but the command go together, one round trip (the connection pipelines them;
+    // Postgres runs them in order, after the lock): the reservation held, the GPU type, the data centers named, the
+    // cluster the pod is a member of. Checked below in the order the refusals have always been given.
+    const gpuTypeId = payload.gpuTypeId ?? null;
+    const [held, gpuType, knownDataCenters, clusterId] = await Promise.all([
+      this.repository.findReservation(payload.podId, manager),
+      gpuTypeId !== null ? this.catalog.findGpuType(gpuTypeId, manager) : null,
+      payload.dataCenterIds?.length ? this.catalog.dataCenters(manager) : [],
+      this.clusters.clusterOfMember(payload.podId, manager),
+    ]);
     const heldOn = held ? await this.catalog.findHost(held.hostId, manager) : null;
     if (heldOn && !mayKeepReservation(heldOn)) {
       // Its pods went ERROR with the host (HOST_UNHEALTHY, HOST_GONE); it starts again once the host is back.
@@ -83,17 +92,20 @@ export class ReservePodHandler {
 
     // Refusals name the fields of the request's own surface (v1 or v2), not the command's.
     const field = podFieldNames(payload.vocabulary);
-    const gpuTypeId = payload.gpuTypeId ?? null;
     if (gpuTypeId !== null) {
-      const gpuType = await this.checks.gpuType(field('gpuTypeId'), gpuTypeId, manager);
+      const known = this.checks.knownGpuType(field('gpuTypeId'), gpuTypeId, gpuType);
       if (payload.gpuCount < 1) throw invalid(`${field('gpuCount')} must not be less than 1 for a GPU pod`);
-      this.checks.gpuCount(field('gpuCount'), payload.gpuCount, gpuType);
+      this.checks.gpuCount(field('gpuCount'), payload.gpuCount, known);
     } else if (payload.gpuCount > 0) {
       throw invalid(`${field('gpuTypeId')} must be set when ${field('gpuCount')} is greater than 0`);
     }
     if (payload.cpuTypeId) await this.checks.cpuType(field('cpuFlavorId'), payload.cpuTypeId, manager);
     const dataCenterIds = [...new Set(payload.dataCenterIds ?? [])];
-    await this.checks.dataCenters((i) => field('dataCenterIds', i), payload.dataCenterIds ?? [], manager);
+    this.checks.knownDataCenters(
+      (i) => field('dataCenterIds', i),
+      payload.dataCenterIds ?? [],
+      new Set(knownDataCenters.map((dc) => dc.id)),
+    );
     const regions = payload.regions ?? [];
     const badRegion = regions.find((r) => !(REGION_CODES as readonly string[]).includes(r));
     if (badRegion) {
@@ -117,7 +129,6 @@ export class ReservePodHandler {
           manager,
         )
       : null;
-    const clusterId = await this.clusters.clusterOfMember(payload.podId, manager);
     const ports = [...new Set(payload.ports)];
     const what =
       gpuTypeId === null
