@@ -74,6 +74,7 @@ const FLEET_HOSTS = 10_000;
 function usage() {
   return [
     'usage: npm run bench -- [--quick] [--rounds N] [--only scenario,scenario] [--drain-jobs N] [--fleet-workers N]',
+    '       npm run bench -- --scale [--quick] ...   the scale family (--scale --help)',
     `scenarios (in run order): ${SCENARIOS.join(', ')}`,
   ].join('\n');
 }
@@ -96,7 +97,9 @@ function parseArgsOrExit() {
   }
 }
 
-const args = parseArgsOrExit();
+// --scale: the scale family (bench/scale/run.mjs, issue 56) instead of these scenarios; it reads its own options.
+const SCALE = process.argv.slice(2).includes('--scale');
+const args = SCALE ? {} : parseArgsOrExit();
 
 const run = promisify(execFile);
 
@@ -117,7 +120,7 @@ async function ensureRedis(url) {
   }
 }
 
-runMain(async () => {
+const scenariosMain = async () => {
   if (args.help) {
     console.log(usage());
     return 0;
@@ -278,4 +281,6 @@ runMain(async () => {
     await step('cleanup', cleanup);
     printStepSummary();
   }
-});
+};
+
+runMain(SCALE ? (await import('./scale/run.mjs')).scaleMain : scenariosMain);

@@ -76,7 +76,8 @@ export async function createTemplate(api, name, imageName) {
 /**
  * Saves an endpoint through GraphQL (`saveEndpoint`); returns its id. `options`: workersMin, workersMax,
  * idleTimeout (s), flashBoot, scalerValue, type (QB by default; LB for a load-balancing endpoint), gpuIds (the GPU
- * tiers, comma-separated; AMPERE_16 by default), locations (region codes, comma-separated; any by default).
+ * tiers, comma-separated; AMPERE_16 by default), locations (region codes, comma-separated; any by default), env (an
+ * object: its worker pods' environment).
  */
 export async function saveEndpoint(api, { id, name, templateId, ...options }) {
   const fields = {
@@ -86,12 +87,16 @@ export async function saveEndpoint(api, { id, name, templateId, ...options }) {
     scalerValue: options.scalerValue ?? 4,
   };
   const flashBoot = options.flashBoot ? 'FLASHBOOT' : 'OFF';
+  const env = Object.entries(options.env ?? {})
+    .map(([key, value]) => `{ key: ${JSON.stringify(key)}, value: ${JSON.stringify(String(value))} }`)
+    .join(', ');
   const data = await api.graphql(
     `mutation { saveEndpoint(input: { ${id ? `id: "${id}", ` : ''}name: "${name}", templateId: "${templateId}",
       gpuIds: "${options.gpuIds ?? 'AMPERE_16'}", workersMin: ${fields.workersMin}, workersMax: ${fields.workersMax},
       idleTimeout: ${fields.idleTimeout}, scalerValue: ${fields.scalerValue}, flashBootType: ${flashBoot}
       ${options.type ? `, type: "${options.type}"` : ''}
-      ${options.locations ? `, locations: "${options.locations}"` : ''} }) { id } }`,
+      ${options.locations ? `, locations: "${options.locations}"` : ''}
+      ${env ? `, env: [${env}]` : ''} }) { id } }`,
   );
   return data.saveEndpoint.id;
 }

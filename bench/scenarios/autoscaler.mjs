@@ -16,22 +16,12 @@
 // figures). Endpoints: workersMax 1, idleTimeout 1 s; before each measurement both are back at zero.
 import { endpointPods, saveEndpoint } from '../lib/api.mjs';
 import { echoTemplate } from '../lib/fixtures.mjs';
+import { jobRequest, sleep, startPoller, until, within } from '../lib/burst.mjs';
 import { quickRounds } from '../lib/rounds.mjs';
 
 const BURST = 4;
 const TICK_MS = 1000; // endpoint-autoscaler's AUTOSCALER_TICK_MS default, which the system runs with
 const TIMEOUT_MS = 60_000;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(what, probe, timeoutMs = TIMEOUT_MS, everyMs = 100) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 /** Zero workers running: with FLASHBOOT, its worker stopped (kept for a resume); without, no worker at all. */
 async function isIdle(api, endpoint) {
@@ -39,19 +29,6 @@ async function isIdle(api, endpoint) {
   if (!endpoint.flashBoot) return pods.length === 0;
   // Before its first burst (the warm-up round) it has no worker at all.
   return pods.every((p) => p.desiredStatus === 'EXITED' && p.status === 'EXITED');
-}
-
-async function jobRequest(method, url, key, body) {
-  const response = await fetch(url, {
-    method,
-    headers: { authorization: key, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = await response.json();
-  if (response.status !== 200) {
-    throw new Error(`${method} ${url}: HTTP ${response.status} ${JSON.stringify(json)}`);
-  }
-  return json;
 }
 
 async function completed(base, key, id) {
@@ -62,47 +39,6 @@ async function completed(base, key, id) {
     if (!['IN_QUEUE', 'IN_PROGRESS'].includes(job.status)) throw new Error(`job ${id} ended ${job.status}`);
   }
   throw new Error(`job ${id} did not complete within ${TIMEOUT_MS / 1000} s`);
-}
-
-/**
- * The free-running poller of the baseline: GET /health of the endpoint, then wait TICK_MS, forever (until
- * stopped). `next()` resolves the time of its first answer after the call that shows the burst: jobs queued or in
- * progress, or more completed than it knew of (a worker, once there, can take a burst between two polls).
- */
-function startPoller(base, key) {
-  let stopped = false;
-  let waiter = null;
-  let completedBefore = 0;
-  const loop = (async () => {
-    while (!stopped) {
-      const health = await jobRequest('GET', `${base}/health`, key).catch(() => null);
-      if (health) {
-        const { inQueue, inProgress, completed } = health.jobs;
-        if (waiter && (inQueue > 0 || inProgress > 0 || completed > waiter.completedBefore)) {
-          waiter.resolve(performance.now());
-          waiter = null;
-        }
-        completedBefore = completed;
-      }
-      await sleep(TICK_MS);
-    }
-  })();
-  return {
-    next: () => new Promise((resolve) => (waiter = { resolve, completedBefore })),
-    stop: async () => {
-      stopped = true;
-      await loop;
-    },
-  };
-}
-
-/** The promise, or an error naming `what` after `ms`. */
-function within(ms, what, promise) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** One burst at an idle endpoint: time to the scale-up command, to the poller's sighting, to the first result. */
@@ -178,7 +114,7 @@ export default {
         }
       },
     });
-    state.poller = startPoller(`${state.gateway}/v2/${endpoints[0].id}`, ctx.key);
+    state.poller = startPoller(`${state.gateway}/v2/${endpoints[0].id}`, ctx.key, TICK_MS);
     return state;
   },
   async teardown(state) {

@@ -21,6 +21,7 @@ import { HostFailedHandler } from '../../apps/pod-lifecycle/src/pods/host-failed
 import { HostLostHandler } from '../../apps/pod-lifecycle/src/pods/host-lost/host-lost.handler.js';
 import { HostNoticeHandler } from '../../apps/pod-lifecycle/src/pods/host-notice/host-notice.handler.js';
 import { ListPodsByClusterHandler } from '../../apps/pod-lifecycle/src/pods/list-pods-by-cluster/list-pods-by-cluster.handler.js';
+import { ListPodStatesHandler } from '../../apps/pod-lifecycle/src/pods/list-pod-states/list-pod-states.handler.js';
 import { ListPodsHandler } from '../../apps/pod-lifecycle/src/pods/list-pods/list-pods.handler.js';
 import { ListWorkerRunsHandler } from '../../apps/pod-lifecycle/src/pods/list-worker-runs/list-worker-runs.handler.js';
 import { ObservePodHandler } from '../../apps/pod-lifecycle/src/pods/observe-pod/observe-pod.handler.js';
@@ -183,6 +184,7 @@ export class PodLifecycleHandlers {
       new GetPodHandler(pods),
       new ListPodsHandler(pods),
       new ListPodsByClusterHandler(pods),
+      new ListPodStatesHandler(pods),
       new ListWorkerRunsHandler(pods),
       new PodUsageHandler(usageRepository),
       new CreateRegistryAuthHandler(registryAuths),

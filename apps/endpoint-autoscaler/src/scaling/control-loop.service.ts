@@ -5,10 +5,12 @@ import { EndpointAutoscalerConfig } from '../endpoint-autoscaler.config.js';
 import { EndpointsRepository } from '../endpoints/endpoints.repository.js';
 import { autoscalerMetrics } from './autoscaler.metrics.js';
 import { EndpointReconciler } from './endpoint-reconciler.js';
+import { TickSnapshots } from './tick-snapshot.js';
+import { WaitReasonTracker } from './wait-reason-tracker.js';
 
 /**
- * The autoscaler's control loop: every AUTOSCALER_TICK_MS it reconciles every endpoint (concurrently; one
- * endpoint's failure is logged and retried on the next tick). A tick never overlaps the previous one. With several
+ * The autoscaler's control loop: every AUTOSCALER_TICK_MS it reconciles every endpoint from one snapshot of all
+ * of them (docs/adr/0044; one endpoint's failure is logged and retried on the next tick). A tick never overlaps the previous one. With several
  * replicas only the leader ticks (a Postgres advisory lock, LEADER_CHECK_MS): two loops would both start workers.
  */
 @Injectable()
@@ -21,7 +23,9 @@ export class ControlLoop implements OnApplicationBootstrap, OnApplicationShutdow
 
   constructor(
     private readonly endpoints: EndpointsRepository,
+    private readonly snapshots: TickSnapshots,
     private readonly reconciler: EndpointReconciler,
+    private readonly waitReasons: WaitReasonTracker,
     private readonly config: EndpointAutoscalerConfig,
     private readonly clock: Clock,
   ) {
@@ -57,12 +61,35 @@ export class ControlLoop implements OnApplicationBootstrap, OnApplicationShutdow
     await this.leadership.stop();
   }
 
-  /** One pass over every endpoint (exposed for tests and benchmarks). */
+  /**
+   * One pass over every endpoint (exposed for tests and benchmarks): one snapshot of all of them (tick-snapshot.ts:
+   * a fixed number of reads, whatever their number), a plan for each, the wait reasons, then the plans that change
+   * something applied concurrently. One endpoint's failure is logged and retried on the next tick; a snapshot that
+   * cannot be read fails the whole tick, retried the same way.
+   */
   async tick(): Promise<void> {
     const started = performance.now();
     const endpoints = await this.endpoints.listAll();
     const now = this.clock.now();
-    const results = await Promise.allSettled(endpoints.map((e) => this.reconciler.reconcile(e, now)));
+    const snapshots = await this.snapshots.take(endpoints, now);
+    const planned = endpoints.map((endpoint) => {
+      const snapshot = snapshots.get(endpoint.id)!;
+      try {
+        return { endpoint, snapshot, plan: this.reconciler.plan(endpoint, snapshot, now) };
+      } catch (error) {
+        return { endpoint, snapshot, error: error as Error };
+      }
+    });
+    // Why their jobs wait, from the same snapshot (before the applies, which may fail).
+    await this.waitReasons.track(
+      planned.map(({ endpoint, snapshot }) => ({ endpoint, ...snapshot })),
+      now,
+    );
+    const results = await Promise.allSettled(
+      planned.map(({ endpoint, snapshot, plan, error }) =>
+        plan ? this.reconciler.apply(endpoint, snapshot, plan, now) : Promise.reject(error),
+      ),
+    );
     results.forEach((result, i) => {
       if (result.status === 'rejected') {
         autoscalerMetrics.tickErrors.inc();

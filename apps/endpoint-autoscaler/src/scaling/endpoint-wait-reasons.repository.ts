@@ -21,6 +21,12 @@ export class EndpointWaitReasonsRepository extends EndpointWaitReasons {
     return row ? toWaitReason(row) : null;
   }
 
+  /** Every endpoint's current reason (the control loop's tick: one read for all). */
+  async currentAll(): Promise<Map<string, WaitReason>> {
+    const rows = await this.dataSource.manager.find(EndpointWaitReasonEntity);
+    return new Map(rows.map((row) => [row.endpointId, toWaitReason(row)]));
+  }
+
   /** Replaces the endpoint's reason (null: removes it). */
   async save(endpointId: string, reason: WaitReason | null, at: Date): Promise<void> {
     if (!reason) {
@@ -39,35 +45,44 @@ export class EndpointWaitReasonsRepository extends EndpointWaitReasons {
   }
 
   /**
-   * The endpoint's workers the loop terminated since `since` because they failed (their pod ERROR, or EXITED by
-   * itself): how many, the first and last, and the last one's sentence. A host taken out of service (HOST_*) is
-   * not the workers' fault and does not count. Walks the (endpoint_id, at) index over the window only.
+   * Each endpoint's workers the loop terminated since `since` because they failed (their pod ERROR, or EXITED by
+   * itself): how many, the first and last, and the last one's sentence (an endpoint with none is absent). A host
+   * taken out of service (HOST_*) is not the workers' fault and does not count. One statement for the endpoints
+   * given, each walking the (endpoint_id, at) index over the window only.
    */
-  async recentWorkerFailures(endpointId: string, since: Date): Promise<WorkerFailures | null> {
+  async recentWorkerFailures(endpointIds: string[], since: Date): Promise<Map<string, WorkerFailures>> {
+    if (!endpointIds.length) return new Map();
     const rows = await this.dataSource.query<
-      { count: number; firstAt: Date; lastAt: Date; lastReason: string; lastPodId: string | null }[]
+      {
+        endpointId: string;
+        count: number;
+        firstAt: Date;
+        lastAt: Date;
+        lastReason: string;
+        lastPodId: string | null;
+      }[]
     >(
-      `SELECT count(*)::int AS count, min(at) AS "firstAt", max(at) AS "lastAt",
+      `SELECT endpoint_id AS "endpointId", count(*)::int AS count, min(at) AS "firstAt", max(at) AS "lastAt",
               (array_agg(reason ORDER BY at DESC, id DESC))[1] AS "lastReason",
               (array_agg(pod_id ORDER BY at DESC, id DESC))[1] AS "lastPodId"
        FROM endpoint_autoscaler.scaling_events
-       WHERE endpoint_id = $1 AND action = 'terminate' AND at > $2
+       WHERE endpoint_id = ANY($1) AND action = 'terminate' AND at > $2
          AND (starts_with(reason, $3) OR starts_with(reason, $4))
-         AND NOT starts_with(reason, $3 || 'HOST_')`,
-      [endpointId, since, FAILED, EXITED],
+         AND NOT starts_with(reason, $3 || 'HOST_')
+       GROUP BY endpoint_id`,
+      [endpointIds, since, FAILED, EXITED],
     );
-    const row = rows[0];
-    if (!row || !row.count) return null;
-    const lastReason = row.lastReason.startsWith(FAILED)
-      ? row.lastReason.slice(FAILED.length)
-      : row.lastReason.slice(EXITED.length);
-    return {
-      count: row.count,
-      firstAt: row.firstAt,
-      lastAt: row.lastAt,
-      lastPodId: row.lastPodId,
-      lastReason,
-    };
+    return new Map(
+      rows.map(({ endpointId, lastReason, ...row }) => [
+        endpointId,
+        {
+          ...row,
+          lastReason: lastReason.startsWith(FAILED)
+            ? lastReason.slice(FAILED.length)
+            : lastReason.slice(EXITED.length),
+        },
+      ]),
+    );
   }
 }
 

@@ -21,22 +21,25 @@ export class ScalingEventsRepository {
   }
 
   /**
-   * The latest refusals since `since`, from the `failed` events the applier records with the refused command and
-   * its error code in `inputs`: the back-offs are derived from these rows, so a restarted or new leader keeps
-   * them (the (endpoint_id, at) index keeps this to the last few seconds of one endpoint).
+   * Each endpoint's latest refusals since `since` (one without any is absent), from the `failed` events the
+   * applier records with the refused command and its error code in `inputs`: the back-offs are derived from these
+   * rows, so a restarted or new leader keeps them. One statement for every endpoint of the tick; the (endpoint_id,
+   * at) index keeps it to the last few seconds of each.
    */
-  async recentRefusals(endpointId: string, since: Date): Promise<RecentRefusals> {
-    const row = await this.dataSource.manager
-      .createQueryBuilder(ScalingEventEntity, 'e')
-      .select(`max(e.at) FILTER (WHERE e.inputs->>'refusedCommand' = 'create')`, 'createRefusedAt')
-      .addSelect(`max(e.at) FILTER (WHERE e.inputs->>'errorCode' = :spend)`, 'spendLimitRefusedAt')
-      .where(`e.endpoint_id = :endpointId AND e.action = 'failed' AND e.at > :since`, { endpointId, since })
-      .setParameter('spend', ErrorCode.SpendLimitReached)
-      .getRawOne<{ createRefusedAt: Date | null; spendLimitRefusedAt: Date | null }>();
-    return {
-      createRefusedAt: row?.createRefusedAt ?? null,
-      spendLimitRefusedAt: row?.spendLimitRefusedAt ?? null,
-    };
+  async recentRefusals(endpointIds: string[], since: Date): Promise<Map<string, RecentRefusals>> {
+    if (!endpointIds.length) return new Map();
+    const rows = await this.dataSource.query<
+      { endpointId: string; createRefusedAt: Date | null; spendLimitRefusedAt: Date | null }[]
+    >(
+      `SELECT e.endpoint_id AS "endpointId",
+         max(e.at) FILTER (WHERE e.inputs->>'refusedCommand' = 'create') AS "createRefusedAt",
+         max(e.at) FILTER (WHERE e.inputs->>'errorCode' = $3) AS "spendLimitRefusedAt"
+       FROM endpoint_autoscaler.scaling_events e
+       WHERE e.endpoint_id = ANY($1) AND e.action = 'failed' AND e.at > $2
+       GROUP BY e.endpoint_id`,
+      [endpointIds, since, ErrorCode.SpendLimitReached],
+    );
+    return new Map(rows.map(({ endpointId, ...refusals }) => [endpointId, refusals]));
   }
 
   /**

@@ -8,6 +8,7 @@ import { WorkerEntity } from '../workers/worker.entity.js';
 import { WorkersRepository } from '../workers/workers.repository.js';
 import { ScalingEventEntity } from './scaling-event.entity.js';
 import { ScalingEventsRepository } from './scaling-events.repository.js';
+import { EndpointWaitReasonsRepository } from './endpoint-wait-reasons.repository.js';
 import { ScalingStateRepository, noWrites } from './scaling-state.repository.js';
 
 /**
@@ -99,7 +100,7 @@ describe('ScalingStateRepository.commit', () => {
 });
 
 describe('ScalingEventsRepository.recentRefusals', () => {
-  it('reads the latest refused create and the latest spend-limit refusal of one endpoint since a time', async () => {
+  it('reads the latest refused create and the latest spend-limit refusal of each endpoint since a time', async () => {
     const endpointId = `ep-${randomUUID()}`;
     const other = `ep-${randomUUID()}`;
     const writes = {
@@ -114,17 +115,49 @@ describe('ScalingEventsRepository.recentRefusals', () => {
       ],
     };
     await state.commit(writes);
-    expect(await events.recentRefusals(endpointId, ago(30_000))).toEqual({
-      createRefusedAt: ago(3_000),
-      spendLimitRefusedAt: ago(2_000),
+    // One statement for both (and for an endpoint without any: absent).
+    const quiet = `ep-${randomUUID()}`;
+    const recent = await events.recentRefusals([endpointId, other, quiet], ago(30_000));
+    expect(Object.fromEntries(recent)).toEqual({
+      [endpointId]: { createRefusedAt: ago(3_000), spendLimitRefusedAt: ago(2_000) },
+      [other]: { createRefusedAt: ago(500), spendLimitRefusedAt: ago(500) },
     });
-    expect(await events.recentRefusals(endpointId, ago(1_500))).toEqual({
+    // A failed event that is no refusal counts for the endpoint, with nothing refused.
+    expect((await events.recentRefusals([endpointId], ago(1_500))).get(endpointId)).toEqual({
       createRefusedAt: null,
       spendLimitRefusedAt: null,
     });
-    expect(await events.recentRefusals(other, ago(30_000))).toEqual({
-      createRefusedAt: ago(500),
-      spendLimitRefusedAt: ago(500),
+  });
+});
+
+describe("the tick's batched reads", () => {
+  it("reads each endpoint's recent worker failures, and every wait reason, in one statement each", async () => {
+    const crashing = `ep-${randomUUID()}`;
+    const hostLost = `ep-${randomUUID()}`;
+    const terminate = (endpointId: string, at: Date, reason: string, podId: string) =>
+      Object.assign(failed(endpointId, at, {}), { action: 'terminate', reason, podId });
+    await state.commit({
+      ...noWrites(),
+      events: [
+        terminate(crashing, ago(20_000), 'worker pod failed: exit code 1', 'pod-a'),
+        terminate(crashing, ago(10_000), 'worker exited by itself: exit code 0', 'pod-b'),
+        terminate(hostLost, ago(5_000), 'worker pod failed: HOST_LOST: gone', 'pod-c'),
+      ],
     });
+    const reasons = new EndpointWaitReasonsRepository(dataSource);
+    const failures = await reasons.recentWorkerFailures([crashing, hostLost], ago(60_000));
+    expect(Object.fromEntries(failures)).toEqual({
+      [crashing]: {
+        count: 2,
+        firstAt: ago(20_000),
+        lastAt: ago(10_000),
+        lastPodId: 'pod-b',
+        lastReason: 'exit code 0',
+      },
+    });
+    const reason = { code: 'WORKERS_CRASH_LOOPING' as const, message: 'm', since: ago(20_000).toISOString() };
+    await reasons.save(crashing, reason, NOW);
+    expect((await reasons.currentAll()).get(crashing)).toEqual(reason);
+    expect(await reasons.current(crashing)).toEqual(reason);
   });
 });

@@ -7,6 +7,7 @@ import { LbLoadBoard } from './lb-load-board.js';
 import { PlacementCatalog } from './placement-catalog.js';
 import { ScalingApplier } from './scaling-applier.js';
 import { ScalingStateRepository } from './scaling-state.repository.js';
+import { TickSnapshots } from './tick-snapshot.js';
 import { WaitReasonTracker } from './wait-reason-tracker.js';
 import { WorkerPods } from './worker-pods.js';
 
@@ -20,6 +21,7 @@ import { WorkerPods } from './worker-pods.js';
     WorkerPods,
     ScalingApplier,
     WaitReasonTracker,
+    TickSnapshots,
     EndpointReconciler,
     ControlLoop,
   ],

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, type PodView, type QueueStats, type WaitReason } from '@app/contracts';
+import { ErrorCode, type QueueStats, type WaitReason } from '@app/contracts';
 import type { EndpointEntity } from '../endpoints/endpoint.entity.js';
 import { EndpointThrottles } from '../endpoints/endpoint-throttles.js';
 import type { WorkerEntity } from '../workers/worker.entity.js';
@@ -9,34 +9,32 @@ import {
   keepSince,
   readyWorkers,
   type WaitWorker,
+  type WorkerFailures,
 } from './endpoint-wait-reason.js';
 import { EndpointWaitReasonsRepository } from './endpoint-wait-reasons.repository.js';
 import { exportWaitReason } from './autoscaler.metrics.js';
 import { PlacementCatalog } from './placement-catalog.js';
-import type { RecentRefusals } from './scaling-plan.types.js';
+import { needsQueueStats, type RecentRefusals } from './scaling-plan.js';
 
-/** How long the leader trusts the reason it last wrote before reading the row again (another leader may have). */
-const REMEMBER_MS = 10_000;
-
-/** The tick's snapshot, as the reconciler took it. */
+/** One endpoint's part of the tick's snapshot, as the reconciler planned from it. */
 export interface WaitSnapshot {
   endpoint: EndpointEntity;
-  workers: { worker: WorkerEntity; pod: PodView | null }[];
+  workers: { worker: WorkerEntity; pod: WaitWorker['pod'] }[];
   stats: QueueStats | null;
   refusals: RecentRefusals;
-  now: Date;
 }
 
 /**
- * Keeps each queue endpoint's wait reason current, once per tick of the control loop: the snapshot the plan was made
- * from, plus what only a wait needs (its latest refusal, its recent worker failures: each read only when it could
- * matter), through `endpointWaitReason`; written when it changed. Never fails the tick: a reason is an explanation,
- * not a decision.
+ * Keeps each queue endpoint's wait reason current, once per tick of the control loop: the snapshot the plans were
+ * made from, plus what only a wait needs (each endpoint's latest refusal, its recent worker failures: each read only
+ * when it could matter, the failures of every such endpoint in one statement), through `endpointWaitReason`; the
+ * reasons the tick starts from are read in one statement too, and a reason is written only when it changed. An
+ * endpoint whose jobs cannot wait (deleted, load-balancing) loses the reason it had. Never fails the tick: a reason
+ * is an explanation, not a decision.
  */
 @Injectable()
 export class WaitReasonTracker {
   private readonly logger = new Logger('autoscaler');
-  private readonly remembered = new Map<string, { reason: WaitReason | null; until: number }>();
 
   constructor(
     private readonly reasons: EndpointWaitReasonsRepository,
@@ -44,73 +42,74 @@ export class WaitReasonTracker {
     private readonly placement: PlacementCatalog,
   ) {}
 
-  async track(snapshot: WaitSnapshot): Promise<void> {
+  async track(snapshots: WaitSnapshot[], now: Date): Promise<void> {
+    let previous: Map<string, WaitReason>;
+    let failures: Map<string, WorkerFailures>;
+    const queued = snapshots.filter(({ endpoint }) => needsQueueStats(endpoint));
     try {
-      await this.trackOrThrow(snapshot);
-    } catch (error) {
-      this.logger.warn(
-        `endpoint ${snapshot.endpoint.id}: wait reason not updated: ${(error as Error).message}`,
+      // Failures matter only while no worker takes jobs.
+      const idle = queued.filter(
+        (s) => !readyWorkers(waitWorkers(s), s.stats?.initializingWorkerIds ?? []).length,
       );
-    }
-  }
-
-  /** An endpoint whose jobs cannot wait (deleted, load-balancing): its reason goes, if it had one. */
-  async clear(endpointId: string, now: Date): Promise<void> {
-    exportWaitReason(endpointId, null);
-    try {
-      if (!(await this.previous(endpointId, now))) return;
-      await this.reasons.save(endpointId, null, now);
-      this.remember(endpointId, null, now);
+      [previous, failures] = await Promise.all([
+        this.reasons.currentAll(),
+        this.reasons.recentWorkerFailures(
+          idle.map((s) => s.endpoint.id),
+          new Date(now.getTime() - CRASH_LOOP_WINDOW_MS),
+        ),
+      ]);
     } catch (error) {
-      this.logger.warn(`endpoint ${endpointId}: wait reason not cleared: ${(error as Error).message}`);
+      this.logger.warn(`wait reasons not updated this tick: ${(error as Error).message}`);
+      return;
     }
+    await Promise.all(
+      snapshots.map(async (snapshot) => {
+        const { endpoint } = snapshot;
+        const before = previous.get(endpoint.id) ?? null;
+        try {
+          const next = needsQueueStats(endpoint)
+            ? await this.reasonOf(snapshot, before, failures.get(endpoint.id) ?? null, now)
+            : null;
+          exportWaitReason(endpoint.id, next?.code ?? null);
+          if (!sameReason(before, next)) await this.reasons.save(endpoint.id, next, now);
+        } catch (error) {
+          this.logger.warn(`endpoint ${endpoint.id}: wait reason not updated: ${(error as Error).message}`);
+        }
+      }),
+    );
   }
 
-  private async trackOrThrow({ endpoint, workers, stats, refusals, now }: WaitSnapshot): Promise<void> {
-    const waitWorkers: WaitWorker[] = workers.map(({ worker, pod }) => ({
-      podId: worker.podId,
-      created: worker.created,
-      desired: worker.desired,
-      desiredSince: worker.desiredSince,
-      pod,
-    }));
-    const ready = readyWorkers(waitWorkers, stats?.initializingWorkerIds ?? []).length > 0;
+  private async reasonOf(
+    snapshot: WaitSnapshot,
+    previous: WaitReason | null,
+    failures: WorkerFailures | null,
+    now: Date,
+  ): Promise<WaitReason | null> {
+    const { endpoint, stats, refusals } = snapshot;
+    const workers = waitWorkers(snapshot);
     // A refusal can hold the endpoint only if one was recorded lately (a resume's refusal, for FLASHBOOT ones).
     const refused =
       refusals.createRefusedAt !== null || refusals.spendLimitRefusedAt !== null || endpoint.flashBoot;
-    const [previous, throttle, failures] = await Promise.all([
-      this.previous(endpoint.id, now),
-      refused ? this.throttles.throttled(endpoint.id, now) : null,
-      // Failures matter only while no worker takes jobs.
-      ready
-        ? null
-        : this.reasons.recentWorkerFailures(endpoint.id, new Date(now.getTime() - CRASH_LOOP_WINDOW_MS)),
-    ]);
+    const throttle = refused ? await this.throttles.throttled(endpoint.id, now) : null;
     const placement =
       throttle?.code === ErrorCode.CapacityUnavailable
         ? await this.placement.placementFor(endpoint).catch(() => null)
         : null;
-    const next = keepSince(
+    return keepSince(
       previous,
-      endpointWaitReason({ endpoint, placement, workers: waitWorkers, stats, throttle, failures, now }),
+      endpointWaitReason({ endpoint, placement, workers, stats, throttle, failures, now }),
     );
-    exportWaitReason(endpoint.id, next?.code ?? null);
-    if (sameReason(previous, next)) return;
-    await this.reasons.save(endpoint.id, next, now);
-    this.remember(endpoint.id, next, now);
   }
+}
 
-  private async previous(endpointId: string, now: Date): Promise<WaitReason | null> {
-    const hit = this.remembered.get(endpointId);
-    if (hit && hit.until > now.getTime()) return hit.reason;
-    const reason = await this.reasons.current(endpointId);
-    this.remember(endpointId, reason, now);
-    return reason;
-  }
-
-  private remember(endpointId: string, reason: WaitReason | null, now: Date): void {
-    this.remembered.set(endpointId, { reason, until: now.getTime() + REMEMBER_MS });
-  }
+function waitWorkers({ workers }: Pick<WaitSnapshot, 'workers'>): WaitWorker[] {
+  return workers.map(({ worker, pod }) => ({
+    podId: worker.podId,
+    created: worker.created,
+    desired: worker.desired,
+    desiredSince: worker.desiredSince,
+    pod,
+  }));
 }
 
 function sameReason(a: WaitReason | null, b: WaitReason | null): boolean {

@@ -13,6 +13,11 @@ export class WorkersRepository {
     });
   }
 
+  /** Every worker row, of every endpoint (the control loop's snapshot: one read per tick). */
+  listAll(): Promise<WorkerEntity[]> {
+    return this.dataSource.manager.find(WorkerEntity, { order: { createdAt: 'ASC', podId: 'ASC' } });
+  }
+
   /** The workers users see (not yet being terminated), grouped by endpoint. */
   async visibleByEndpoints(endpointIds: string[]): Promise<Map<string, WorkerEntity[]>> {
     const byEndpoint = new Map<string, WorkerEntity[]>(endpointIds.map((id) => [id, []]));

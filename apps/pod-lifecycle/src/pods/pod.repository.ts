@@ -61,6 +61,26 @@ export class PodRepository implements PodsUsingTemplate, PodsUsingRegistryAuth {
     });
   }
 
+  /** The state columns of the pods of these ids that exist, through the primary key. */
+  statesOf(
+    ids: string[],
+  ): Promise<
+    Pick<PodEntity, 'id' | 'ownerId' | 'status' | 'desiredStatus' | 'statusReason' | 'lastStatusChange'>[]
+  > {
+    if (!ids.length) return Promise.resolve([]);
+    return this.dataSource.manager.find(PodEntity, {
+      where: { id: In(ids) },
+      select: {
+        id: true,
+        ownerId: true,
+        status: true,
+        desiredStatus: true,
+        statusReason: true,
+        lastStatusChange: true,
+      },
+    });
+  }
+
   listByCluster(clusterId: string, manager: EntityManager = this.dataSource.manager): Promise<PodEntity[]> {
     return manager.find(PodEntity, { where: { clusterId }, order: { clusterRank: 'ASC', id: 'ASC' } });
   }

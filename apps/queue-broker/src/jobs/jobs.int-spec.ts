@@ -275,11 +275,16 @@ describe('job commands', () => {
       at(86),
     );
     const counts = await new WorkersRepository(harness.dataSource).counts(
-      endpointId,
+      [endpointId, 'ep-without-workers'],
       new Date(Date.UTC(2026, 2, 1, 12, 0, 0)),
       new Date(Date.UTC(2026, 2, 1, 12, 0, 0)),
     );
-    expect(counts).toMatchObject({ idle: 1, initializing: 1, initializingIds: ['worker-loading'] });
+    expect(counts.get(endpointId)).toMatchObject({
+      idle: 1,
+      initializing: 1,
+      initializingIds: ['worker-loading'],
+    });
+    expect([...counts.keys()]).toEqual([endpointId]); // one without a live worker is absent
   });
 
   it("rotates an endpoint's webhook secret, and refuses an empty one (422)", async () => {

@@ -35,8 +35,13 @@ export abstract class WorkerRoster {
   /** Forgets workers lost before `before`. */
   abstract deleteLostBefore(before: Date, manager: EntityManager): Promise<unknown>;
   /**
-   * Workers of the endpoint by state, among those alive (seen since `lostBefore`, or registered since `initSince`),
-   * with the ids of those that asked to be recycled and of those still initializing.
+   * Workers of each endpoint by state, among those alive (seen since `lostBefore`, or registered since
+   * `initSince`), with the ids of those that asked to be recycled and of those still initializing; one statement
+   * for all the endpoints (one with no live worker is absent).
    */
-  abstract counts(endpointId: string, lostBefore: Date, initSince: Date): Promise<WorkerStates>;
+  abstract counts(
+    endpointIds: string[],
+    lostBefore: Date,
+    initSince: Date,
+  ): Promise<Map<string, WorkerStates>>;
 }

@@ -129,15 +129,17 @@ export class MetricsRepository {
    * that every lane of every broker replica queued on (as often as on the commit's fsync). The rollups trail the
    * commits by the fold's lag (the job events' relay and one fold, about a second).
    */
-  async windowCounts(endpointId: string, since: Date): Promise<WindowCounts> {
-    const rows = await this.dataSource.query<WindowCounts[]>(
-      `SELECT COALESCE(SUM(completed), 0)::int AS completed, COALESCE(SUM(failed + timed_out), 0)::int AS failed,
-              COALESCE(SUM(retried), 0)::int AS retried
+  /** Each endpoint's finished jobs since `since` (those with none are absent), from the per-minute rollups. */
+  async windowCounts(endpointIds: string[], since: Date): Promise<Map<string, WindowCounts>> {
+    const rows = await this.dataSource.query<(WindowCounts & { endpointId: string })[]>(
+      `SELECT endpoint_id AS "endpointId", COALESCE(SUM(completed), 0)::int AS completed,
+              COALESCE(SUM(failed + timed_out), 0)::int AS failed, COALESCE(SUM(retried), 0)::int AS retried
          FROM queue_broker.endpoint_metric_rollups
-        WHERE endpoint_id = $1 AND step_s = 60 AND bucket_start >= $2`,
-      [endpointId, since],
+        WHERE endpoint_id = ANY($1) AND step_s = 60 AND bucket_start >= $2
+        GROUP BY endpoint_id`,
+      [endpointIds, since],
     );
-    return rows[0];
+    return new Map(rows.map(({ endpointId, ...counts }) => [endpointId, counts]));
   }
 
   /** The endpoint's rows of one resolution from `from` on, oldest first (the primary key's range). */

@@ -42,6 +42,9 @@ const TOUCH_POLLING = `${TOUCH}
 const ALIVE = `w.endpoint_id = $1 AND w.lost_at IS NULL
   AND ((w.last_seen_at IS NOT NULL AND w.last_seen_at >= $2) OR (w.last_seen_at IS NULL AND w.registered_at >= $3))`;
 
+/** ALIVE, for the endpoints of the ids in `$1`. */
+const ALIVE_ANY = ALIVE.replace('w.endpoint_id = $1', 'w.endpoint_id = ANY($1)');
+
 /** The jobs worker `w` holds. */
 const LEASED = '(SELECT COUNT(*) FROM queue_broker.jobs j WHERE j.lease_worker_id = w.id)';
 
@@ -175,9 +178,9 @@ export class WorkersRepository implements WorkerRoster {
   }
 
   /** Workers of the endpoint by state, among those alive (seen since `lostBefore`, or registered since `initSince`). */
-  async counts(endpointId: string, lostBefore: Date, initSince: Date): Promise<WorkerStates> {
-    const rows = await this.dataSource.query<WorkerStates[]>(
-      `SELECT
+  async counts(endpointIds: string[], lostBefore: Date, initSince: Date): Promise<Map<string, WorkerStates>> {
+    const rows = await this.dataSource.query<(WorkerStates & { endpointId: string })[]>(
+      `SELECT endpoint_id AS "endpointId",
          COUNT(*) FILTER (WHERE unhealthy)::int AS unhealthy,
          COUNT(*) FILTER (WHERE NOT unhealthy AND leased > 0)::int AS running,
          COUNT(*) FILTER (WHERE NOT unhealthy AND leased = 0 AND first_poll_at IS NOT NULL)::int AS idle,
@@ -186,10 +189,11 @@ export class WorkersRepository implements WorkerRoster {
          COALESCE(array_agg(id ORDER BY id) FILTER (WHERE initializing), '{}') AS "initializingIds",
          COALESCE(array_agg(id ORDER BY id) FILTER (WHERE NOT unhealthy AND leased > 0), '{}') AS "busyIds"
        FROM (SELECT x.*, NOT x.unhealthy AND x.leased = 0 AND x.first_poll_at IS NULL AS initializing
-             FROM (SELECT w.*, ${LEASED} AS leased FROM queue_broker.workers w WHERE ${ALIVE}) x) y`,
-      [endpointId, lostBefore, initSince],
+             FROM (SELECT w.*, ${LEASED} AS leased FROM queue_broker.workers w WHERE ${ALIVE_ANY}) x) y
+       GROUP BY endpoint_id`,
+      [endpointIds, lostBefore, initSince],
     );
-    return rows[0];
+    return new Map(rows.map(({ endpointId, ...states }) => [endpointId, states]));
   }
 
   /**

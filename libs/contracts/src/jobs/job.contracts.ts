@@ -158,6 +158,15 @@ export class GetJobQuery extends JobScoped {}
 
 export class EndpointJobsQuery extends EndpointScoped {}
 
+/** `job.qry.queue-stats-many`: the queue statistics of many endpoints, one per id, in the order asked. */
+export class EndpointsJobsQuery {
+  @IsArray()
+  @ArrayMaxSize(10_000)
+  @IsString({ each: true })
+  @MaxLength(ID_MAX, { each: true })
+  endpointIds: string[];
+}
+
 // ---- worker.* commands (actor: the user whose worker key or full key made the call) -----------------------------
 
 export class WorkerScoped extends EndpointScoped {

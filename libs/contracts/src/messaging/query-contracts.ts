@@ -1,7 +1,12 @@
 import { GetRegistryAuthQuery, ListRegistryAuthQuery } from '../registry-auth/registry-auth.commands.js';
 import type { RegistryAuthView } from '../registry-auth/registry-auth.dto.js';
-import { GetPodQuery, ListPodsByClusterQuery, ListPodsQuery } from '../pods/pod.commands.js';
-import type { PodView } from '../pods/pod.dto.js';
+import {
+  GetPodQuery,
+  ListPodStatesQuery,
+  ListPodsByClusterQuery,
+  ListPodsQuery,
+} from '../pods/pod.commands.js';
+import type { PodStateView, PodView } from '../pods/pod.dto.js';
 import { GetSpendStatusQuery, type SpendStatus } from '../usage/spend-limit.contracts.js';
 import { ListWorkerPodRunsQuery, type WorkerPodRun } from '../pods/worker-pod-runs.contracts.js';
 import {
@@ -27,7 +32,7 @@ import {
 } from '../volumes/network-volume.contracts.js';
 import { UsageQuery, type PodUsageRecord, type VolumeUsageRecord } from '../usage/usage.contracts.js';
 import { GetEndpointQuery, ListEndpointsQuery, type EndpointView } from '../endpoints/endpoint.contracts.js';
-import { EndpointJobsQuery, GetJobQuery } from '../jobs/job.contracts.js';
+import { EndpointJobsQuery, EndpointsJobsQuery, GetJobQuery } from '../jobs/job.contracts.js';
 import {
   GetJobDetailQuery,
   ListEndpointJobsQuery,
@@ -63,6 +68,7 @@ export interface QueryContracts {
   [Subjects.job.get]: { payload: GetJobQuery; result: Packed<JobRead> };
   [Subjects.job.health]: { payload: EndpointJobsQuery; result: EndpointHealth };
   [Subjects.job.queueStats]: { payload: EndpointJobsQuery; result: QueueStats };
+  [Subjects.job.queueStatsMany]: { payload: EndpointsJobsQuery; result: QueueStats[] };
   [Subjects.job.metrics]: { payload: EndpointMetricsQuery; result: EndpointMetrics };
   [Subjects.job.webhookSecret]: { payload: GetWebhookSecretQuery; result: WebhookSecretView | null };
   [Subjects.job.list]: { payload: ListEndpointJobsQuery; result: JobListView };
@@ -85,6 +91,7 @@ export interface QueryContracts {
   [Subjects.pod.list]: { payload: ListPodsQuery; result: PodView[] };
   [Subjects.pod.listByCluster]: { payload: ListPodsByClusterQuery; result: PodView[] };
   [Subjects.pod.listWorkerRuns]: { payload: ListWorkerPodRunsQuery; result: WorkerPodRun[] };
+  [Subjects.pod.states]: { payload: ListPodStatesQuery; result: PodStateView[] };
   [Subjects.pod.usage]: { payload: UsageQuery; result: PodUsageRecord[] };
   [Subjects.template.list]: { payload: ListTemplatesQuery; result: TemplateView[] };
   [Subjects.template.get]: { payload: GetTemplateQuery; result: TemplateView };
@@ -106,6 +113,7 @@ export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> 
   [Subjects.job.get]: GetJobQuery,
   [Subjects.job.health]: EndpointJobsQuery,
   [Subjects.job.queueStats]: EndpointJobsQuery,
+  [Subjects.job.queueStatsMany]: EndpointsJobsQuery,
   [Subjects.job.metrics]: EndpointMetricsQuery,
   [Subjects.job.webhookSecret]: GetWebhookSecretQuery,
   [Subjects.job.list]: ListEndpointJobsQuery,
@@ -128,6 +136,7 @@ export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> 
   [Subjects.pod.list]: ListPodsQuery,
   [Subjects.pod.listByCluster]: ListPodsByClusterQuery,
   [Subjects.pod.listWorkerRuns]: ListWorkerPodRunsQuery,
+  [Subjects.pod.states]: ListPodStatesQuery,
   [Subjects.pod.usage]: UsageQuery,
   [Subjects.template.list]: ListTemplatesQuery,
   [Subjects.template.get]: GetTemplateQuery,

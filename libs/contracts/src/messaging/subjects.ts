@@ -101,6 +101,8 @@ export const Subjects = {
     get: 'job.qry.get',
     health: 'job.qry.health',
     queueStats: 'job.qry.queue-stats',
+    /** The queue statistics of many endpoints (the autoscaler's control loop, once per tick). */
+    queueStatsMany: 'job.qry.queue-stats-many',
     metrics: 'job.qry.metrics',
     list: 'job.qry.list',
     detail: 'job.qry.detail',
@@ -188,6 +190,8 @@ export const Subjects = {
     list: 'pod.qry.list',
     listByCluster: 'pod.qry.list-by-cluster',
     listWorkerRuns: 'pod.qry.list-worker-runs',
+    /** The state of many pods by id (the autoscaler's control loop, once per tick). */
+    states: 'pod.qry.states',
     usage: 'pod.qry.usage',
   },
   spend: {

@@ -200,6 +200,17 @@ export class GetPodQuery {
   withSecrets?: boolean;
 }
 
+/**
+ * `pod.qry.states`: the lifecycle state of many pods at once (the autoscaler's control loop, one query per tick for
+ * every worker). Pods that do not exist, or that the caller may not see, are left out of the answer.
+ */
+export class ListPodStatesQuery {
+  @IsArray()
+  @ArrayMaxSize(10_000)
+  @IsString({ each: true })
+  podIds: string[];
+}
+
 /** The largest page of `pod.qry.list`. */
 export const MAX_POD_PAGE = 1000;
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ErrorCode, Subjects, type QueueStats } from '@app/contracts';
 import { refusalOf, type HandlerHarness } from '../../../../../test/support/handler-harness.js';
 import { JobCommands, ago, slowClockConfig } from '../../../../../test/support/queue-broker-jobs.js';
@@ -112,6 +112,20 @@ describe('queue statistics', () => {
       initializingWorkerIds: [],
       busyWorkerIds: [],
     });
+  });
+
+  it('answers many endpoints at once as one by one, in the order asked, in three statements whatever their number', async () => {
+    const ids = ['ep-empty', EP, 'ep-elsewhere', ...Array.from({ length: 50 }, (_, i) => `ep-quiet-${i}`)];
+    const statements = jest.spyOn(harness.dataSource, 'query');
+    const many: QueueStats[] = await harness.query(Subjects.job.queueStatsMany, { endpointIds: ids });
+    const issued = statements.mock.calls.length;
+    statements.mockRestore();
+    expect(issued).toBe(3);
+    expect(many.map((s) => s.endpointId)).toEqual(ids);
+    for (const [i, id] of ids.slice(0, 3).entries()) {
+      expect(many[i]).toEqual({ ...(await stats(id)), oldestQueuedAgeMs: expect.any(Number) });
+    }
+    expect(many[3]).toEqual(await stats('ep-quiet-0'));
   });
 
   it('refuses a query without an endpoint (422)', async () => {
