@@ -11,7 +11,7 @@ import { TemplateVolume1795930000000 } from './1795930000000-template-volume.js'
 import { PodPriority1795940000000 } from './1795940000000-pod-priority.js';
 import { PodHostNotice1796531919125 } from './1796531919125-pod-host-notice.js';
 import { HostStartFailures1796532175674 } from './1796532175674-host-start-failures.js';
-import { OwnerListIndexes1796555940018 } from './1796555940018-owner-list-indexes.js';
+import { OwnerLivePodsIndex1796555940018 } from './1796555940018-owner-live-pods-index.js';
 
 export const MIGRATIONS = [
   Initial1795237945357,
@@ -26,5 +26,5 @@ export const MIGRATIONS = [
   PodPriority1795940000000,
   PodHostNotice1796531919125,
   HostStartFailures1796532175674,
-  OwnerListIndexes1796555940018,
+  OwnerLivePodsIndex1796555940018,
 ];

@@ -10,8 +10,6 @@ export type PodUsageKind = 'compute' | 'disk';
  */
 @Entity({ name: 'pod_usage' })
 @Index('pod_usage_owner_idx', ['ownerId', 'startedAt'])
-// A range's reads: the intervals ended after its start, or still open (one index, two ranges), not the whole history.
-@Index('pod_usage_owner_end_idx', ['ownerId', 'endedAt'])
 export class PodUsageEntity extends UsageIntervalColumns {
   @PrimaryColumn({ name: 'pod_id', type: 'text' })
   podId: string;
