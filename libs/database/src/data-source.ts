@@ -36,7 +36,16 @@ export function appDataSourceOptions(
     // pipeline: a statement is sent while the ones before it are still being answered, so the writes a command
     // does not wait for share a round trip with what follows them (pipelined-transaction.ts). Statements awaited
     // one by one behave as without it.
-    extra: { max: poolSize, connectionTimeoutMillis: 5000, statement_timeout: 30000, pipeline: true },
+    // jit=off: the apps' statements are short reads and writes. JIT compiles whatever the planner *estimates* to
+    // cost above jit_above_cost, and a set-returning function's default estimate (1,000 rows a call) put the
+    // billing summary over a 100,000-pod account there: 5 s of compiling for a 1 s query (docs/adr/0046).
+    extra: {
+      max: poolSize,
+      connectionTimeoutMillis: 5000,
+      statement_timeout: 30000,
+      options: '-c jit=off',
+      pipeline: true,
+    },
   };
 }
 

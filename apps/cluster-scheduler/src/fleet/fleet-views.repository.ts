@@ -81,35 +81,39 @@ export class FleetViewsRepository {
 
   /**
    * Per data center and GPU type (and per CPU type, in slots) over the hosts not GONE, and hosts per shown state:
-   * ONE statement, a single pass over the hosts for each part (a 10,000-host fleet answers in milliseconds).
+   * ONE statement and ONE pass over the hosts, grouped by data center, types and shown state (a few hundred rows
+   * at most), which each part then sums: three passes cost 1.5 to 2.5 times as much at 10,000 hosts (issue 56).
    * total = allocated + free + unavailable: free is what READY hosts could still place, unavailable the free
    * capacity of the others.
    */
   async capacity(): Promise<FleetCapacityView> {
-    const rows = (compute: 'gpu' | 'cpu') => {
-      const [total, free, type] =
+    const part = (compute: 'gpu' | 'cpu') => {
+      const [type, hosts, total, free] =
         compute === 'gpu'
-          ? ['h.gpu_count', 'h.free_gpus', 'h.gpu_type_id']
-          : ['h.cpu_slots', 'h.free_cpu_slots', 'h.cpu_type_id'];
-      const which = compute === 'gpu' ? 'h.gpu_type_id IS NOT NULL' : 'h.cpu_slots > 0';
-      return `SELECT coalesce(json_agg(json_build_object(
-                'dataCenterId', g.dc, 'gpuTypeId', g.gpu, 'cpuTypeId', g.cpu, 'hosts', g.hosts, 'total', g.total,
-                'allocated', g.total - g.free_all, 'free', g.free, 'unavailable', g.free_all - g.free)
-                ORDER BY g.dc, g.gpu, g.cpu), '[]')
-                FROM (SELECT h.data_center_id AS dc, ${compute === 'gpu' ? type : 'NULL::text'} AS gpu,
-                             ${compute === 'cpu' ? type : 'NULL::text'} AS cpu, count(*)::int AS hosts,
-                             sum(${total})::int AS total, sum(${free})::int AS free_all,
-                             (coalesce(sum(${free}) FILTER (WHERE h.scheduling_state = 'READY' AND h.healthy), 0))::int AS free
-                        FROM ${table('hosts')} h
-                       WHERE h.scheduling_state <> 'GONE' AND ${which}
-                       GROUP BY h.data_center_id, ${type}) g`;
+          ? ['gpu', 'hosts', 'gpus', 'free_gpus']
+          : ['cpu', 'cpu_hosts', 'slots', 'free_slots'];
+      return `SELECT coalesce(json_agg(json_build_object('dataCenterId', s.dc,
+                'gpuTypeId', ${compute === 'gpu' ? 's.type' : 'NULL'}, 'cpuTypeId', ${compute === 'cpu' ? 's.type' : 'NULL'},
+                'hosts', s.hosts, 'total', s.total, 'allocated', s.total - s.free_all, 'free', s.free,
+                'unavailable', s.free_all - s.free) ORDER BY s.dc, s.type), '[]')
+                FROM (SELECT dc, ${type} AS type, sum(${hosts})::int AS hosts, sum(${total})::int AS total,
+                             sum(${free})::int AS free_all,
+                             (coalesce(sum(${free}) FILTER (WHERE state = 'READY'), 0))::int AS free
+                        FROM g WHERE state <> 'GONE' ${compute === 'gpu' ? 'AND gpu IS NOT NULL' : ''}
+                       GROUP BY dc, ${type} HAVING sum(${hosts}) > 0) s`;
     };
     const [row]: { gpus: CapacityRow[]; cpus: CapacityRow[]; states: Record<string, number> }[] =
       await this.dataSource.query(
-        `SELECT (${rows('gpu')}) AS gpus, (${rows('cpu')}) AS cpus,
+        // READY as shown is READY and healthy: the state a host's free capacity can be placed in.
+        `WITH g AS MATERIALIZED (
+           SELECT h.data_center_id AS dc, h.gpu_type_id AS gpu, h.cpu_type_id AS cpu, ${SHOWN_STATE} AS state,
+                  count(*) AS hosts, sum(h.gpu_count) AS gpus, sum(h.free_gpus) AS free_gpus,
+                  count(*) FILTER (WHERE h.cpu_slots > 0) AS cpu_hosts, sum(h.cpu_slots) AS slots,
+                  sum(h.free_cpu_slots) AS free_slots
+             FROM ${table('hosts')} h GROUP BY 1, 2, 3, 4)
+         SELECT (${part('gpu')}) AS gpus, (${part('cpu')}) AS cpus,
                 (SELECT coalesce(json_object_agg(s.state, s.n), '{}')
-                   FROM (SELECT ${SHOWN_STATE} AS state, count(*)::int AS n FROM ${table('hosts')} h GROUP BY 1) s)
-                  AS states`,
+                   FROM (SELECT state, sum(hosts)::int AS n FROM g GROUP BY state) s) AS states`,
       );
     const hosts = { READY: 0, CORDONED: 0, DRAINING: 0, UNHEALTHY: 0, GONE: 0, ...row.states };
     return { gpus: row.gpus, cpus: row.cpus, hosts };

@@ -1,5 +1,6 @@
 import { Subjects, type Actor } from '@app/contracts';
 import type { QueryBus } from '@app/messaging';
+import { listAllPods } from '../owner-queries/pod-pages.js';
 
 /**
  * What an account still owns, as its owner apps answer (`2 pods, 1 endpoint`), for the refusal of a team's or a
@@ -10,7 +11,7 @@ export async function liveResourcesOf(queries: QueryBus, accountId: string): Pro
   // Asked as the account itself: each owner lists what the account owns, as it would for its own key.
   const actor: Actor = { userId: accountId, kind: 'user' };
   const [pods, clusters, endpoints, volumes, templates, registries] = await Promise.all([
-    queries.query(Subjects.pod.list, {}, actor),
+    listAllPods(queries, {}, actor),
     queries.query(Subjects.cluster.list, {}, actor),
     queries.query(Subjects.endpoint.list, {}, actor),
     queries.query(Subjects.volume.list, {}, actor),

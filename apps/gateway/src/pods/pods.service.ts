@@ -15,6 +15,7 @@ import {
 import { CommandBus, QueryBus } from '@app/messaging';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { NetworkVolumesService } from '../network-volumes/network-volumes.service.js';
+import { listAllPods } from '../owner-queries/pod-pages.js';
 import { SshKeysService } from '../ssh-keys/ssh-keys.service.js';
 
 /**
@@ -44,8 +45,8 @@ export class PodsService {
 
   /** `GET /v2/pods`: cluster members only with `includeClusterPods`. */
   listStandalone(includeClusterPods: boolean, actor: Actor, secrets = false): Promise<PodView[]> {
-    return this.queries.query(
-      Subjects.pod.list,
+    return listAllPods(
+      this.queries,
       { ...(includeClusterPods ? {} : { standaloneOnly: true }), ...withSecrets(secrets) },
       actor,
     );
@@ -72,8 +73,8 @@ export class PodsService {
    * otherwise; answers to commands stay masked (they are kept with the command's record).
    */
   list(includeTerminated: boolean, actor: Actor, secrets = false): Promise<PodView[]> {
-    return this.queries.query(
-      Subjects.pod.list,
+    return listAllPods(
+      this.queries,
       { ...(includeTerminated ? { includeTerminated } : {}), ...withSecrets(secrets) },
       actor,
     );

@@ -9,8 +9,9 @@ import { SpendLimits1795492897773 } from './1795492897773-spend-limits.js';
 import { OutboxJsonPayload1795927924450 } from './1795927924450-outbox-json-payload.js';
 import { TemplateVolume1795930000000 } from './1795930000000-template-volume.js';
 import { PodPriority1795940000000 } from './1795940000000-pod-priority.js';
-import { HostStartFailures1796532175674 } from './1796532175674-host-start-failures.js';
 import { PodHostNotice1796531919125 } from './1796531919125-pod-host-notice.js';
+import { HostStartFailures1796532175674 } from './1796532175674-host-start-failures.js';
+import { OwnerLivePodsIndex1796555940018 } from './1796555940018-owner-live-pods-index.js';
 
 export const MIGRATIONS = [
   Initial1795237945357,
@@ -23,6 +24,7 @@ export const MIGRATIONS = [
   OutboxJsonPayload1795927924450,
   TemplateVolume1795930000000,
   PodPriority1795940000000,
-  HostStartFailures1796532175674,
   PodHostNotice1796531919125,
+  HostStartFailures1796532175674,
+  OwnerLivePodsIndex1796555940018,
 ];

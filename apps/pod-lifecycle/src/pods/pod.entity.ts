@@ -7,6 +7,8 @@ export type PodMounts = NonNullable<ClusterMemberSpec['mounts']>;
 /** A pod: its configuration, its placement and its status. Only pod-lifecycle writes it. */
 @Entity({ name: 'pods' })
 @Index('pods_owner_idx', ['ownerId', 'createdAt'])
+// The account's list (live pods, oldest first, a keyset page): an account's terminated history is most of its pods.
+@Index('pods_owner_live_idx', ['ownerId', 'createdAt', 'id'], { where: "status <> 'TERMINATED'" })
 @Index('pods_cluster_idx', ['clusterId', 'clusterRank'])
 @Index('pods_host_idx', ['hostId'])
 @Index('pods_template_idx', ['templateId'])

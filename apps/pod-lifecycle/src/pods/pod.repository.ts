@@ -7,6 +7,14 @@ import { PodEntity } from './pod.entity.js';
 
 const LIVE = [PodStatus.Provisioning, PodStatus.Starting, PodStatus.Running];
 
+/** What `listByOwner` lists: terminated pods too, standalone ones only, a page. */
+export interface ListByOwnerOptions {
+  includeTerminated?: boolean;
+  standaloneOnly?: boolean;
+  limit?: number;
+  afterId?: string;
+}
+
 @Injectable()
 export class PodRepository implements PodsUsingTemplate, PodsUsingRegistryAuth {
   constructor(private readonly dataSource: DataSource) {}
@@ -20,11 +28,28 @@ export class PodRepository implements PodsUsingTemplate, PodsUsingRegistryAuth {
     return manager.findOne(PodEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  listByOwner(ownerId: string, includeTerminated: boolean): Promise<PodEntity[]> {
-    return this.dataSource.manager.find(PodEntity, {
-      where: includeTerminated ? { ownerId } : { ownerId, status: Not(PodStatus.Terminated) },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+  /**
+   * The owner's pods, oldest first (then by id), terminated ones only on request, a page of `limit` after the pod
+   * `afterId`: a keyset on (created_at, id), so every page is one index range. The live ones are read through
+   * `pods_owner_live_idx` (partial, not TERMINATED): an account's terminated history is most of its pods.
+   */
+  listByOwner(ownerId: string, options: ListByOwnerOptions = {}): Promise<PodEntity[]> {
+    const query = this.dataSource.manager
+      .createQueryBuilder(PodEntity, 'p')
+      .where('p.owner_id = :ownerId', { ownerId });
+    // A literal, not a parameter: the planner matches it to the partial index's predicate.
+    if (!options.includeTerminated) query.andWhere(`p.status <> '${PodStatus.Terminated}'`);
+    if (options.standaloneOnly) query.andWhere('p.cluster_id IS NULL');
+    if (options.afterId !== undefined) {
+      const { schema, tableName } = this.dataSource.getMetadata(PodEntity);
+      query.andWhere(
+        `(p.created_at, p.id) > (SELECT a.created_at, a.id FROM "${schema}"."${tableName}" a WHERE a.id = :afterId)`,
+        { afterId: options.afterId },
+      );
+    }
+    query.orderBy('p.created_at', 'ASC').addOrderBy('p.id', 'ASC');
+    if (options.limit !== undefined) query.limit(options.limit);
+    return query.getMany();
   }
 
   /** The owner's worker pods of an endpoint that are not terminated, oldest first (through `pods_endpoint_idx`). */

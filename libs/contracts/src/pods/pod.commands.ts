@@ -9,6 +9,7 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  Max,
   MaxLength,
   Min,
   ValidateNested,
@@ -210,6 +211,9 @@ export class ListPodStatesQuery {
   podIds: string[];
 }
 
+/** The largest page of `pod.qry.list`. */
+export const MAX_POD_PAGE = 1000;
+
 /** The caller's pods (terminated ones only when `includeTerminated`; cluster members unless `standaloneOnly`). */
 export class ListPodsQuery {
   @IsOptional()
@@ -220,6 +224,22 @@ export class ListPodsQuery {
   @IsOptional()
   @IsBoolean()
   standaloneOnly?: boolean;
+
+  /**
+   * At most this many pods (a page): an account's whole list may not fit in one reply of the bus (NATS'
+   * max_payload, 1 MB by default, is some thousand pods), so the gateway reads it in pages (pod-pages.ts).
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_POD_PAGE)
+  limit?: number;
+
+  /** The page after this pod (the last one of the page before), in the list's order: oldest first, then by id. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  afterId?: string;
 
   /**
    * The env's secret-looking values in clear (the user's own, a generated JUPYTER_PASSWORD among them): the gateway

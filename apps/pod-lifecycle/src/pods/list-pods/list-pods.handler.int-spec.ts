@@ -55,6 +55,21 @@ describe('pod.qry.list', () => {
     ]);
   });
 
+  it('answers a page of `limit` after the pod `afterId`, in the same order, ties of creation time by id', async () => {
+    const [member0, member1] = ['cluster-of-alice-pod-0', 'cluster-of-alice-pod-1'];
+    expect(await ids({ limit: 3 })).toEqual([first.id, second.id, member0]);
+    // The two members were created at the same instant: the page after the first goes on with the second.
+    expect(await ids({ limit: 3, afterId: member0 })).toEqual([member1]);
+    expect(await ids({ limit: 1, afterId: first.id })).toEqual([second.id]);
+    expect(await ids({ limit: 2, afterId: member1 })).toEqual([]);
+    // The cursor may be a pod the page leaves out (a terminated one, when terminated pods are not listed).
+    expect(await ids({ limit: 5, afterId: terminated.id, standaloneOnly: true })).toEqual([]);
+    expect(await ids({ limit: 2, afterId: second.id, includeTerminated: true })).toEqual([
+      terminated.id,
+      member0,
+    ]);
+  });
+
   it('answers another user their own pods only, and a user without pods an empty list', async () => {
     const [bobs] = await pods.query(Subjects.pod.list, {}, { actor: BOB });
     expect(bobs).toMatchObject({ name: 'of-bob', userId: BOB.userId });
