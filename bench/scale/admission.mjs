@@ -8,9 +8,9 @@
 //   baseline  quotas off: the same requests with no quota row (DELETE /v2/teams/{id}/quota): only the hosts bound
 //             them (refusals are CAPACITY_UNAVAILABLE; priorities and interruptible pods still preempt).
 // A decision is the create's answer: 201, or a 409 refusal. Anything else (a 5xx, a 429 from the rate limiter, a
-// 4xx of a malformed request) fails the measure. Admitted workloads are terminated (DELETE, not awaited by the
-// loop) once their team has sent `life` more requests, so capacity turns over and the total stays bounded; after a
-// side every workload left is terminated and the teams' reservations are awaited to be gone (untimed).
+// 4xx of a malformed request) fails the measure. Admitted workloads are terminated (DELETE, in the team's loop)
+// once their team has sent `life` more requests, so capacity turns over and the total stays bounded; after a side
+// every workload left is terminated and the teams' reservations are awaited to be gone (untimed).
 // Cohort names change every round and side, so the preemption pace limit (20 per cohort per minute) of one does
 // not carry over into the next.
 import { percentile } from '../lib/stats.mjs';
@@ -74,19 +74,21 @@ function createOf(request, gpuTypeId, name) {
   };
 }
 
-/** One team's loop: its requests in order, each workload terminated `life` requests after its admission. */
+/**
+ * One team's loop: its requests in order, each workload terminated `life` requests after its admission. The
+ * terminations are awaited in the loop, as one client would: with them sent and not awaited, pod-lifecycle's one
+ * pod lane held up to 50 creates plus every pending termination, and at L a create waited past the gateway's 15 s
+ * command wait (a 503). What is left at the end is terminated after the side is timed.
+ */
 async function teamLoop(state, team, tag, tally) {
   const { gateway } = state;
   const live = [];
-  const terminate = (w) => {
+  const terminate = async (w) => {
     const path = w.kind === 'pod' ? `/v2/pods/${w.id}` : `/v2/clusters/${w.id}`;
-    tally.deletes.push(
-      send(gateway, team.key, 'DELETE', path).then((r) => {
-        if (r.status !== 204 && r.status !== 200) {
-          tally.failures.push(`DELETE ${path}: ${r.status} ${r.text}`);
-        }
-      }),
-    );
+    const answer = await send(gateway, team.key, 'DELETE', path);
+    if (answer.status !== 204 && answer.status !== 200) {
+      tally.failures.push(`DELETE ${path}: ${answer.status} ${answer.text.slice(0, 300)}`);
+    }
   };
   for (const [i, request] of team.requests.entries()) {
     const { path, body } = createOf(request, team.quota.gpuTypeId, `adm-${tag}-${team.index}-${i}`);
@@ -106,10 +108,10 @@ async function teamLoop(state, team, tag, tally) {
       tally.failures.push(`POST ${path}: ${answer.status} ${answer.text.slice(0, 300)}`);
     }
     for (let k = live.length - 1; k >= 0; k--) {
-      if (live[k].until <= i) terminate(live.splice(k, 1)[0]);
+      if (live[k].until <= i) await terminate(live.splice(k, 1)[0]);
     }
   }
-  live.forEach(terminate);
+  return live.map((w) => () => terminate(w));
 }
 
 async function setQuotas(state, on, tag) {
@@ -144,13 +146,13 @@ async function released(state) {
 async function side(state, on, round) {
   const tag = `r${round}${on ? 'q' : 'n'}`;
   await setQuotas(state, on, tag);
-  const tally = { samples: [], deletes: [], failures: [], admitted: 0, quota: 0, capacity: 0, paced: 0 };
+  const tally = { samples: [], failures: [], admitted: 0, quota: 0, capacity: 0, paced: 0 };
   tally.examples = { quota: [], capacity: [] };
   const since = new Date();
   const started = performance.now();
-  await Promise.all(state.teams.map((team) => teamLoop(state, team, tag, tally)));
+  const left = await Promise.all(state.teams.map((team) => teamLoop(state, team, tag, tally)));
   const totalS = (performance.now() - started) / 1000;
-  await Promise.all(tally.deletes);
+  for (const terminations of left) await Promise.all(terminations.map((terminate) => terminate()));
   if (tally.failures.length) {
     throw new Error(
       `${tally.failures.length} requests undecided, e.g. ${tally.failures.slice(0, 3).join(' | ')}`,
@@ -236,9 +238,10 @@ export default {
     const notes = [
       `${requests} requests a side and round from ${teams.length} teams (${env.size.cohorts} cohorts of ` +
         `${teams.length / env.size.cohorts}), each team its own loop with a team key, no think time; ` +
-        `${ours.length} round(s) interleaved (quotas on, then off)`,
+        `${ours.length} round(s) interleaved (quotas on, then off; one at L and in --quick, two at M: a round is ` +
+        `2 × ${requests} decisions)`,
       `mix: 3/4 single pods (1–8 GPUs, 1/7 interruptible), 1/4 clusters of 2–8 pods × 1–2 GPUs; low/normal/high ` +
-        `30/50/20 %; each terminated after 3–12 more requests of its team`,
+        `30/50/20 %; each terminated (DELETE, timed in the loop) after 3–12 more requests of its team`,
       `quotas: cohort c → ${types.join(', ')}; shares ${Math.min(...quotas.map((q) => q.gpus))}–` +
         `${Math.max(...quotas.map((q) => q.gpus))} GPUs a team (half its mean demand, the type's shares ≤ 80 % of ` +
         `its free GPUs); odd teams may borrow their share again, even ones without a limit`,
@@ -253,7 +256,7 @@ export default {
     return [
       {
         id: 'admission.total-s',
-        label: `${requests} admissions (pods and clusters) of 50 teams, all decided (201 or 409)`,
+        label: 'admissions (pods and clusters) of 50 teams in 5 cohorts, all decided (201 or 409), total',
         unit: 's',
         better: 'lower',
         ours: ours.map((s) => s.totalS),
