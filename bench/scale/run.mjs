@@ -214,7 +214,7 @@ export async function scaleMain() {
       );
     }
     const rows = joinFigures(results);
-    const targets = checkTargets(rows);
+    const targets = checkTargets(rows, { quick: args.quick });
     const sizeNames = sizes.map((s) => s.name);
     const table = markdown(rows, targets, sizeNames);
     console.log(`\n${table}\n`);

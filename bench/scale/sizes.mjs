@@ -9,9 +9,9 @@ const FULL = [
 ];
 
 const QUICK = {
-  S: { auditEntries: 10_000, admissions: 150 },
-  M: { auditEntries: 100_000, admissions: 500 },
-  L: { auditEntries: 1_000_000, admissions: 1_500 },
+  S: { auditEntries: 10_000, admissions: 50 },
+  M: { auditEntries: 100_000, admissions: 100 },
+  L: { auditEntries: 1_000_000, admissions: 300 },
 };
 
 /** The sizes of a run, smallest first; `only`: names to keep (S, M, L). */

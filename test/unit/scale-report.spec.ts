@@ -26,7 +26,7 @@ interface Target {
 }
 const report = (await import(pathToFileURL(join(ROOT, 'bench', 'scale', 'report.mjs')).href)) as {
   joinFigures: (sizes: { size: { name: string }; figures: Figure[] }[]) => Row[];
-  checkTargets: (rows: Row[]) => Target[];
+  checkTargets: (rows: Row[], options?: { quick: boolean }) => Target[];
   markdown: (rows: Row[], targets: Target[], sizeNames: string[]) => string;
 };
 const { sizesFor } = (await import(pathToFileURL(join(ROOT, 'bench', 'scale', 'sizes.mjs')).href)) as {
@@ -73,6 +73,16 @@ describe('the scale report', () => {
     expect(growth).toMatchObject({ value: 1.43, met: true, aimed: false });
     expect(targets.find((t) => t.figure === 'admission.total-s')).toMatchObject({ met: null });
     expect(report.markdown(rows, targets, ['S', 'M', 'L'])).toContain('| 30 [29–31] · 10 · 3 |');
+  });
+
+  it('checks the admissions target in a full run only (--quick sends 300, not 15,000)', () => {
+    const rows = report.joinFigures([
+      { size: { name: 'L' }, figures: [figure('admission.total-s', [200], [150])] },
+    ]);
+    const read = (quick: boolean) =>
+      report.checkTargets(rows, { quick }).find((t) => t.figure === 'admission.total-s');
+    expect(read(false)).toMatchObject({ value: 200, met: true, aimed: false });
+    expect(read(true)).toMatchObject({ met: null });
   });
 
   it('keeps the fleets under --quick and shrinks the audit trail', () => {
