@@ -3,7 +3,12 @@ import pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { appDataSourceOptions } from './data-source.js';
-import { pipelinedTransaction, writeBehind } from './pipelined-transaction.js';
+import {
+  pipelinedSavepoint,
+  pipelinedTransaction,
+  writeBehind,
+  writeBehindOnce,
+} from './pipelined-transaction.js';
 
 let database: TestDatabase | undefined;
 let dataSource: DataSource;
@@ -162,5 +167,53 @@ describe('a write sent behind', () => {
     } finally {
       await holder.end();
     }
+  });
+});
+
+describe('pipelinedSavepoint', () => {
+  it("keeps the work's writes, or rolls back to before them (a failed write sent behind included)", async () => {
+    await pipelinedTransaction(dataSource, async (manager) => {
+      await insert(manager, 'a');
+      expect(await pipelinedSavepoint(manager, async (m) => (await insert(m, 'b'), 'kept'))).toBe('kept');
+      const failed = pipelinedSavepoint(manager, async (m) => {
+        await insert(m, 'c');
+        await insert(m, 'existing');
+        await m.query('SELECT 1');
+      });
+      await expect(failed).rejects.toMatchObject({ code: '23505' });
+      // The transaction goes on after the rollback, and its commit does not fail for the write rolled back.
+      await insert(manager, 'd');
+    });
+    expect(await ids()).toEqual(['a', 'b', 'd', 'existing']);
+  });
+});
+
+describe('writeBehindOnce', () => {
+  const once = (manager: EntityManager, id: string) =>
+    writeBehindOnce(manager, 'pipelined-spec.insert', INSERT, [id, 1]);
+
+  it('sends a statement once per transaction, again in the next one', async () => {
+    // A second insert of the same row would fail the commit (primary key): it is not sent.
+    await pipelinedTransaction(dataSource, async (manager) => {
+      await once(manager, 'o');
+      await once(manager, 'o');
+      await once(manager, 'p');
+    });
+    await dataSource.query(`DELETE FROM pipelined_spec.things WHERE id IN ('o', 'p')`);
+    await pipelinedTransaction(dataSource, async (manager) => {
+      await once(manager, 'o');
+    });
+    expect(await ids()).toEqual(['existing', 'o']);
+  });
+
+  it('does not remember a statement sent in a savepoint, which a rollback undoes', async () => {
+    await pipelinedTransaction(dataSource, async (manager) => {
+      await pipelinedSavepoint(manager, async (m) => {
+        await once(m, 's');
+        throw new Error('rolled back');
+      }).catch(() => undefined);
+      await once(manager, 's');
+    });
+    expect(await ids()).toEqual(['existing', 's']);
   });
 });
