@@ -3,12 +3,7 @@ import pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { appDataSourceOptions } from './data-source.js';
-import {
-  pipelinedSavepoint,
-  pipelinedTransaction,
-  writeBehind,
-  writeBehindOnce,
-} from './pipelined-transaction.js';
+import { pipelinedSavepoint, pipelinedTransaction, writeBehind } from './pipelined-transaction.js';
 
 let database: TestDatabase | undefined;
 let dataSource: DataSource;
@@ -185,35 +180,5 @@ describe('pipelinedSavepoint', () => {
       await insert(manager, 'd');
     });
     expect(await ids()).toEqual(['a', 'b', 'd', 'existing']);
-  });
-});
-
-describe('writeBehindOnce', () => {
-  const once = (manager: EntityManager, id: string) =>
-    writeBehindOnce(manager, 'pipelined-spec.insert', INSERT, [id, 1]);
-
-  it('sends a statement once per transaction, again in the next one', async () => {
-    // A second insert of the same row would fail the commit (primary key): it is not sent.
-    await pipelinedTransaction(dataSource, async (manager) => {
-      await once(manager, 'o');
-      await once(manager, 'o');
-      await once(manager, 'p');
-    });
-    await dataSource.query(`DELETE FROM pipelined_spec.things WHERE id IN ('o', 'p')`);
-    await pipelinedTransaction(dataSource, async (manager) => {
-      await once(manager, 'o');
-    });
-    expect(await ids()).toEqual(['existing', 'o']);
-  });
-
-  it('does not remember a statement sent in a savepoint, which a rollback undoes', async () => {
-    await pipelinedTransaction(dataSource, async (manager) => {
-      await pipelinedSavepoint(manager, async (m) => {
-        await once(m, 's');
-        throw new Error('rolled back');
-      }).catch(() => undefined);
-      await once(manager, 's');
-    });
-    expect(await ids()).toEqual(['existing', 's']);
   });
 });

@@ -6,15 +6,10 @@ interface PgClient {
   query(config: string | { name?: string; text: string; values?: unknown[] }): Promise<unknown>;
 }
 
-/**
- * A transaction begun by `pipelinedTransaction`: its connection, the writes sent but not yet answered, how many
- * `pipelinedSavepoint`s are open, and the `writeBehindOnce` statements it holds the effect of.
- */
+/** A transaction begun by `pipelinedTransaction`: its connection, and the writes sent but not yet answered. */
 interface OpenTransaction {
   client: PgClient;
   sent: Promise<unknown>[];
-  savepoints: number;
-  once: Set<string>;
 }
 
 const open = new WeakMap<QueryRunner, OpenTransaction>();
@@ -45,7 +40,7 @@ export function pipelinedTransaction<T>(
     const runner = manager.queryRunner!;
     const client = (await runner.connect()) as Partial<PgClient>;
     if (typeof client.query !== 'function') return work(manager);
-    const tx: OpenTransaction = { client: client as PgClient, sent: [], savepoints: 0, once: new Set() };
+    const tx: OpenTransaction = { client: client as PgClient, sent: [] };
     open.set(runner, tx);
     try {
       let result: T;
@@ -90,30 +85,6 @@ export function writeBehind(
   return Promise.resolve();
 }
 
-/**
- * `writeBehind` sent at most once per transaction, for a statement whose effect lasts until the transaction ends
- * and that nothing undoes before: a transaction-scoped advisory lock, which is re-entrant, so a second take in the
- * same transaction would only cost Postgres a statement (a batch applies many commands in one transaction, each
- * taking the lock). A take inside a savepoint is not remembered (rolling back to the savepoint releases a lock
- * taken after it), nor outside `pipelinedTransaction` (each call is sent, awaited).
- */
-export function writeBehindOnce(
-  manager: EntityManager,
-  name: string,
-  text: string,
-  values: unknown[] = [],
-): Promise<void> {
-  const runner = manager.queryRunner;
-  const tx = runner ? open.get(runner) : undefined;
-  if (!tx) return writeBehind(manager, name, text, values);
-  const key = `${name}\u0000${JSON.stringify(values)}`;
-  if (tx.once.has(key)) return Promise.resolve();
-  // TypeORM's own nested transactions (manager.transaction inside this one) are savepoints too.
-  const depth = (runner as unknown as { transactionDepth?: number }).transactionDepth ?? 1;
-  if (tx.savepoints === 0 && depth <= 1) tx.once.add(key);
-  return writeBehind(manager, name, text, values);
-}
-
 let savepointIds = 0;
 
 /**
@@ -131,7 +102,6 @@ export async function pipelinedSavepoint<T>(
   const name = `pipelined_${++savepointIds}`;
   await writeBehind(manager, undefined, `SAVEPOINT ${name}`);
   const sentBefore = tx.sent.length;
-  tx.savepoints++;
   try {
     const result = await work(manager);
     await writeBehind(manager, undefined, `RELEASE SAVEPOINT ${name}`);
@@ -148,7 +118,5 @@ export async function pipelinedSavepoint<T>(
     // transaction at its end (the error thrown here says what went wrong).
     if (rolledBack) tx.sent.length = sentBefore;
     throw error;
-  } finally {
-    tx.savepoints--;
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { preparedQuery, writeBehindOnce } from '@app/database';
+import { preparedQuery, writeBehind } from '@app/database';
 import type { DataCenterInfo, FleetSnapshot, HostCapacity, PlacementRequest } from './placement.js';
 import { allocatePorts, LostRaceError, type HostAddress, type PodClaim } from './port-allocation.js';
 import { ReservationEntity } from './reservation.entity.js';
@@ -243,11 +243,10 @@ export class PlacementRepository implements PodsMountingVolume {
    * their processed rows are written (which a rebuild follows). Without it, two placements running side by side
    * planned from what each saw, and the hosts and ports they got depended on timing. Sent without waiting in a
    * command's transaction (writeBehind): the statement after it leaves with it, and Postgres runs that one once
-   * the lock is granted, so nothing reads the ledger before holding it; one round trip fewer per placement. Taken
-   * once per transaction (writeBehindOnce): the lock is re-entrant, and a batch's commands share its transaction.
+   * the lock is granted, so nothing reads the ledger before holding it; one round trip fewer per placement.
    */
   lockLedger(manager: EntityManager): Promise<void> {
-    return writeBehindOnce(manager, 'placement.lock-ledger', LOCK_LEDGER, [PLACEMENT_LEDGER_LOCK]);
+    return writeBehind(manager, 'placement.lock-ledger', LOCK_LEDGER, [PLACEMENT_LEDGER_LOCK]);
   }
 
   /**
