@@ -25,6 +25,7 @@ import {
   QUERY_HANDLER,
   commandIdentity,
   type CommandContext,
+  type Effect,
   type QueryContext,
 } from '@app/messaging';
 import { SchemaWrites } from './schema-writes.js';
@@ -123,6 +124,38 @@ export class HandlerHarness {
     payload: unknown,
     options: SendOptions = {},
   ): Promise<CommandResult<S>> {
+    const { identity, validated, effect } = this.command(subject, payload, options);
+    const result = !validated.ok
+      ? // Recorded as the consumer records it: the answer to this command id from now on.
+        await this.processor.recordFailure(identity, {
+          code: ErrorCode.ValidationFailed,
+          message: `invalid ${subject} command`,
+          errors: validated.errors,
+        })
+      : await this.processor.process(identity, effect);
+    if (!result.outcome.ok) throw DomainError.fromPayload(result.outcome.error);
+    return result.outcome.value as CommandResult<S>;
+  }
+
+  /**
+   * Valid commands applied as one lane's batch (MessageProcessor.processBatch: one transaction, in order, first
+   * deliveries): each one's recorded answer, or the DomainError it was refused with.
+   */
+  async sendBatch(commands: { subject: CommandSubject; payload: unknown }[]): Promise<unknown[]> {
+    const items = commands.map(({ subject, payload }) => {
+      const { identity, validated, effect } = this.command(subject, payload, {});
+      if (!validated.ok) throw new Error(`invalid ${subject} command: ${validated.errors.join('; ')}`);
+      return { message: identity, effect, fresh: true };
+    });
+    const results = await this.processor.processBatch(items);
+    return results.map((result) => {
+      if (result instanceof Error) throw result;
+      return result.outcome.ok ? result.outcome.value : DomainError.fromPayload(result.outcome.error);
+    });
+  }
+
+  /** A command as the consumer reads it: its identity, its validated payload and the handler's effect. */
+  private command(subject: CommandSubject, payload: unknown, options: SendOptions) {
     const handler = this.handlers.get(subject);
     if (!handler) throw new Error(`no handler registered for ${subject}`);
     const envelope: CommandEnvelope = {
@@ -135,28 +168,19 @@ export class HandlerHarness {
       format: options.format ?? COMMAND_FORMAT,
     };
     const identity = commandIdentity(subject, envelope);
-    const validated = validatePlain(CommandPayloadClasses[subject] as new () => object, payload);
-    const result = !validated.ok
-      ? // Recorded as the consumer records it: the answer to this command id from now on.
-        await this.processor.recordFailure(identity, {
-          code: ErrorCode.ValidationFailed,
-          message: `invalid ${subject} command`,
-          errors: validated.errors,
-        })
-      : await this.processor.process(identity, (manager, emit) =>
-          Promise.resolve(
-            handler({
-              envelope,
-              payload: validated.value,
-              manager,
-              now: new Date(envelope.issuedAt),
-              emit,
-              decided: options.decided,
-            }),
-          ),
-        );
-    if (!result.outcome.ok) throw DomainError.fromPayload(result.outcome.error);
-    return result.outcome.value as CommandResult<S>;
+    const validated = validatePlain(CommandPayloadClasses[subject], payload);
+    const effect: Effect = (manager, emit) =>
+      Promise.resolve(
+        handler({
+          envelope,
+          payload: validated.ok ? validated.value : payload,
+          manager,
+          now: new Date(envelope.issuedAt),
+          emit,
+          decided: options.decided,
+        }),
+      );
+    return { identity, validated, effect };
   }
 
   /**

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { appDataSourceOptions } from './data-source.js';
-import { pipelinedTransaction, writeBehind } from './pipelined-transaction.js';
+import { pipelinedSavepoint, pipelinedTransaction, writeBehind } from './pipelined-transaction.js';
 
 let database: TestDatabase | undefined;
 let dataSource: DataSource;
@@ -162,5 +162,23 @@ describe('a write sent behind', () => {
     } finally {
       await holder.end();
     }
+  });
+});
+
+describe('pipelinedSavepoint', () => {
+  it("keeps the work's writes, or rolls back to before them (a failed write sent behind included)", async () => {
+    await pipelinedTransaction(dataSource, async (manager) => {
+      await insert(manager, 'a');
+      expect(await pipelinedSavepoint(manager, async (m) => (await insert(m, 'b'), 'kept'))).toBe('kept');
+      const failed = pipelinedSavepoint(manager, async (m) => {
+        await insert(m, 'c');
+        await insert(m, 'existing');
+        await m.query('SELECT 1');
+      });
+      await expect(failed).rejects.toMatchObject({ code: '23505' });
+      // The transaction goes on after the rollback, and its commit does not fail for the write rolled back.
+      await insert(manager, 'd');
+    });
+    expect(await ids()).toEqual(['a', 'b', 'd', 'existing']);
   });
 });

@@ -15,8 +15,8 @@ interface OpenTransaction {
 const open = new WeakMap<QueryRunner, OpenTransaction>();
 
 /** The first sent write that failed, in the order sent: the one the statements after it failed because of. */
-async function firstFailure(tx: OpenTransaction): Promise<Error | undefined> {
-  const settled = await Promise.allSettled(tx.sent);
+async function firstFailure(sent: Promise<unknown>[]): Promise<Error | undefined> {
+  const settled = await Promise.allSettled(sent);
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (!failed) return undefined;
   return failed.reason instanceof Error ? failed.reason : new Error(String(failed.reason));
@@ -47,9 +47,9 @@ export function pipelinedTransaction<T>(
       try {
         result = await work(manager);
       } catch (error) {
-        throw (await firstFailure(tx)) ?? error;
+        throw (await firstFailure(tx.sent)) ?? error;
       }
-      const failure = await firstFailure(tx);
+      const failure = await firstFailure(tx.sent);
       if (failure) throw failure;
       return result;
     } finally {
@@ -83,4 +83,40 @@ export function writeBehind(
   sent.catch(() => undefined);
   tx.sent.push(sent);
   return Promise.resolve();
+}
+
+let savepointIds = 0;
+
+/**
+ * `work` in a savepoint of the transaction: rolled back to it if `work` throws (the error is rethrown), released
+ * otherwise, as `manager.transaction` nested in a transaction does, but inside `pipelinedTransaction` the
+ * SAVEPOINT and the RELEASE are sent without waiting (writeBehind): they share the round trips of the statements
+ * after them, two fewer per savepoint. Only the rollback is awaited. Elsewhere it is TypeORM's nested transaction.
+ */
+export async function pipelinedSavepoint<T>(
+  manager: EntityManager,
+  work: (manager: EntityManager) => Promise<T>,
+): Promise<T> {
+  const tx = manager.queryRunner ? open.get(manager.queryRunner) : undefined;
+  if (!tx) return manager.transaction(work);
+  const name = `pipelined_${++savepointIds}`;
+  await writeBehind(manager, undefined, `SAVEPOINT ${name}`);
+  const sentBefore = tx.sent.length;
+  try {
+    const result = await work(manager);
+    await writeBehind(manager, undefined, `RELEASE SAVEPOINT ${name}`);
+    return result;
+  } catch (thrown) {
+    // As in the transaction: a write sent behind that failed is why, not the aborted statements after it.
+    const error = (await firstFailure(tx.sent.slice(sentBefore))) ?? thrown;
+    // As TypeORM does: the rollback's own failure (the connection lost, say) yields to the error that caused it.
+    const rolledBack = await manager.query(`ROLLBACK TO SAVEPOINT ${name}`).then(
+      () => true,
+      () => false,
+    );
+    // What was sent without waiting inside the savepoint is undone with it: its failures no longer fail the
+    // transaction at its end (the error thrown here says what went wrong).
+    if (rolledBack) tx.sent.length = sentBefore;
+    throw error;
+  }
 }

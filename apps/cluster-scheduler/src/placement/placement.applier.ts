@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DomainError, ErrorCode } from '@app/contracts';
+import { pipelinedSavepoint } from '@app/database';
 import { ClusterSchedulerConfig } from '../cluster-scheduler.config.js';
 import { allocateBlock, blockSizeFor, lowestFreeId, parseCidr, type Block } from '../overlay/overlay.js';
 import { mountableNetworkVolume } from '../volumes/network-volume.access.js';
@@ -9,10 +10,11 @@ import { NetworkVolumesRepository } from '../volumes/network-volumes.repository.
 import { LiveOverlays } from './live-overlays.js';
 import { Preemption, type PreemptingAsk } from './preemption.service.js';
 import { QuotaAdmission, quotaPlugins } from './quota-admission.js';
+import type { Ledger } from '../quotas/quota-ledger.js';
 import { DEFAULT_PLUGINS } from './plugins/index.js';
 import { consideredDataCenters, place, type FleetSnapshot, type PlacementRequest } from './placement.js';
 import { PlacementRepository, type ClaimTerms } from './placement.repository.js';
-import { LostRaceError, type PodClaim } from './port-allocation.js';
+import { isLostRace, type PodClaim } from './port-allocation.js';
 
 /** What to place and for whom: the pods of a cluster (ranks 0…n-1) or one standalone pod. */
 export interface PlacementOrder {
@@ -60,29 +62,32 @@ export interface AppliedPlacement {
   overlay: { vxlanId: number; block: Block } | null;
 }
 
-/** Constraints a concurrent commit can make us lose: then we plan again on a fresh snapshot. */
-const RETRYABLE_CONSTRAINTS = new Set([
-  'host_ports_pkey',
-  'clusters_vxlan_live_uq',
-  'clusters_cidr_live_excl',
-]);
+/** What `prefetch` needs of an order: the placement asked, without a network volume. */
+type Asked = 'ownerId' | 'podIds' | 'gpuTypeId' | 'gpusPerPod' | 'cpuTypeId' | 'ports' | 'dataCenterIds';
+export type PrefetchedOrder = Pick<PlacementOrder, Asked | 'regions' | 'hostId'>;
 
-function isLostRace(error: unknown): boolean {
-  if (error instanceof LostRaceError) return true;
-  const e = error as {
-    code?: string;
-    constraint?: string;
-    driverError?: { code?: string; constraint?: string };
-  };
-  const code = e?.driverError?.code ?? e?.code;
-  const constraint = e?.driverError?.constraint ?? e?.constraint;
-  if (code === '40P01' || code === '40001') return true;
-  return (
-    (code === '23505' || code === '23P01') &&
-    constraint !== undefined &&
-    RETRYABLE_CONSTRAINTS.has(constraint)
-  );
+/** The ledger and first snapshot read ahead for a placement (`prefetch`), and which placement they are for. */
+export interface Prefetched {
+  key: string;
+  reads: Promise<[Ledger | null, FleetSnapshot]>;
 }
+
+function placementRequest(order: PrefetchedOrder & Pick<PlacementOrder, 'volume'>): PlacementRequest {
+  return {
+    gpuTypeId: order.gpuTypeId,
+    gpusPerPod: order.gpuTypeId === null ? 0 : order.gpusPerPod,
+    cpuTypeId: order.gpuTypeId === null ? order.cpuTypeId : null,
+    podCount: order.podIds.length,
+    portsPerPod: order.ports.length,
+    dataCenterIds: [...order.dataCenterIds],
+    regions: [...order.regions],
+    volumeDataCenterId: order.volume?.dataCenterId ?? null,
+    hostId: order.hostId,
+  };
+}
+
+const prefetchKey = (ownerId: string, request: PlacementRequest): string =>
+  JSON.stringify([ownerId, request]);
 
 /**
  * The one place a placement is applied, for cluster creation and single-pod reservation alike: plan (pure, on a
@@ -121,26 +126,19 @@ export class PlacementApplier {
     manager: EntityManager,
     order: PlacementOrder,
     record?: (applied: AppliedPlacement, savepoint: EntityManager) => Promise<T>,
+    prefetched?: Prefetched,
   ): Promise<{ applied: AppliedPlacement; recorded: T | undefined }> {
-    const request: PlacementRequest = {
-      gpuTypeId: order.gpuTypeId,
-      gpusPerPod: order.gpuTypeId === null ? 0 : order.gpusPerPod,
-      cpuTypeId: order.gpuTypeId === null ? order.cpuTypeId : null,
-      podCount: order.podIds.length,
-      portsPerPod: order.ports.length,
-      dataCenterIds: [...order.dataCenterIds],
-      regions: [...order.regions],
-      volumeDataCenterId: order.volume?.dataCenterId ?? null,
-      hostId: order.hostId,
-    };
+    const request = placementRequest(order);
     await this.repository.lockLedger(manager);
     // Admission reads the ledger under the lock, so two creates never both pass a quota (ADR 37).
     const asked = request.podCount * request.gpusPerPod;
-    // The ledger and the first snapshot in one round trip (pipelined on the connection, run in order after the lock).
-    const [firstLedger, firstSnapshot] = await Promise.all([
-      this.admission.ledger(manager, order.ownerId, order.gpuTypeId),
-      this.repository.snapshot(manager, request),
-    ]);
+    // The ledger and the first snapshot in one round trip (pipelined on the connection, run in order after the
+    // lock), or read already with the caller's reads (prefetch) when it asked for the same placement.
+    const reads =
+      prefetched && prefetched.key === prefetchKey(order.ownerId, request)
+        ? prefetched.reads
+        : this.firstReads(manager, order.ownerId, request);
+    const [firstLedger, firstSnapshot] = await reads;
     let ledger = firstLedger;
     let fresh: FleetSnapshot | null = firstSnapshot;
     let preempted = false;
@@ -174,7 +172,8 @@ export class PlacementApplier {
         throw new DomainError(refusal.code, `${refusal.message} (${preemption.why})`, refusal.errors);
       }
       try {
-        return await manager.transaction(async (savepoint) => {
+        // SAVEPOINT and RELEASE ride with the statements after them (pipelinedSavepoint): two round trips fewer.
+        return await pipelinedSavepoint(manager, async (savepoint) => {
           const terms: ClaimTerms = {
             ownerId: order.ownerId,
             clusterId: order.clusterId,
@@ -230,6 +229,31 @@ export class PlacementApplier {
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       }
     }
+  }
+
+  /**
+   * The ledger and the snapshot `apply` reads first for a placement like `order`, sent now (under the ledger's
+   * lock, which the caller holds): a caller that has reads of its own to make sends these with them, one round trip
+   * fewer, and hands the result to `apply`, which uses it if it is asked for the same placement (else reads again).
+   * Nothing may change the hosts or the ledger in between.
+   */
+  prefetch(manager: EntityManager, order: PrefetchedOrder): Prefetched {
+    const request = placementRequest({ ...order, volume: null });
+    const reads = this.firstReads(manager, order.ownerId, request);
+    // Unused when the caller refuses first, or places something else: never an unhandled rejection meanwhile.
+    reads.catch(() => undefined);
+    return { key: prefetchKey(order.ownerId, request), reads };
+  }
+
+  private firstReads(
+    manager: EntityManager,
+    ownerId: string,
+    request: PlacementRequest,
+  ): Promise<[Ledger | null, FleetSnapshot]> {
+    return Promise.all([
+      this.admission.ledger(manager, ownerId, request.gpuTypeId),
+      this.repository.snapshot(manager, request),
+    ]);
   }
 
   private ask(order: PlacementOrder): PreemptingAsk {

@@ -27,6 +27,13 @@ import { table } from '../schema.js';
  */
 const RESERVE_STATEMENTS = 17;
 
+/**
+ * What each reserve after the first adds to a lane's batch (one transaction): its reads (reservation, GPU type,
+ * membership, ledger, snapshot), the ledger's lock (twice: re-entrant, sent without waiting), the savepoint and its
+ * release, the claim (hosts, ports, reservation) and the rates; not the transaction's control and bookkeeping.
+ */
+const BATCHED_RESERVE_STATEMENTS = 13;
+
 let scheduler: SchedulerCommands;
 let harness: HandlerHarness;
 let placementRepository: PlacementRepository;
@@ -143,6 +150,28 @@ describe('placement', () => {
       }),
     );
     expect(statements).toBe(RESERVE_STATEMENTS);
+  });
+
+  it("reserves pods in a lane's batch for a fixed number of statements each", async () => {
+    const batch = (n: number, tag: string) =>
+      harness.statements(() =>
+        harness.sendBatch(
+          Array.from({ length: n }, (_, i) => ({
+            subject: Subjects.placement.reserve,
+            payload: { ...reserveOneGpu(`pod-batched-${tag}-${i}`), ports: ['22/tcp'] },
+          })),
+        ),
+      );
+    const one = await batch(1, 'one');
+    const four = await batch(4, 'four');
+    // A batch's first deliveries are not looked up first (BatchItem.fresh): one statement fewer than `send`.
+    expect(one.statements).toBe(RESERVE_STATEMENTS - 1);
+    expect(four.statements - one.statements).toBe(3 * BATCHED_RESERVE_STATEMENTS);
+    const placed = four.result as { podId: string; hostId: string; portMappings: Record<string, number> }[];
+    expect(placed.map((p) => p.podId)).toEqual([0, 1, 2, 3].map((i) => `pod-batched-four-${i}`));
+    // Each saw the ones before it: no port mapped twice on a host.
+    const mapped = placed.map((p) => `${p.hostId}:${p.portMappings['22/tcp']}`);
+    expect(new Set(mapped).size).toBe(4);
   });
 
   it('refuses a release without a pod id (422), and releasing a pod that holds nothing writes nothing', async () => {

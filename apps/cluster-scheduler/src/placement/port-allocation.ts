@@ -58,3 +58,28 @@ export function allocatePorts(
   }
   return result;
 }
+
+/** Constraints a concurrent commit can make us lose: then we plan again on a fresh snapshot. */
+const RETRYABLE_CONSTRAINTS = new Set([
+  'host_ports_pkey',
+  'clusters_vxlan_live_uq',
+  'clusters_cidr_live_excl',
+]);
+
+/** Whether `error` says a concurrent transaction took what the plan counted on (then placement plans again). */
+export function isLostRace(error: unknown): boolean {
+  if (error instanceof LostRaceError) return true;
+  const e = error as {
+    code?: string;
+    constraint?: string;
+    driverError?: { code?: string; constraint?: string };
+  };
+  const code = e?.driverError?.code ?? e?.code;
+  const constraint = e?.driverError?.constraint ?? e?.constraint;
+  if (code === '40P01' || code === '40001') return true;
+  return (
+    (code === '23505' || code === '23P01') &&
+    constraint !== undefined &&
+    RETRYABLE_CONSTRAINTS.has(constraint)
+  );
+}

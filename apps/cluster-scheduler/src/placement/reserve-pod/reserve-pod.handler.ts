@@ -65,6 +65,25 @@ export class ReservePodHandler {
     // Postgres runs them in order, after the lock): the reservation held, the GPU type, the data centers named, the
     // cluster the pod is a member of. Checked below in the order the refusals have always been given.
     const gpuTypeId = payload.gpuTypeId ?? null;
+    const ports = [...new Set(payload.ports)];
+    const dataCenterIds = [...new Set(payload.dataCenterIds ?? [])];
+    const regions = payload.regions ?? [];
+    // With them, what the placement reads first (the ledger, the snapshot) for a new pod, as asked: `apply` uses
+    // it unless the pod holds a reservation (released first, or placed on its host) or mounts a volume.
+    const prefetched =
+      payload.networkVolumeId || payload.gpuCount >= 2 ** 31
+        ? undefined
+        : this.placement.prefetch(manager, {
+            ownerId: payload.ownerId,
+            podIds: [payload.podId],
+            gpuTypeId,
+            gpusPerPod: payload.gpuCount,
+            cpuTypeId: payload.cpuTypeId ?? null,
+            ports,
+            dataCenterIds,
+            regions,
+            hostId: payload.hostId ?? null,
+          });
     const [held, gpuType, knownDataCenters, clusterId] = await Promise.all([
       this.repository.findReservation(payload.podId, manager),
       gpuTypeId !== null ? this.catalog.findGpuType(gpuTypeId, manager) : null,
@@ -100,13 +119,11 @@ export class ReservePodHandler {
       throw invalid(`${field('gpuTypeId')} must be set when ${field('gpuCount')} is greater than 0`);
     }
     if (payload.cpuTypeId) await this.checks.cpuType(field('cpuFlavorId'), payload.cpuTypeId, manager);
-    const dataCenterIds = [...new Set(payload.dataCenterIds ?? [])];
     this.checks.knownDataCenters(
       (i) => field('dataCenterIds', i),
       payload.dataCenterIds ?? [],
       new Set(knownDataCenters.map((dc) => dc.id)),
     );
-    const regions = payload.regions ?? [];
     const badRegion = regions.find((r) => !(REGION_CODES as readonly string[]).includes(r));
     if (badRegion) {
       throw invalid(
@@ -129,36 +146,40 @@ export class ReservePodHandler {
           manager,
         )
       : null;
-    const ports = [...new Set(payload.ports)];
     const what =
       gpuTypeId === null
         ? `a CPU pod${payload.cpuTypeId ? ` of type ${payload.cpuTypeId}` : ''}`
         : `${payload.gpuCount} × ${gpuTypeId}`;
-    const { applied } = await this.placement.apply(manager, {
-      ownerId: payload.ownerId,
-      clusterId,
-      podIds: [payload.podId],
-      gpuTypeId,
-      gpusPerPod: payload.gpuCount,
-      cpuTypeId: payload.cpuTypeId ?? null,
-      ports,
-      dataCenterIds,
-      regions,
-      hostId: hostId ?? null,
-      volume,
-      createdAt: ctx.now,
-      overlay: false,
-      priority: priorityRank(payload.priority),
-      interruptible: payload.interruptible ?? false,
-      asker: { ctx, workloadId: payload.podId },
-      noCapacity: (considered) =>
-        new DomainError(
-          ErrorCode.CapacityUnavailable,
-          hostId
-            ? `host ${hostId} does not have ${what} free now${ports.length ? ` (with ${ports.length} public ports)` : ''}`
-            : `no capacity for ${what}; data centers considered: ${considered.length ? considered.join(', ') : 'none'}`,
-        ),
-    });
+    const { applied } = await this.placement.apply(
+      manager,
+      {
+        ownerId: payload.ownerId,
+        clusterId,
+        podIds: [payload.podId],
+        gpuTypeId,
+        gpusPerPod: payload.gpuCount,
+        cpuTypeId: payload.cpuTypeId ?? null,
+        ports,
+        dataCenterIds,
+        regions,
+        hostId: hostId ?? null,
+        volume,
+        createdAt: ctx.now,
+        overlay: false,
+        priority: priorityRank(payload.priority),
+        interruptible: payload.interruptible ?? false,
+        asker: { ctx, workloadId: payload.podId },
+        noCapacity: (considered) =>
+          new DomainError(
+            ErrorCode.CapacityUnavailable,
+            hostId
+              ? `host ${hostId} does not have ${what} free now${ports.length ? ` (with ${ports.length} public ports)` : ''}`
+              : `no capacity for ${what}; data centers considered: ${considered.length ? considered.join(', ') : 'none'}`,
+          ),
+      },
+      undefined,
+      held ? undefined : prefetched,
+    );
     return toPlacedPodView(applied.dataCenterId, applied.pods[0], {
       gpuTypeId,
       gpuCount: gpuTypeId === null ? 0 : payload.gpuCount,
