@@ -15,6 +15,8 @@ const LARGEST_TYPE_FILL = 0.45;
 export const TEAMS = 50;
 export const COHORTS = 5;
 const BENCH_TEAM_WEIGHT = 10;
+/** GPUs of room per team and type for a round's reserves (at most 1,500 a round over 50 teams). */
+const ROUND_ROOM = 32;
 /** Quota shares in all: the bench team's and one per other team. */
 const SHARES = TEAMS - 1 + BENCH_TEAM_WEIGHT;
 
@@ -133,12 +135,15 @@ export async function seedPlacement(env) {
          FROM unnest($1::text[], $2::int[], $3::int[]) AS v(id, g, p) WHERE h.id = v.id`,
       [ids, ids.map((id) => taken.get(id)), ids.map((id) => portsUsed.get(id))],
     );
-    const limits = team.map((t) =>
+    // A team's limit: its share, or what the seed gave it if more (pods come whole, and the types other than the
+    // largest are filled past 70 %), so no cohort starts above its members' sum (quota.cmd.set checks it); plus
+    // room for one round of the measure's reserves, which are admitted, not refused: admission.mjs measures refusals.
+    const limits = team.map((t, i) =>
       JSON.stringify(
         [...totals].map(([gpuTypeId, gpus]) => ({
           gpuTypeId,
           dataCenterId: null,
-          gpus: Math.ceil((gpus * t.weight) / SHARES),
+          gpus: Math.max(Math.ceil((gpus * t.weight) / SHARES), use.get(gpuTypeId)[i]) + ROUND_ROOM,
           borrowingLimit: null,
         })),
       ),
