@@ -168,7 +168,7 @@ export default {
     const constant = Array(rounds).fill(TICK_MS);
     const tickFigure = (metric, values) => ({
       id: `autoscaler.tick-${metric}`,
-      label: `control-loop tick ${metric}, ${size.endpoints} endpoints with live workers`,
+      label: `control-loop tick ${metric}, the size's endpoints each with a live worker`,
       unit: 'ms',
       better: 'lower',
       ours: values,
@@ -182,7 +182,7 @@ export default {
       tickFigure('p99', tick.p99),
       {
         id: 'autoscaler.burst-decision',
-        label: `burst → scale-up decision, one endpoint at zero workers among ${size.endpoints}`,
+        label: `burst → scale-up decision, one endpoint at zero workers among the size's`,
         unit: 'ms',
         better: 'lower',
         ours: decision.ours,

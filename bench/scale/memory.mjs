@@ -33,8 +33,8 @@ export default {
     const bare = await bareNest();
     const starts = Object.fromEntries(APP_NAMES.map((app) => [app, []]));
     const bareStarts = [];
-    // Restarts are slow (five apps a round): one under --quick, at most three otherwise.
-    const rounds = env.quick ? 1 : Math.min(env.rounds, 3);
+    // Restarts are slow (five apps a round): under --quick, one and at the largest size only; at most three otherwise.
+    const rounds = env.quick ? (env.size.name === 'L' ? 1 : 0) : Math.min(env.rounds, 3);
     for (let round = 0; round < rounds; round++) {
       bareStarts.push(round === 0 ? bare.startMs : (await bareNest()).startMs);
       for (const app of APP_NAMES) starts[app].push((await env.system.restart(app)).startMs);
@@ -50,7 +50,7 @@ export default {
         oursLabel: `${app}: VmHWM since its start, after every seed and measure of the size`,
         baselineLabel: 'the bare Nest app on the same adapter after 200 requests',
       })),
-      ...APP_NAMES.map((app) => ({
+      ...(rounds ? APP_NAMES : []).map((app) => ({
         id: `memory.start-${app}`,
         label: `${app} start → ready`,
         unit: 'ms',

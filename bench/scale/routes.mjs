@@ -2,7 +2,7 @@
 // mostly terminated, some running or stopped, cluster members, serverless workers; bench/scale/routes-seed.mjs)
 // with their usage intervals, and `size.auditEntries` audit entries (half of them the team's), seeded with SQL.
 // Each round sends, route after route, `requests` sequential GETs on a kept-alive connection with the team's key
-// (200 a round, 100 under --quick), each route's batch followed by a batch of the baseline's, and takes p50/p99:
+// (200 a round, 50 under --quick), each route's batch followed by a batch of the baseline's, and takes p50/p99:
 //   ours      GET /v2/pods (RunPod's v2 list: every live standalone pod of the account, unpaginated, as its
 //             contract has it) and ?includeClusterPods=true (the console's), GET /v2/clusters, GET /v2/billing/pods
 //             for the last 24 h in hours (the console's usage page), GET /v2/billing (30 days in days), GET /v2/audit
@@ -98,7 +98,7 @@ export default {
     );
     const state = { ...counts[0], key, auditPod: AUDIT_POD, seed: seeded.get(env.databaseUrl) };
     const gateway = env.system.url('gateway');
-    const requests = env.quick ? 100 : 200;
+    const requests = env.quick ? 50 : 200;
     const headers = { authorization: `Bearer ${state.key}` };
     const operatorHeaders = { authorization: `Bearer ${env.operator.key}` };
     // Each route answers once before the rounds (the first read of a cold table). One that fails at this size is
