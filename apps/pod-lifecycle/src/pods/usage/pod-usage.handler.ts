@@ -2,9 +2,11 @@ import { Injectable } from '@nestjs/common';
 import {
   Subjects,
   accrue,
+  bucketStart,
   roundMoney,
   usageRange,
   type PodUsageRecord,
+  type UsageBucket,
   type UsageGrouping,
   type UsageInterval,
   type UsageQuery,
@@ -14,6 +16,8 @@ import type { PodUsageKind } from './pod-usage.entity.js';
 import { PodUsageRepository, type FamilyTotalRow, type PodUsageRow } from './pod-usage.repository.js';
 
 type ResourceGrouping = Exclude<UsageGrouping, 'family'>;
+
+const BUCKET_MS: Record<UsageBucket, number> = { hour: 3_600_000, day: 86_400_000 };
 
 /**
  * The caller's pod usage in a range, per bucket and per pod (standalone pods), cluster (members) or endpoint
@@ -57,19 +61,31 @@ export class PodUsageHandler {
         const key = keyOf(row, groupBy);
         return row.kind === kind && key ? [{ ...row, key }] : [];
       });
-    const range = { from: pageFrom, to, now };
-    const records = new RecordsByBucket((key) => gpuTypes.get(key) ?? null);
-    for (const c of accrue(intervals('compute'), range, payload.bucket)) {
-      Object.assign(records.at(c.bucket, c.key), {
-        computeSeconds: c.seconds,
-        gpuSeconds: c.unitSeconds,
-        computeCost: c.cost,
-      });
+    const pageUntil = (until: Date): PodUsageRecord[] => {
+      const range = { from: pageFrom, to: until, now };
+      const records = new RecordsByBucket((key) => gpuTypes.get(key) ?? null);
+      for (const c of accrue(intervals('compute'), range, payload.bucket)) {
+        Object.assign(records.at(c.bucket, c.key), {
+          computeSeconds: c.seconds,
+          gpuSeconds: c.unitSeconds,
+          computeCost: c.cost,
+        });
+      }
+      for (const d of accrue(intervals('disk'), range, payload.bucket)) {
+        Object.assign(records.at(d.bucket, d.key), { diskGbSeconds: d.unitSeconds, diskCost: d.cost });
+      }
+      return pageOf(records.sorted(), after, payload.limit);
+    };
+    if (payload.limit === undefined) return pageUntil(to);
+    // A bucket holds at most one record per resource: a page's buckets are accrued, not the rest of the range (a
+    // long range is read in many pages). The window doubles until it holds a page or reaches the range's end; its
+    // buckets are whole, so the records in it are those of the whole answer.
+    const step = BUCKET_MS[payload.bucket];
+    for (let buckets = Math.ceil(payload.limit / Math.max(1, gpuTypes.size)) + 1; ; buckets *= 2) {
+      const until = Math.min(to.getTime(), bucketStart(pageFrom.getTime(), payload.bucket) + buckets * step);
+      const page = pageUntil(new Date(until));
+      if (page.length === payload.limit || until >= to.getTime()) return page;
     }
-    for (const d of accrue(intervals('disk'), range, payload.bucket)) {
-      Object.assign(records.at(d.bucket, d.key), { diskGbSeconds: d.unitSeconds, diskCost: d.cost });
-    }
-    return pageOf(records.sorted(), after, payload.limit);
   }
 }
 
