@@ -16,6 +16,7 @@ import {
   type VolumeUsageRecord,
 } from '@app/contracts';
 import { QueryBus } from '@app/messaging';
+import { podUsageRecords } from '../owner-queries/usage-pages.js';
 import { billingRange, type BillingQueryParams, type BillingRange } from './billing-query.js';
 import { podExportRow, toComputeBilling, volumeExportRow, withMetadata } from './billing.mapper.js';
 
@@ -164,11 +165,7 @@ export class BillingService {
     resourceId: string | undefined,
     actor: Actor,
   ): Promise<PodUsageRecord[]> {
-    return this.queries.query(
-      Subjects.pod.usage,
-      { ...range, groupBy, ...(resourceId ? { resourceId } : {}) },
-      actor,
-    );
+    return podUsageRecords(this.queries, { ...range, groupBy, ...(resourceId ? { resourceId } : {}) }, actor);
   }
 
   private volumeUsage(

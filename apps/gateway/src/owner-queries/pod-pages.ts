@@ -1,5 +1,6 @@
 import { Subjects, type Actor, type ListPodsQuery, type PodView } from '@app/contracts';
 import type { QueryBus } from '@app/messaging';
+import { readAllPages } from './pages.js';
 
 /**
  * Pods per `pod.qry.list` reply. A reply is one NATS message (max_payload: 1 MB by default) and a pod's view is
@@ -11,22 +12,14 @@ export const POD_PAGE = 250;
 /**
  * Every pod the query names, read page after page (a keyset on the list's order: pod-lifecycle's `afterId`): the
  * routes that answer a whole list (`GET /v2/pods`, `/v1/pods`, GraphQL `myself { pods }`) work for an account of
- * any size. A page shorter than POD_PAGE is the last.
+ * any size.
  */
-export async function listAllPods(
+export function listAllPods(
   queries: QueryBus,
   query: Omit<ListPodsQuery, 'limit' | 'afterId'>,
   actor: Actor,
 ): Promise<PodView[]> {
-  const pods: PodView[] = [];
-  for (let afterId: string | undefined; ;) {
-    const page = await queries.query(
-      Subjects.pod.list,
-      { ...query, limit: POD_PAGE, ...(afterId === undefined ? {} : { afterId }) },
-      actor,
-    );
-    pods.push(...page);
-    if (page.length < POD_PAGE) return pods;
-    afterId = page[page.length - 1].id;
-  }
+  return readAllPages(POD_PAGE, (limit, after) =>
+    queries.query(Subjects.pod.list, { ...query, limit, ...(after ? { afterId: after.id } : {}) }, actor),
+  );
 }

@@ -1,4 +1,14 @@
-import { IsIn, IsISO8601, IsOptional, IsString } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 
 /** What a pod costs per hour, snapshotted from the catalog when it is placed (ADR 21). */
 export interface UsageRates {
@@ -17,6 +27,12 @@ export type UsageBucket = (typeof USAGE_BUCKETS)[number];
  */
 export const USAGE_GROUPINGS = ['pod', 'cluster', 'endpoint', 'family'] as const;
 export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
+
+/** Most records one usage reply may hold when paged (a record is a few hundred bytes; a reply at most 1 MB). */
+export const MAX_USAGE_PAGE = 2000;
+
+/** Whether a usage query names the record its page follows (`afterBucket` and `afterResourceId` go together). */
+const paged = (q: UsageQuery) => q.afterBucket !== undefined || q.afterResourceId !== undefined;
 
 /** Usage of the caller's resources in `[from, to)`, cut into buckets (UTC hours or days). */
 export class UsageQuery {
@@ -38,6 +54,26 @@ export class UsageQuery {
   @IsOptional()
   @IsString()
   resourceId?: string;
+
+  /**
+   * At most this many records (a page): a large account's records may not fit in one reply of the bus (NATS'
+   * max_payload, 1 MB by default), so the gateway reads them in pages (owner-queries/usage-pages.ts, ADR 46).
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_USAGE_PAGE)
+  limit?: number;
+
+  /** The page after this record (the last of the page before), in the records' order: by bucket, then resource. */
+  @ValidateIf(paged)
+  @IsISO8601({ strict: true })
+  afterBucket?: string;
+
+  @ValidateIf(paged)
+  @IsString()
+  @IsNotEmpty()
+  afterResourceId?: string;
 }
 
 /** Pod usage of one resource in one bucket: seconds held and what they cost. */

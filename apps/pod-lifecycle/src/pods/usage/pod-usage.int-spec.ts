@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { PodStatus, type Actor, type PodUsageRecord, type UsageGrouping } from '@app/contracts';
+import {
+  PodStatus,
+  type Actor,
+  type PodUsageRecord,
+  type UsageGrouping,
+  type UsageQuery,
+} from '@app/contracts';
 import type { QueryContext } from '@app/messaging';
 import { appDataSourceOptions } from '@app/database';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/test-database.js';
@@ -132,8 +138,9 @@ describe('usage reads', () => {
     groupBy: UsageGrouping,
     bucket: 'hour' | 'day',
     to = h(30),
+    page: Pick<UsageQuery, 'limit' | 'afterBucket' | 'afterResourceId'> = {},
   ): Promise<PodUsageRecord[]> {
-    const payload = { from: h(1, 30).toISOString(), to: to.toISOString(), bucket, groupBy };
+    const payload = { from: h(1, 30).toISOString(), to: to.toISOString(), bucket, groupBy, ...page };
     return new PodUsageHandler(repository).handle({ actor: carol, payload } as QueryContext<never>);
   }
 
@@ -199,6 +206,27 @@ describe('usage reads', () => {
     );
     expect(types(await query('cluster', 'day'))).toEqual(new Map([['cl-1', null]]));
     expect(types(await query('endpoint', 'day'))).toEqual(new Map([['ep-1', 'NVIDIA A100 80GB PCIe']]));
+  });
+
+  it('answers in pages, after a record, that add up to the whole answer in its order, none twice', async () => {
+    for (const groupBy of ['pod', 'cluster', 'family'] as const) {
+      for (const bucket of ['hour', 'day'] as const) {
+        const whole = await query(groupBy, bucket);
+        for (const limit of [1, 3, whole.length]) {
+          const pages: PodUsageRecord[][] = [];
+          for (let after: PodUsageRecord | undefined; pages.length <= whole.length + 1;) {
+            const cursor = after ? { afterBucket: after.bucket, afterResourceId: after.resourceId } : {};
+            const page = await query(groupBy, bucket, h(30), { limit, ...cursor });
+            pages.push(page);
+            if (page.length < limit) break;
+            after = page[page.length - 1];
+          }
+          expect(pages.every((page) => page.length <= limit)).toBe(true);
+          expect(pages.flat()).toEqual(whole); // same records, values and GPU types, same order: none twice
+        }
+        expect(whole.length).toBeGreaterThan(bucket === 'hour' ? 3 : 0);
+      }
+    }
   });
 
   it('accrues an open interval until the end of the range, and a range in the future to nothing', async () => {
