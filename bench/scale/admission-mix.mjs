@@ -2,17 +2,7 @@
 // requests, single pods and small clusters of the cohort's GPU type at three priorities, each with a lifetime
 // counted in its team's later requests; and the quotas that make them tight.
 
-/** mulberry32, as scripts/generate-fleet.mjs: the same seed always gives the same mix. */
-export function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../lib/prng.mjs';
 
 const weighted = (random, pairs) => {
   let r = random() * pairs.reduce((sum, [, w]) => sum + w, 0);

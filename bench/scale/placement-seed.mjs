@@ -9,6 +9,8 @@
 // live fleet's do: the largest type 45 % full, the others more, 70 % in all; so a 64-pod cluster finds one data
 // center with room from 1,000 hosts up.
 
+import { prng } from '../lib/prng.mjs';
+
 const S = 'cluster_scheduler';
 export const FILL = 0.7;
 const LARGEST_TYPE_FILL = 0.45;
@@ -19,18 +21,6 @@ const BENCH_TEAM_WEIGHT = 10;
 const ROUND_ROOM = 32;
 /** Quota shares in all: the bench team's and one per other team. */
 const SHARES = TEAMS - 1 + BENCH_TEAM_WEIGHT;
-
-/** A small deterministic generator (mulberry32), so every run seeds the same fleet. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * The 50 teams: the bench user's account first, the largest (a quota of BENCH_TEAM_WEIGHT shares: the API's
@@ -58,7 +48,7 @@ export async function seedPlacement(env) {
     `SELECT id, data_center_id, gpu_type_id, gpu_count, free_gpus, free_ports, port_start FROM ${S}.hosts
       WHERE gpu_type_id IS NOT NULL AND scheduling_state = 'READY' AND healthy ORDER BY id`,
   );
-  const rand = random(56);
+  const rand = prng(56);
   const totals = new Map();
   for (const h of hosts) totals.set(h.gpu_type_id, (totals.get(h.gpu_type_id) ?? 0) + h.gpu_count);
   const fill = fillByType(totals);
