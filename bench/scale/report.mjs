@@ -101,8 +101,15 @@ export function markdown(rows, targets, sizeNames) {
   }
   lines.push('', '| target | read | must | aim | verdict |', '|---|---:|---:|---:|---|');
   for (const t of targets) {
-    const verdict =
-      t.met === null ? 'not measured' : t.met ? (t.aimed ? 'must and aim met' : 'must met') : 'MISSED';
+    const verdict = t.quick
+      ? 'read in a full run only'
+      : t.met === null
+        ? 'not measured'
+        : t.met
+          ? t.aimed
+            ? 'must and aim met'
+            : 'must met'
+          : 'MISSED';
     lines.push(`| ${t.label} | ${fmt(t.value)} | ${fmt(t.must)} | ${fmt(t.aim)} | ${verdict} |`);
   }
   return lines.join('\n');

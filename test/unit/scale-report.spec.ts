@@ -83,6 +83,9 @@ describe('the scale report', () => {
       report.checkTargets(rows, { quick }).find((t) => t.figure === 'admission.total-s');
     expect(read(false)).toMatchObject({ value: 200, met: true, aimed: false });
     expect(read(true)).toMatchObject({ met: null });
+    expect(report.markdown(rows, report.checkTargets(rows, { quick: true }), ['L'])).toContain(
+      '| 15,000 admissions of 50 teams, total (s) | – | 425 | 120 | read in a full run only |',
+    );
   });
 
   it('keeps the fleets under --quick and shrinks the audit trail', () => {
