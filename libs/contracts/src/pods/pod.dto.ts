@@ -131,13 +131,13 @@ export class UpdatePodDto extends ContainerSettingsDto {
   imageName?: string;
 }
 
-/** What the service shows of a pod (`GET /v1/pods/{id}` and every pod action's answer). */
 /** A pod's lifecycle state alone (`pod.qry.states`): what a controller of many pods reads on every pass. */
 export type PodStateView = Pick<
   PodView,
   'id' | 'status' | 'desiredStatus' | 'statusReason' | 'lastStatusChange'
 >;
 
+/** What the service shows of a pod (`GET /v1/pods/{id}` and every pod action's answer). */
 export interface PodView {
   id: string;
   name: string;
