@@ -5,6 +5,7 @@
 // Public IPs come from the documentation ranges (RFC 5737); hosts share an IP behind NAT, each with its own
 // range of public ports.
 import { parseArgs } from 'node:util';
+import { prng } from './lib/prng.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -35,17 +36,6 @@ function fail(message) {
   process.exit(2);
 }
 
-/** mulberry32: a small seeded PRNG, so the same arguments always give the same fleet. */
-function prng(s) {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = prng(seed);
 const pick = (items) => items[Math.floor(random() * items.length)];
 

@@ -1,5 +1,5 @@
 // What the autoscaler measures share (bench/scenarios/autoscaler.mjs, bench/scale/autoscaler.mjs): the job requests
-// of a burst, the waits, and the baseline's free-running /health poller.
+// of a burst (jobs-queue.mjs sends its own with them), the waits, and the baseline's free-running /health poller.
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -4,9 +4,7 @@
 // submitted (`inFlight` submits going in all) and then taken, up to `batchSize` at a time, and finished by a worker
 // of its own; the endpoints run side by side, so submits, takes and dones of different endpoints interleave in the
 // stream, and across the broker's job and worker consumers.
-import { randomUUID } from 'node:crypto';
-import { jetstream } from '@nats-io/jetstream';
-import { headers } from '@nats-io/transport-node';
+import { commandIssuer } from './command-issuer.mjs';
 
 const SYSTEM = { userId: 'bench', kind: 'user' };
 
@@ -24,38 +22,11 @@ export async function recordJobHistory({
   batchSize = 8,
   inFlight = 64,
 }) {
-  const js = jetstream(nc);
-  const inbox = `${prefix}.outcome.bench-history-${randomUUID().slice(0, 8)}`;
-  const waiting = new Map();
-  const sub = nc.subscribe(`${inbox}.*`, {
-    callback: (error, msg) => {
-      if (error) return;
-      const id = msg.subject.slice(inbox.length + 1);
-      waiting.get(id)?.(msg.json());
-      waiting.delete(id);
-    },
-  });
+  const issuer = commandIssuer(nc, prefix, { timeoutMs: 300_000 });
   let issued = 0;
   const issue = async (subject, payload) => {
-    const commandId = randomUUID();
-    const envelope = {
-      commandId,
-      issuedAt: new Date().toISOString(),
-      actor: SYSTEM,
-      correlationId: commandId,
-      subject,
-      payload,
-      // COMMAND_FORMAT (libs/contracts/src/messaging/envelope.ts): replay refuses a history without it.
-      format: 2,
-    };
-    const outcome = new Promise((resolve) => waiting.set(commandId, resolve));
-    const h = headers();
-    h.set('x-correlation-id', commandId);
-    h.set('x-command-id', commandId);
-    h.set('x-outcome-to', inbox);
     issued++;
-    await js.publish(`${prefix}.${subject}`, JSON.stringify(envelope), { msgID: commandId, headers: h });
-    const result = await outcome;
+    const result = await issuer.issue(subject, payload, SYSTEM);
     if (!result.ok) throw new Error(`${subject}: ${result.error.code} ${result.error.message}`);
     return result.value;
   };
@@ -101,7 +72,7 @@ export async function recordJobHistory({
   try {
     await Promise.all(Array.from({ length: endpoints }, (_, e) => endpointRun(e)));
   } finally {
-    sub.unsubscribe();
+    issuer.close();
   }
   const seconds = (performance.now() - started) / 1000;
   return { commands: issued, jobs, seconds, rate: issued / seconds };

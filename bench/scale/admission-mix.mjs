@@ -2,7 +2,7 @@
 // requests, single pods and small clusters of the cohort's GPU type at three priorities, each with a lifetime
 // counted in its team's later requests; and the quotas that make them tight.
 
-import { prng } from '../lib/prng.mjs';
+import { prng } from '../../scripts/lib/prng.mjs';
 
 const weighted = (random, pairs) => {
   let r = random() * pairs.reduce((sum, [, w]) => sum + w, 0);

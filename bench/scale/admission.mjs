@@ -253,25 +253,23 @@ export default {
       baselineLabel: 'the same requests with no quota at all (hosts only)',
       notes,
     };
+    const figure = (id, label, unit, key) => ({
+      id,
+      label,
+      unit,
+      better: 'lower',
+      ours: ours.map((s) => s[key]),
+      baseline: baseline.map((s) => s[key]),
+      ...common,
+    });
     return [
-      {
-        id: 'admission.total-s',
-        label: 'admissions (pods and clusters) of 50 teams in 5 cohorts, all decided (201 or 409), total',
-        unit: 's',
-        better: 'lower',
-        ours: ours.map((s) => s.totalS),
-        baseline: baseline.map((s) => s.totalS),
-        ...common,
-      },
-      {
-        id: 'admission.decision-p99',
-        label: 'one admission request → its decision (201 or 409), p99',
-        unit: 'ms',
-        better: 'lower',
-        ours: ours.map((s) => s.p99),
-        baseline: baseline.map((s) => s.p99),
-        ...common,
-      },
+      figure(
+        'admission.total-s',
+        'admissions (pods and clusters) of 50 teams in 5 cohorts, all decided (201 or 409), total',
+        's',
+        'totalS',
+      ),
+      figure('admission.decision-p99', 'one admission request → its decision (201 or 409), p99', 'ms', 'p99'),
     ];
   },
 };

@@ -128,7 +128,7 @@ export default {
   async run(env) {
     const { quick, rounds, nc, natsPrefix, system, sql, size } = env;
     const metricsUrl = system.metricsUrl('endpoint-autoscaler');
-    const ticksPerRound = quick ? 4 : 20;
+    const ticksPerRound = quick ? 3 : 20;
     const subscription = nc.subscribe(`${natsPrefix}.pod.cmd.create`, {
       callback: (error, msg) => {
         if (!error && state.onCreate) state.onCreate(msg.string(), performance.now());

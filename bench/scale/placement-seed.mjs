@@ -9,7 +9,7 @@
 // live fleet's do: the largest type 45 % full, the others more, 70 % in all; so a 64-pod cluster finds one data
 // center with room from 1,000 hosts up.
 
-import { prng } from '../lib/prng.mjs';
+import { prng } from '../../scripts/lib/prng.mjs';
 
 const S = 'cluster_scheduler';
 export const FILL = 0.7;

@@ -2,7 +2,7 @@
 // mostly terminated, some running or stopped, cluster members, serverless workers; bench/scale/routes-seed.mjs)
 // with their usage intervals, and `size.auditEntries` audit entries (half of them the team's), seeded with SQL.
 // Each round sends, route after route, `requests` sequential GETs on a kept-alive connection with the team's key
-// (200 a round, 50 under --quick), each route's batch followed by a batch of the baseline's, and takes p50/p99:
+// (200 a round, 30 under --quick), each route's batch followed by a batch of the baseline's, and takes p50/p99:
 //   ours      GET /v2/pods (RunPod's v2 list: every live standalone pod of the account, unpaginated, as its
 //             contract has it) and ?includeClusterPods=true (the console's), GET /v2/clusters, GET /v2/billing/pods
 //             for the last 24 h in hours (the console's usage page), GET /v2/billing (30 days in days), GET /v2/audit
@@ -18,10 +18,10 @@ import { seedHistory } from './routes-seed.mjs';
 const seeded = new Map();
 /** The pod whose audit entries the filtered page reads (a pod of the seeded history: some 70 entries at L). */
 const AUDIT_POD = 'scale-pod-3';
-/** Under --quick, a route this slow at its first answer is sent fewer requests a batch: about 2 s of them, 5 to 20. */
+/** Under --quick, a route this slow at its first answer is sent fewer requests a batch: about 1 s of them, 3 to 20. */
 const SLOW_MS = 50;
 const QUICK_SLOW_REQUESTS = 20;
-const QUICK_BATCH_MS = 2000;
+const QUICK_BATCH_MS = 1000;
 const teamName = (env) => `scale-routes-${env.size.name.toLowerCase()}`;
 
 const ROUTES = [
@@ -99,7 +99,7 @@ export default {
     );
     const state = { ...counts[0], key, auditPod: AUDIT_POD, seed: seeded.get(env.databaseUrl) };
     const gateway = env.system.url('gateway');
-    const requests = env.quick ? 50 : 200;
+    const requests = env.quick ? 30 : 200;
     const headers = { authorization: `Bearer ${state.key}` };
     const operatorHeaders = { authorization: `Bearer ${env.operator.key}` };
     // Each route answers once before the rounds (the first read of a cold table). One that fails at this size is
@@ -124,9 +124,9 @@ export default {
     const { seconds: quietAfterS } = await quiesce(env.system, { timeoutMs: 30_000 });
     const bare = `${gateway}/v2/account/api-keys`;
     // --quick stays short: a route whose first answer took over SLOW_MS (a whole list of a thousand pods, the
-    // month's billing at L) sends about QUICK_BATCH_MS of GETs a batch (5 to QUICK_SLOW_REQUESTS), its p99 then the
+    // month's billing at L) sends about QUICK_BATCH_MS of GETs a batch (3 to QUICK_SLOW_REQUESTS), its p99 then the
     // slowest of them (said in the notes).
-    const slowCount = (ms) => Math.max(5, Math.min(QUICK_SLOW_REQUESTS, Math.round(QUICK_BATCH_MS / ms)));
+    const slowCount = (ms) => Math.max(3, Math.min(QUICK_SLOW_REQUESTS, Math.round(QUICK_BATCH_MS / ms)));
     const countOf = (route) =>
       env.quick && firstMs[route.id] > SLOW_MS ? slowCount(firstMs[route.id]) : requests;
     const results = Object.fromEntries(measured.map((r) => [r.id, { ours: [], baseline: [] }]));
@@ -146,7 +146,7 @@ export default {
       `${requests} sequential GETs per route and round (one kept-alive connection), each route's batch followed by one of the baseline; measured once the apps were idle (waited ${quietAfterS.toFixed(1)} s)`,
       ...(env.quick && measured.some((r) => countOf(r) !== requests)
         ? [
-            `--quick: 5 to ${QUICK_SLOW_REQUESTS} GETs a batch (p99 = the slowest) for the routes whose first answer took over ${SLOW_MS} ms: ${measured
+            `--quick: 3 to ${QUICK_SLOW_REQUESTS} GETs a batch (p99 = the slowest) for the routes whose first answer took over ${SLOW_MS} ms: ${measured
               .filter((r) => countOf(r) !== requests)
               .map((r) => `${r.id} (${firstMs[r.id].toFixed(0)} ms: ${countOf(r)})`)
               .join(', ')}`,

@@ -6,7 +6,7 @@
 // their growth from size to size and issue 56's targets; writes bench/results/<date>-scale.json.
 //
 //   npm run bench -- --scale                     the full run (5 rounds; 15,000 admissions, 10M audit entries at L)
-//   npm run bench -- --scale --quick             3 rounds, a smaller audit trail and fewer admissions: ~3 min built
+//   npm run bench -- --scale --quick             2 rounds, a smaller audit trail and fewer admissions: < 3 min built
 //   npm run bench -- --scale --only placement,memory --sizes M,L
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -184,7 +184,7 @@ export async function scaleMain() {
     console.log(usage());
     return 0;
   }
-  const rounds = Number(args.rounds ?? (args.quick ? 3 : 5));
+  const rounds = Number(args.rounds ?? (args.quick ? 2 : 5));
   if (!Number.isInteger(rounds) || rounds < 1 || rounds > 50) {
     throw new InfraError(`--rounds must be an integer from 1 to 50\n${usage()}`, { exitCode: 2 });
   }

@@ -11,7 +11,7 @@ const FULL = [
 const QUICK = {
   S: { auditEntries: 10_000, admissions: 50 },
   M: { auditEntries: 100_000, admissions: 100 },
-  L: { auditEntries: 1_000_000, admissions: 300, endpoints: 300 },
+  L: { auditEntries: 500_000, admissions: 150, endpoints: 300 },
 };
 
 /** The sizes of a run, smallest first; `only`: names to keep (S, M, L). */

@@ -4,20 +4,8 @@
 //   baseline  BullMQ on the local Redis: queue.add, then job.waitUntilFinished (QueueEvents); no-op workers in
 //             processes of their own, as many and as concurrent as ours.
 import { latencySummary } from '../lib/stats.mjs';
+import { jobRequest as request } from '../lib/burst.mjs';
 import { bullmq, jobsEndpoint } from '../lib/fixtures.mjs';
-
-async function request(method, url, key, body) {
-  const response = await fetch(url, {
-    method,
-    headers: { authorization: key, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = await response.json();
-  if (response.status !== 200) {
-    throw new Error(`${method} ${url}: HTTP ${response.status} ${JSON.stringify(json)}`);
-  }
-  return json;
-}
 
 async function timedSamples(count, fn) {
   const samples = [];

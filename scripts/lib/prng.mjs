@@ -1,5 +1,5 @@
-// mulberry32, as scripts/generate-fleet.mjs uses: a small seeded generator, so a bench's seeded workload is the
-// same on every run.
+// mulberry32: a small seeded generator, so the same arguments always give the same fleet (generate-fleet.mjs) and
+// a bench's seeded workload is the same on every run.
 
 /** A generator of floats in [0, 1) from `seed`. */
 export function prng(seed) {
