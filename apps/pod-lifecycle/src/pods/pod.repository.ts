@@ -85,22 +85,48 @@ export class PodRepository implements PodsUsingTemplate, PodsUsingRegistryAuth {
     return manager.find(PodEntity, { where: { clusterId }, order: { clusterRank: 'ASC', id: 'ASC' } });
   }
 
-  /** Live pods on a host, locked. */
-  lockLiveOnHost(hostId: string, manager: EntityManager): Promise<PodEntity[]> {
-    return manager.find(PodEntity, {
-      where: { hostId, status: In(LIVE) },
-      order: { id: 'ASC' },
-      lock: { mode: 'pessimistic_write' },
-    });
+  /**
+   * Holds the hosts' pod sets until the transaction ends, in host id order (two creates cannot deadlock on them). A
+   * host command takes it before it reads the host's pods; a create takes it before it inserts pods there. A row
+   * lock cannot order those: a pod inserted but not yet committed is invisible to the read. Without it, host-lost on
+   * one replica missed the members a create on the other was committing, dated before it; the rebuild, in
+   * processed_at order, included them (random history seed 1411). With it, whichever comes second sees the first.
+   */
+  async lockHosts(hostIds: Iterable<string | null>, manager: EntityManager): Promise<void> {
+    const keys = [...new Set(hostIds)].filter((id): id is string => id !== null).sort();
+    // Sent together; the connection runs them in this order.
+    await Promise.all(
+      keys.map((hostId) =>
+        manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`pods-on-host:${hostId}`]),
+      ),
+    );
   }
 
   /**
-   * The live pods among `podIds` that are on the host, each locked by its id first (in id order): a command changing
-   * one of them on another replica (a start) is waited for and its result seen, so the set does not depend on which
-   * committed first, and a rebuild, applying them in commit order, finds the same pods.
+   * Live pods on a host, locked, after the host's lock (`lockHosts`: a pod being created there is waited for). The
+   * rows are locked on the host whatever their status, terminated ones aside, and the live ones kept: a start on
+   * another replica is then waited for and its result seen, where a filter on the status would skip the row.
+   */
+  async lockLiveOnHost(hostId: string, manager: EntityManager): Promise<PodEntity[]> {
+    await this.lockHosts([hostId], manager);
+    const locked = await manager.find(PodEntity, {
+      where: { hostId, status: Not(PodStatus.Terminated) },
+      order: { id: 'ASC' },
+      lock: { mode: 'pessimistic_write' },
+    });
+    const live: readonly PodStatus[] = LIVE;
+    return locked.filter((pod) => live.includes(pod.status));
+  }
+
+  /**
+   * The live pods among `podIds` that are on the host, after the host's lock (`lockHosts`: a pod being created there
+   * by another replica is waited for and seen), each locked by its id (in id order): a command changing one of them
+   * on another replica (a start) is waited for and its result seen, so the set does not depend on which committed
+   * first, and a rebuild, applying them in processed_at order, finds the same pods.
    */
   async lockLiveOnHostAmong(hostId: string, podIds: string[], manager: EntityManager): Promise<PodEntity[]> {
     if (!podIds.length) return [];
+    await this.lockHosts([hostId], manager);
     const locked = await manager.find(PodEntity, {
       where: { id: In(podIds) },
       order: { id: 'ASC' },
@@ -110,8 +136,12 @@ export class PodRepository implements PodsUsingTemplate, PodsUsingRegistryAuth {
     return locked.filter((pod) => pod.hostId === hostId && live.includes(pod.status));
   }
 
-  /** Pods on a host that carry a notice of its state (any status), locked. */
-  lockNoticedOnHost(hostId: string, manager: EntityManager): Promise<PodEntity[]> {
+  /**
+   * Pods on a host that carry a notice of its state (any status), locked, after the host's lock (`lockHosts`): only
+   * host-notice sets a notice, and it takes that lock too, so a notice being written is waited for and seen.
+   */
+  async lockNoticedOnHost(hostId: string, manager: EntityManager): Promise<PodEntity[]> {
+    await this.lockHosts([hostId], manager);
     return manager.find(PodEntity, {
       where: { hostId, hostNotice: Not(IsNull()) },
       order: { id: 'ASC' },

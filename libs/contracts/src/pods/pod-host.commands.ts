@@ -17,7 +17,8 @@ import { HostPod } from '../fleet/fleet.events.js';
  * records when it hears the scheduler's `fleet.evt.host-changed` or `fleet.evt.drain-expired` (an id derived from
  * the event, its time; none in REPLAY_MODE), so a rebuild applies them where the live side did. The pods acted on
  * are the live ones on the host among the event's list (the pods holding capacity there when the scheduler
- * changed it), each locked by id, so the set does not depend on which of two replicas' commands committed first.
+ * changed it), each locked by id after the host's lock (which a pod's create takes too), so the set does not depend
+ * on which of two replicas' commands committed first.
  */
 
 /** The states a host is lost in: its pods cannot run there any more. */

@@ -53,6 +53,12 @@ export class CreateClusterMembersHandler {
     const now = ctx.now;
     let created = 0;
     await this.deletedClusters.lockMembers(payload.clusterId, ctx.manager);
+    // The members' hosts' pod sets, before the inserts: a host-lost (drained, notice) of one of those hosts on
+    // another replica either sees the members or is dated before them (PodRepository.lockHosts).
+    await this.pods.lockHosts(
+      payload.members.map((member) => member.placement.hostId),
+      ctx.manager,
+    );
     const deleted = await this.deletedClusters.isDeleted(payload.clusterId, ctx.manager);
     const writer: StatusWriter = {
       manager: ctx.manager,

@@ -135,6 +135,9 @@ export class CreatePodHandler {
       ...workload,
     } satisfies PodEntity);
     applyPlacement(pod, placement);
+    // Its host's pod set, before the insert: a host-lost (drained, notice) of that host on another replica either
+    // sees this pod or is dated before it (PodRepository.lockHosts).
+    await this.pods.lockHosts([pod.hostId], manager);
     await this.pods.insert(pod, manager);
     await this.usage.statusChanged(pod, null, ctx.now, manager);
     await ctx.emit(Subjects.pod.statusChanged, toStatusChangedEvent(pod, null), pod.id);
