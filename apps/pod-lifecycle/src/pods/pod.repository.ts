@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, IsNull, Not, type EntityManager } from 'typeorm';
 import { PodStatus } from '@app/contracts';
+import { entityFromRow } from '@app/database';
 import type { PodsUsingRegistryAuth } from '../registry-auth/registry-auth.users.js';
 import type { PodsUsingTemplate } from '../templates/template.users.js';
 import { PodEntity } from './pod.entity.js';
@@ -31,25 +32,35 @@ export class PodRepository implements PodsUsingTemplate, PodsUsingRegistryAuth {
   /**
    * The owner's pods, oldest first (then by id), terminated ones only on request, a page of `limit` after the pod
    * `afterId`: a keyset on (created_at, id), so every page is one index range. The live ones are read through
-   * `pods_owner_live_idx` (partial, not TERMINATED): an account's terminated history is most of its pods.
+   * `pods_owner_live_idx` (partial, not TERMINATED): an account's terminated history is most of its pods. The rows
+   * are made entities by `entityFromRow` (the columns' own transformers), not TypeORM's hydration: a whole list is
+   * thousands of pods, and that hydration cost more than the statement and the views together (ADR 46).
    */
-  listByOwner(ownerId: string, options: ListByOwnerOptions = {}): Promise<PodEntity[]> {
-    const query = this.dataSource.manager
-      .createQueryBuilder(PodEntity, 'p')
-      .where('p.owner_id = :ownerId', { ownerId });
+  async listByOwner(ownerId: string, options: ListByOwnerOptions = {}): Promise<PodEntity[]> {
+    const metadata = this.dataSource.getMetadata(PodEntity);
+    const table = `"${metadata.schema}"."${metadata.tableName}"`;
+    const values: unknown[] = [ownerId];
+    const where = ['p.owner_id = $1'];
     // A literal, not a parameter: the planner matches it to the partial index's predicate.
-    if (!options.includeTerminated) query.andWhere(`p.status <> '${PodStatus.Terminated}'`);
-    if (options.standaloneOnly) query.andWhere('p.cluster_id IS NULL');
+    if (!options.includeTerminated) where.push(`p.status <> '${PodStatus.Terminated}'`);
+    if (options.standaloneOnly) where.push('p.cluster_id IS NULL');
     if (options.afterId !== undefined) {
-      const { schema, tableName } = this.dataSource.getMetadata(PodEntity);
-      query.andWhere(
-        `(p.created_at, p.id) > (SELECT a.created_at, a.id FROM "${schema}"."${tableName}" a WHERE a.id = :afterId)`,
-        { afterId: options.afterId },
+      values.push(options.afterId);
+      where.push(
+        `(p.created_at, p.id) > (SELECT a.created_at, a.id FROM ${table} a WHERE a.id = $${values.length})`,
       );
     }
-    query.orderBy('p.created_at', 'ASC').addOrderBy('p.id', 'ASC');
-    if (options.limit !== undefined) query.limit(options.limit);
-    return query.getMany();
+    let limit = '';
+    if (options.limit !== undefined) {
+      values.push(options.limit);
+      limit = ` LIMIT $${values.length}`;
+    }
+    const columns = metadata.columns.map((c) => `p."${c.databaseName}"`).join(', ');
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `SELECT ${columns} FROM ${table} p WHERE ${where.join(' AND ')} ORDER BY p.created_at, p.id${limit}`,
+      values,
+    );
+    return rows.map((row) => entityFromRow(metadata.create() as PodEntity, metadata.columns, row));
   }
 
   /** The owner's worker pods of an endpoint that are not terminated, oldest first (through `pods_endpoint_idx`). */
