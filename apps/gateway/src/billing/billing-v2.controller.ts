@@ -13,7 +13,7 @@ import {
   type UsageExport,
 } from '@app/contracts';
 import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
-import { sendJsonText, type JsonText } from '../edge/json-text.js';
+import { sendJsonBody, type JsonBody } from '../edge/json-body.js';
 import { Operation, TextQuery } from '../openapi/openapi.decorators.js';
 import { BillingRangeQuery } from './billing.decorators.js';
 import { billingRange, type BillingQueryParams } from './billing-query.js';
@@ -55,8 +55,8 @@ export class BillingV2Controller {
     @Query() query: BillingQueryParams & { podId?: string },
     @CurrentActor() actor: Actor,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<JsonText<PodBillingList>> {
-    return sendJsonText(reply, await this.billing.pods(query, query.podId, actor));
+  ): Promise<JsonBody<PodBillingList>> {
+    return sendJsonBody(reply, await this.billing.pods(query, query.podId, actor));
   }
 
   @Get('clusters')
@@ -71,8 +71,8 @@ export class BillingV2Controller {
     @Query() query: BillingQueryParams & { clusterId?: string },
     @CurrentActor() actor: Actor,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<JsonText<ClusterBillingList>> {
-    return sendJsonText(reply, await this.billing.clusters(query, query.clusterId, actor));
+  ): Promise<JsonBody<ClusterBillingList>> {
+    return sendJsonBody(reply, await this.billing.clusters(query, query.clusterId, actor));
   }
 
   @Get('serverless')
@@ -87,8 +87,8 @@ export class BillingV2Controller {
     @Query() query: BillingQueryParams & { endpointId?: string },
     @CurrentActor() actor: Actor,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<JsonText<ServerlessBillingList>> {
-    return sendJsonText(reply, await this.billing.serverless(query, query.endpointId, actor));
+  ): Promise<JsonBody<ServerlessBillingList>> {
+    return sendJsonBody(reply, await this.billing.serverless(query, query.endpointId, actor));
   }
 
   @Get('endpoints')
@@ -103,8 +103,8 @@ export class BillingV2Controller {
     @Query() query: BillingQueryParams & { endpointId?: string },
     @CurrentActor() actor: Actor,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<JsonText<ServerlessBillingList>> {
-    return sendJsonText(reply, await this.billing.serverless(query, query.endpointId, actor));
+  ): Promise<JsonBody<ServerlessBillingList>> {
+    return sendJsonBody(reply, await this.billing.serverless(query, query.endpointId, actor));
   }
 
   @Get('network-volumes')

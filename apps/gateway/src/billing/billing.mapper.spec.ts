@@ -83,7 +83,9 @@ describe('billing export and records', () => {
     const pages = [records.slice(0, 3), [], records.slice(3, 6), records.slice(6)];
     const written = new JsonRecords(amount);
     for (const page of pages) written.add(page);
-    expect(written.text(range)).toBe(JSON.stringify(withMetadata(records, range, amount)));
-    expect(new JsonRecords(amount).text(range)).toBe(JSON.stringify(withMetadata([], range, amount)));
+    expect(written.body(range).toString()).toBe(JSON.stringify(withMetadata(records, range, amount)));
+    expect(new JsonRecords(amount).body(range).toString()).toBe(
+      JSON.stringify(withMetadata([], range, amount)),
+    );
   });
 });

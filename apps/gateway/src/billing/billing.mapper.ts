@@ -6,7 +6,7 @@ import {
   type UsageExportRow,
   type VolumeUsageRecord,
 } from '@app/contracts';
-import { jsonText, type JsonText } from '../edge/json-text.js';
+import { jsonBody, type JsonBody } from '../edge/json-body.js';
 import type { BillingRange } from './billing-query.js';
 
 const hours = (seconds: number) => Math.round((seconds / 3600) * 1e6) / 1e6;
@@ -50,11 +50,11 @@ function metadataOf(range: BillingRange, recordCount: number, sum: number): Bill
 /**
  * Records serialized page by page into what `JSON.stringify(withMetadata(records, range, amount))` writes, byte for
  * byte: a large account's usage is 30,000 records (6 MB of JSON), and holding them all as objects, then mapped, then
- * as text, set the gateway's peak memory. Each page becomes text as it arrives; the metadata (count, total summed
- * in the same order) comes last, as it does in the object.
+ * as text, set the gateway's peak memory. Each page becomes UTF-8 bytes as it arrives (`JsonBody`); the metadata
+ * (count, total summed in the same order) comes last, as it does in the object.
  */
 export class JsonRecords<T> {
-  private readonly parts: string[] = [];
+  private readonly parts: Buffer[] = [];
   private count = 0;
   private sum = 0;
 
@@ -63,14 +63,17 @@ export class JsonRecords<T> {
   add(records: readonly T[]): void {
     if (!records.length) return;
     for (const record of records) this.sum += this.amount(record);
+    // `[a,b]` without its brackets, after a comma from the second page on: the pages' texts make the whole array's.
+    const text = JSON.stringify(records).slice(1, -1);
+    this.parts.push(Buffer.from(this.count ? `,${text}` : text));
     this.count += records.length;
-    // `[a,b]` without its brackets: the pages' texts joined by commas are the whole array's.
-    this.parts.push(JSON.stringify(records).slice(1, -1));
   }
 
-  text(range: BillingRange): JsonText<{ records: T[]; metadata: BillingMetadata }> {
+  body(range: BillingRange): JsonBody<{ records: T[]; metadata: BillingMetadata }> {
     const metadata = JSON.stringify(metadataOf(range, this.count, this.sum));
-    return jsonText(`{"records":[${this.parts.join(',')}],"metadata":${metadata}}`);
+    return jsonBody(
+      Buffer.concat([Buffer.from('{"records":['), ...this.parts, Buffer.from(`],"metadata":${metadata}}`)]),
+    );
   }
 }
 

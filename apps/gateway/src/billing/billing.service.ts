@@ -18,7 +18,7 @@ import {
   type VolumeUsageRecord,
 } from '@app/contracts';
 import { QueryBus } from '@app/messaging';
-import type { JsonText } from '../edge/json-text.js';
+import type { JsonBody } from '../edge/json-body.js';
 import { forEachPodUsagePage, podUsageRecords } from '../owner-queries/usage-pages.js';
 import { billingRange, type BillingQueryParams, type BillingRange } from './billing-query.js';
 import {
@@ -50,7 +50,7 @@ export class BillingService {
     params: BillingQueryParams,
     podId: string | undefined,
     actor: Actor,
-  ): Promise<JsonText<PodBillingList>> {
+  ): Promise<JsonBody<PodBillingList>> {
     return this.computeJson(params, 'pod', podId, actor, (u) => ({
       ...toComputeBilling(u),
       podId: u.resourceId,
@@ -62,7 +62,7 @@ export class BillingService {
     params: BillingQueryParams,
     clusterId: string | undefined,
     actor: Actor,
-  ): Promise<JsonText<ClusterBillingList>> {
+  ): Promise<JsonBody<ClusterBillingList>> {
     return this.computeJson(params, 'cluster', clusterId, actor, (u) => ({
       ...toComputeBilling(u),
       clusterId: u.resourceId,
@@ -74,7 +74,7 @@ export class BillingService {
     params: BillingQueryParams,
     endpointId: string | undefined,
     actor: Actor,
-  ): Promise<JsonText<ServerlessBillingList>> {
+  ): Promise<JsonBody<ServerlessBillingList>> {
     return this.computeJson(params, 'endpoint', endpointId, actor, (u) => ({
       ...toComputeBilling(u),
       endpointId: u.resourceId,
@@ -175,12 +175,12 @@ export class BillingService {
     resourceId: string | undefined,
     actor: Actor,
     toRecord: (usage: PodUsageRecord) => R,
-  ): Promise<JsonText<{ records: R[]; metadata: BillingMetadata }>> {
+  ): Promise<JsonBody<{ records: R[]; metadata: BillingMetadata }>> {
     const range = billingRange(params, new Date());
     const records = new JsonRecords<R>(total);
     const query = { ...range, groupBy, ...(resourceId ? { resourceId } : {}) };
     await forEachPodUsagePage(this.queries, query, actor, (page) => records.add(page.map(toRecord)));
-    return records.text(range);
+    return records.body(range);
   }
 
   private podUsage(

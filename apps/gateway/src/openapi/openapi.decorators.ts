@@ -1,6 +1,6 @@
 import { applyDecorators, type StreamableFile } from '@nestjs/common';
 import { ApiOperation, ApiQuery } from '@nestjs/swagger';
-import type { JsonText } from '../edge/json-text.js';
+import type { JsonBody } from '../edge/json-body.js';
 import type { ResponseViews, ViewName } from './openapi-views.js';
 
 /**
@@ -39,7 +39,7 @@ interface Shape {
   array?: boolean;
   orNoContent?: boolean;
   eventStream?: string;
-  /** The handler answers the body's JSON text (`JsonText`), serialized as it was read. */
+  /** The handler answers the body as its JSON bytes (`JsonBody`), serialized as it was read. */
   serialized?: boolean;
 }
 
@@ -48,7 +48,7 @@ type ReturnsOf<K extends ViewName, S extends Shape> =
   | (S extends { array: true } ? ResponseViews[K][] : ResponseViews[K])
   | (S extends { orNoContent: true } ? undefined : never)
   | (S extends { eventStream: string } ? StreamableFile : never)
-  | (S extends { serialized: true } ? JsonText<ResponseViews[K]> : never);
+  | (S extends { serialized: true } ? JsonBody<ResponseViews[K]> : never);
 
 /** A method decorator that accepts only handlers resolving to `T`. */
 export type HandlerReturning<T> = (
