@@ -5,12 +5,13 @@ import { appDataSourceOptions } from '@app/database';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database.js';
 import { DATA_SOURCE_SPEC } from '../data-source.js';
 import { PodEntity } from './pod.entity.js';
-import { toPodView } from './pod.mapper.js';
+import { listedPodView, toPodView } from './pod.mapper.js';
 import { PodRepository } from './pod.repository.js';
 
 /**
- * `listByOwner` builds its pods from the rows itself (`entityFromRow`), not through TypeORM's hydration: the pods
- * and their views must be those TypeORM's own read gives, every column set, none of them null.
+ * `listByOwner` reads plain rows, their times written as text by Postgres, not entities through TypeORM's hydration:
+ * the views of the rows (`listedPodView`) must be those of the entities TypeORM reads (`toPodView`), for pods with
+ * every column set, times to the microsecond among them.
  */
 
 let db: TestDatabase;
@@ -82,28 +83,65 @@ afterAll(async () => {
 });
 
 describe('PodRepository.listByOwner', () => {
-  it("reads the pods TypeORM reads, every column through the entity's transformers", async () => {
+  it('reads the pods TypeORM reads, and their views are the same', async () => {
     const listed = await repository.listByOwner('team-raw');
     const hydrated = await dataSource.manager.find(PodEntity, {
       where: { ownerId: 'team-raw' },
       order: { createdAt: 'ASC', id: 'ASC' },
     });
     expect(listed.map((pod) => pod.id)).toEqual(['p-a', 'p-b', 'p-c']);
-    expect(listed).toEqual(hydrated);
-    expect(listed[0]).toBeInstanceOf(PodEntity);
-    // Not a column left unread: every property of the entity has its value, numbers as numbers.
-    expect(Object.keys(listed[0]).sort()).toEqual(Object.keys(fullPod('p-a', 0)).sort());
+    // Every column read, each as the entity has it but the times, which are the views' text.
+    expect(Object.keys(listed[0]).sort()).toEqual(Object.keys(hydrated[0]).sort());
+    const times = ['hostNoticeAt', 'stopDeadline', 'lastStatusChange', 'lastStartedAt', 'createdAt'] as const;
+    for (const [i, pod] of hydrated.entries()) {
+      const row: Record<string, unknown> = { ...pod };
+      for (const time of times) row[time] = pod[time]?.toISOString() ?? null;
+      expect(listed[i]).toEqual(row);
+    }
     expect(listed[0].computePerHr).toBe(12.345678);
     for (const secrets of [false, true]) {
-      expect(listed.map((pod) => toPodView(pod, { secrets }))).toEqual(
+      expect(listed.map((pod) => listedPodView(pod, { secrets }))).toEqual(
         hydrated.map((pod) => toPodView(pod, { secrets })),
       );
     }
+  });
+
+  it('writes a time to the millisecond as a Date read from it would, its microseconds dropped', async () => {
+    await dataSource.query(
+      `UPDATE pod_lifecycle.pods SET last_started_at = '2026-03-01 10:00:00.123999+00',
+         created_at = '2026-03-01 09:59:59.999999+00', host_notice_at = NULL, stop_deadline = NULL WHERE id = 'p-a'`,
+    );
+    const [listed] = await repository.listByOwner('team-raw', { limit: 1 });
+    const entity = await dataSource.manager.findOneByOrFail(PodEntity, { id: 'p-a' });
+    expect(listed).toMatchObject({
+      lastStartedAt: '2026-03-01T10:00:00.123Z',
+      createdAt: '2026-03-01T09:59:59.999Z',
+      hostNoticeAt: null,
+      stopDeadline: null,
+    });
+    expect(listedPodView(listed)).toEqual(toPodView(entity));
   });
 
   it('pages after a pod, in the same order', async () => {
     const page = await repository.listByOwner('team-raw', { limit: 1, afterId: 'p-a' });
     expect(page.map((pod) => pod.id)).toEqual(['p-b']);
     expect(await repository.listByOwner('team-raw', { limit: 5, afterId: 'p-c' })).toEqual([]);
+  });
+
+  it("reads a page's pods by id and row version, the version new after an update and not after a lock", async () => {
+    const versions = await repository.listVersionsByOwner('team-raw', { limit: 2 });
+    expect(versions.map((pod) => pod.id)).toEqual(['p-a', 'p-b']);
+    const rows = await repository.listRowsByIds(['p-b', 'p-a', 'gone']);
+    const listed = await repository.listByOwner('team-raw', { limit: 2 });
+    expect(rows.map(({ version, ...row }) => [row.id, version, row])).toEqual(
+      expect.arrayContaining(listed.map((row, i) => [row.id, versions[i].version, row])),
+    );
+    expect(rows).toHaveLength(2);
+    await dataSource.transaction((manager) => repository.lockById('p-a', manager));
+    const [locked] = await repository.listVersionsByOwner('team-raw', { limit: 1 });
+    expect(locked.version).toBe(versions[0].version);
+    await dataSource.query(`UPDATE pod_lifecycle.pods SET name = 'renamed' WHERE id = 'p-a'`);
+    const [updated] = await repository.listVersionsByOwner('team-raw', { limit: 1 });
+    expect(updated.version).not.toBe(versions[0].version);
   });
 });

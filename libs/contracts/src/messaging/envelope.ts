@@ -78,4 +78,10 @@ export const Headers = {
    * applied yet (`database`: the owner's database is unreachable); the body says so as an OWNER_UNAVAILABLE error.
    */
   OutcomeDeferred: 'x-outcome-deferred',
+  /**
+   * On the reply to a page of a list (`pod.qry.list-v2`): how many items it holds, and the key of its last one (the
+   * next page's cursor), for a caller that passes the page's JSON through without parsing it (ADR 46).
+   */
+  PageItems: 'x-page-items',
+  PageLast: 'x-page-last',
 } as const;
