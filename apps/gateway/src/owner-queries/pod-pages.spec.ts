@@ -1,5 +1,5 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import { Headers, type Actor, type ListPodsQuery, type PodView } from '@app/contracts';
+import { Headers, MAX_POD_PAGE, type Actor, type ListPodsQuery, type PodView } from '@app/contracts';
 import type { QueryBus } from '@app/messaging';
 import { POD_PAGE, listAllPods, podsV2Body } from './pod-pages.js';
 
@@ -40,16 +40,17 @@ describe('listAllPods', () => {
   });
 });
 
-/** An owner answering `pod.qry.list-v2` pages as pod-lifecycle does: the JSON bytes, the size and cursor in headers. */
-function v2Owner(count: number) {
+/**
+ * An owner answering `pod.qry.list-v2` pages as pod-lifecycle does: the JSON bytes, the next page's cursor in a
+ * header; at most `cut` pods a page (pod-lifecycle cuts a page at its size in bytes too).
+ */
+function v2Owner(count: number, cut = Infinity) {
   const all = Array.from({ length: count }, (_, i) => ({ id: `p${i}`, name: `pod "${i}" é`, gpu: null }));
   const queryJson = jest.fn((_subject: string, payload: ListPodsQuery) => {
     const from = payload.afterId === undefined ? 0 : all.findIndex((p) => p.id === payload.afterId) + 1;
-    const page = all.slice(from, from + (payload.limit ?? all.length));
-    const headers: Record<string, string> = {
-      [Headers.PageItems]: String(page.length),
-      ...(page.length ? { [Headers.PageLast]: page[page.length - 1].id } : {}),
-    };
+    const page = all.slice(from, from + Math.min(cut, payload.limit ?? all.length));
+    const more = from + page.length < all.length;
+    const headers: Record<string, string> = more ? { [Headers.PageNext]: page[page.length - 1].id } : {};
     return Promise.resolve({
       json: Buffer.from(JSON.stringify(page)),
       header: (name: string) => headers[name],
@@ -59,21 +60,20 @@ function v2Owner(count: number) {
 }
 
 describe('podsV2Body', () => {
-  it.each([0, 3, POD_PAGE, 2 * POD_PAGE + 7])(
+  it.each([0, 3, MAX_POD_PAGE, 2 * MAX_POD_PAGE + 7])(
     'joins the pages of %i pods into the bytes JSON.stringify writes of the whole list',
     async (count) => {
       const { all, queryJson, queries } = v2Owner(count);
       const body = await podsV2Body(queries, { standaloneOnly: true }, ACTOR);
       expect(body.toString()).toBe(JSON.stringify({ pods: all }));
-      expect(queryJson).toHaveBeenCalledTimes(Math.floor(count / POD_PAGE) + 1);
-      expect(queryJson.mock.calls[0][1]).toEqual({ standaloneOnly: true, limit: POD_PAGE });
+      expect(queryJson).toHaveBeenCalledTimes(Math.max(1, Math.ceil(count / MAX_POD_PAGE)));
+      expect(queryJson.mock.calls[0][1]).toEqual({ standaloneOnly: true, limit: MAX_POD_PAGE });
     },
   );
 
-  it('refuses a page that does not say its size', async () => {
-    const queryJson = () => Promise.resolve({ json: Buffer.from('[]'), header: () => undefined });
-    await expect(podsV2Body({ queryJson } as unknown as QueryBus, {}, ACTOR)).rejects.toThrow(
-      'answered a page without its size',
-    );
+  it("follows the owner's cursor, however many pods its pages hold", async () => {
+    const { all, queryJson, queries } = v2Owner(25, 10);
+    expect((await podsV2Body(queries, {}, ACTOR)).toString()).toBe(JSON.stringify({ pods: all }));
+    expect(queryJson.mock.calls.map(([, payload]) => payload.afterId)).toEqual([undefined, 'p9', 'p19']);
   });
 });

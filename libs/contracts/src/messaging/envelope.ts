@@ -79,9 +79,8 @@ export const Headers = {
    */
   OutcomeDeferred: 'x-outcome-deferred',
   /**
-   * On the reply to a page of a list (`pod.qry.list-v2`): how many items it holds, and the key of its last one (the
-   * next page's cursor), for a caller that passes the page's JSON through without parsing it (ADR 46).
+   * On the reply to a page of a list (`pod.qry.list-v2`): the cursor of the next page (its `afterId`), absent on the
+   * last one; for a caller that passes the page's JSON through without parsing it (ADR 46).
    */
-  PageItems: 'x-page-items',
-  PageLast: 'x-page-last',
+  PageNext: 'x-page-next',
 } as const;

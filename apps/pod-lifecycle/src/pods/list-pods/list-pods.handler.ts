@@ -12,6 +12,11 @@ import { listedPodView } from '../pod.mapper.js';
 import { PodRepository, type ListByOwnerOptions } from '../pod.repository.js';
 import { PodV2ViewCache } from './pod-v2-view.cache.js';
 
+/**
+ * The JSON a v2 page holds past its first view: half a NATS message (max_payload: 1 MB by default), a margin for
+ * the envelope, the headers and the view that would cross it.
+ */
+const PAGE_BYTES = 512 * 1024;
 const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']');
@@ -31,16 +36,21 @@ export class ListPodsHandler {
   }
 
   /**
-   * The same page as the management API v2 shows it, its JSON in UTF-8, with its size and last pod (the next page's
-   * cursor) in the reply's headers: the gateway passes it through to `GET /v2/pods` without parsing it. The page
-   * is its keyset read (ids and row versions); a view is made, and kept, only for a pod whose row changed since
-   * its view was made (PodV2ViewCache). A pod whose row changed between the two reads shows as it is now, as it
-   * would in a list read a moment later (ADR 46).
+   * The same list as the management API v2 shows it, a page of it as UTF-8 JSON with the next page's cursor in the
+   * reply's header (none on the last page): the gateway passes the pages through to `GET /v2/pods` without parsing
+   * them. A page holds at most `limit` pods and, past its first, PAGE_BYTES of JSON (a reply is one NATS message).
+   * It is read as its keyset (ids and row versions); a view is made, and kept, only for a pod whose row changed
+   * since its view was made (PodV2ViewCache). A pod changed between the two reads shows as it is now, as in a list
+   * read a moment later (ADR 46).
    */
   @QueryHandler(Subjects.pod.listV2)
   async handleV2(ctx: QueryContext<ListPodsQuery>): Promise<QueryAnswer<PodV2View[]>> {
     const secrets = ctx.payload.withSecrets ?? false;
-    const page = await this.pods.listVersionsByOwner(ctx.actor.userId, listOptions(ctx.payload));
+    const { limit } = ctx.payload;
+    // One more than the page: whether another page follows.
+    const options = { ...listOptions(ctx.payload), ...(limit ? { limit: limit + 1 } : {}) };
+    const keys = await this.pods.listVersionsByOwner(ctx.actor.userId, options);
+    const page = limit ? keys.slice(0, limit) : keys;
     const kept = page.map((pod) => this.v2Views.get(pod.id, pod.version, secrets));
     const made = new Map<string, Buffer>();
     const missing = page.filter((_pod, i) => kept[i] === undefined).map((pod) => pod.id);
@@ -49,20 +59,25 @@ export class ListPodsHandler {
       this.v2Views.set(row.id, row.version, secrets, json);
       made.set(row.id, json);
     }
-    // `[a,b,…]`; a pod gone between the two reads (none is deleted today) is left out, the page's size is its
-    // keyset's.
+    // `[a,b,…]`; a pod gone between the two reads (none is deleted today) is left out.
     const parts: Buffer[] = [OPEN];
+    let bytes = 0;
+    let taken = 0;
     for (const [i, pod] of page.entries()) {
       const json = kept[i] ?? made.get(pod.id);
+      if (json && bytes && limit && bytes + json.length > PAGE_BYTES) break;
+      taken = i + 1;
       if (!json) continue;
-      if (parts.length > 1) parts.push(COMMA);
+      if (bytes) parts.push(COMMA);
       parts.push(json);
+      bytes += json.length + 1;
     }
     parts.push(CLOSE);
-    return QueryAnswer.serialized(Buffer.concat(parts), {
-      [Headers.PageItems]: String(page.length),
-      ...(page.length ? { [Headers.PageLast]: page[page.length - 1].id } : {}),
-    });
+    const more = taken < keys.length;
+    return QueryAnswer.serialized(
+      Buffer.concat(parts),
+      more ? { [Headers.PageNext]: page[taken - 1].id } : {},
+    );
   }
 }
 
