@@ -27,7 +27,7 @@ describe('QueryAnswer through the query server and QueryBus', () => {
     client = await NatsClient.connect(testEnv().natsUrl, prefix, 'query-answer-int-spec');
     const handler = (ctx: QueryContext<ListPodsQuery>) => {
       if (ctx.payload.limit !== 2) throw new DomainError(ErrorCode.NotFound, 'no such page');
-      return QueryAnswer.serialized(Buffer.from(JSON.stringify(value)), { 'x-page-items': '2' });
+      return QueryAnswer.serialized([Buffer.from(JSON.stringify(value))], { 'x-page-items': '2' });
     };
     const registry = { queries: new Map([[Subjects.pod.listV2, handler]]) } as unknown as HandlerRegistry;
     const processor = { find: () => Promise.resolve(null) } as unknown as MessageProcessor;

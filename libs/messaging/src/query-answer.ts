@@ -8,19 +8,22 @@ import type { MsgHdrs } from '@nats-io/transport-node';
  */
 export class QueryAnswer<T> {
   private constructor(
-    /** The value's JSON in UTF-8, as `JSON.stringify` writes it. */
-    readonly json: Uint8Array,
+    /** The value's JSON in UTF-8, as `JSON.stringify` writes it, in parts (joined once, in the reply). */
+    readonly json: readonly Uint8Array[],
     readonly headers: Readonly<Record<string, string>>,
   ) {}
 
   /** `json` must be what `JSON.stringify` writes of a `T`, in UTF-8 (the handler's tests compare them). */
-  static serialized<T>(json: Uint8Array, headers: Readonly<Record<string, string>>): QueryAnswer<T> {
+  static serialized<T>(
+    json: readonly Uint8Array[],
+    headers: Readonly<Record<string, string>>,
+  ): QueryAnswer<T> {
     return new QueryAnswer<T>(json, headers);
   }
 
   /** The value itself, for whatever serializes the answer as an object (the handlers' test harness). */
   toJSON(): T {
-    return JSON.parse(new TextDecoder().decode(this.json)) as T;
+    return JSON.parse(Buffer.concat(this.json).toString()) as T;
   }
 }
 
@@ -30,7 +33,7 @@ const CLOSE_BYTES = new TextEncoder().encode('}');
 
 /** The success outcome of an answer, as `JSON.stringify({ ok: true, value })` would write it, in UTF-8. */
 export function okOutcomeBytes(answer: QueryAnswer<unknown>): Uint8Array {
-  return Buffer.concat([OK_OPEN_BYTES, answer.json, CLOSE_BYTES]);
+  return Buffer.concat([OK_OPEN_BYTES, ...answer.json, CLOSE_BYTES]);
 }
 
 /** The answer's headers as NATS headers. */

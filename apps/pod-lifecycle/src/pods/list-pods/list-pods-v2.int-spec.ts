@@ -83,7 +83,7 @@ async function page(payload: ListPodsQuery): Promise<{ views: PodV2View[]; json:
     payload,
   } as QueryContext<ListPodsQuery>;
   const answer: QueryAnswer<PodV2View[]> = await handler.handleV2(ctx);
-  const json = Buffer.from(answer.json).toString();
+  const json = Buffer.concat(answer.json).toString();
   return { views: JSON.parse(json) as PodV2View[], json, next: answer.headers[Headers.PageNext] };
 }
 

@@ -74,10 +74,7 @@ export class ListPodsHandler {
     }
     parts.push(CLOSE);
     const more = taken < keys.length;
-    return QueryAnswer.serialized(
-      Buffer.concat(parts),
-      more ? { [Headers.PageNext]: page[taken - 1].id } : {},
-    );
+    return QueryAnswer.serialized(parts, more ? { [Headers.PageNext]: page[taken - 1].id } : {});
   }
 }
 
