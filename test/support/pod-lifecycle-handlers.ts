@@ -23,6 +23,7 @@ import { HostNoticeHandler } from '../../apps/pod-lifecycle/src/pods/host-notice
 import { ListPodsByClusterHandler } from '../../apps/pod-lifecycle/src/pods/list-pods-by-cluster/list-pods-by-cluster.handler.js';
 import { ListPodStatesHandler } from '../../apps/pod-lifecycle/src/pods/list-pod-states/list-pod-states.handler.js';
 import { ListPodsHandler } from '../../apps/pod-lifecycle/src/pods/list-pods/list-pods.handler.js';
+import { PodV2ViewCache } from '../../apps/pod-lifecycle/src/pods/list-pods/pod-v2-view.cache.js';
 import { ListWorkerRunsHandler } from '../../apps/pod-lifecycle/src/pods/list-worker-runs/list-worker-runs.handler.js';
 import { ObservePodHandler } from '../../apps/pod-lifecycle/src/pods/observe-pod/observe-pod.handler.js';
 import { PodTransitions } from '../../apps/pod-lifecycle/src/pods/pod-transitions.js';
@@ -182,7 +183,7 @@ export class PodLifecycleHandlers {
       new CreateClusterMembersHandler(pods, usage, transitions, deletedClusters, commands),
       new TerminateClusterMembersHandler(pods, transitions, deletedClusters, commands),
       new GetPodHandler(pods),
-      new ListPodsHandler(pods),
+      new ListPodsHandler(pods, new PodV2ViewCache()),
       new ListPodsByClusterHandler(pods),
       new ListPodStatesHandler(pods),
       new ListWorkerRunsHandler(pods),

@@ -21,6 +21,7 @@ export * from './pods/pod.dto.js';
 export * from './pods/pod.commands.js';
 export * from './pods/pod-host.commands.js';
 export * from './pods/pod-v2.dto.js';
+export * from './pods/pod-v2.mapper.js';
 export * from './pods/pod-reason.js';
 export * from './errors/pod-field-names.js';
 export * from './common/string-record.js';

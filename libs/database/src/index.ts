@@ -6,7 +6,7 @@ export * from './database-errors.js';
 export * from './prepared-query.js';
 export * from './pipelined-transaction.js';
 export * from './entity-statements.js';
-export { joinedEntity, type JoinedEntity } from './entity-columns.js';
+export { joinedEntity, transformFrom, type JoinedEntity } from './entity-columns.js';
 export * from './advisory-leadership.js';
 export * from './advisory-partitions.js';
 export * from './numeric-column.js';

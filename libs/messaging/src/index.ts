@@ -5,6 +5,7 @@ export * from './handler-context.js';
 export * from './command-bus.js';
 export * from './outcome-inbox.js';
 export * from './query-bus.js';
+export { QueryAnswer } from './query-answer.js';
 export * from './message-processor.js';
 export * from './applied-message.js';
 export * from './fault-injector.js';

@@ -22,6 +22,12 @@ import {
 import { BaseConfig } from '@app/config';
 import { requestContext } from '@app/observability';
 import { NatsClient } from './nats-client.js';
+import { okValueJson } from './query-answer.js';
+
+declare const JSON_OF: unique symbol;
+
+/** The UTF-8 JSON of a `T` as its owner serialized it (QueryBus.queryJson). */
+export type QueryJson<T> = Uint8Array & { readonly [JSON_OF]: T };
 
 /** Request-reply queries to the owning app, with a timeout and a clear error when the owner does not answer. */
 @Injectable()
@@ -42,6 +48,35 @@ export class QueryBus {
     throw DomainError.fromPayload(outcome.error);
   }
 
+  /**
+   * The value's JSON as the owner serialized it, not parsed, with the reply's headers (a `QueryAnswer`'s: a page's
+   * size and cursor): for a caller that passes the JSON on as it is (ADR 46). A refusal throws its DomainError.
+   */
+  async queryJson<S extends QuerySubject>(
+    subject: S,
+    payload: QueryPayload<S>,
+    actor: Actor,
+  ): Promise<{ json: QueryJson<QueryResult<S>>; header: (name: string) => string | undefined }> {
+    const reply = await this.request(
+      subject,
+      payload,
+      actor,
+      this.config.BUS_REQUEST_TIMEOUT_MS,
+      (msg) => msg,
+    );
+    const json = okValueJson(reply.data);
+    if (!json) {
+      const outcome = reply.json<CommandOutcome>();
+      throw outcome.ok
+        ? new DomainError(ErrorCode.Internal, `${subject} answered a value that is not JSON text`)
+        : DomainError.fromPayload(outcome.error);
+    }
+    return {
+      json: json as QueryJson<QueryResult<S>>,
+      header: (name) => reply.headers?.get(name) || undefined,
+    };
+  }
+
   /** A request on any query subject; `wrapped` says whether the reply is an outcome ({ok, value|error}). */
   async raw<T>(
     subject: string,
@@ -50,16 +85,27 @@ export class QueryBus {
     wrapped = false,
     timeoutMs?: number,
   ): Promise<T> {
-    const timeout = timeoutMs ?? this.config.BUS_REQUEST_TIMEOUT_MS;
-    const envelope: QueryEnvelope = { actor, correlationId: requestContext.correlationId(), payload };
-    const h: MsgHdrs = natsHeaders();
-    h.set(Headers.CorrelationId, envelope.correlationId);
-    try {
-      const reply = await this.ask(this.nats.subject(subject), JSON.stringify(envelope), h, timeout);
+    return this.request(subject, payload, actor, timeoutMs ?? this.config.BUS_REQUEST_TIMEOUT_MS, (reply) => {
       const body = reply.json<CommandOutcome>();
       if (wrapped) return body as T;
       if (!body.ok) throw DomainError.fromPayload(body.error);
       return body.value as T;
+    });
+  }
+
+  /** One request and its reply read by `read`; an owner that does not answer is OWNER_UNAVAILABLE. */
+  private async request<T>(
+    subject: string,
+    payload: unknown,
+    actor: Actor,
+    timeout: number,
+    read: (reply: Msg) => T,
+  ): Promise<T> {
+    const envelope: QueryEnvelope = { actor, correlationId: requestContext.correlationId(), payload };
+    const h: MsgHdrs = natsHeaders();
+    h.set(Headers.CorrelationId, envelope.correlationId);
+    try {
+      return read(await this.ask(this.nats.subject(subject), JSON.stringify(envelope), h, timeout));
     } catch (error) {
       if (error instanceof DomainError) throw error;
       const owner = DomainOwner[domainOf(subject)];

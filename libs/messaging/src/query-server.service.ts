@@ -6,7 +6,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Msg, Subscription } from '@nats-io/transport-node';
+import { headers as natsHeaders, type Msg, type Subscription } from '@nats-io/transport-node';
 import {
   DomainError,
   ErrorCode,
@@ -23,6 +23,7 @@ import { busMetrics, requestContext } from '@app/observability';
 import type { QueryContext } from './handler-context.js';
 import { HandlerRegistry, type BoundHandler } from './handler-registry.js';
 import { MessageProcessor } from './message-processor.js';
+import { QueryAnswer, answerHeaders, okOutcomeBytes } from './query-answer.js';
 import { MESSAGING_OPTIONS, type MessagingOptions } from './messaging.options.js';
 import { NatsClient } from './nats-client.js';
 
@@ -104,6 +105,11 @@ export class QueryServer implements OnApplicationBootstrap, BeforeApplicationShu
     await requestContext.run({ correlationId: envelope.correlationId ?? randomUUID() }, async () => {
       try {
         const value = await handle(envelope);
+        if (value instanceof QueryAnswer) {
+          busMetrics.queriesServed.inc({ subject, outcome: 'ok' });
+          msg.respond(okOutcomeBytes(value), { headers: answerHeaders(value, natsHeaders) });
+          return;
+        }
         this.reply(msg, subject, { ok: true, value: value ?? null });
       } catch (error) {
         if (error instanceof DomainError) {

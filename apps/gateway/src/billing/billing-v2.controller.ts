@@ -13,6 +13,7 @@ import {
   type UsageExport,
 } from '@app/contracts';
 import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
+import { sendJsonBody, type JsonBody } from '../edge/json-body.js';
 import { Operation, TextQuery } from '../openapi/openapi.decorators.js';
 import { BillingRangeQuery } from './billing.decorators.js';
 import { billingRange, type BillingQueryParams } from './billing-query.js';
@@ -45,23 +46,33 @@ export class BillingV2Controller {
   @Get('pods')
   @BillingRangeQuery()
   @TextQuery('podId', 'only this pod')
-  @Operation('Pod usage per pod and bucket', { returns: 'PodBillingList', errors: RANGE_ERROR })
-  pods(
+  @Operation('Pod usage per pod and bucket', {
+    returns: 'PodBillingList',
+    serialized: true,
+    errors: RANGE_ERROR,
+  })
+  async pods(
     @Query() query: BillingQueryParams & { podId?: string },
     @CurrentActor() actor: Actor,
-  ): Promise<PodBillingList> {
-    return this.billing.pods(query, query.podId, actor);
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<JsonBody<PodBillingList>> {
+    return sendJsonBody(reply, await this.billing.pods(query, query.podId, actor));
   }
 
   @Get('clusters')
   @BillingRangeQuery()
   @TextQuery('clusterId', 'only this cluster')
-  @Operation('Cluster usage per cluster and bucket', { returns: 'ClusterBillingList', errors: RANGE_ERROR })
-  clusters(
+  @Operation('Cluster usage per cluster and bucket', {
+    returns: 'ClusterBillingList',
+    serialized: true,
+    errors: RANGE_ERROR,
+  })
+  async clusters(
     @Query() query: BillingQueryParams & { clusterId?: string },
     @CurrentActor() actor: Actor,
-  ): Promise<ClusterBillingList> {
-    return this.billing.clusters(query, query.clusterId, actor);
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<JsonBody<ClusterBillingList>> {
+    return sendJsonBody(reply, await this.billing.clusters(query, query.clusterId, actor));
   }
 
   @Get('serverless')
@@ -69,13 +80,15 @@ export class BillingV2Controller {
   @TextQuery('endpointId', 'only this endpoint')
   @Operation("Serverless usage per endpoint and bucket (its workers' seconds)", {
     returns: 'ServerlessBillingList',
+    serialized: true,
     errors: RANGE_ERROR,
   })
-  serverless(
+  async serverless(
     @Query() query: BillingQueryParams & { endpointId?: string },
     @CurrentActor() actor: Actor,
-  ): Promise<ServerlessBillingList> {
-    return this.billing.serverless(query, query.endpointId, actor);
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<JsonBody<ServerlessBillingList>> {
+    return sendJsonBody(reply, await this.billing.serverless(query, query.endpointId, actor));
   }
 
   @Get('endpoints')
@@ -83,13 +96,15 @@ export class BillingV2Controller {
   @TextQuery('endpointId', 'only this endpoint')
   @Operation('Endpoint usage per endpoint and bucket (the serverless list)', {
     returns: 'ServerlessBillingList',
+    serialized: true,
     errors: RANGE_ERROR,
   })
-  endpoints(
+  async endpoints(
     @Query() query: BillingQueryParams & { endpointId?: string },
     @CurrentActor() actor: Actor,
-  ): Promise<ServerlessBillingList> {
-    return this.billing.serverless(query, query.endpointId, actor);
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<JsonBody<ServerlessBillingList>> {
+    return sendJsonBody(reply, await this.billing.serverless(query, query.endpointId, actor));
   }
 
   @Get('network-volumes')

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { UsageExportRow } from '@app/contracts';
 import { billingRange } from './billing-query.js';
-import { formatExport, toComputeBilling } from './billing.mapper.js';
+import { JsonRecords, formatExport, toComputeBilling, withMetadata } from './billing.mapper.js';
 
 const row: UsageExportRow = {
   time: '2026-01-01T00:00:00.000Z',
@@ -69,5 +69,23 @@ describe('billing export and records', () => {
     });
     expect(() => billingRange({ bucketSize: 'week' }, now)).toThrow('the request failed validation');
     expect(() => billingRange({ endTime: 'yesterday' }, now)).toThrow('the request failed validation');
+  });
+
+  it('writes records page by page as the whole list and its metadata serialize, byte for byte', () => {
+    const range = billingRange({ bucketSize: 'hour' }, new Date('2026-02-01T00:00:00Z'));
+    const records = Array.from({ length: 7 }, (_, i) => ({
+      time: `2026-01-31T0${i}:00:00.000Z`,
+      podId: `pod-"${i}"`,
+      gpuTypeId: i % 2 ? null : 'G',
+      totalAmount: 0.1 * (i + 1),
+    }));
+    const amount = (record: { totalAmount: number }) => record.totalAmount;
+    const pages = [records.slice(0, 3), [], records.slice(3, 6), records.slice(6)];
+    const written = new JsonRecords(amount);
+    for (const page of pages) written.add(page);
+    expect(written.body(range).toString()).toBe(JSON.stringify(withMetadata(records, range, amount)));
+    expect(new JsonRecords(amount).body(range).toString()).toBe(
+      JSON.stringify(withMetadata([], range, amount)),
+    );
   });
 });

@@ -6,6 +6,7 @@ import {
   type UsageExportRow,
   type VolumeUsageRecord,
 } from '@app/contracts';
+import { jsonBody, type JsonBody } from '../edge/json-body.js';
 import type { BillingRange } from './billing-query.js';
 
 const hours = (seconds: number) => Math.round((seconds / 3600) * 1e6) / 1e6;
@@ -32,16 +33,48 @@ export function withMetadata<T>(
   range: BillingRange,
   amount: (record: T) => number,
 ): { records: T[]; metadata: BillingMetadata } {
+  const sum = records.reduce((total, record) => total + amount(record), 0);
+  return { records, metadata: metadataOf(range, records.length, sum) };
+}
+
+function metadataOf(range: BillingRange, recordCount: number, sum: number): BillingMetadata {
   return {
-    records,
-    metadata: {
-      startTime: range.from,
-      endTime: range.to,
-      bucketSize: range.bucket,
-      recordCount: records.length,
-      totalAmount: roundMoney(records.reduce((sum, record) => sum + amount(record), 0)),
-    },
+    startTime: range.from,
+    endTime: range.to,
+    bucketSize: range.bucket,
+    recordCount,
+    totalAmount: roundMoney(sum),
   };
+}
+
+/**
+ * Records serialized page by page into what `JSON.stringify(withMetadata(records, range, amount))` writes, byte for
+ * byte: a large account's usage is 30,000 records (6 MB of JSON), and holding them all as objects, then mapped, then
+ * as text, set the gateway's peak memory. Each page becomes UTF-8 bytes as it arrives (`JsonBody`); the metadata
+ * (count, total summed in the same order) comes last, as it does in the object.
+ */
+export class JsonRecords<T> {
+  private readonly parts: Buffer[] = [];
+  private count = 0;
+  private sum = 0;
+
+  constructor(private readonly amount: (record: T) => number) {}
+
+  add(records: readonly T[]): void {
+    if (!records.length) return;
+    for (const record of records) this.sum += this.amount(record);
+    // `[a,b]` without its brackets, after a comma from the second page on: the pages' texts make the whole array's.
+    const text = JSON.stringify(records).slice(1, -1);
+    this.parts.push(Buffer.from(this.count ? `,${text}` : text));
+    this.count += records.length;
+  }
+
+  body(range: BillingRange): JsonBody<{ records: T[]; metadata: BillingMetadata }> {
+    const metadata = JSON.stringify(metadataOf(range, this.count, this.sum));
+    return jsonBody(
+      Buffer.concat([Buffer.from('{"records":['), ...this.parts, Buffer.from(`],"metadata":${metadata}}`)]),
+    );
+  }
 }
 
 export function podExportRow(family: UsageExportRow['family'], record: PodUsageRecord): UsageExportRow {

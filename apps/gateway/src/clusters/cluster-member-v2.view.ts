@@ -2,11 +2,11 @@ import {
   DEFAULT_PRIORITY,
   PodStatus,
   podWaitReason,
+  toPodV2View,
   type ClusterMemberView,
   type PodV2View,
   type PodView,
 } from '@app/contracts';
-import { toPodV2View } from '../pods/pod-v2.view.js';
 
 /**
  * A member pod-lifecycle has not created yet (or while it does not answer), as a v2 pod: what the scheduler

@@ -4,6 +4,7 @@ import {
   ErrorCode,
   Subjects,
   maskEnv,
+  toPodV2View,
   type Actor,
   type ClusterView,
   type CreateClusterDto,
@@ -12,7 +13,6 @@ import {
   type UpdateClusterDto,
 } from '@app/contracts';
 import { CommandBus, QueryBus } from '@app/messaging';
-import { toPodV2View } from '../pods/pod-v2.view.js';
 import { SshKeysService } from '../ssh-keys/ssh-keys.service.js';
 import { memberToPodV2View } from './cluster-member-v2.view.js';
 

@@ -1,5 +1,6 @@
 import { applyDecorators, type StreamableFile } from '@nestjs/common';
 import { ApiOperation, ApiQuery } from '@nestjs/swagger';
+import type { JsonBody } from '../edge/json-body.js';
 import type { ResponseViews, ViewName } from './openapi-views.js';
 
 /**
@@ -38,13 +39,16 @@ interface Shape {
   array?: boolean;
   orNoContent?: boolean;
   eventStream?: string;
+  /** The handler answers the body as its JSON bytes (`JsonBody`), serialized as it was read. */
+  serialized?: boolean;
 }
 
 /** What a handler documented with `returns: K` and `shape` must resolve to (checked by the compiler). */
 type ReturnsOf<K extends ViewName, S extends Shape> =
   | (S extends { array: true } ? ResponseViews[K][] : ResponseViews[K])
   | (S extends { orNoContent: true } ? undefined : never)
-  | (S extends { eventStream: string } ? StreamableFile : never);
+  | (S extends { eventStream: string } ? StreamableFile : never)
+  | (S extends { serialized: true } ? JsonBody<ResponseViews[K]> : never);
 
 /** A method decorator that accepts only handlers resolving to `T`. */
 export type HandlerReturning<T> = (

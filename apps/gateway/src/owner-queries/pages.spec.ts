@@ -1,5 +1,5 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import { readAllPages } from './pages.js';
+import { forEachPage, readAllPages } from './pages.js';
 
 /** A keyset list of `count` items n0…n(count-1), answered page by page as the owners answer theirs. */
 function list(count: number) {
@@ -37,5 +37,15 @@ describe('readAllPages', () => {
     const { readPage } = list(0);
     expect(await readAllPages(10, readPage)).toEqual([]);
     expect(readPage).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('forEachPage', () => {
+  it('hands over each page as it arrives, the last one short, and keeps none', async () => {
+    const { all, readPage } = list(25);
+    const pages: { n: number }[][] = [];
+    await forEachPage(10, readPage, (page) => pages.push(page));
+    expect(pages.map((page) => page.length)).toEqual([10, 10, 5]);
+    expect(pages.flat()).toEqual(all);
   });
 });

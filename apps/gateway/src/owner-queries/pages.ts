@@ -9,10 +9,23 @@ export async function readAllPages<T>(
   readPage: (limit: number, after: T | undefined) => Promise<T[]>,
 ): Promise<T[]> {
   const items: T[] = [];
+  await forEachPage(pageSize, readPage, (page) => items.push(...page));
+  return items;
+}
+
+/**
+ * The same pages handed to `onPage` as they arrive, none kept: a caller that reduces each page (to JSON text, say)
+ * holds one page of items at a time, not the whole list.
+ */
+export async function forEachPage<T>(
+  pageSize: number,
+  readPage: (limit: number, after: T | undefined) => Promise<T[]>,
+  onPage: (page: T[]) => void,
+): Promise<void> {
   for (let after: T | undefined; ;) {
     const page = await readPage(pageSize, after);
-    items.push(...page);
-    if (page.length < pageSize) return items;
+    onPage(page);
+    if (page.length < pageSize) return;
     after = page[page.length - 1];
   }
 }

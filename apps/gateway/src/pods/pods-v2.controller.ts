@@ -6,6 +6,7 @@ import {
   CreatePodV2Dto,
   PodActionV2Dto,
   UpdatePodV2Dto,
+  toPodV2View,
   type Actor,
   type PodLogPage,
   type PodV2List,
@@ -13,10 +14,11 @@ import {
 } from '@app/contracts';
 import { Auth, CurrentActor, Resource } from '../auth/auth.decorators.js';
 import { SecretsReadable } from '../auth/secrets-readable.decorator.js';
+import { sendJsonBody, type JsonBody } from '../edge/json-body.js';
 import { LogRequestOf, LogRoute, type LogRequest } from '../logs/log-route.decorator.js';
 import { PodLogsService } from '../logs/pod-logs.service.js';
 import { Operation, TextQuery, SPEND_LIMIT_REFUSAL } from '../openapi/openapi.decorators.js';
-import { fromCreatePodV2, fromUpdatePodV2, toPodV2View } from './pod-v2.view.js';
+import { fromCreatePodV2, fromUpdatePodV2 } from './pod-v2.view.js';
 import { PodsService } from './pods.service.js';
 
 /** `/v2/pods`: RunPod's management API v2, on the same use cases as /v1/pods and GraphQL. */
@@ -48,15 +50,18 @@ export class PodsV2Controller {
   }
 
   @Get()
-  @Operation("List the caller's pods", { returns: 'PodV2List' })
+  @Operation("List the caller's pods", { returns: 'PodV2List', serialized: true })
   @TextQuery('includeClusterPods', '`true` adds cluster member pods (any other value does not)')
   async list(
     @Query('includeClusterPods') includeClusterPods: string | undefined,
     @CurrentActor() actor: Actor,
     @SecretsReadable() secrets: boolean,
-  ): Promise<PodV2List> {
-    const pods = await this.pods.listStandalone(includeClusterPods === 'true', actor, secrets);
-    return { pods: pods.map(toPodV2View) };
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<JsonBody<PodV2List>> {
+    return sendJsonBody(
+      reply,
+      await this.pods.listStandaloneV2(includeClusterPods === 'true', actor, secrets),
+    );
   }
 
   /** Env secrets (a generated JUPYTER_PASSWORD, say) in clear for a full key, masked for a read key. */

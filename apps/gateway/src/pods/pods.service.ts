@@ -7,6 +7,7 @@ import {
   type PodAction,
   type PodDetailsView,
   type PodMachineView,
+  type PodV2List,
   type PodView,
   type PublishedPodAction,
   type UpdatePodCommand,
@@ -15,7 +16,8 @@ import {
 import { CommandBus, QueryBus } from '@app/messaging';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { NetworkVolumesService } from '../network-volumes/network-volumes.service.js';
-import { listAllPods } from '../owner-queries/pod-pages.js';
+import type { JsonBody } from '../edge/json-body.js';
+import { listAllPods, podsV2Body } from '../owner-queries/pod-pages.js';
 import { SshKeysService } from '../ssh-keys/ssh-keys.service.js';
 
 /**
@@ -43,9 +45,12 @@ export class PodsService {
     );
   }
 
-  /** `GET /v2/pods`: cluster members only with `includeClusterPods`. */
-  listStandalone(includeClusterPods: boolean, actor: Actor, secrets = false): Promise<PodView[]> {
-    return listAllPods(
+  /**
+   * `GET /v2/pods`'s body (cluster members only with `includeClusterPods`): pod-lifecycle's v2 pages passed through
+   * as they were serialized (podsV2Body).
+   */
+  listStandaloneV2(includeClusterPods: boolean, actor: Actor, secrets = false): Promise<JsonBody<PodV2List>> {
+    return podsV2Body(
       this.queries,
       { ...(includeClusterPods ? {} : { standaloneOnly: true }), ...withSecrets(secrets) },
       actor,

@@ -8,13 +8,14 @@ import {
   ErrorCode,
   UpdateEndpointV1Dto,
   UpdateEndpointV2Dto,
+  toPodV2View,
   type EndpointView,
   type PodView,
 } from '@app/contracts';
 import { createValidationPipe } from '../edge/validation.pipe.js';
 import { toSaveCommandV1 } from '../endpoints/endpoint-v1.view.js';
 import { toSaveCommandV2 } from '../endpoints/endpoint-v2.view.js';
-import { fromCreatePodV2, toPodV2View } from './pod-v2.view.js';
+import { fromCreatePodV2 } from './pod-v2.view.js';
 
 const pipe = createValidationPipe();
 const PRIORITY_REFUSAL = 'priority must be one of the following values: low, normal, high';

@@ -15,12 +15,47 @@ function publicPorts(mappings: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(mappings).map(([spec, port]) => [spec.split('/')[0], port]));
 }
 
+/** A pod's times as its views write them: ISO 8601 in UTC, to the millisecond. */
+export interface PodTimes {
+  hostNoticeAt: string | null;
+  stopDeadline: string | null;
+  lastStatusChange: string;
+  lastStartedAt: string | null;
+  createdAt: string;
+}
+
+/** A pod as a list reads it (PodRepository.listByOwner): its columns, its times already written as ISO text. */
+export type PodListRow = Omit<PodEntity, keyof PodTimes> & PodTimes;
+
 /**
  * What users see of a pod: secret-looking env values masked unless `secrets` (asked for a key that may manage the
  * pod: its owner's own values, a generated JUPYTER_PASSWORD among them), the platform's secret variables listed by
  * name only (always masked), never a registry password.
  */
-export function toPodView(pod: PodEntity, { secrets = false }: { secrets?: boolean } = {}): PodView {
+export function toPodView(pod: PodEntity, options: { secrets?: boolean } = {}): PodView {
+  return podView(pod, isoTimes(pod), options);
+}
+
+/** The same view of a pod a list read (pod.repository.int-spec.ts checks the two agree). */
+export function listedPodView(row: PodListRow, options: { secrets?: boolean } = {}): PodView {
+  return podView(row, row, options);
+}
+
+function isoTimes(pod: PodEntity): PodTimes {
+  return {
+    hostNoticeAt: pod.hostNoticeAt?.toISOString() ?? null,
+    stopDeadline: pod.stopDeadline?.toISOString() ?? null,
+    lastStatusChange: pod.lastStatusChange.toISOString(),
+    lastStartedAt: pod.lastStartedAt?.toISOString() ?? null,
+    createdAt: pod.createdAt.toISOString(),
+  };
+}
+
+function podView(
+  pod: Omit<PodEntity, keyof PodTimes>,
+  times: PodTimes,
+  { secrets = false }: { secrets?: boolean },
+): PodView {
   return {
     id: pod.id,
     name: pod.name,
@@ -60,16 +95,16 @@ export function toPodView(pod: PodEntity, { secrets = false }: { secrets?: boole
       status: pod.status,
       desiredStatus: pod.desiredStatus,
       statusReason: pod.statusReason,
-      lastStatusChange: pod.lastStatusChange.toISOString(),
+      lastStatusChange: times.lastStatusChange,
       hostNotice: pod.hostNotice,
-      hostNoticeAt: pod.hostNoticeAt?.toISOString() ?? null,
-      stopDeadline: pod.stopDeadline?.toISOString() ?? null,
+      hostNoticeAt: times.hostNoticeAt,
+      stopDeadline: times.stopDeadline,
     }),
     hostNotice: pod.hostNotice,
-    stopDeadline: pod.stopDeadline?.toISOString() ?? null,
-    lastStatusChange: pod.lastStatusChange.toISOString(),
-    lastStartedAt: pod.lastStartedAt?.toISOString() ?? null,
-    createdAt: pod.createdAt.toISOString(),
+    stopDeadline: times.stopDeadline,
+    lastStatusChange: times.lastStatusChange,
+    lastStartedAt: times.lastStartedAt,
+    createdAt: times.createdAt,
     costPerHr: costPerHr(pod),
     priority: priorityOf(pod.priority),
     interruptible: pod.interruptible,

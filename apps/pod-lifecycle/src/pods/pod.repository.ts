@@ -1,11 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, IsNull, Not, type EntityManager } from 'typeorm';
 import { PodStatus } from '@app/contracts';
+import { transformFrom } from '@app/database';
 import type { PodsUsingRegistryAuth } from '../registry-auth/registry-auth.users.js';
 import type { PodsUsingTemplate } from '../templates/template.users.js';
 import { PodEntity } from './pod.entity.js';
+import type { PodListRow } from './pod.mapper.js';
 
 const LIVE = [PodStatus.Provisioning, PodStatus.Starting, PodStatus.Running];
+
+/** `to_char`'s pattern for `Date.prototype.toISOString`'s text, of a time at UTC. */
+const ISO_MS = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
+
+/** A pod by its id and the version of its row (Postgres' `xmin` as text). */
+export interface PodVersion {
+  id: string;
+  version: string;
+}
 
 /** What `listByOwner` lists: terminated pods too, standalone ones only, a page. */
 export interface ListByOwnerOptions {
@@ -32,24 +43,79 @@ export class PodRepository implements PodsUsingTemplate, PodsUsingRegistryAuth {
    * The owner's pods, oldest first (then by id), terminated ones only on request, a page of `limit` after the pod
    * `afterId`: a keyset on (created_at, id), so every page is one index range. The live ones are read through
    * `pods_owner_live_idx` (partial, not TERMINATED): an account's terminated history is most of its pods.
+   * Plain rows, not entities, their times written by Postgres as the views write them: a whole list is a thousand
+   * pods, and TypeORM's hydration, then parsing each time into a Date to write it back as text, cost more than the
+   * statement and the views together (ADR 46).
    */
-  listByOwner(ownerId: string, options: ListByOwnerOptions = {}): Promise<PodEntity[]> {
-    const query = this.dataSource.manager
-      .createQueryBuilder(PodEntity, 'p')
-      .where('p.owner_id = :ownerId', { ownerId });
+  async listByOwner(ownerId: string, options: ListByOwnerOptions = {}): Promise<PodListRow[]> {
+    const page = this.ownerPage(ownerId, options);
+    return this.listRows(page.text, page.values);
+  }
+
+  /**
+   * The same page as `listByOwner`, each pod only by its id and the version of its row (Postgres' `xmin`: the
+   * transaction that wrote it, new at every update of the row): what a list's cached views are checked against.
+   */
+  listVersionsByOwner(ownerId: string, options: ListByOwnerOptions = {}): Promise<PodVersion[]> {
+    const page = this.ownerPage(ownerId, options);
+    return this.dataSource.query(`SELECT p.id, p.xmin::text AS version ${page.text}`, page.values);
+  }
+
+  /** These pods' rows as `listByOwner` reads them, with their versions (none for a pod that is gone). */
+  listRowsByIds(ids: string[]): Promise<(PodListRow & PodVersion)[]> {
+    if (!ids.length) return Promise.resolve([]);
+    const { schema, tableName } = this.dataSource.getMetadata(PodEntity);
+    return this.listRows(
+      `FROM "${schema}"."${tableName}" p WHERE p.id = ANY($1)`,
+      [ids],
+      ', p.xmin::text AS version',
+    );
+  }
+
+  /** `FROM … WHERE … ORDER BY … LIMIT …` of an owner's page, with its values. */
+  private ownerPage(ownerId: string, options: ListByOwnerOptions): { text: string; values: unknown[] } {
+    const { schema, tableName } = this.dataSource.getMetadata(PodEntity);
+    const table = `"${schema}"."${tableName}"`;
+    const values: unknown[] = [ownerId];
+    const where = ['p.owner_id = $1'];
     // A literal, not a parameter: the planner matches it to the partial index's predicate.
-    if (!options.includeTerminated) query.andWhere(`p.status <> '${PodStatus.Terminated}'`);
-    if (options.standaloneOnly) query.andWhere('p.cluster_id IS NULL');
+    if (!options.includeTerminated) where.push(`p.status <> '${PodStatus.Terminated}'`);
+    if (options.standaloneOnly) where.push('p.cluster_id IS NULL');
     if (options.afterId !== undefined) {
-      const { schema, tableName } = this.dataSource.getMetadata(PodEntity);
-      query.andWhere(
-        `(p.created_at, p.id) > (SELECT a.created_at, a.id FROM "${schema}"."${tableName}" a WHERE a.id = :afterId)`,
-        { afterId: options.afterId },
+      values.push(options.afterId);
+      where.push(
+        `(p.created_at, p.id) > (SELECT a.created_at, a.id FROM ${table} a WHERE a.id = $${values.length})`,
       );
     }
-    query.orderBy('p.created_at', 'ASC').addOrderBy('p.id', 'ASC');
-    if (options.limit !== undefined) query.limit(options.limit);
-    return query.getMany();
+    let limit = '';
+    if (options.limit !== undefined) {
+      values.push(options.limit);
+      limit = ` LIMIT $${values.length}`;
+    }
+    return {
+      text: `FROM ${table} p WHERE ${where.join(' AND ')} ORDER BY p.created_at, p.id${limit}`,
+      values,
+    };
+  }
+
+  /** Every column of the rows `from` names, through the columns' transformers, the times as ISO text. */
+  private async listRows<R extends PodListRow>(from: string, values: unknown[], extra = ''): Promise<R[]> {
+    const metadata = this.dataSource.getMetadata(PodEntity);
+    const columns = metadata.columns.map((c) => {
+      const value = `p."${c.databaseName}"`;
+      // toISOString's text (truncated to the millisecond, as a Date read from the column would be).
+      const read = c.type === 'timestamptz' ? `to_char(${value} AT TIME ZONE 'UTC', '${ISO_MS}')` : value;
+      return `${read} AS "${c.propertyName}"`;
+    });
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `SELECT ${columns.join(', ')}${extra} ${from}`,
+      values,
+    );
+    const transformed = metadata.columns.filter((c) => c.transformer);
+    for (const row of rows) {
+      for (const c of transformed) row[c.propertyName] = transformFrom(c, row[c.propertyName]);
+    }
+    return rows as unknown as R[];
   }
 
   /** The owner's worker pods of an endpoint that are not terminated, oldest first (through `pods_endpoint_idx`). */

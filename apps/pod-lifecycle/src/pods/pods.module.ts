@@ -12,6 +12,7 @@ import { HostLostHandler } from './host-lost/host-lost.handler.js';
 import { HostNoticeHandler } from './host-notice/host-notice.handler.js';
 import { HostStateReactions } from './host-state.reaction.js';
 import { ListPodsHandler } from './list-pods/list-pods.handler.js';
+import { PodV2ViewCache } from './list-pods/pod-v2-view.cache.js';
 import { ListPodStatesHandler } from './list-pod-states/list-pod-states.handler.js';
 import { ListPodsByClusterHandler } from './list-pods-by-cluster/list-pods-by-cluster.handler.js';
 import { ListWorkerRunsHandler } from './list-worker-runs/list-worker-runs.handler.js';
@@ -57,6 +58,7 @@ import { PodUsage } from './usage/pod-usage.service.js';
     LegacyWorkerKeys,
     GetPodHandler,
     ListPodsHandler,
+    PodV2ViewCache,
     ListPodsByClusterHandler,
     ListPodStatesHandler,
     ListWorkerRunsHandler,

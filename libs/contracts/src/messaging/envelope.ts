@@ -78,4 +78,9 @@ export const Headers = {
    * applied yet (`database`: the owner's database is unreachable); the body says so as an OWNER_UNAVAILABLE error.
    */
   OutcomeDeferred: 'x-outcome-deferred',
+  /**
+   * On the reply to a page of a list (`pod.qry.list-v2`): the cursor of the next page (its `afterId`), absent on the
+   * last one; for a caller that passes the page's JSON through without parsing it (ADR 46).
+   */
+  PageNext: 'x-page-next',
 } as const;

@@ -6,6 +6,7 @@ import {
   ListPodsByClusterQuery,
   ListPodsQuery,
 } from '../pods/pod.commands.js';
+import type { PodV2View } from '../pods/pod-v2.dto.js';
 import type { PodStateView, PodView } from '../pods/pod.dto.js';
 import { GetSpendStatusQuery, type SpendStatus } from '../usage/spend-limit.contracts.js';
 import { ListWorkerPodRunsQuery, type WorkerPodRun } from '../pods/worker-pod-runs.contracts.js';
@@ -89,6 +90,7 @@ export interface QueryContracts {
   [Subjects.registryAuth.get]: { payload: GetRegistryAuthQuery; result: RegistryAuthView };
   [Subjects.pod.get]: { payload: GetPodQuery; result: PodView };
   [Subjects.pod.list]: { payload: ListPodsQuery; result: PodView[] };
+  [Subjects.pod.listV2]: { payload: ListPodsQuery; result: PodV2View[] };
   [Subjects.pod.listByCluster]: { payload: ListPodsByClusterQuery; result: PodView[] };
   [Subjects.pod.listWorkerRuns]: { payload: ListWorkerPodRunsQuery; result: WorkerPodRun[] };
   [Subjects.pod.states]: { payload: ListPodStatesQuery; result: PodStateView[] };
@@ -134,6 +136,7 @@ export const QueryPayloadClasses: { [S in QuerySubject]: Class<QueryPayload<S>> 
   [Subjects.registryAuth.get]: GetRegistryAuthQuery,
   [Subjects.pod.get]: GetPodQuery,
   [Subjects.pod.list]: ListPodsQuery,
+  [Subjects.pod.listV2]: ListPodsQuery,
   [Subjects.pod.listByCluster]: ListPodsByClusterQuery,
   [Subjects.pod.listWorkerRuns]: ListWorkerPodRunsQuery,
   [Subjects.pod.states]: ListPodStatesQuery,

@@ -188,6 +188,8 @@ export const Subjects = {
     terminateClusterMembers: 'pod.cmd.terminate-cluster-members',
     get: 'pod.qry.get',
     list: 'pod.qry.list',
+    /** The same list as the management API v2 shows it (`PodV2View`), a page's size and cursor in its headers. */
+    listV2: 'pod.qry.list-v2',
     listByCluster: 'pod.qry.list-by-cluster',
     listWorkerRuns: 'pod.qry.list-worker-runs',
     /** The state of many pods by id (the autoscaler's control loop, once per tick). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Subjects, type PodView } from '@app/contracts';
+import { Subjects, toPodV2View, type PodView } from '@app/contracts';
 import { ALICE, BOB, type HandlerHarness } from '../../../../../test/support/handler-harness.js';
 import { PodLifecycleHandlers } from '../../../../../test/support/pod-lifecycle-handlers.js';
 
@@ -75,5 +75,23 @@ describe('pod.qry.list', () => {
     expect(bobs).toMatchObject({ name: 'of-bob', userId: BOB.userId });
     expect(await ids({ includeTerminated: true }, BOB)).toHaveLength(1);
     expect(await ids({}, { userId: 'user-without-pods', kind: 'user' })).toEqual([]);
+  });
+});
+
+describe('pod.qry.list-v2', () => {
+  it('answers the same pages shaped as the v2 views, a pod changed since a read as it is now', async () => {
+    for (const withSecrets of [false, true]) {
+      const v1 = await pods.query(Subjects.pod.list, { withSecrets });
+      expect(await pods.query(Subjects.pod.listV2, { withSecrets })).toEqual(v1.map(toPodV2View));
+      // Read again (its views kept): the same.
+      expect(await pods.query(Subjects.pod.listV2, { withSecrets })).toEqual(v1.map(toPodV2View));
+    }
+    expect(await pods.query(Subjects.pod.listV2, { limit: 1, afterId: first.id })).toEqual([
+      toPodV2View(await pods.query(Subjects.pod.get, { podId: second.id })),
+    ]);
+    await pods.send(Subjects.pod.update, { podId: first.id, name: 'a-renamed' }, at(13));
+    const renamed = await pods.query(Subjects.pod.listV2, {});
+    expect(renamed[0]).toMatchObject({ id: first.id, name: 'a-renamed' });
+    expect(renamed).toEqual((await pods.query(Subjects.pod.list, {})).map(toPodV2View));
   });
 });
