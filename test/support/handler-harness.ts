@@ -145,7 +145,7 @@ export class HandlerHarness {
     const items = commands.map(({ subject, payload }) => {
       const { identity, validated, effect } = this.command(subject, payload, {});
       if (!validated.ok) throw new Error(`invalid ${subject} command: ${validated.errors.join('; ')}`);
-      return { message: identity, effect, fresh: true };
+      return { message: identity, effect, fresh: true, ahead: { subject, payload: validated.value } };
     });
     const results = await this.processor.processBatch(items);
     return results.map((result) => {
@@ -169,7 +169,7 @@ export class HandlerHarness {
     };
     const identity = commandIdentity(subject, envelope);
     const validated = validatePlain(CommandPayloadClasses[subject], payload);
-    const effect: Effect = (manager, emit) =>
+    const effect: Effect = (manager, emit, later = []) =>
       Promise.resolve(
         handler({
           envelope,
@@ -178,6 +178,7 @@ export class HandlerHarness {
           now: new Date(envelope.issuedAt),
           emit,
           decided: options.decided,
+          later,
         }),
       );
     return { identity, validated, effect };

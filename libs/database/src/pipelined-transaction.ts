@@ -6,10 +6,14 @@ interface PgClient {
   query(config: string | { name?: string; text: string; values?: unknown[] }): Promise<unknown>;
 }
 
-/** A transaction begun by `pipelinedTransaction`: its connection, and the writes sent but not yet answered. */
+/**
+ * A transaction begun by `pipelinedTransaction`: its connection, the writes sent but not yet answered, and what its
+ * handlers keep for the rest of it (`transactionScratch`).
+ */
 interface OpenTransaction {
   client: PgClient;
   sent: Promise<unknown>[];
+  scratch: Map<object, unknown>;
 }
 
 const open = new WeakMap<QueryRunner, OpenTransaction>();
@@ -40,7 +44,7 @@ export function pipelinedTransaction<T>(
     const runner = manager.queryRunner!;
     const client = (await runner.connect()) as Partial<PgClient>;
     if (typeof client.query !== 'function') return work(manager);
-    const tx: OpenTransaction = { client: client as PgClient, sent: [] };
+    const tx: OpenTransaction = { client: client as PgClient, sent: [], scratch: new Map() };
     open.set(runner, tx);
     try {
       let result: T;
@@ -85,6 +89,16 @@ export function writeBehind(
   return Promise.resolve();
 }
 
+/**
+ * What handlers keep for the rest of the transaction they run in (a lane's batch: what one command read for the
+ * commands after it), by key; undefined outside `pipelinedTransaction`, where nothing is kept. It goes with the
+ * transaction, so nothing kept here outlives it; a pipelined savepoint's rollback empties it, since what was kept
+ * may describe writes the rollback undid.
+ */
+export function transactionScratch(manager: EntityManager): Map<object, unknown> | undefined {
+  return manager.queryRunner ? open.get(manager.queryRunner)?.scratch : undefined;
+}
+
 let savepointIds = 0;
 
 /**
@@ -117,6 +131,7 @@ export async function pipelinedSavepoint<T>(
     // What was sent without waiting inside the savepoint is undone with it: its failures no longer fail the
     // transaction at its end (the error thrown here says what went wrong).
     if (rolledBack) tx.sent.length = sentBefore;
+    tx.scratch.clear();
     throw error;
   }
 }

@@ -22,7 +22,19 @@ export function commandIdentity(subject: string, command: CommandEnvelope): Mess
 }
 
 export type Emit = (subject: string, payload: unknown, part?: string | number) => Promise<void>;
-export type Effect = (manager: EntityManager, emit: Emit) => Promise<unknown>;
+
+/** A command a batch applies after the one at hand: its subject and validated payload (BatchItem.ahead). */
+export interface LaterCommand {
+  subject: string;
+  payload: unknown;
+}
+
+/** `later`: the commands its transaction applies after this one, in order (none when it is applied alone). */
+export type Effect = (
+  manager: EntityManager,
+  emit: Emit,
+  later?: readonly LaterCommand[],
+) => Promise<unknown>;
 
 /** An event a committed message wrote to the outbox, as the relay will publish it. */
 export interface EmittedEvent {
@@ -57,6 +69,8 @@ export interface BatchItem {
    * with the refusal's processed row (its success writes its own, in its effect). Absent on every other message.
    */
   audit?: AuditOfRefusal;
+  /** What the items before it in a batch are shown of it (their effects' `later`): a command's subject and payload. */
+  ahead?: LaterCommand;
 }
 
 /** The `audit.evt.recorded` payload of a refused command (null: its rule records no entry for it). */

@@ -68,7 +68,7 @@ export class CommandWork {
         )
         .catch((error: Error) => error);
     }
-    const apply: BatchItem['effect'] = (manager, emit) => {
+    const apply: BatchItem['effect'] = (manager, emit, later = []) => {
       const context: CommandContext = {
         envelope,
         payload: validated.value,
@@ -76,12 +76,17 @@ export class CommandWork {
         now: new Date(envelope.issuedAt),
         emit,
         decided,
+        later,
       };
       return requestContext.run({ correlationId: identity.correlationId }, () =>
         Promise.resolve(handler(context as never)),
       );
     };
-    return { message: identity, ...audited(subject, envelope, apply, audit) };
+    return {
+      message: identity,
+      ...audited(subject, envelope, apply, audit),
+      ahead: { subject, payload: validated.value },
+    };
   }
 }
 
@@ -100,8 +105,8 @@ export function audited(
   if (!audit) return { effect: apply };
   return {
     audit,
-    effect: async (manager, emit) => {
-      const value = await apply(manager, emit);
+    effect: async (manager, emit, later) => {
+      const value = await apply(manager, emit, later);
       // Only the result's top-level strings are read (a create's new id): the live value does.
       const entry = auditEntryOf({ ...envelope, subject }, { ok: true, value });
       if (entry) await emit(Subjects.audit.recorded, entry, 'audit');

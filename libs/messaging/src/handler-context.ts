@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { Actor, CommandEnvelope, EventPayload, EventSubject, RecordedDecision } from '@app/contracts';
+import type { LaterCommand } from './applied-message.js';
 
 /**
  * Records an event in the outbox (same transaction); relayed to JetStream after commit. The payload is typed by
@@ -27,6 +28,13 @@ export interface CommandContext<P = unknown> {
    * follows it instead of choosing. Undefined live: nothing is looked up for it.
    */
   decided?: RecordedDecision;
+  /**
+   * The commands this transaction applies after this one (a lane's batch), in order, with their validated payloads:
+   * for a handler that reads once for several of them. Empty when the command is applied alone. What they will
+   * find may change before they run, through the commands between: a handler keeping reads for them must know
+   * what invalidates its reads.
+   */
+  later?: readonly LaterCommand[];
 }
 
 export interface QueryContext<P = unknown> {

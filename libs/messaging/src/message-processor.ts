@@ -189,7 +189,7 @@ export class MessageProcessor {
       const outbox: OutboxRow[] = [];
       const processed: ProcessedRow[] = [];
       const applied: ProcessResult[] = [];
-      for (const { message, effect } of items) {
+      for (const [index, { message, effect }] of items.entries()) {
         const events: EmittedEvent[] = [];
         const emitted = new Map<string, number>();
         const emit: Emit = (subject, payload, part) => {
@@ -215,7 +215,9 @@ export class MessageProcessor {
         };
         let value: unknown;
         try {
-          value = await effect(manager, emit);
+          // What this transaction applies after it, for a handler that reads for several commands at once.
+          const later = items.slice(index + 1).flatMap((item) => (item.ahead ? [item.ahead] : []));
+          value = await effect(manager, emit, later);
         } catch (error) {
           if (error instanceof DomainError && items.length === 1) throw await this.refusal(manager, error);
           throw error;
