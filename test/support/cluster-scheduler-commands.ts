@@ -30,6 +30,8 @@ import { SetQuotaHandler } from '../../apps/cluster-scheduler/src/quotas/set-quo
 import { PlacementRepository } from '../../apps/cluster-scheduler/src/placement/placement.repository.js';
 import { ReleasePodHandler } from '../../apps/cluster-scheduler/src/placement/release-pod/release-pod.handler.js';
 import { ReservePodHandler } from '../../apps/cluster-scheduler/src/placement/reserve-pod/reserve-pod.handler.js';
+import { BatchPlacement } from '../../apps/cluster-scheduler/src/placement/reserve-pod/batch-placement.js';
+import { ReserveBatchRepository } from '../../apps/cluster-scheduler/src/placement/reserve-pod/reserve-batch.repository.js';
 import { CreateNetworkVolumeHandler } from '../../apps/cluster-scheduler/src/volumes/create-network-volume/create-network-volume.handler.js';
 import { DeleteNetworkVolumeHandler } from '../../apps/cluster-scheduler/src/volumes/delete-network-volume/delete-network-volume.handler.js';
 import { NetworkVolumesRepository } from '../../apps/cluster-scheduler/src/volumes/network-volumes.repository.js';
@@ -233,7 +235,16 @@ export class SchedulerCommands {
         new CreateClusterHandler(clusters, applier, checks, catalog, config, queries.asBus()),
         new DeleteClusterHandler(clusters, placement),
         new RenameClusterHandler(clusters),
-        new ReservePodHandler(placement, applier, checks, clusters, catalog),
+        new ReservePodHandler(
+          placement,
+          applier,
+          new BatchPlacement(
+            placement,
+            new ReserveBatchRepository(dataSource, catalog, clusters, new QuotaAdmission(quotas)),
+          ),
+          checks,
+          catalog,
+        ),
         new ReleasePodHandler(placement),
         new SetQuotaHandler(quotas, checks, { lock: (manager) => placement.lockLedger(manager) }),
         new SampleQuotasHandler(quotas),

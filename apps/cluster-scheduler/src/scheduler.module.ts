@@ -47,6 +47,8 @@ import { QuotaHistoryHandler } from './quotas/quota-history/quota-history.handle
 import { SampleQuotasHandler } from './quotas/sample-quotas/sample-quotas.handler.js';
 import { ReleasePodHandler } from './placement/release-pod/release-pod.handler.js';
 import { ReservePodHandler } from './placement/reserve-pod/reserve-pod.handler.js';
+import { BatchPlacement } from './placement/reserve-pod/batch-placement.js';
+import { ReserveBatchRepository } from './placement/reserve-pod/reserve-batch.repository.js';
 import { CreateNetworkVolumeHandler } from './volumes/create-network-volume/create-network-volume.handler.js';
 import { DeleteNetworkVolumeHandler } from './volumes/delete-network-volume/delete-network-volume.handler.js';
 import { GetNetworkVolumeHandler } from './volumes/get-network-volume/get-network-volume.handler.js';
@@ -93,6 +95,8 @@ import { VolumeUsageRepository } from './volumes/usage/volume-usage.repository.j
     HoldersRepository,
     Preemption,
     ReservePodHandler,
+    BatchPlacement,
+    ReserveBatchRepository,
     ReleasePodHandler,
     ClustersRepository,
     { provide: ClusterMembership, useExisting: ClustersRepository },

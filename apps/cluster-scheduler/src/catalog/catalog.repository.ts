@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { preparedQuery } from '@app/database';
 import type { UsageRates } from '@app/contracts';
 import { CpuTypeEntity } from './cpu-type.entity.js';
 import { DataCenterEntity } from './data-center.entity.js';
@@ -39,6 +40,26 @@ interface GpuTypeRow {
   price_per_hr: string;
 }
 
+function gpuTypeOf(g: GpuTypeRow): GpuTypeEntity {
+  return Object.assign(new GpuTypeEntity(), {
+    id: g.id,
+    displayName: g.display_name,
+    manufacturer: g.manufacturer,
+    memoryInGb: g.memory_in_gb,
+    maxCount: g.max_count,
+    tier: g.tier,
+    pricePerHr: Number(g.price_per_hr),
+  });
+}
+
+/** The catalog a batch of reserves reads (`reserveCatalog`); prices as the columns hold them. */
+export interface ReserveCatalog {
+  gpuTypes: GpuTypeEntity[];
+  gpuPrices: Map<string, string>;
+  cpuPrices: Map<string, string>;
+  diskPrice: string | null;
+}
+
 /** Any fixed 64-bit number: the advisory lock that serialises fleet loads of several replicas. */
 const FLEET_LOCK = 0x666c656574;
 
@@ -68,19 +89,34 @@ export class CatalogRepository {
               ARRAY(SELECT id FROM ${table('data_centers')} WHERE id = ANY($2::text[])) AS known`,
       [gpuTypeId, dataCenterIds],
     );
-    const g = row.gpu_type;
-    const gpuType = g
-      ? Object.assign(new GpuTypeEntity(), {
-          id: g.id,
-          displayName: g.display_name,
-          manufacturer: g.manufacturer,
-          memoryInGb: g.memory_in_gb,
-          maxCount: g.max_count,
-          tier: g.tier,
-          pricePerHr: Number(g.price_per_hr),
-        })
-      : null;
-    return { gpuType, known: new Set(row.known) };
+    return { gpuType: row.gpu_type ? gpuTypeOf(row.gpu_type) : null, known: new Set(row.known) };
+  }
+
+  /**
+   * What a batch of reserves needs of the catalog, in one statement: its GPU types, and the prices their rates are
+   * computed from (`rates`, for any host): the types' and every CPU type's, and the container disk's.
+   */
+  async reserveCatalog(gpuTypeIds: readonly string[], manager: EntityManager): Promise<ReserveCatalog> {
+    const [row] = await preparedQuery<{
+      gpu_types: GpuTypeRow[];
+      cpu_prices: [string, string][];
+      disk: string | null;
+    }>(
+      manager,
+      'catalog.reserve-catalog',
+      `SELECT (SELECT coalesce(json_agg(row_to_json(g)), '[]') FROM ${table('gpu_types')} g
+                  WHERE g.id = ANY($1::text[])) AS gpu_types,
+                (SELECT coalesce(json_agg(json_build_array(id, price_per_hr::text)), '[]')
+                   FROM ${table('cpu_types')}) AS cpu_prices,
+                (SELECT per_gb_hr FROM ${table('storage_prices')} WHERE kind = 'containerDisk') AS disk`,
+      [gpuTypeIds],
+    );
+    return {
+      gpuTypes: row.gpu_types.map(gpuTypeOf),
+      gpuPrices: new Map(row.gpu_types.map((g) => [g.id, String(g.price_per_hr)])),
+      cpuPrices: new Map(row.cpu_prices),
+      diskPrice: row.disk,
+    };
   }
 
   /**

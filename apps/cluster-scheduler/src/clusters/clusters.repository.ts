@@ -180,6 +180,16 @@ export class ClustersRepository implements ClusterMembership, ClustersMountingVo
     return (await this.findMember(podId, manager))?.clusterId ?? null;
   }
 
+  async clustersOfMembers(podIds: readonly string[], manager: EntityManager): Promise<Map<string, string>> {
+    const rows = await preparedQuery<{ pod_id: string; cluster_id: string }>(
+      manager,
+      'clusters.clusters-of-members',
+      `SELECT pod_id, cluster_id FROM ${table('cluster_members')} WHERE pod_id = ANY($1::text[])`,
+      [podIds],
+    );
+    return new Map(rows.map((r) => [r.pod_id, r.cluster_id]));
+  }
+
   mountingVolume(volumeId: string, manager: EntityManager): Promise<number> {
     return manager.countBy(ClusterEntity, { networkVolumeId: volumeId, deletedAt: IsNull() });
   }

@@ -7,6 +7,7 @@ import { ClusterMemberEnv1795919565847 } from './1795919565847-cluster-member-en
 import { OutboxJsonPayload1795927928310 } from './1795927928310-outbox-json-payload.js';
 import { Quotas1796519937873 } from './1796519937873-quotas.js';
 import { LiveFleet1796531292762 } from './1796531292762-live-fleet.js';
+import { HostsPackingIndex1796569638361 } from './1796569638361-hosts-packing-index.js';
 
 export const MIGRATIONS = [
   Initial1795237760795,
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   OutboxJsonPayload1795927928310,
   Quotas1796519937873,
   LiveFleet1796531292762,
+  HostsPackingIndex1796569638361,
 ];

@@ -8,4 +8,7 @@ import type { EntityManager } from 'typeorm';
 export abstract class ClusterMembership {
   /** The cluster the pod is a member of, or null for a standalone pod. */
   abstract clusterOfMember(podId: string, manager: EntityManager): Promise<string | null>;
+
+  /** `clusterOfMember` of several pods in one statement: the members' clusters by pod id. */
+  abstract clustersOfMembers(podIds: readonly string[], manager: EntityManager): Promise<Map<string, string>>;
 }

@@ -10,7 +10,6 @@ import { NetworkVolumesRepository } from '../volumes/network-volumes.repository.
 import { LiveOverlays } from './live-overlays.js';
 import { Preemption, type PreemptingAsk } from './preemption.service.js';
 import { QuotaAdmission, quotaPlugins } from './quota-admission.js';
-import type { Ledger } from '../quotas/quota-ledger.js';
 import { DEFAULT_PLUGINS } from './plugins/index.js';
 import { consideredDataCenters, place, type FleetSnapshot, type PlacementRequest } from './placement.js';
 import { PlacementRepository, type ClaimTerms } from './placement.repository.js';
@@ -62,17 +61,22 @@ export interface AppliedPlacement {
   overlay: { vxlanId: number; block: Block } | null;
 }
 
-/** What `prefetch` needs of an order: the placement asked, without a network volume. */
-type Asked = 'ownerId' | 'podIds' | 'gpuTypeId' | 'gpusPerPod' | 'cpuTypeId' | 'ports' | 'dataCenterIds';
-export type PrefetchedOrder = Pick<PlacementOrder, Asked | 'regions' | 'hostId'>;
+/** What of an order says what to place. */
+export type PlacementAsked = Pick<
+  PlacementOrder,
+  | 'gpuTypeId'
+  | 'gpusPerPod'
+  | 'cpuTypeId'
+  | 'podIds'
+  | 'ports'
+  | 'dataCenterIds'
+  | 'regions'
+  | 'volume'
+  | 'hostId'
+>;
 
-/** The ledger and first snapshot read ahead for a placement (`prefetch`), and which placement they are for. */
-export interface Prefetched {
-  key: string;
-  reads: Promise<[Ledger | null, FleetSnapshot]>;
-}
-
-function placementRequest(order: PrefetchedOrder & Pick<PlacementOrder, 'volume'>): PlacementRequest {
+/** The placement an order asks for, as `place` takes it. */
+export function placementRequest(order: PlacementAsked): PlacementRequest {
   return {
     gpuTypeId: order.gpuTypeId,
     gpusPerPod: order.gpuTypeId === null ? 0 : order.gpusPerPod,
@@ -86,8 +90,26 @@ function placementRequest(order: PrefetchedOrder & Pick<PlacementOrder, 'volume'
   };
 }
 
-const prefetchKey = (ownerId: string, request: PlacementRequest): string =>
-  JSON.stringify([ownerId, request]);
+/** What every pod of an order's placement in `dataCenterId` shares, as the commit writes it. */
+export function claimTerms(
+  order: PlacementOrder,
+  request: PlacementRequest,
+  dataCenterId: string,
+): ClaimTerms {
+  return {
+    ownerId: order.ownerId,
+    clusterId: order.clusterId,
+    dataCenterId,
+    gpuTypeId: order.gpuTypeId,
+    gpuCount: request.gpusPerPod,
+    cpuSlots: order.gpuTypeId === null ? 1 : 0,
+    networkVolumeId: order.volume?.id ?? null,
+    ports: order.ports,
+    createdAt: order.createdAt,
+    priority: order.priority,
+    interruptible: order.interruptible,
+  };
+}
 
 /**
  * The one place a placement is applied, for cluster creation and single-pod reservation alike: plan (pure, on a
@@ -126,19 +148,17 @@ export class PlacementApplier {
     manager: EntityManager,
     order: PlacementOrder,
     record?: (applied: AppliedPlacement, savepoint: EntityManager) => Promise<T>,
-    prefetched?: Prefetched,
   ): Promise<{ applied: AppliedPlacement; recorded: T | undefined }> {
     const request = placementRequest(order);
     await this.repository.lockLedger(manager);
     // Admission reads the ledger under the lock, so two creates never both pass a quota (ADR 37).
     const asked = request.podCount * request.gpusPerPod;
     // The ledger and the first snapshot in one round trip (pipelined on the connection, run in order after the
-    // lock), or read already with the caller's reads (prefetch) when it asked for the same placement.
-    const reads =
-      prefetched && prefetched.key === prefetchKey(order.ownerId, request)
-        ? prefetched.reads
-        : this.firstReads(manager, order.ownerId, request);
-    const [firstLedger, firstSnapshot] = await reads;
+    // lock).
+    const [firstLedger, firstSnapshot] = await Promise.all([
+      this.admission.ledger(manager, order.ownerId, request.gpuTypeId),
+      this.repository.snapshot(manager, request),
+    ]);
     let ledger = firstLedger;
     let fresh: FleetSnapshot | null = firstSnapshot;
     let preempted = false;
@@ -174,19 +194,7 @@ export class PlacementApplier {
       try {
         // SAVEPOINT and RELEASE ride with the statements after them (pipelinedSavepoint): two round trips fewer.
         return await pipelinedSavepoint(manager, async (savepoint) => {
-          const terms: ClaimTerms = {
-            ownerId: order.ownerId,
-            clusterId: order.clusterId,
-            dataCenterId: plan.dataCenterId,
-            gpuTypeId: order.gpuTypeId,
-            gpuCount: request.gpusPerPod,
-            cpuSlots: order.gpuTypeId === null ? 1 : 0,
-            networkVolumeId: order.volume?.id ?? null,
-            ports: order.ports,
-            createdAt: order.createdAt,
-            priority: order.priority,
-            interruptible: order.interruptible,
-          };
+          const terms = claimTerms(order, request, plan.dataCenterId);
           const claims = plan.assignments.map((a): PodClaim => ({
             podId: order.podIds[a.rank],
             hostId: a.hostId,
@@ -229,31 +237,6 @@ export class PlacementApplier {
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       }
     }
-  }
-
-  /**
-   * The ledger and the snapshot `apply` reads first for a placement like `order`, sent now (under the ledger's
-   * lock, which the caller holds): a caller that has reads of its own to make sends these with them, one round trip
-   * fewer, and hands the result to `apply`, which uses it if it is asked for the same placement (else reads again).
-   * Nothing may change the hosts or the ledger in between.
-   */
-  prefetch(manager: EntityManager, order: PrefetchedOrder): Prefetched {
-    const request = placementRequest({ ...order, volume: null });
-    const reads = this.firstReads(manager, order.ownerId, request);
-    // Unused when the caller refuses first, or places something else: never an unhandled rejection meanwhile.
-    reads.catch(() => undefined);
-    return { key: prefetchKey(order.ownerId, request), reads };
-  }
-
-  private firstReads(
-    manager: EntityManager,
-    ownerId: string,
-    request: PlacementRequest,
-  ): Promise<[Ledger | null, FleetSnapshot]> {
-    return Promise.all([
-      this.admission.ledger(manager, ownerId, request.gpuTypeId),
-      this.repository.snapshot(manager, request),
-    ]);
   }
 
   private ask(order: PlacementOrder): PreemptingAsk {

@@ -10,6 +10,9 @@ import {
 import { PlacementRepository } from './placement.repository.js';
 import { place, type PlacementRequest } from './placement.js';
 import { DEFAULT_PLUGINS } from './plugins/index.js';
+import { QuotaAdmission } from './quota-admission.js';
+import { ReserveBatchRepository } from './reserve-pod/reserve-batch.repository.js';
+import { surePlace } from './reserve-pod/reserve-batch.js';
 import { table } from '../schema.js';
 
 /**
@@ -18,29 +21,34 @@ import { table } from '../schema.js';
  */
 
 /**
- * What one pod reserve sends to Postgres, transaction control and prepared statements included (the command's own
- * bookkeeping, the catalog checks, the snapshot, the claims and ports, the rates): as many as before the placement
- * had one applier (measured on main: 15), one more since every placement takes the ledger's advisory
- * lock (PlacementRepository.lockLedger), one more since a reserve takes the ledger before it reads what the pod
- * holds (and again to place it), and one more since admission reads the owner's quota (QuotasRepository.around);
- * one fewer since a request that names no data center no longer reads the catalog's to check its names.
+ * What one pod reserve sends to Postgres, transaction control and prepared statements included: the processed-row
+ * lookup, BEGIN, the ledger's lock, the reads before placing (the pod's reservation, its cluster membership, the
+ * GPU type with the prices, the owner's quota ledger, the snapshot with the hosts' addresses and ports), the claim
+ * (hosts, reservation and ports in one statement), the bookkeeping and COMMIT. Was 17 when the reserve read, locked,
+ * claimed and priced in statements of its own (ReserveBatchRepository).
  */
-const RESERVE_STATEMENTS = 17;
+const RESERVE_STATEMENTS = 11;
 
 /**
- * What each reserve after the first adds to a lane's batch (one transaction): its reads (reservation, GPU type,
- * membership, ledger, snapshot), the ledger's lock (twice: re-entrant, sent without waiting), the savepoint and its
- * release, the claim (hosts, ports, reservation) and the rates; not the transaction's control and bookkeeping.
+ * What each reserve after the first adds to a lane's batch (one transaction): its claim. The first reserve read
+ * for it (the ledger's lock held, its reads kept and its claim folded in: BatchPlacement); was 13.
  */
-const BATCHED_RESERVE_STATEMENTS = 13;
+const BATCHED_RESERVE_STATEMENTS = 1;
 
 let scheduler: SchedulerCommands;
 let harness: HandlerHarness;
 let placementRepository: PlacementRepository;
+let readAhead: ReserveBatchRepository;
 
 beforeAll(async () => {
   scheduler = await SchedulerCommands.start('scheduler_placement');
   ({ harness, placement: placementRepository } = scheduler);
+  readAhead = new ReserveBatchRepository(
+    scheduler.harness.dataSource,
+    scheduler.catalog,
+    scheduler.clusters,
+    new QuotaAdmission(scheduler.quotas),
+  );
 });
 
 afterAll(async () => {
@@ -239,6 +247,19 @@ describe('placement', () => {
           const whole = await placementRepository.snapshot(manager, request, true);
           const plan = place(bounded, request, DEFAULT_PLUGINS);
           expect(plan).toEqual(place(whole, request, DEFAULT_PLUGINS));
+          // A lane's batch reads ahead for this request and two more of its shape: it plans the same, sure of it.
+          const ahead = {
+            podId: 'pod-ahead',
+            ownerId: 'nobody',
+            gpuTypeId: request.gpuTypeId,
+            namesDataCenters: false,
+          };
+          const batch = await readAhead.read(manager, [
+            { ...ahead, request },
+            { ...ahead, request: { ...request, podCount: 2 } },
+          ]);
+          const read = batch.snapshot(request)!;
+          expect(surePlace(read.snapshot, read.incomplete, request, DEFAULT_PLUGINS)).toEqual(plan);
           if (plan.ok) placed++;
           // One pod: at most the first host of each data center in packing order.
           if (request.podCount === 1) expect(bounded.hosts.length).toBeLessThanOrEqual(dataCenters.length);

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { preparedQuery, writeBehind } from '@app/database';
+import { preparedQuery, transactionScratch, writeBehind } from '@app/database';
 import type { DataCenterInfo, FleetSnapshot, HostCapacity, PlacementRequest } from './placement.js';
 import { allocatePorts, LostRaceError, type HostAddress, type PodClaim } from './port-allocation.js';
 import { ReservationEntity } from './reservation.entity.js';
+import { ReserveBatch } from './reserve-pod/reserve-batch.js';
 import { snapshotStatement } from './snapshot-statement.js';
 import { schedulableSql } from '../catalog/host.entity.js';
 import { table } from '../schema.js';
@@ -244,8 +245,12 @@ export class PlacementRepository implements PodsMountingVolume {
    * planned from what each saw, and the hosts and ports they got depended on timing. Sent without waiting in a
    * command's transaction (writeBehind): the statement after it leaves with it, and Postgres runs that one once
    * the lock is granted, so nothing reads the ledger before holding it; one round trip fewer per placement.
+   *
+   * Whatever takes the lock may then change what a lane's batch of reserves read ahead (ReserveBatch): those reads
+   * are dropped (a reserve that reads ahead takes the lock first).
    */
   lockLedger(manager: EntityManager): Promise<void> {
+    transactionScratch(manager)?.delete(ReserveBatch);
     return writeBehind(manager, 'placement.lock-ledger', LOCK_LEDGER, [PLACEMENT_LEDGER_LOCK]);
   }
 

@@ -61,6 +61,20 @@ export class QuotaAdmission {
     return { gpuTypeId, own, peers, usage };
   }
 
+  /** `ledger` of several (owner, GPU type) pairs, in one statement; in the pairs' order. */
+  async ledgers(
+    manager: EntityManager,
+    pairs: readonly { accountId: string; gpuTypeId: string }[],
+  ): Promise<(Ledger | null)[]> {
+    if (!pairs.length) return [];
+    const rows = await this.quotas.ledgersRows(pairs, manager);
+    return pairs.map(({ accountId, gpuTypeId }) => {
+      const { own, peers, usage } = this.quotas.ledgerOf(accountId, gpuTypeId, rows);
+      if (!own || !own.limits.some((l) => l.gpuTypeId === gpuTypeId)) return null;
+      return { gpuTypeId, own, peers, usage };
+    });
+  }
+
   /** The first refusal among the data centers placement considered (in its order), or null: quota is not why. */
   refusal(ledger: Ledger | null, asked: number, considered: readonly string[]): DomainError | null {
     if (!ledger?.own) return null;

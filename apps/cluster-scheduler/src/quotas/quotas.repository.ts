@@ -8,7 +8,7 @@ import { QuotaSampleEntity } from './quota-sample.entity.js';
 import { QuotaEntity, type StoredLimit } from './quota.entity.js';
 import type { AccountQuota, Usage } from './quota-ledger.js';
 
-interface QuotaRow {
+export interface QuotaRow {
   account_id: string;
   account_name: string | null;
   cohort: string | null;
@@ -94,6 +94,63 @@ export class QuotasRepository {
       [accountId, DEFAULT_QUOTA_ACCOUNT, gpuTypeId],
     );
     return { ...this.aroundOf(accountId, row.quotas), usage: row.usage };
+  }
+
+  /**
+   * `ledgerRows` of several (account, GPU type) pairs in ONE statement (a lane's batch of reserves): every quota
+   * any of them reads, and per pair what the account and its cohort peers hold of the type, per data center, as
+   * rows of (owner, type, data center) read through reservations_owner_type_idx. `ledgerOf` makes each pair's
+   * ledger of them, as `ledgerRows` would have answered.
+   */
+  async ledgersRows(
+    pairs: readonly { accountId: string; gpuTypeId: string }[],
+    manager: EntityManager,
+  ): Promise<{ quotas: QuotaRow[]; usage: (Usage & { gpuTypeId: string })[] }> {
+    const [row] = await preparedQuery<{ quotas: QuotaRow[]; usage: (Usage & { gpuTypeId: string })[] }>(
+      manager,
+      'quotas.ledgers',
+      `WITH pairs AS (
+         SELECT * FROM unnest($1::text[], $2::text[]) AS p(account_id, gpu_type_id)
+       ), own AS (
+         SELECT p.account_id, p.gpu_type_id, q.cohort
+           FROM pairs p LEFT JOIN ${table('quotas')} q ON q.account_id = p.account_id
+       ), counted AS (
+         SELECT account_id, gpu_type_id FROM own
+          UNION
+         SELECT q.account_id, own.gpu_type_id FROM own JOIN ${table('quotas')} q
+             ON q.cohort = own.cohort AND q.account_id <> $3
+       ), q AS (
+         SELECT account_id, account_name, cohort, limits FROM ${table('quotas')}
+          WHERE account_id IN (SELECT account_id FROM pairs) OR account_id = $3
+             OR cohort IN (SELECT cohort FROM own)
+       )
+       SELECT (SELECT coalesce(json_agg(q), '[]') FROM q) AS quotas,
+              (SELECT coalesce(json_agg(u), '[]') FROM (
+                 SELECT r.owner_id AS "ownerId", r.gpu_type_id AS "gpuTypeId", r.data_center_id AS "dataCenterId",
+                        sum(r.gpu_count)::int AS gpus
+                   FROM counted c JOIN ${table('reservations')} r
+                     ON r.owner_id = c.account_id AND r.gpu_type_id = c.gpu_type_id
+                  GROUP BY 1, 2, 3) u) AS usage`,
+      [pairs.map((p) => p.accountId), pairs.map((p) => p.gpuTypeId), DEFAULT_QUOTA_ACCOUNT],
+    );
+    return row;
+  }
+
+  /**
+   * One pair's ledger rows out of `ledgersRows`: its quotas as `around` reads them (the filter on the cohort makes
+   * the others' rows irrelevant) and the use of the account and its peers, of the type.
+   */
+  ledgerOf(
+    accountId: string,
+    gpuTypeId: string,
+    rows: { quotas: QuotaRow[]; usage: (Usage & { gpuTypeId: string })[] },
+  ): QuotasAround & { usage: Usage[] } {
+    const around = this.aroundOf(accountId, rows.quotas);
+    const counted = new Set([accountId, ...around.peers.map((p) => p.accountId)]);
+    const usage = rows.usage
+      .filter((u) => u.gpuTypeId === gpuTypeId && counted.has(u.ownerId))
+      .map(({ ownerId, dataCenterId, gpus }) => ({ ownerId, dataCenterId, gpus }));
+    return { ...around, usage };
   }
 
   /** Every GPU type's use by the accounts, per data center (the views and samples). */

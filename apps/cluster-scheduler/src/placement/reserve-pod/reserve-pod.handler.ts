@@ -8,15 +8,16 @@ import {
   priorityRank,
   type PlacementView,
   type ReservePodCommand,
+  type UsageRates,
 } from '@app/contracts';
 import { CommandHandler, type CommandContext } from '@app/messaging';
 import { CatalogChecks } from '../../catalog/catalog.checks.js';
 import { CatalogRepository } from '../../catalog/catalog.repository.js';
 import { isSchedulable, mayKeepReservation, unschedulableSentence } from '../../fleet/host-rules.js';
-import { ClusterMembership } from '../cluster-membership.js';
-import { PlacementApplier } from '../placement.applier.js';
+import { PlacementApplier, type AppliedPlacement, type PlacementOrder } from '../placement.applier.js';
 import { toPlacedPodView, toPlacementView } from '../placement.mapper.js';
 import { PlacementRepository } from '../placement.repository.js';
+import { BatchPlacement } from './batch-placement.js';
 
 /** Whether a reservation maps exactly the exposed ports `ports` (its mappings are keyed by port spec). */
 function samePorts(mappings: Record<string, number>, ports: readonly string[]): boolean {
@@ -31,22 +32,24 @@ function invalid(error: string): DomainError {
 
 /**
  * `placement.cmd.reserve` (pod-lifecycle, for standalone pods and to resume a stopped pod on its host): one pod's
- * GPUs (or CPU slot) and public ports. Idempotent per pod: a pod that holds a reservation gets it back.
+ * GPUs (or CPU slot) and public ports. Idempotent per pod: a pod that holds a reservation gets it back. The reserves
+ * of a lane's batch read once for all of them and plan in order from those reads (BatchPlacement).
  */
 @Injectable()
 export class ReservePodHandler {
   constructor(
     private readonly repository: PlacementRepository,
     private readonly placement: PlacementApplier,
+    private readonly batches: BatchPlacement,
     private readonly checks: CatalogChecks,
-    private readonly clusters: ClusterMembership,
     private readonly catalog: CatalogRepository,
   ) {}
 
   /** The placement with the catalog's prices for it, which the pod's usage is metered at (ADR 21). */
   @CommandHandler(Subjects.placement.reserve)
   async handle(ctx: CommandContext<ReservePodCommand>): Promise<PlacementView> {
-    const view = await this.reserve(ctx);
+    const { view, rates } = await this.reserve(ctx);
+    if (rates) return { ...view, rates };
     const { gpuTypeId, gpuCount, hostId } = view;
     const cpuTypeId = ctx.payload.cpuTypeId ?? null;
     return {
@@ -55,41 +58,24 @@ export class ReservePodHandler {
     };
   }
 
-  private async reserve(ctx: CommandContext<ReservePodCommand>): Promise<PlacementView> {
+  private async reserve(
+    ctx: CommandContext<ReservePodCommand>,
+  ): Promise<{ view: PlacementView; rates: UsageRates | null }> {
     const { payload, manager } = ctx;
     // The ledger first, then what the pod holds: a release committed by another transaction (another replica's
     // lane) after this read and before our processed row would otherwise be ordered before us by a rebuild
     // (processed_at) although we answered from the reservation it freed, and the rebuild would place the pod again.
-    await this.repository.lockLedger(manager);
-    // The reads that depend on nothing but the command go together, one round trip (the connection pipelines them;
-    // Postgres runs them in order, after the lock): the reservation held, the GPU type, the data centers named, the
-    // cluster the pod is a member of. Checked below in the order the refusals have always been given.
+    // What the pod holds, the GPU type, the data centers named, the cluster the pod is a member of, and what its
+    // placement reads (the ledger, the snapshot) are read under the lock with the reserves after it in the
+    // transaction, one round trip, or were read already by a reserve before it (BatchPlacement.reads). Checked
+    // below in the order the refusals have always been given.
+    const { batch, pod } = await this.batches.reads(ctx);
+    const { held, clusterId } = pod;
     const gpuTypeId = payload.gpuTypeId ?? null;
+    const gpuType = gpuTypeId !== null ? (batch.gpuTypes.get(gpuTypeId) ?? null) : null;
+    const knownDataCenters = payload.dataCenterIds?.length ? (batch.dataCenters ?? []) : [];
     const ports = [...new Set(payload.ports)];
-    const dataCenterIds = [...new Set(payload.dataCenterIds ?? [])];
     const regions = payload.regions ?? [];
-    // With them, what the placement reads first (the ledger, the snapshot) for a new pod, as asked: `apply` uses
-    // it unless the pod holds a reservation (released first, or placed on its host) or mounts a volume.
-    const prefetched =
-      payload.networkVolumeId || payload.gpuCount >= 2 ** 31
-        ? undefined
-        : this.placement.prefetch(manager, {
-            ownerId: payload.ownerId,
-            podIds: [payload.podId],
-            gpuTypeId,
-            gpusPerPod: payload.gpuCount,
-            cpuTypeId: payload.cpuTypeId ?? null,
-            ports,
-            dataCenterIds,
-            regions,
-            hostId: payload.hostId ?? null,
-          });
-    const [held, gpuType, knownDataCenters, clusterId] = await Promise.all([
-      this.repository.findReservation(payload.podId, manager),
-      gpuTypeId !== null ? this.catalog.findGpuType(gpuTypeId, manager) : null,
-      payload.dataCenterIds?.length ? this.catalog.dataCenters(manager) : [],
-      this.clusters.clusterOfMember(payload.podId, manager),
-    ]);
     const heldOn = held ? await this.catalog.findHost(held.hostId, manager) : null;
     if (heldOn && !mayKeepReservation(heldOn)) {
       // Its pods went ERROR with the host (HOST_UNHEALTHY, HOST_GONE); it starts again once the host is back.
@@ -100,7 +86,7 @@ export class ReservePodHandler {
       // release (only reservations made by the stop) leaves the resumed pod its GPUs and ports.
       await this.repository.renewReservation(payload.podId, ctx.now, manager);
       const hosts = await this.repository.hostAddresses([held.hostId], manager);
-      return toPlacementView(held, hosts.get(held.hostId)?.publicIp ?? '');
+      return { view: toPlacementView(held, hosts.get(held.hostId)?.publicIp ?? ''), rates: null };
     }
     if (held) {
       // Released in this transaction: the host's row stays locked until the new ports are committed, so no other
@@ -150,39 +136,40 @@ export class ReservePodHandler {
       gpuTypeId === null
         ? `a CPU pod${payload.cpuTypeId ? ` of type ${payload.cpuTypeId}` : ''}`
         : `${payload.gpuCount} × ${gpuTypeId}`;
-    const { applied } = await this.placement.apply(
-      manager,
-      {
-        ownerId: payload.ownerId,
-        clusterId,
-        podIds: [payload.podId],
-        gpuTypeId,
-        gpusPerPod: payload.gpuCount,
-        cpuTypeId: payload.cpuTypeId ?? null,
-        ports,
-        dataCenterIds,
-        regions,
-        hostId: hostId ?? null,
-        volume,
-        createdAt: ctx.now,
-        overlay: false,
-        priority: priorityRank(payload.priority),
-        interruptible: payload.interruptible ?? false,
-        asker: { ctx, workloadId: payload.podId },
-        noCapacity: (considered) =>
-          new DomainError(
-            ErrorCode.CapacityUnavailable,
-            hostId
-              ? `host ${hostId} does not have ${what} free now${ports.length ? ` (with ${ports.length} public ports)` : ''}`
-              : `no capacity for ${what}; data centers considered: ${considered.length ? considered.join(', ') : 'none'}`,
-          ),
-      },
-      undefined,
-      held ? undefined : prefetched,
-    );
-    return toPlacedPodView(applied.dataCenterId, applied.pods[0], {
+    const order: PlacementOrder = {
+      ownerId: payload.ownerId,
+      clusterId,
+      podIds: [payload.podId],
+      gpuTypeId,
+      gpusPerPod: payload.gpuCount,
+      cpuTypeId: payload.cpuTypeId ?? null,
+      ports,
+      dataCenterIds: [...new Set(payload.dataCenterIds ?? [])],
+      regions,
+      hostId: hostId ?? null,
+      volume,
+      createdAt: ctx.now,
+      overlay: false,
+      priority: priorityRank(payload.priority),
+      interruptible: payload.interruptible ?? false,
+      asker: { ctx, workloadId: payload.podId },
+      noCapacity: (considered) =>
+        new DomainError(
+          ErrorCode.CapacityUnavailable,
+          hostId
+            ? `host ${hostId} does not have ${what} free now${ports.length ? ` (with ${ports.length} public ports)` : ''}`
+            : `no capacity for ${what}; data centers considered: ${considered.length ? considered.join(', ') : 'none'}`,
+        ),
+    };
+    // From the batch's reads unless the pod held a reservation (released above, which dropped them) or mounts a
+    // volume; else, or when those reads cannot place it, the usual way.
+    const fromBatch = held || volume ? null : await this.batches.place(ctx, batch, order);
+    const applied: AppliedPlacement =
+      fromBatch?.applied ?? (await this.placement.apply(manager, order)).applied;
+    const view = toPlacedPodView(applied.dataCenterId, applied.pods[0], {
       gpuTypeId,
       gpuCount: gpuTypeId === null ? 0 : payload.gpuCount,
     });
+    return { view, rates: fromBatch?.rates ?? null };
   }
 }
