@@ -33,7 +33,7 @@ export interface ClaimTerms {
 }
 
 /** A snapshot host as the snapshot statement encodes it (see `snapshot`). */
-type HostTuple = [
+export type HostTuple = [
   id: string,
   dataCenterId: string,
   gpuTypeId: string | null,

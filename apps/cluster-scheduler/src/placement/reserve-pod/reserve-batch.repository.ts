@@ -5,7 +5,7 @@ import { CatalogRepository } from '../../catalog/catalog.repository.js';
 import { schedulableSql } from '../../catalog/host.entity.js';
 import { QuotaAdmission } from '../quota-admission.js';
 import { ClusterMembership } from '../cluster-membership.js';
-import type { ClaimTerms } from '../placement.repository.js';
+import type { ClaimTerms, HostTuple } from '../placement.repository.js';
 import type { PlacementRequest } from '../placement.js';
 import type { PodClaim } from '../port-allocation.js';
 import { ReservationEntity } from '../reservation.entity.js';
@@ -13,21 +13,8 @@ import { readAheadStatement } from '../snapshot-statement.js';
 import { table } from '../../schema.js';
 import { ReserveBatch, ledgerKey, shapeKey, type BatchHost, type ShapeSnapshot } from './reserve-batch.js';
 
-/** A read-ahead host as its statement encodes it (AHEAD_COLUMNS). */
-type AheadTuple = [
-  id: string,
-  dataCenterId: string,
-  gpuTypeId: string | null,
-  gpuCount: number,
-  freeGpus: number,
-  cpuTypeId: string | null,
-  cpuSlots: number,
-  freeCpuSlots: number,
-  freePorts: number,
-  publicIp: string,
-  portStart: number,
-  portEnd: number,
-];
+/** A read-ahead host as its statement encodes it (AHEAD_COLUMNS): a snapshot host, then its address and ports. */
+type AheadTuple = [...HostTuple, publicIp: string, portStart: number, portEnd: number];
 
 interface AheadRow {
   data_centers: ShapeSnapshot['dataCenters'];
