@@ -53,6 +53,15 @@ export async function seedPlacement(env) {
   for (const h of hosts) totals.set(h.gpu_type_id, (totals.get(h.gpu_type_id) ?? 0) + h.gpu_count);
   const fill = fillByType(totals);
   const team = teams(env.user.userId);
+  // What the teams hold already (the autoscaler measure's crowd of workers is the bench user's, 1,000 at L) goes into
+  // their limits too: left out, the bench team's cohort would start above its members' sum, and quota.cmd.set
+  // refuses every later quota change while one is (admission.mjs's).
+  const { rows: heldRows } = await env.sql.query(
+    `SELECT owner_id, gpu_type_id, sum(gpu_count)::int AS gpus FROM ${S}.reservations
+      WHERE owner_id = ANY($1::text[]) GROUP BY owner_id, gpu_type_id`,
+    [team.map((t) => t.id)],
+  );
+  const heldBefore = new Map(heldRows.map((r) => [`${r.owner_id}\u0000${r.gpu_type_id}`, r.gpus]));
   // Per type, each team's use so far: a pod goes to the team holding least of the type, so each holds about the
   // type's fill of its share.
   const use = new Map([...totals.keys()].map((t) => [t, new Array(TEAMS).fill(0)]));
@@ -126,14 +135,18 @@ export async function seedPlacement(env) {
       [ids, ids.map((id) => taken.get(id)), ids.map((id) => portsUsed.get(id))],
     );
     // A team's limit: its share, or what the seed gave it if more (pods come whole, and the types other than the
-    // largest are filled past 70 %), so no cohort starts above its members' sum (quota.cmd.set checks it); plus
-    // room for one round of the measure's reserves, which are admitted, not refused: admission.mjs measures refusals.
+    // largest are filled past 70 %), so no cohort starts above its members' sum (quota.cmd.set checks it); plus what it
+    // held before the seed; plus room for one round of the measure's reserves, which are admitted, not refused:
+    // admission.mjs measures refusals.
     const limits = team.map((t, i) =>
       JSON.stringify(
         [...totals].map(([gpuTypeId, gpus]) => ({
           gpuTypeId,
           dataCenterId: null,
-          gpus: Math.max(Math.ceil((gpus * t.weight) / SHARES), use.get(gpuTypeId)[i]) + ROUND_ROOM,
+          gpus:
+            Math.max(Math.ceil((gpus * t.weight) / SHARES), use.get(gpuTypeId)[i]) +
+            (heldBefore.get(`${t.id}\u0000${gpuTypeId}`) ?? 0) +
+            ROUND_ROOM,
           borrowingLimit: null,
         })),
       ),
