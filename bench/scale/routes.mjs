@@ -21,8 +21,8 @@ const seeded = new Map();
 const AUDIT_POD = 'scale-pod-3';
 /**
  * A route this slow at its first answer is sent fewer requests a batch: about `batchMs` of them, `min` to `max`.
- * The full run keeps 200 for the lists and the audit (their p99 is a target); a month's billing at L (~1–2 s an
- * answer) would take most of an hour at 200 a round.
+ * The full run keeps 200 for the lists and the audit (their p99 is a target); the usage route at L
+ * (`/v2/billing/pods`, ~2 s an answer) would take most of an hour at 200 a round.
  */
 const SLOW = {
   quick: { overMs: 50, batchMs: 1000, min: 3, max: 20 },
@@ -129,8 +129,8 @@ export default {
     const measured = ROUTES.filter((route) => !failed.some((f) => f.route === route));
     const { seconds: quietAfterS } = await quiesce(env.system, { timeoutMs: 30_000 });
     const bare = `${gateway}/v2/account/api-keys`;
-    // A route whose first answer took over slow.overMs (under --quick a whole list of a thousand pods; the month's
-    // billing at L) sends about slow.batchMs of GETs a batch, its p99 then the slowest of a few (said in the notes).
+    // A route whose first answer took over slow.overMs (under --quick a whole list of a thousand pods; the usage
+    // route at L) sends about slow.batchMs of GETs a batch, its p99 then the slowest of a few (said in the notes).
     const slow = env.quick ? SLOW.quick : SLOW.full;
     const countOf = (route) =>
       firstMs[route.id] > slow.overMs
