@@ -69,6 +69,29 @@ function returningRows<T>(result: T[] | [T[], number]): T[] {
 }
 
 /** The capacity ledger: snapshots for placement, and the commit the database guards against double booking. */
+/**
+ * The guarded take of hosts' capacity, shared by the lone claim and the batch's. `LOCK_HOSTS` (a CTE, `locked`)
+ * locks every host of $1 in id order; the UPDATE reaches a host only through its row there, so it never locks one
+ * out of that order, and takes $2 pods' share ($3 GPUs, $4 CPU slots, $5 ports a pod) where the host is still
+ * schedulable and has room. `returning` names what the caller reads back; a host missing from it lost a race.
+ */
+export const LOCK_HOSTS = `locked AS MATERIALIZED (
+         SELECT id FROM ${table('hosts')} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
+       )`;
+
+export function takeHostsSql(returning: string): string {
+  return `UPDATE ${table('hosts')} h
+          SET free_gpus = h.free_gpus - v.pods * $3::int,
+              free_cpu_slots = h.free_cpu_slots - v.pods * $4::int,
+              free_ports = h.free_ports - v.pods * $5::int
+         FROM unnest($1::text[], $2::int[]) AS v(id, pods)
+         JOIN locked l ON l.id = v.id
+        WHERE h.id = v.id AND ${schedulableSql('h')}
+          AND h.free_gpus >= v.pods * $3::int AND h.free_cpu_slots >= v.pods * $4::int
+          AND h.free_ports >= v.pods * $5::int
+       RETURNING ${returning}`;
+}
+
 @Injectable()
 export class PlacementRepository implements PodsMountingVolume {
   constructor(private readonly dataSource: DataSource) {}
@@ -112,10 +135,8 @@ export class PlacementRepository implements PodsMountingVolume {
     for (const claim of claims) perHost.set(claim.hostId, (perHost.get(claim.hostId) ?? 0) + 1);
     const hostIds = [...perHost.keys()].sort();
     const pods = hostIds.map((id) => perHost.get(id)!);
-    // The MATERIALIZED CTE locks every host in id order; the UPDATE only reaches a host through the CTE's row,
-    // so it never locks one out of that order. A host changed by a transaction that committed while we waited is
-    // re-checked against its newest version (READ COMMITTED re-evaluates the guards), hence the row count check.
-    // Every pod takes the same share, so a host's take is its pod count times the share ($3, $4, $5).
+    // A host changed by a transaction that committed while we waited is re-checked against its newest version
+    // (READ COMMITTED re-evaluates the guards), hence the row count check.
     // The mapped ports are read in the same round trip: the connection pipelines the two statements, both sent
     // unnamed through preparedQuery in call order, and Postgres runs the read after the UPDATE, so it sees every
     // port of the hosts the UPDATE has locked by then.
@@ -123,19 +144,7 @@ export class PlacementRepository implements PodsMountingVolume {
       preparedQuery<HostAddressRow>(
         manager,
         undefined,
-        `WITH locked AS MATERIALIZED (
-         SELECT id FROM ${table('hosts')} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
-       )
-       UPDATE ${table('hosts')} h
-          SET free_gpus = h.free_gpus - v.pods * $3::int,
-              free_cpu_slots = h.free_cpu_slots - v.pods * $4::int,
-              free_ports = h.free_ports - v.pods * $5::int
-         FROM unnest($1::text[], $2::int[]) AS v(id, pods)
-         JOIN locked l ON l.id = v.id
-        WHERE h.id = v.id AND ${schedulableSql('h')}
-          AND h.free_gpus >= v.pods * $3::int AND h.free_cpu_slots >= v.pods * $4::int
-          AND h.free_ports >= v.pods * $5::int
-       RETURNING h.id, h.public_ip, h.port_start, h.port_end`,
+        `WITH ${LOCK_HOSTS} ${takeHostsSql('h.id, h.public_ip, h.port_start, h.port_end')}`,
         [hostIds, pods, terms.gpuCount, terms.cpuSlots, terms.ports.length],
       ),
       this.usedPorts(manager, terms, hostIds),

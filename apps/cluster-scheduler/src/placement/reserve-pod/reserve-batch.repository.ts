@@ -2,10 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { joinedEntity, preparedQuery, writeBehind } from '@app/database';
 import { CatalogRepository } from '../../catalog/catalog.repository.js';
-import { schedulableSql } from '../../catalog/host.entity.js';
 import { QuotaAdmission } from '../quota-admission.js';
 import { ClusterMembership } from '../cluster-membership.js';
-import type { ClaimTerms, HostTuple } from '../placement.repository.js';
+import { LOCK_HOSTS, takeHostsSql, type ClaimTerms, type HostTuple } from '../placement.repository.js';
 import type { PlacementRequest } from '../placement.js';
 import type { PodClaim } from '../port-allocation.js';
 import { ReservationEntity } from '../reservation.entity.js';
@@ -149,19 +148,8 @@ export class ReserveBatchRepository {
     return writeBehind(
       manager,
       'placement.claim-behind',
-      `WITH locked AS MATERIALIZED (
-         SELECT id FROM ${table('hosts')} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
-       ), taken AS (
-         UPDATE ${table('hosts')} h
-            SET free_gpus = h.free_gpus - v.pods * $3::int,
-                free_cpu_slots = h.free_cpu_slots - v.pods * $4::int,
-                free_ports = h.free_ports - v.pods * $5::int
-           FROM unnest($1::text[], $2::int[]) AS v(id, pods)
-           JOIN locked l ON l.id = v.id
-          WHERE h.id = v.id AND ${schedulableSql('h')}
-            AND h.free_gpus >= v.pods * $3::int AND h.free_cpu_slots >= v.pods * $4::int
-            AND h.free_ports >= v.pods * $5::int
-         RETURNING h.id
+      `WITH ${LOCK_HOSTS}, taken AS (
+         ${takeHostsSql('h.id')}
        ), claim AS MATERIALIZED (
          SELECT c.pod_id, c.host_id, m.mapping
            FROM unnest($6::text[], $7::text[]) WITH ORDINALITY AS c(pod_id, host_id, n)
